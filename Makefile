@@ -1,0 +1,69 @@
+# Quick start: `make demo` (convert + run the PaddleOCR mobile models) and `make test`.
+# Both install what is missing: Debian packages with apt-get, Python packages into .venv/.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+JOBS ?= $(shell nproc)
+
+APT_PACKAGES := build-essential libflatbuffers-dev flatbuffers-compiler \
+	qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
+	fonts-dejavu-core
+NATIVE_SOURCES := $(shell find runtime_arm kernels_neon \( -name '*.c' -o -name '*.cc' -o -name '*.h' \
+	-o -name 'CMakeLists.txt' -o -name '*.fbs' -o -name '*.cmake' \) 2>/dev/null) CMakeLists.txt pyproject.toml
+
+SYSTEM_STAMP := build/.system-deps
+DEPS_STAMP := $(VENV)/.deps
+PACKAGE_STAMP := $(VENV)/.package
+ASAN_DIR := build/asan
+
+.PHONY: help demo test install asan schema lint clean
+
+help:
+	@echo "make demo    convert and run the PaddleOCR mobile models, compare with onnxruntime"
+	@echo "make test    the full test suite (installs what is missing)"
+	@echo "make install .venv with the package (editable) and its dev tools"
+	@echo "make asan    the runtime, C tests and fuzz harness under ASan/UBSan in $(ASAN_DIR)"
+	@echo "make schema  regenerate the flatbuffers code from runtime_arm/schema/lite.fbs"
+
+$(SYSTEM_STAMP):
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@mkdir -p build && touch $@
+
+$(DEPS_STAMP): pyproject.toml | $(SYSTEM_STAMP)
+	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "scikit-build-core>=0.10" cmake ninja
+	@touch $@
+
+$(PACKAGE_STAMP): $(DEPS_STAMP) $(NATIVE_SOURCES)
+	$(PY) -m pip install -q --no-build-isolation -e ".[dev]"
+	@touch $@
+
+install: $(PACKAGE_STAMP)
+
+asan: $(DEPS_STAMP) $(NATIVE_SOURCES)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLITE_SANITIZE=ON >/dev/null
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(ASAN_DIR) -j $(JOBS)
+
+demo: $(PACKAGE_STAMP)
+	$(PY) -m lite_converter.demo
+
+lint: $(PACKAGE_STAMP)
+	$(VENV)/bin/ruff check lite_converter slim runtime_arm tests benchmarks
+
+test: $(PACKAGE_STAMP) asan lint
+	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) $(PY) -m pytest -q
+
+schema:
+	runtime_arm/schema/generate.sh
+
+clean:
+	rm -rf build
