@@ -1,0 +1,1 @@
+"""Model compression on the converter IR: quantization, pruning, distillation (see issue 4)."""
