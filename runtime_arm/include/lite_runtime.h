@@ -1,0 +1,229 @@
+/* lite_runtime.h: the stable C API of the .lite runtime (C99).
+ *
+ * Every binding (Python, Java/JNI, C and C++ apps) goes through this header only.
+ *
+ * Ownership and lifetimes
+ *   - A lite_model owns the model bytes (a read-only mmap of the file, a copy, or a borrowed
+ *     caller buffer, see lite_model_load_memory). It is immutable after loading.
+ *   - A lite_interpreter holds a pointer to its model: the model must outlive every interpreter
+ *     created from it. One model may serve many interpreters.
+ *   - Strings returned by this API (names, error messages) are owned by the model or the
+ *     interpreter and stay valid until it is destroyed. lite_interpreter_error_message() is valid
+ *     until the next call on the same interpreter.
+ *   - Pointers returned by lite_interpreter_input_data / lite_interpreter_output_data point into
+ *     the interpreter's memory and stay valid until the next lite_interpreter_resize_input,
+ *     lite_interpreter_allocate (or an implicit re-allocation after a resize) or
+ *     lite_interpreter_destroy.
+ *
+ * Threads
+ *   The library has no global mutable state. Different interpreters (even on the same model) may
+ *   run in different threads at the same time. One interpreter must be used by one thread at a
+ *   time (calls on the same interpreter are not synchronized).
+ *
+ * Errors
+ *   Functions that can fail return lite_status. Loading and creation take an optional lite_error*
+ *   (may be NULL) that receives the code and a message. Functions on an interpreter record their
+ *   message in the interpreter: read it with lite_interpreter_error_message().
+ */
+#ifndef LITE_RUNTIME_H
+#define LITE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define LITE_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define LITE_API __attribute__((visibility("default")))
+#else
+#define LITE_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LITE_MAX_RANK 8
+#define LITE_ERROR_MESSAGE_SIZE 512
+
+/* Same values as lite::Status in the runtime. */
+typedef enum lite_status {
+  LITE_OK = 0,
+  LITE_INVALID_ARGUMENT = 1,
+  LITE_IO_ERROR = 2,
+  LITE_INVALID_MODEL = 3,
+  LITE_UNSUPPORTED = 4,
+  LITE_OUT_OF_MEMORY = 5,
+  LITE_SHAPE_ERROR = 6,
+  LITE_VERSION_MISMATCH = 7,
+  LITE_INTERNAL = 8
+} lite_status;
+
+/* Same values as the schema's DType (runtime_arm/schema/lite.fbs). */
+typedef enum lite_dtype {
+  LITE_FLOAT32 = 0,
+  LITE_FLOAT16 = 1,
+  LITE_FLOAT64 = 2,
+  LITE_INT8 = 3,
+  LITE_UINT8 = 4,
+  LITE_INT16 = 5,
+  LITE_INT32 = 6,
+  LITE_INT64 = 7,
+  LITE_BOOL = 8,
+  LITE_UINT16 = 9,
+  LITE_UINT32 = 10,
+  LITE_UINT64 = 11
+} lite_dtype;
+
+typedef struct lite_error {
+  lite_status code;
+  char message[LITE_ERROR_MESSAGE_SIZE]; /* NUL-terminated, "" on success */
+} lite_error;
+
+typedef struct lite_model lite_model;
+typedef struct lite_interpreter lite_interpreter;
+
+/* The runtime's version, e.g. "0.1.0". */
+LITE_API const char* lite_version(void);
+
+/* ---- Models ------------------------------------------------------------------------------ */
+
+/* Maps the file read-only and verifies it (flatbuffer structure, schema version, graph
+ * semantics, that every op is supported). Weights are used in place. */
+LITE_API lite_status lite_model_load_file(const char* path, lite_model** model, lite_error* error);
+
+typedef enum lite_memory_mode {
+  /* The caller keeps `data` alive and unchanged until lite_model_destroy. Data that is not
+   * 8-byte aligned is copied anyway (flatbuffer scalars need their natural alignment). */
+  LITE_MEMORY_BORROW = 0,
+  /* The runtime copies `data` into its own 64-byte aligned memory; the caller may free it. */
+  LITE_MEMORY_COPY = 1
+} lite_memory_mode;
+
+LITE_API lite_status lite_model_load_memory(const void* data, size_t size, lite_memory_mode mode,
+                                            lite_model** model, lite_error* error);
+
+/* Accepts NULL. Destroy every interpreter of the model first. */
+LITE_API void lite_model_destroy(lite_model* model);
+
+/* ---- Interpreters ------------------------------------------------------------------------ */
+
+typedef struct lite_interpreter_options {
+  size_t struct_size; /* sizeof(lite_interpreter_options) of the caller: lets the struct grow */
+  int num_threads;    /* >= 1; default 1 */
+} lite_interpreter_options;
+
+LITE_API lite_interpreter_options lite_interpreter_options_default(void);
+
+/* `options` may be NULL (defaults). The interpreter keeps a pointer to `model`. */
+LITE_API lite_status lite_interpreter_create(const lite_model* model, const lite_interpreter_options* options,
+                                             lite_interpreter** interpreter, lite_error* error);
+
+/* Accepts NULL. */
+LITE_API void lite_interpreter_destroy(lite_interpreter* interpreter);
+
+/* The message of the last failed call on this interpreter, "" if none failed. */
+LITE_API const char* lite_interpreter_error_message(const lite_interpreter* interpreter);
+
+LITE_API int lite_interpreter_input_count(const lite_interpreter* interpreter);
+LITE_API int lite_interpreter_output_count(const lite_interpreter* interpreter);
+
+/* Names; NULL when the index is out of range. */
+LITE_API const char* lite_interpreter_input_name(const lite_interpreter* interpreter, int index);
+LITE_API const char* lite_interpreter_output_name(const lite_interpreter* interpreter, int index);
+
+/* Index of the input/output with this name, -1 if none. */
+LITE_API int lite_interpreter_input_index(const lite_interpreter* interpreter, const char* name);
+LITE_API int lite_interpreter_output_index(const lite_interpreter* interpreter, const char* name);
+
+/* dtype (a lite_dtype value); -1 when the index is out of range. */
+LITE_API int lite_interpreter_input_dtype(const lite_interpreter* interpreter, int index);
+LITE_API int lite_interpreter_output_dtype(const lite_interpreter* interpreter, int index);
+
+/* Copies up to `max_rank` dims into `dims` and returns the rank; -1 when the index is out of range.
+ * Input shapes are the current ones (model shape, or as resized; -1 marks a dynamic dim not yet
+ * resized). Output shapes are the model's declared shapes until the interpreter is allocated,
+ * then the computed ones. */
+LITE_API int lite_interpreter_input_shape(const lite_interpreter* interpreter, int index, int64_t* dims,
+                                          int max_rank);
+LITE_API int lite_interpreter_output_shape(const lite_interpreter* interpreter, int index, int64_t* dims,
+                                           int max_rank);
+
+/* Byte size of the tensor with its current shape; 0 while the shape has dynamic dims. */
+LITE_API size_t lite_interpreter_input_bytes(const lite_interpreter* interpreter, int index);
+LITE_API size_t lite_interpreter_output_bytes(const lite_interpreter* interpreter, int index);
+
+/* Affine quantization parameters of a tensor: real = scale * (q - zero_point).
+ * count == 0: not quantized. axis == -1: per-tensor. The arrays are owned by the model. */
+typedef struct lite_quantization {
+  int count;
+  int axis;
+  const float* scales;
+  const int64_t* zero_points; /* NULL when the model gives none (all zero) */
+} lite_quantization;
+
+LITE_API lite_status lite_interpreter_input_quantization(const lite_interpreter* interpreter, int index,
+                                                         lite_quantization* quantization);
+LITE_API lite_status lite_interpreter_output_quantization(const lite_interpreter* interpreter, int index,
+                                                          lite_quantization* quantization);
+
+/* Sets the shape of a graph input (e.g. to resolve its dynamic dims). Shapes, prepare-time values
+ * and the memory plan are recomputed on the next allocate/invoke; pointers obtained before are
+ * invalid afterwards. */
+LITE_API lite_status lite_interpreter_resize_input(lite_interpreter* interpreter, int index, const int64_t* dims,
+                                                   int rank);
+
+/* Prepares every op and plans memory now. Optional: the calls below do it when needed. */
+LITE_API lite_status lite_interpreter_allocate(lite_interpreter* interpreter);
+
+/* Copies `bytes` bytes (must equal lite_interpreter_input_bytes) into input `index`.
+ * Input values persist across invokes until overwritten or the interpreter is re-allocated. */
+LITE_API lite_status lite_interpreter_set_input(lite_interpreter* interpreter, int index, const void* data,
+                                                size_t bytes);
+
+/* Direct access to input/output memory (allocates when needed; NULL on error, see
+ * lite_interpreter_error_message). Valid until the next resize/allocate/destroy. Output memory may
+ * be shared with the model's constants: never write through lite_interpreter_output_data. */
+LITE_API void* lite_interpreter_input_data(lite_interpreter* interpreter, int index);
+LITE_API const void* lite_interpreter_output_data(lite_interpreter* interpreter, int index);
+
+/* Runs the graph (allocates first when needed). */
+LITE_API lite_status lite_interpreter_invoke(lite_interpreter* interpreter);
+
+/* Copies output `index` into `dst`; `bytes` must equal lite_interpreter_output_bytes. */
+LITE_API lite_status lite_interpreter_get_output(lite_interpreter* interpreter, int index, void* dst,
+                                                 size_t bytes);
+
+/* Size of the activation arena of the current plan (0 before the first allocate). */
+LITE_API size_t lite_interpreter_arena_bytes(const lite_interpreter* interpreter);
+
+/* ---- Inspection (tests and tools) -------------------------------------------------------- */
+
+typedef enum lite_storage {
+  LITE_STORAGE_NONE = 0,     /* not used by the current plan */
+  LITE_STORAGE_CONSTANT = 1, /* model weights */
+  LITE_STORAGE_ARENA = 2,    /* the activation arena (own region or shared with an alias group) */
+  LITE_STORAGE_PREPARED = 3  /* computed at prepare time (shape subgraphs), heap */
+} lite_storage;
+
+typedef struct lite_tensor_info {
+  const char* name;
+  int dtype;
+  int rank;
+  int64_t dims[LITE_MAX_RANK];
+  size_t bytes;
+  int storage;          /* lite_storage */
+  int64_t arena_offset; /* LITE_STORAGE_ARENA: byte offset in the arena, else -1 */
+  const void* data;
+} lite_tensor_info;
+
+LITE_API int lite_interpreter_tensor_count(const lite_interpreter* interpreter);
+/* Information on tensor `index` of the graph as of the last allocate. */
+LITE_API lite_status lite_interpreter_tensor_info(const lite_interpreter* interpreter, int index,
+                                                  lite_tensor_info* info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LITE_RUNTIME_H */

@@ -1,0 +1,333 @@
+// The C API (include/lite_runtime.h) over Model and Interpreter.
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "interpreter.h"
+#include "lite_runtime.h"
+#include "model.h"
+
+static_assert(static_cast<int>(lite::Status::kInternal) == LITE_INTERNAL, "lite_status must mirror lite::Status");
+static_assert(static_cast<int>(lite_fb::DType::MAX) == LITE_UINT64, "lite_dtype must mirror the schema's DType");
+static_assert(lite::kMaxRank == LITE_MAX_RANK, "LITE_MAX_RANK must equal lite::kMaxRank");
+
+struct lite_model {
+  std::unique_ptr<lite::Model> model;
+};
+
+struct lite_interpreter {
+  std::unique_ptr<lite::Interpreter> it;
+};
+
+namespace {
+
+lite_status to_c(lite::Status s) { return static_cast<lite_status>(s); }
+
+lite_status report(const lite::ErrorSink& sink, lite::Status status, lite_error* error) {
+  if (error != nullptr) {
+    error->code = to_c(status);
+    std::snprintf(error->message, sizeof(error->message), "%s", status == lite::Status::kOk ? "" : sink.message().c_str());
+  }
+  return to_c(status);
+}
+
+lite_status finish_load(lite::Status s, std::unique_ptr<lite::Model> loaded, const lite::ErrorSink& sink,
+                        lite_model** model, lite_error* error) {
+  if (s == lite::Status::kOk) {
+    lite_model* m = new (std::nothrow) lite_model;
+    if (m == nullptr) {
+      lite::ErrorSink oom;
+      oom.set(lite::Status::kOutOfMemory, "out of memory");
+      return report(oom, lite::Status::kOutOfMemory, error);
+    }
+    m->model = std::move(loaded);
+    *model = m;
+  }
+  return report(sink, s, error);
+}
+
+bool valid_input(const lite_interpreter* it, int i) { return it != nullptr && i >= 0 && i < it->it->num_inputs(); }
+bool valid_output(const lite_interpreter* it, int i) {
+  return it != nullptr && i >= 0 && i < it->it->num_outputs();
+}
+
+// Tensor index of input (is_input) or output `i`, -1 when out of range.
+int io_tensor(const lite_interpreter* it, bool is_input, int i) {
+  if (is_input) return valid_input(it, i) ? it->it->input_tensor(i) : -1;
+  return valid_output(it, i) ? it->it->output_tensor(i) : -1;
+}
+
+const lite::Shape& io_shape(const lite_interpreter* it, bool is_input, int i) {
+  // Inputs report the requested shape even before allocation; outputs the tensor's shape.
+  if (is_input) return it->it->input_shape(i);
+  return it->it->tensor(it->it->output_tensor(i)).ref.shape;
+}
+
+int copy_shape(const lite_interpreter* it, bool is_input, int i, int64_t* dims, int max_rank) {
+  if (io_tensor(it, is_input, i) < 0) return -1;
+  const lite::Shape& s = io_shape(it, is_input, i);
+  for (int d = 0; d < s.rank && d < max_rank && dims != nullptr; ++d) dims[d] = s.dims[d];
+  return s.rank;
+}
+
+size_t shape_bytes(const lite::Shape& s, lite_fb::DType dtype) {
+  size_t n = 1;
+  for (int d = 0; d < s.rank; ++d) {
+    if (s.dims[d] < 0) return 0;
+    if (__builtin_mul_overflow(n, static_cast<size_t>(s.dims[d]), &n)) return 0;
+  }
+  size_t bytes;
+  return __builtin_mul_overflow(n, lite::dtype_size(dtype), &bytes) ? 0 : bytes;
+}
+
+size_t io_bytes(const lite_interpreter* it, bool is_input, int i) {
+  int t = io_tensor(it, is_input, i);
+  if (t < 0) return 0;
+  return shape_bytes(io_shape(it, is_input, i), it->it->tensor(t).ref.dtype);
+}
+
+lite_status io_quantization(const lite_interpreter* it, bool is_input, int i, lite_quantization* q) {
+  if (it == nullptr || q == nullptr) return LITE_INVALID_ARGUMENT;
+  int t = io_tensor(it, is_input, i);
+  if (t < 0) {
+    it->it->error().set(lite::Status::kInvalidArgument, "%s index %d out of range", is_input ? "input" : "output", i);
+    return LITE_INVALID_ARGUMENT;
+  }
+  *q = lite_quantization{0, -1, nullptr, nullptr};
+  const lite_fb::Quantization* fq = it->it->tensor(t).ref.quantization;
+  if (fq == nullptr || fq->scale() == nullptr) return LITE_OK;
+  q->count = static_cast<int>(fq->scale()->size());
+  q->axis = fq->axis();
+  q->scales = fq->scale()->data();
+  q->zero_points = fq->zero_point() != nullptr ? fq->zero_point()->data() : nullptr;
+  return LITE_OK;
+}
+
+lite_status index_error(lite_interpreter* it, bool is_input, int i) {
+  if (it == nullptr) return LITE_INVALID_ARGUMENT;
+  int count = is_input ? it->it->num_inputs() : it->it->num_outputs();
+  return to_c(it->it->error().set(lite::Status::kInvalidArgument, "%s index %d out of range (%d %ss)",
+                                  is_input ? "input" : "output", i, count, is_input ? "input" : "output"));
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* lite_version(void) { return "0.1.0"; }
+
+lite_status lite_model_load_file(const char* path, lite_model** model, lite_error* error) {
+  lite::ErrorSink sink;
+  if (model == nullptr) return report(sink, sink.set(lite::Status::kInvalidArgument, "model is NULL"), error);
+  *model = nullptr;
+  std::unique_ptr<lite::Model> loaded;
+  lite::Status s = lite::Model::load_file(path, lite::builtin_ops(), &loaded, &sink);
+  return finish_load(s, std::move(loaded), sink, model, error);
+}
+
+lite_status lite_model_load_memory(const void* data, size_t size, lite_memory_mode mode, lite_model** model,
+                                   lite_error* error) {
+  lite::ErrorSink sink;
+  if (model == nullptr) return report(sink, sink.set(lite::Status::kInvalidArgument, "model is NULL"), error);
+  *model = nullptr;
+  if (mode != LITE_MEMORY_BORROW && mode != LITE_MEMORY_COPY)
+    return report(sink, sink.set(lite::Status::kInvalidArgument, "unknown memory mode %d", static_cast<int>(mode)),
+                  error);
+  std::unique_ptr<lite::Model> loaded;
+  lite::Status s =
+      lite::Model::load_memory(data, size, mode == LITE_MEMORY_COPY, lite::builtin_ops(), &loaded, &sink);
+  return finish_load(s, std::move(loaded), sink, model, error);
+}
+
+void lite_model_destroy(lite_model* model) { delete model; }
+
+lite_interpreter_options lite_interpreter_options_default(void) {
+  lite_interpreter_options o;
+  o.struct_size = sizeof(lite_interpreter_options);
+  o.num_threads = 1;
+  return o;
+}
+
+lite_status lite_interpreter_create(const lite_model* model, const lite_interpreter_options* options,
+                                    lite_interpreter** interpreter, lite_error* error) {
+  lite::ErrorSink sink;
+  if (interpreter == nullptr)
+    return report(sink, sink.set(lite::Status::kInvalidArgument, "interpreter is NULL"), error);
+  *interpreter = nullptr;
+  if (model == nullptr) return report(sink, sink.set(lite::Status::kInvalidArgument, "model is NULL"), error);
+  lite_interpreter_options o = lite_interpreter_options_default();
+  if (options != nullptr) {
+    // Read only the fields the caller's struct has.
+    if (options->struct_size < offsetof(lite_interpreter_options, num_threads) + sizeof(int))
+      return report(sink, sink.set(lite::Status::kInvalidArgument, "options.struct_size %zu is too small",
+                                   options->struct_size),
+                    error);
+    o.num_threads = options->num_threads;
+  }
+  if (o.num_threads < 1 || o.num_threads > 256)
+    return report(sink, sink.set(lite::Status::kInvalidArgument, "num_threads %d (1..256)", o.num_threads), error);
+  std::unique_ptr<lite::Interpreter> it;
+  lite::Status s = lite::Interpreter::create(model->model.get(), o.num_threads, &it, &sink);
+  if (s != lite::Status::kOk) return report(sink, s, error);
+  lite_interpreter* result = new (std::nothrow) lite_interpreter;
+  if (result == nullptr) return report(sink, sink.set(lite::Status::kOutOfMemory, "out of memory"), error);
+  result->it = std::move(it);
+  *interpreter = result;
+  return report(sink, lite::Status::kOk, error);
+}
+
+void lite_interpreter_destroy(lite_interpreter* interpreter) { delete interpreter; }
+
+const char* lite_interpreter_error_message(const lite_interpreter* interpreter) {
+  return interpreter != nullptr ? interpreter->it->error().message().c_str() : "interpreter is NULL";
+}
+
+int lite_interpreter_input_count(const lite_interpreter* it) { return it != nullptr ? it->it->num_inputs() : 0; }
+int lite_interpreter_output_count(const lite_interpreter* it) { return it != nullptr ? it->it->num_outputs() : 0; }
+
+const char* lite_interpreter_input_name(const lite_interpreter* it, int index) {
+  int t = io_tensor(it, true, index);
+  return t >= 0 ? it->it->tensor(t).ref.name : nullptr;
+}
+
+const char* lite_interpreter_output_name(const lite_interpreter* it, int index) {
+  int t = io_tensor(it, false, index);
+  return t >= 0 ? it->it->tensor(t).ref.name : nullptr;
+}
+
+int lite_interpreter_input_index(const lite_interpreter* it, const char* name) {
+  if (it == nullptr || name == nullptr) return -1;
+  for (int i = 0; i < it->it->num_inputs(); ++i)
+    if (std::strcmp(it->it->tensor(it->it->input_tensor(i)).ref.name, name) == 0) return i;
+  return -1;
+}
+
+int lite_interpreter_output_index(const lite_interpreter* it, const char* name) {
+  if (it == nullptr || name == nullptr) return -1;
+  for (int i = 0; i < it->it->num_outputs(); ++i)
+    if (std::strcmp(it->it->tensor(it->it->output_tensor(i)).ref.name, name) == 0) return i;
+  return -1;
+}
+
+int lite_interpreter_input_dtype(const lite_interpreter* it, int index) {
+  int t = io_tensor(it, true, index);
+  return t >= 0 ? static_cast<int>(it->it->tensor(t).ref.dtype) : -1;
+}
+
+int lite_interpreter_output_dtype(const lite_interpreter* it, int index) {
+  int t = io_tensor(it, false, index);
+  return t >= 0 ? static_cast<int>(it->it->tensor(t).ref.dtype) : -1;
+}
+
+int lite_interpreter_input_shape(const lite_interpreter* it, int index, int64_t* dims, int max_rank) {
+  return copy_shape(it, true, index, dims, max_rank);
+}
+
+int lite_interpreter_output_shape(const lite_interpreter* it, int index, int64_t* dims, int max_rank) {
+  return copy_shape(it, false, index, dims, max_rank);
+}
+
+size_t lite_interpreter_input_bytes(const lite_interpreter* it, int index) { return io_bytes(it, true, index); }
+size_t lite_interpreter_output_bytes(const lite_interpreter* it, int index) { return io_bytes(it, false, index); }
+
+lite_status lite_interpreter_input_quantization(const lite_interpreter* it, int index, lite_quantization* q) {
+  return io_quantization(it, true, index, q);
+}
+
+lite_status lite_interpreter_output_quantization(const lite_interpreter* it, int index, lite_quantization* q) {
+  return io_quantization(it, false, index, q);
+}
+
+lite_status lite_interpreter_resize_input(lite_interpreter* it, int index, const int64_t* dims, int rank) {
+  if (it == nullptr) return LITE_INVALID_ARGUMENT;
+  return to_c(it->it->resize_input(index, dims, rank));
+}
+
+lite_status lite_interpreter_allocate(lite_interpreter* it) {
+  if (it == nullptr) return LITE_INVALID_ARGUMENT;
+  return to_c(it->it->allocate());
+}
+
+lite_status lite_interpreter_set_input(lite_interpreter* it, int index, const void* data, size_t bytes) {
+  if (!valid_input(it, index)) return index_error(it, true, index);
+  lite::Status s = it->it->allocate();
+  if (s != lite::Status::kOk) return to_c(s);
+  const lite::TensorSlot& slot = it->it->tensor(it->it->input_tensor(index));
+  size_t need = slot.ref.bytes();
+  if (bytes != need)
+    return to_c(it->it->error().set(lite::Status::kInvalidArgument,
+                                    "input %d '%s' takes %zu bytes (%s), got %zu", index, slot.ref.name, need,
+                                    lite::dtype_name(slot.ref.dtype), bytes));
+  if (need > 0 && data == nullptr)
+    return to_c(it->it->error().set(lite::Status::kInvalidArgument, "input %d: data is NULL", index));
+  if (need > 0) std::memcpy(slot.ref.data, data, need);
+  return LITE_OK;
+}
+
+void* lite_interpreter_input_data(lite_interpreter* it, int index) {
+  if (!valid_input(it, index)) {
+    index_error(it, true, index);
+    return nullptr;
+  }
+  if (it->it->allocate() != lite::Status::kOk) return nullptr;
+  return it->it->tensor(it->it->input_tensor(index)).ref.data;
+}
+
+const void* lite_interpreter_output_data(lite_interpreter* it, int index) {
+  if (!valid_output(it, index)) {
+    index_error(it, false, index);
+    return nullptr;
+  }
+  if (it->it->allocate() != lite::Status::kOk) return nullptr;
+  return it->it->tensor(it->it->output_tensor(index)).ref.data;
+}
+
+lite_status lite_interpreter_invoke(lite_interpreter* it) {
+  if (it == nullptr) return LITE_INVALID_ARGUMENT;
+  return to_c(it->it->invoke());
+}
+
+lite_status lite_interpreter_get_output(lite_interpreter* it, int index, void* dst, size_t bytes) {
+  if (!valid_output(it, index)) return index_error(it, false, index);
+  lite::Status s = it->it->allocate();
+  if (s != lite::Status::kOk) return to_c(s);
+  const lite::TensorSlot& slot = it->it->tensor(it->it->output_tensor(index));
+  size_t have = slot.ref.bytes();
+  if (bytes != have)
+    return to_c(it->it->error().set(lite::Status::kInvalidArgument,
+                                    "output %d '%s' has %zu bytes (%s), the destination %zu", index, slot.ref.name,
+                                    have, lite::dtype_name(slot.ref.dtype), bytes));
+  if (have > 0 && dst == nullptr)
+    return to_c(it->it->error().set(lite::Status::kInvalidArgument, "output %d: dst is NULL", index));
+  if (have > 0) std::memcpy(dst, slot.ref.data, have);
+  return LITE_OK;
+}
+
+size_t lite_interpreter_arena_bytes(const lite_interpreter* it) { return it != nullptr ? it->it->arena_bytes() : 0; }
+
+int lite_interpreter_tensor_count(const lite_interpreter* it) { return it != nullptr ? it->it->num_tensors() : 0; }
+
+lite_status lite_interpreter_tensor_info(const lite_interpreter* it, int index, lite_tensor_info* info) {
+  if (it == nullptr || info == nullptr) return LITE_INVALID_ARGUMENT;
+  if (index < 0 || index >= it->it->num_tensors())
+    return to_c(it->it->error().set(lite::Status::kInvalidArgument, "tensor index %d out of range", index));
+  const lite::TensorSlot& slot = it->it->tensor(index);
+  std::memset(info, 0, sizeof(*info));
+  info->name = slot.ref.name;
+  info->dtype = static_cast<int>(slot.ref.dtype);
+  info->rank = slot.ref.shape.rank;
+  for (int d = 0; d < slot.ref.shape.rank; ++d) info->dims[d] = slot.ref.shape.dims[d];
+  info->bytes = shape_bytes(slot.ref.shape, slot.ref.dtype);
+  switch (slot.storage) {
+    case lite::Storage::kNone: info->storage = LITE_STORAGE_NONE; break;
+    case lite::Storage::kConstant: info->storage = LITE_STORAGE_CONSTANT; break;
+    case lite::Storage::kArena: info->storage = LITE_STORAGE_ARENA; break;
+    case lite::Storage::kPrepared: info->storage = LITE_STORAGE_PREPARED; break;
+  }
+  info->arena_offset = slot.storage == lite::Storage::kArena ? slot.arena_offset : -1;
+  info->data = slot.ref.data;
+  return LITE_OK;
+}
+
+}  // extern "C"

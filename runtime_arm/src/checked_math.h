@@ -1,0 +1,31 @@
+// Overflow-checked size arithmetic for every size derived from a model file or a user shape.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lite {
+
+inline bool checked_mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
+inline bool checked_add(size_t a, size_t b, size_t* out) { return !__builtin_add_overflow(a, b, out); }
+
+// Rounds `value` up to a multiple of `alignment` (a power of two); false on overflow.
+inline bool checked_align_up(size_t value, size_t alignment, size_t* out) {
+  size_t sum;
+  if (!checked_add(value, alignment - 1, &sum)) return false;
+  *out = sum & ~(alignment - 1);
+  return true;
+}
+
+// Number of elements of `dims`; false when a dim is negative or the product overflows `limit`.
+inline bool checked_num_elements(const int64_t* dims, int rank, size_t limit, size_t* out) {
+  size_t n = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] < 0) return false;
+    if (!checked_mul(n, static_cast<size_t>(dims[i]), &n) || n > limit) return false;
+  }
+  *out = n;
+  return true;
+}
+
+}  // namespace lite

@@ -1,0 +1,392 @@
+#include "interpreter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "arena_planner.h"
+#include "checked_math.h"
+
+namespace lite {
+
+namespace {
+
+const char* node_name(const lite_fb::Operator* op) { return op->name() != nullptr ? op->name()->c_str() : ""; }
+
+std::string format_shape(const Shape& s) {
+  std::string out = "[";
+  for (int i = 0; i < s.rank; ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(s.dims[i]);
+  }
+  return out + "]";
+}
+
+bool needs_only_shapes(lite_fb::OpCode opcode) {
+  return opcode == lite_fb::OpCode::SHAPE || opcode == lite_fb::OpCode::SIZE;
+}
+
+// Byte size of a tensor whose shape has been validated; false when it exceeds `limit`.
+bool tensor_bytes(const TensorRef& t, size_t limit, size_t* bytes) {
+  size_t count;
+  if (!checked_num_elements(t.shape.dims, t.shape.rank, limit, &count)) return false;
+  return checked_mul(count, dtype_size(t.dtype), bytes) && *bytes <= limit;
+}
+
+}  // namespace
+
+Status Interpreter::create(const Model* model, int num_threads, std::unique_ptr<Interpreter>* out,
+                           ErrorSink* error) {
+  std::unique_ptr<Interpreter> it(new (std::nothrow) Interpreter());
+  if (it == nullptr) return error->set(Status::kOutOfMemory, "out of memory");
+  it->model_ = model;
+  it->num_threads_ = num_threads < 1 ? 1 : num_threads;
+  const lite_fb::Graph* g = model->graph();
+  int n = model->num_tensors();
+  it->tensors_.resize(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const lite_fb::Tensor* t = g->tensors()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    TensorSlot& slot = it->tensors_[static_cast<size_t>(i)];
+    slot.ref.name = t->name() != nullptr ? t->name()->c_str() : "";
+    slot.ref.dtype = t->dtype();
+    slot.ref.quantization = t->quantization();
+    if (t->shape() != nullptr) {
+      slot.ref.shape.rank = static_cast<int>(t->shape()->size());
+      for (int d = 0; d < slot.ref.shape.rank; ++d)
+        slot.ref.shape.dims[d] = t->shape()->Get(static_cast<flatbuffers::uoffset_t>(d));
+    }
+    const void* constant = model->constant_data(i);
+    if (constant != nullptr) {
+      slot.ref.data = const_cast<void*>(constant);  // ops only read inputs
+      slot.ref.is_constant = true;
+      slot.ref.value_known = true;
+      slot.storage = Storage::kConstant;
+    }
+  }
+  if (g->inputs() != nullptr) {
+    for (int32_t index : *g->inputs()) {
+      it->inputs_.push_back(index);
+      it->input_shapes_.push_back(it->tensors_[static_cast<size_t>(index)].ref.shape);
+      it->tensors_[static_cast<size_t>(index)].is_graph_input = true;
+    }
+  }
+  for (int32_t index : *g->outputs()) {
+    it->outputs_.push_back(index);
+    it->tensors_[static_cast<size_t>(index)].is_graph_output = true;
+  }
+
+  int num_ops = g->operators() != nullptr ? static_cast<int>(g->operators()->size()) : 0;
+  it->nodes_.resize(static_cast<size_t>(num_ops));
+  for (int k = 0; k < num_ops; ++k) {
+    Node& node = it->nodes_[static_cast<size_t>(k)];
+    node.op = g->operators()->Get(static_cast<flatbuffers::uoffset_t>(k));
+    node.kernel = model->registry().find(node.op->opcode());  // non-null: the verifier checked
+    if (node.op->inputs() != nullptr) {
+      for (int32_t index : *node.op->inputs())
+        node.inputs.push_back(index >= 0 ? &it->tensors_[static_cast<size_t>(index)].ref : nullptr);
+    }
+    for (int32_t index : *node.op->outputs()) {
+      node.outputs.push_back(&it->tensors_[static_cast<size_t>(index)].ref);
+      it->tensors_[static_cast<size_t>(index)].producer = k;
+    }
+    node.ctx.op = node.op;
+    node.ctx.inputs = node.inputs.empty() ? nullptr : node.inputs.data();
+    node.ctx.num_inputs = static_cast<int>(node.inputs.size());
+    node.ctx.outputs = node.outputs.data();
+    node.ctx.num_outputs = static_cast<int>(node.outputs.size());
+    node.ctx.num_threads = it->num_threads_;
+    node.ctx.error_sink = &it->error_;
+    node.ctx.report = &ErrorSink::report;
+  }
+  *out = std::move(it);
+  return Status::kOk;
+}
+
+Interpreter::~Interpreter() { free_op_states(); }
+
+void Interpreter::free_op_states() {
+  for (Node& node : nodes_) {
+    if (node.ctx.state != nullptr && node.kernel->free_state != nullptr) node.kernel->free_state(node.ctx.state);
+    node.ctx.state = nullptr;
+  }
+}
+
+Status Interpreter::resize_input(int i, const int64_t* dims, int rank) {
+  if (i < 0 || i >= num_inputs())
+    return error_.set(Status::kInvalidArgument, "input index %d out of range (%d inputs)", i, num_inputs());
+  if (rank < 0 || rank > kMaxRank || (rank > 0 && dims == nullptr))
+    return error_.set(Status::kInvalidArgument, "resize of input %d: rank %d (0..%d with non-NULL dims)", i, rank,
+                      kMaxRank);
+  Shape shape;
+  shape.rank = rank;
+  for (int d = 0; d < rank; ++d) {
+    if (dims[d] < 0)
+      return error_.set(Status::kInvalidArgument, "resize of input %d: dim %d is %lld (must be >= 0)", i, d,
+                        static_cast<long long>(dims[d]));
+    shape.dims[d] = dims[d];
+  }
+  Shape& current = input_shapes_[static_cast<size_t>(i)];
+  bool same = current.rank == rank && std::equal(shape.dims, shape.dims + rank, current.dims);
+  if (!same) {
+    current = shape;
+    needs_prepare_ = true;
+  }
+  return Status::kOk;
+}
+
+void Interpreter::reset_tensors() {
+  const lite_fb::Graph* g = model_->graph();
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    TensorSlot& slot = tensors_[i];
+    if (slot.ref.is_constant) continue;
+    const lite_fb::Tensor* t = g->tensors()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    slot.ref.dtype = t->dtype();
+    slot.ref.shape = Shape();
+    if (t->shape() != nullptr) {
+      slot.ref.shape.rank = static_cast<int>(t->shape()->size());
+      for (int d = 0; d < slot.ref.shape.rank; ++d)
+        slot.ref.shape.dims[d] = t->shape()->Get(static_cast<flatbuffers::uoffset_t>(d));
+    }
+    slot.ref.data = nullptr;
+    slot.ref.value_known = false;
+    slot.storage = Storage::kNone;
+    slot.arena_offset = -1;
+    slot.prepared.reset();
+  }
+  arena_.reset();
+  scratch_.reset();
+  arena_bytes_ = 0;
+}
+
+Status Interpreter::op_error(const Node& node, Status status, const char* phase) {
+  if (error_.message().empty()) {
+    error_.set(status, "%s '%s': %s failed (status %d)", opcode_name(node.op->opcode()), node_name(node.op), phase,
+               static_cast<int>(status));
+  } else {
+    // fail() wrote the message; keep it, record the status.
+    std::string message = error_.message();
+    error_.set(status, "%s", message.c_str());
+  }
+  return status;
+}
+
+Status Interpreter::prepare_node(int k) {
+  Node& node = nodes_[static_cast<size_t>(k)];
+  if (node.ctx.state != nullptr && node.kernel->free_state != nullptr) node.kernel->free_state(node.ctx.state);
+  node.ctx.state = nullptr;
+  node.ctx.scratch_bytes_requested = 0;
+  node.ctx.scratch = nullptr;
+  node.done_at_prepare = false;
+  error_.clear();
+  Status s = node.kernel->prepare(&node.ctx);
+  if (s != Status::kOk) return op_error(node, s, "prepare");
+
+  for (int o = 0; o < node.ctx.num_outputs; ++o) {
+    TensorRef* t = node.outputs[static_cast<size_t>(o)];
+    const char* op = opcode_name(node.op->opcode());
+    if (dtype_size(t->dtype) == 0)
+      return error_.set(Status::kInternal, "%s '%s': output %d '%s' has an invalid dtype %d after prepare", op,
+                        node_name(node.op), o, t->name, static_cast<int>(t->dtype));
+    if (t->shape.rank < 0 || t->shape.rank > kMaxRank)
+      return error_.set(Status::kInternal, "%s '%s': output %d '%s' has rank %d after prepare", op,
+                        node_name(node.op), o, t->name, t->shape.rank);
+    for (int d = 0; d < t->shape.rank; ++d) {
+      if (t->shape.dims[d] < 0)
+        return error_.set(Status::kShapeError, "%s '%s': output %d '%s' has shape %s after prepare", op,
+                          node_name(node.op), o, t->name, format_shape(t->shape).c_str());
+    }
+    size_t bytes;
+    if (!tensor_bytes(*t, kMaxTensorBytes, &bytes))
+      return error_.set(Status::kShapeError, "%s '%s': output %d '%s' of shape %s %s exceeds 2 GiB", op,
+                        node_name(node.op), o, t->name, format_shape(t->shape).c_str(), dtype_name(t->dtype));
+  }
+
+  bool inputs_known = true;
+  if (!needs_only_shapes(node.op->opcode())) {
+    for (TensorRef* in : node.inputs)
+      if (in != nullptr && !in->value_known) inputs_known = false;
+  }
+  int64_t output_elements = 0;
+  for (TensorRef* out : node.outputs) output_elements += out->shape.num_elements();  // each < 2^31
+  if (inputs_known && output_elements <= kMaxPrepareTimeElements) return evaluate_at_prepare(k);
+  if (node.ctx.scratch_bytes_requested > kMaxTensorBytes)
+    return error_.set(Status::kShapeError, "%s '%s': scratch request of %zu bytes exceeds 2 GiB",
+                      opcode_name(node.op->opcode()), node_name(node.op), node.ctx.scratch_bytes_requested);
+  return Status::kOk;
+}
+
+Status Interpreter::evaluate_at_prepare(int k) {
+  Node& node = nodes_[static_cast<size_t>(k)];
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    int index = node.op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(o));
+    TensorSlot& slot = tensors_[static_cast<size_t>(index)];
+    if (!slot.prepared.allocate(slot.ref.bytes(), true))
+      return error_.set(Status::kOutOfMemory, "out of memory for a prepare-time value of %zu bytes", slot.ref.bytes());
+    slot.ref.data = slot.prepared.data();
+    slot.storage = Storage::kPrepared;
+  }
+  AlignedBuffer scratch;
+  if (node.ctx.scratch_bytes_requested > 0) {
+    if (node.ctx.scratch_bytes_requested > kMaxTensorBytes ||
+        !scratch.allocate(node.ctx.scratch_bytes_requested, false))
+      return error_.set(Status::kOutOfMemory, "%s '%s': cannot allocate %zu bytes of scratch",
+                        opcode_name(node.op->opcode()), node_name(node.op), node.ctx.scratch_bytes_requested);
+    node.ctx.scratch = scratch.data();
+  }
+  error_.clear();
+  Status s = node.kernel->eval(&node.ctx);
+  node.ctx.scratch = nullptr;
+  if (s != Status::kOk) return op_error(node, s, "prepare-time eval");
+  for (TensorRef* out : node.outputs) out->value_known = true;
+  node.done_at_prepare = true;
+  return Status::kOk;
+}
+
+Status Interpreter::plan_memory() {
+  const int n = static_cast<int>(nodes_.size());
+  const int end = n + 1;  // step 0: graph inputs are set; step k+1: op k runs; `end`: outputs are read
+  const size_t num = tensors_.size();
+
+  // Alias groups: group[t] is the tensor whose arena region t shares (itself if none).
+  std::vector<int> group(num);
+  for (size_t i = 0; i < num; ++i) group[i] = static_cast<int>(i);
+  std::vector<char> in_arena(num, 0);
+  for (size_t i = 0; i < num; ++i) {
+    const TensorSlot& slot = tensors_[i];
+    if (slot.storage != Storage::kNone) continue;  // constants and prepare-time values
+    bool produced_at_invoke = slot.producer >= 0 && !nodes_[static_cast<size_t>(slot.producer)].done_at_prepare;
+    if (slot.is_graph_input || produced_at_invoke) in_arena[i] = 1;
+  }
+  for (int k = 0; k < n; ++k) {
+    Node& node = nodes_[static_cast<size_t>(k)];
+    if (node.done_at_prepare || !node.kernel->output_aliases_input0 || node.inputs.empty() ||
+        node.inputs[0] == nullptr)
+      continue;
+    int in = node.op->inputs()->Get(0);
+    int out = node.op->outputs()->Get(0);
+    TensorSlot& src = tensors_[static_cast<size_t>(in)];
+    TensorSlot& dst = tensors_[static_cast<size_t>(out)];
+    if (src.ref.bytes() != dst.ref.bytes()) continue;
+    if (src.storage == Storage::kConstant || src.storage == Storage::kPrepared) {
+      // Use the known memory directly (never written: only this op could, and it skips).
+      dst.storage = src.storage;
+      dst.ref.data = src.ref.data;
+      in_arena[static_cast<size_t>(out)] = 0;
+      continue;
+    }
+    // A graph output sharing a graph input's memory would change when the caller sets the input.
+    if (dst.is_graph_output && src.is_graph_input) continue;
+    group[static_cast<size_t>(out)] = group[static_cast<size_t>(in)];
+  }
+
+  // Lifetimes per group root.
+  std::vector<int> first(num, end + 1), last(num, -1);
+  std::vector<size_t> bytes(num, 0);
+  auto touch = [&](size_t t, int step) {
+    size_t root = static_cast<size_t>(group[t]);
+    first[root] = std::min(first[root], step);
+    last[root] = std::max(last[root], step);
+  };
+  for (size_t i = 0; i < num; ++i) {
+    if (!in_arena[i]) continue;
+    const TensorSlot& slot = tensors_[i];
+    size_t root = static_cast<size_t>(group[i]);
+    bytes[root] = std::max(bytes[root], slot.ref.bytes());
+    // Graph inputs live for the whole run, so the caller's values survive repeated invokes.
+    if (slot.is_graph_input) {
+      touch(i, 0);
+      touch(i, end);
+    } else {
+      touch(i, slot.producer + 1);
+    }
+    if (slot.is_graph_output) touch(i, end);
+  }
+  for (int k = 0; k < n; ++k) {
+    const Node& node = nodes_[static_cast<size_t>(k)];
+    if (node.done_at_prepare || node.op->inputs() == nullptr) continue;
+    for (int32_t index : *node.op->inputs())
+      if (index >= 0 && in_arena[static_cast<size_t>(index)]) touch(static_cast<size_t>(index), k + 1);
+  }
+
+  std::vector<ArenaRequest> requests;
+  std::vector<size_t> request_root;
+  for (size_t i = 0; i < num; ++i) {
+    if (!in_arena[i] || group[i] != static_cast<int>(i)) continue;
+    requests.push_back({bytes[i], first[i], last[i]});
+    request_root.push_back(i);
+  }
+  ArenaPlan plan;
+  if (!plan_arena(requests, kTensorAlignment, size_t{1} << 40, &plan))
+    return error_.set(Status::kOutOfMemory, "the activation arena size overflows");
+  if (!arena_.allocate(plan.total_bytes, true))
+    return error_.set(Status::kOutOfMemory, "cannot allocate an activation arena of %zu bytes", plan.total_bytes);
+  arena_bytes_ = plan.total_bytes;
+  std::vector<int64_t> root_offset(num, -1);
+  for (size_t r = 0; r < requests.size(); ++r) root_offset[request_root[r]] = static_cast<int64_t>(plan.offsets[r]);
+  uint8_t* base = static_cast<uint8_t*>(arena_.data());
+  for (size_t i = 0; i < num; ++i) {
+    if (!in_arena[i]) continue;
+    TensorSlot& slot = tensors_[i];
+    slot.storage = Storage::kArena;
+    slot.arena_offset = root_offset[static_cast<size_t>(group[i])];
+    slot.ref.data = base + slot.arena_offset;
+  }
+
+  size_t scratch_bytes = 0;
+  for (const Node& node : nodes_)
+    if (!node.done_at_prepare) scratch_bytes = std::max(scratch_bytes, node.ctx.scratch_bytes_requested);
+  if (scratch_bytes > 0 && !scratch_.allocate(scratch_bytes, false))
+    return error_.set(Status::kOutOfMemory, "cannot allocate %zu bytes of op scratch", scratch_bytes);
+  for (Node& node : nodes_)
+    node.ctx.scratch = !node.done_at_prepare && node.ctx.scratch_bytes_requested > 0 ? scratch_.data() : nullptr;
+  return Status::kOk;
+}
+
+Status Interpreter::allocate() {
+  if (!needs_prepare_) return Status::kOk;
+  reset_tensors();
+  for (int i = 0; i < num_inputs(); ++i) {
+    TensorSlot& slot = tensors_[static_cast<size_t>(inputs_[static_cast<size_t>(i)])];
+    const Shape& shape = input_shapes_[static_cast<size_t>(i)];
+    for (int d = 0; d < shape.rank; ++d) {
+      if (shape.dims[d] < 0)
+        return error_.set(Status::kShapeError,
+                          "input %d '%s' has the dynamic shape %s: call resize_input "
+                          "(lite_interpreter_resize_input) with concrete dims before allocate/invoke",
+                          i, slot.ref.name, format_shape(shape).c_str());
+    }
+    slot.ref.shape = shape;
+    size_t bytes;
+    if (!tensor_bytes(slot.ref, kMaxTensorBytes, &bytes))
+      return error_.set(Status::kShapeError, "input %d '%s' of shape %s exceeds 2 GiB", i, slot.ref.name,
+                        format_shape(shape).c_str());
+  }
+  for (int k = 0; k < static_cast<int>(nodes_.size()); ++k) {
+    Status s = prepare_node(k);
+    if (s != Status::kOk) {
+      reset_tensors();
+      return s;
+    }
+  }
+  Status s = plan_memory();
+  if (s != Status::kOk) {
+    reset_tensors();
+    return s;
+  }
+  needs_prepare_ = false;
+  return Status::kOk;
+}
+
+Status Interpreter::invoke() {
+  Status s = allocate();
+  if (s != Status::kOk) return s;
+  for (Node& node : nodes_) {
+    if (node.done_at_prepare) continue;
+    error_.clear();
+    s = node.kernel->eval(&node.ctx);
+    if (s != Status::kOk) return op_error(node, s, "eval");
+  }
+  return Status::kOk;
+}
+
+}  // namespace lite

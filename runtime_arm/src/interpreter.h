@@ -1,0 +1,96 @@
+// The interpreter: runtime tensors of one model, per-op prepare (shapes, prepare-time values),
+// the arena plan, and the executor. One interpreter is used by one thread at a time.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "aligned_buffer.h"
+#include "error_sink.h"
+#include "model.h"
+#include "op_api.h"
+
+namespace lite {
+
+enum class Storage {
+  kNone,      // not used by the current plan
+  kConstant,  // model weights (or an alias of them)
+  kArena,     // the activation arena
+  kPrepared,  // computed at prepare time, heap (or an alias of such a value)
+};
+
+struct TensorSlot {
+  TensorRef ref;
+  Storage storage = Storage::kNone;
+  int64_t arena_offset = -1;
+  AlignedBuffer prepared;  // kPrepared values owned by this tensor
+  int producer = -1;       // index of the op writing it, -1 for none
+  bool is_graph_input = false;
+  bool is_graph_output = false;
+};
+
+struct Node {
+  const lite_fb::Operator* op = nullptr;
+  const OpKernel* kernel = nullptr;
+  std::vector<TensorRef*> inputs;
+  std::vector<TensorRef*> outputs;
+  OpContext ctx;
+  bool done_at_prepare = false;
+};
+
+class Interpreter {
+ public:
+  // Outputs of an op are computed at prepare time when all its inputs are known and its outputs
+  // hold at most this many elements in total (shape subgraphs).
+  static constexpr int64_t kMaxPrepareTimeElements = 65536;
+  // Largest single tensor the interpreter will allocate.
+  static constexpr size_t kMaxTensorBytes = size_t{1} << 31;
+
+  static Status create(const Model* model, int num_threads, std::unique_ptr<Interpreter>* out, ErrorSink* error);
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  int input_tensor(int i) const { return inputs_[static_cast<size_t>(i)]; }
+  int output_tensor(int i) const { return outputs_[static_cast<size_t>(i)]; }
+  int num_tensors() const { return static_cast<int>(tensors_.size()); }
+  const TensorSlot& tensor(int index) const { return tensors_[static_cast<size_t>(index)]; }
+  // The current shape of graph input i (as declared or resized; may hold -1 until resized).
+  const Shape& input_shape(int i) const { return input_shapes_[static_cast<size_t>(i)]; }
+  const Model& model() const { return *model_; }
+
+  Status resize_input(int i, const int64_t* dims, int rank);
+  // Prepares every op and plans memory when a resize (or creation) made it necessary.
+  Status allocate();
+  Status invoke();
+  bool needs_allocate() const { return needs_prepare_; }
+  size_t arena_bytes() const { return needs_prepare_ ? 0 : arena_bytes_; }
+
+  ErrorSink& error() { return error_; }
+  const ErrorSink& error() const { return error_; }
+
+ private:
+  Interpreter() = default;
+  void reset_tensors();
+  void free_op_states();
+  Status prepare_node(int k);
+  Status evaluate_at_prepare(int k);
+  Status plan_memory();
+  Status op_error(const Node& node, Status status, const char* phase);
+
+  const Model* model_ = nullptr;
+  int num_threads_ = 1;
+  std::vector<TensorSlot> tensors_;
+  std::vector<Node> nodes_;
+  std::vector<int> inputs_, outputs_;
+  std::vector<Shape> input_shapes_;
+  AlignedBuffer arena_;
+  AlignedBuffer scratch_;
+  size_t arena_bytes_ = 0;
+  bool needs_prepare_ = true;
+  ErrorSink error_;
+};
+
+}  // namespace lite

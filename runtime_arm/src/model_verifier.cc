@@ -1,0 +1,232 @@
+#include "model_verifier.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "checked_math.h"
+#include "op_options_table.h"
+
+namespace lite {
+
+namespace {
+
+// A single constant or activation tensor larger than this is refused at load.
+constexpr size_t kMaxTensorBytes = size_t{1} << 31;
+
+const char* name_of(const lite_fb::Tensor* t) { return t->name() != nullptr ? t->name()->c_str() : ""; }
+const char* name_of(const lite_fb::Operator* op) { return op->name() != nullptr ? op->name()->c_str() : ""; }
+
+Status verify_quantization(const lite_fb::Tensor* t, int index, int rank, ErrorSink* error) {
+  const lite_fb::Quantization* q = t->quantization();
+  if (q == nullptr) return Status::kOk;
+  const char* name = name_of(t);
+  size_t n = q->scale() != nullptr ? q->scale()->size() : 0;
+  if (n == 0)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': quantization without scales", index, name);
+  if (q->zero_point() != nullptr && q->zero_point()->size() != n)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': %zu quantization scales but %u zero points", index,
+                      name, n, q->zero_point()->size());
+  for (size_t i = 0; i < n; ++i) {
+    float s = q->scale()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (!std::isfinite(s) || s < 0.0f)
+      return error->set(Status::kInvalidModel, "tensor %d '%s': quantization scale %g is not a finite value >= 0",
+                        index, name, static_cast<double>(s));
+  }
+  int axis = q->axis();
+  if (axis == -1) {
+    if (n != 1)
+      return error->set(Status::kInvalidModel, "tensor %d '%s': per-tensor quantization with %zu scales", index,
+                        name, n);
+    return Status::kOk;
+  }
+  if (axis < 0 || axis >= rank)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': quantization axis %d out of range for rank %d",
+                      index, name, axis, rank);
+  int64_t dim = t->shape()->Get(static_cast<flatbuffers::uoffset_t>(axis));
+  if (dim >= 0 && static_cast<uint64_t>(dim) != n)
+    return error->set(Status::kInvalidModel,
+                      "tensor %d '%s': %zu quantization scales for axis %d of size %lld", index, name, n, axis,
+                      static_cast<long long>(dim));
+  return Status::kOk;
+}
+
+Status verify_tensor(const lite_fb::Model& model, int index, ErrorSink* error) {
+  const lite_fb::Tensor* t = model.graph()->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const char* name = name_of(t);
+  size_t elem = dtype_size(t->dtype());
+  if (elem == 0)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': unknown dtype %d", index, name,
+                      static_cast<int>(t->dtype()));
+  int rank = t->shape() != nullptr ? static_cast<int>(t->shape()->size()) : 0;
+  if (t->shape() != nullptr && t->shape()->size() > static_cast<flatbuffers::uoffset_t>(kMaxRank))
+    return error->set(Status::kInvalidModel, "tensor %d '%s': rank %u exceeds the maximum rank %d", index, name,
+                      t->shape()->size(), kMaxRank);
+  int64_t dims[kMaxRank] = {};
+  bool is_static = true;
+  for (int i = 0; i < rank; ++i) {
+    dims[i] = t->shape()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (dims[i] < -1)
+      return error->set(Status::kInvalidModel, "tensor %d '%s': dim %d is %lld (dims are >= 0, or -1 = dynamic)",
+                        index, name, i, static_cast<long long>(dims[i]));
+    if (dims[i] == -1) is_static = false;
+  }
+  Status s = verify_quantization(t, index, rank, error);
+  if (s != Status::kOk) return s;
+
+  uint32_t buffer = t->buffer();
+  uint32_t num_buffers = model.buffers() != nullptr ? model.buffers()->size() : 0;
+  if (buffer == 0) return Status::kOk;
+  if (buffer >= num_buffers)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': buffer index %u out of range (%u buffers)", index,
+                      name, buffer, num_buffers);
+  if (!is_static)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': a constant must have a static shape", index, name);
+  size_t count, bytes;
+  if (!checked_num_elements(dims, rank, kMaxTensorBytes, &count) || !checked_mul(count, elem, &bytes) ||
+      bytes > kMaxTensorBytes)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': constant size overflows", index, name);
+  const lite_fb::Buffer* b = model.buffers()->Get(buffer);
+  size_t have = b != nullptr && b->data() != nullptr ? b->data()->size() : 0;
+  if (have != bytes)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': constant buffer %u has %zu bytes, shape and dtype %s need %zu",
+                      index, name, buffer, have, dtype_name(t->dtype()), bytes);
+  return Status::kOk;
+}
+
+// Tensor index lists of the graph and of each op.
+Status verify_index(int64_t value, int num_tensors, bool allow_absent, const char* what, ErrorSink* error) {
+  if ((allow_absent && value == -1) || (value >= 0 && value < num_tensors)) return Status::kOk;
+  return error->set(Status::kInvalidModel, "%s: tensor index %lld out of range (%d tensors)", what,
+                    static_cast<long long>(value), num_tensors);
+}
+
+struct UnsupportedOp {
+  int opcode;
+  int count;
+  std::string first_node;
+};
+
+Status report_unsupported(const std::vector<UnsupportedOp>& ops, ErrorSink* error) {
+  std::string message = "the model uses " + std::to_string(ops.size()) + " op code" + (ops.size() > 1 ? "s" : "") +
+                        " this runtime does not support: ";
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const UnsupportedOp& u = ops[i];
+    const char* name = lite_fb::EnumNameOpCode(static_cast<lite_fb::OpCode>(u.opcode));
+    if (i > 0) message += ", ";
+    if (name != nullptr && name[0] != '\0')
+      message += name;
+    else
+      message += "opcode " + std::to_string(u.opcode) + " (unknown to this runtime: newer file?)";
+    std::string node = u.first_node.size() > 40 ? u.first_node.substr(0, 40) + "..." : u.first_node;
+    message += " (node '" + node + "'";
+    if (u.count > 1) message += " and " + std::to_string(u.count - 1) + " more";
+    message += ")";
+  }
+  return error->set(Status::kUnsupported, "%s", message.c_str());
+}
+
+}  // namespace
+
+Status verify_model_semantics(const lite_fb::Model& model, const OpRegistry& registry, ErrorSink* error) {
+  const lite_fb::Graph* graph = model.graph();
+  if (graph == nullptr) return error->set(Status::kInvalidModel, "the model has no graph");
+  if (model.buffers() != nullptr && model.buffers()->size() > 0) {
+    const lite_fb::Buffer* b0 = model.buffers()->Get(0);
+    if (b0 != nullptr && b0->data() != nullptr && b0->data()->size() != 0)
+      return error->set(Status::kInvalidModel, "buffer 0 must be empty (it means 'no constant data')");
+  }
+  if (graph->tensors() != nullptr && graph->tensors()->size() > (1u << 24))
+    return error->set(Status::kInvalidModel, "the graph has %u tensors (at most 16M)", graph->tensors()->size());
+  int num_tensors = graph->tensors() != nullptr ? static_cast<int>(graph->tensors()->size()) : 0;
+  for (int i = 0; i < num_tensors; ++i) {
+    Status s = verify_tensor(model, i, error);
+    if (s != Status::kOk) return s;
+  }
+  auto is_constant = [&](int index) {
+    return graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->buffer() != 0;
+  };
+
+  // available[i]: tensor i has a value before the op being checked runs.
+  std::vector<char> available(static_cast<size_t>(num_tensors), 0);
+  std::vector<char> is_graph_input(static_cast<size_t>(num_tensors), 0);
+  for (int i = 0; i < num_tensors; ++i) available[static_cast<size_t>(i)] = is_constant(i) ? 1 : 0;
+  if (graph->inputs() != nullptr) {
+    for (int32_t index : *graph->inputs()) {
+      Status s = verify_index(index, num_tensors, false, "graph input", error);
+      if (s != Status::kOk) return s;
+      const char* name = name_of(graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index)));
+      if (is_constant(index))
+        return error->set(Status::kInvalidModel, "graph input '%s' (tensor %d) is a constant", name, index);
+      if (is_graph_input[static_cast<size_t>(index)])
+        return error->set(Status::kInvalidModel, "tensor %d '%s' is listed twice as a graph input", index, name);
+      is_graph_input[static_cast<size_t>(index)] = 1;
+      available[static_cast<size_t>(index)] = 1;
+    }
+  }
+
+  std::vector<UnsupportedOp> unsupported;
+  int num_ops = graph->operators() != nullptr ? static_cast<int>(graph->operators()->size()) : 0;
+  for (int k = 0; k < num_ops; ++k) {
+    const lite_fb::Operator* op = graph->operators()->Get(static_cast<flatbuffers::uoffset_t>(k));
+    if (op == nullptr) return error->set(Status::kInvalidModel, "operator %d is missing", k);
+    const char* node = name_of(op);
+    char what[160];
+    std::snprintf(what, sizeof(what), "op %d '%s' (%s)", k, node, opcode_name(op->opcode()));
+    if (op->inputs() != nullptr) {
+      for (int32_t index : *op->inputs()) {
+        Status s = verify_index(index, num_tensors, true, what, error);
+        if (s != Status::kOk) return s;
+        if (index >= 0 && !available[static_cast<size_t>(index)])
+          return error->set(Status::kInvalidModel,
+                            "%s reads tensor %d '%s' before any op writes it (ops must be in topological order)",
+                            what, index, name_of(graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))));
+      }
+    }
+    if (op->outputs() == nullptr || op->outputs()->size() == 0)
+      return error->set(Status::kInvalidModel, "%s has no outputs", what);
+    for (int32_t index : *op->outputs()) {
+      Status s = verify_index(index, num_tensors, false, what, error);
+      if (s != Status::kOk) return s;
+      const char* name = name_of(graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index)));
+      if (is_constant(index)) return error->set(Status::kInvalidModel, "%s writes constant tensor %d '%s'", what, index, name);
+      if (is_graph_input[static_cast<size_t>(index)])
+        return error->set(Status::kInvalidModel, "%s writes graph input %d '%s'", what, index, name);
+      if (available[static_cast<size_t>(index)])
+        return error->set(Status::kInvalidModel, "%s writes tensor %d '%s', which another op already writes", what,
+                          index, name);
+      available[static_cast<size_t>(index)] = 1;
+    }
+    lite_fb::OpOptions expected = expected_options(op->opcode());
+    if (expected != lite_fb::OpOptions::NONE && op->options_type() != lite_fb::OpOptions::NONE &&
+        op->options_type() != expected)
+      return error->set(Status::kInvalidModel, "%s carries %s, expected %s", what,
+                        lite_fb::EnumNameOpOptions(op->options_type()), lite_fb::EnumNameOpOptions(expected));
+    if (registry.find(op->opcode()) == nullptr) {
+      int code = static_cast<int>(op->opcode());
+      bool seen = false;
+      for (UnsupportedOp& u : unsupported) {
+        if (u.opcode == code) {
+          ++u.count;
+          seen = true;
+        }
+      }
+      if (!seen) unsupported.push_back({code, 1, node});
+    }
+  }
+
+  if (graph->outputs() == nullptr || graph->outputs()->size() == 0)
+    return error->set(Status::kInvalidModel, "the graph has no outputs");
+  for (int32_t index : *graph->outputs()) {
+    Status s = verify_index(index, num_tensors, false, "graph output", error);
+    if (s != Status::kOk) return s;
+    if (!available[static_cast<size_t>(index)])
+      return error->set(Status::kInvalidModel, "graph output %d '%s' is never written", index,
+                        name_of(graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))));
+  }
+  if (!unsupported.empty()) return report_unsupported(unsupported, error);
+  return Status::kOk;
+}
+
+}  // namespace lite
