@@ -1,0 +1,110 @@
+/* Windowed pooling: each output row (channels floats) accumulates the input rows of the window taps
+ * that fall inside the image, so the inner loop is a contiguous max / add over channels. */
+#include <math.h>
+#include <string.h>
+
+#include "lite_kernels/pool2d.h"
+
+/* Range [*first, *last) of tap indices k whose coordinate out*stride + k*dilation - pad lies in
+ * [lo, hi) (coordinates in the unpadded input frame). */
+static void tap_range(size_t out, size_t stride, size_t dilation, size_t pad, size_t kernel, ptrdiff_t lo,
+                      ptrdiff_t hi, size_t* first, size_t* last) {
+  const ptrdiff_t start = (ptrdiff_t)(out * stride) - (ptrdiff_t)pad;
+  size_t k = 0;
+  while (k < kernel && start + (ptrdiff_t)(k * dilation) < lo) ++k;
+  *first = k;
+  while (k < kernel && start + (ptrdiff_t)(k * dilation) < hi) ++k;
+  *last = k;
+}
+
+static const float* tap_row(const lite_pool2d_params* p, const float* image, size_t oh, size_t ow, size_t kh,
+                            size_t kw) {
+  const size_t ih = oh * p->stride_h + kh * p->dilation_h - p->pad_top;
+  const size_t iw = ow * p->stride_w + kw * p->dilation_w - p->pad_left;
+  return image + (ih * p->in_w + iw) * p->channels;
+}
+
+void lite_f32_max_pool2d_nhwc_ref(const lite_pool2d_params* p, const float* input, const lite_activation* act,
+                                  float* output) {
+  const size_t c_n = p->channels;
+  for (size_t n = 0; n < p->batch; ++n) {
+    const float* image = input + n * p->in_h * p->in_w * c_n;
+    for (size_t oh = 0; oh < p->out_h; ++oh) {
+      size_t kh0, kh1;
+      tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, 0, (ptrdiff_t)p->in_h, &kh0, &kh1);
+      for (size_t ow = 0; ow < p->out_w; ++ow) {
+        size_t kw0, kw1;
+        tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, 0, (ptrdiff_t)p->in_w, &kw0, &kw1);
+        float* restrict out = output + ((n * p->out_h + oh) * p->out_w + ow) * c_n;
+        for (size_t c = 0; c < c_n; ++c) out[c] = -INFINITY;
+        for (size_t kh = kh0; kh < kh1; ++kh)
+          for (size_t kw = kw0; kw < kw1; ++kw) {
+            const float* restrict in = tap_row(p, image, oh, ow, kh, kw);
+            for (size_t c = 0; c < c_n; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+          }
+        if (act != NULL) lite_activate_rows(act, out, 1, c_n);
+      }
+    }
+  }
+}
+
+void lite_f32_average_pool2d_nhwc_ref(const lite_pool2d_params* p, const float* input,
+                                      const lite_activation* act, float* output) {
+  const size_t c_n = p->channels;
+  for (size_t n = 0; n < p->batch; ++n) {
+    const float* image = input + n * p->in_h * p->in_w * c_n;
+    for (size_t oh = 0; oh < p->out_h; ++oh) {
+      size_t kh0, kh1, ph0, ph1;
+      tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, 0, (ptrdiff_t)p->in_h, &kh0, &kh1);
+      tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, -(ptrdiff_t)p->pad_top,
+                (ptrdiff_t)(p->in_h + p->pad_bottom), &ph0, &ph1);
+      for (size_t ow = 0; ow < p->out_w; ++ow) {
+        size_t kw0, kw1, pw0, pw1;
+        tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, 0, (ptrdiff_t)p->in_w, &kw0, &kw1);
+        tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, -(ptrdiff_t)p->pad_left,
+                  (ptrdiff_t)(p->in_w + p->pad_right), &pw0, &pw1);
+        float* restrict out = output + ((n * p->out_h + oh) * p->out_w + ow) * c_n;
+        memset(out, 0, c_n * sizeof(float));
+        for (size_t kh = kh0; kh < kh1; ++kh)
+          for (size_t kw = kw0; kw < kw1; ++kw) {
+            const float* restrict in = tap_row(p, image, oh, ow, kh, kw);
+            for (size_t c = 0; c < c_n; ++c) out[c] += in[c];
+          }
+        const size_t count = p->count_include_pad ? (ph1 - ph0) * (pw1 - pw0) : (kh1 - kh0) * (kw1 - kw0);
+        if (count > 0) {
+          const float divisor = (float)count;
+          for (size_t c = 0; c < c_n; ++c) out[c] /= divisor;
+        }
+        if (act != NULL) lite_activate_rows(act, out, 1, c_n);
+      }
+    }
+  }
+}
+
+void lite_f32_global_average_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
+                                           float* output) {
+  for (size_t n = 0; n < batch; ++n) {
+    float* restrict out = output + n * channels;
+    memset(out, 0, channels * sizeof(float));
+    for (size_t i = 0; i < pixels; ++i) {
+      const float* restrict in = input + (n * pixels + i) * channels;
+      for (size_t c = 0; c < channels; ++c) out[c] += in[c];
+    }
+    if (pixels > 0) {
+      const float divisor = (float)pixels;
+      for (size_t c = 0; c < channels; ++c) out[c] /= divisor;
+    }
+  }
+}
+
+void lite_f32_global_max_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
+                                       float* output) {
+  for (size_t n = 0; n < batch; ++n) {
+    float* restrict out = output + n * channels;
+    for (size_t c = 0; c < channels; ++c) out[c] = -INFINITY;
+    for (size_t i = 0; i < pixels; ++i) {
+      const float* restrict in = input + (n * pixels + i) * channels;
+      for (size_t c = 0; c < channels; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+    }
+  }
+}

@@ -1,0 +1,40 @@
+/* Nearest-neighbour resize: each output pixel copies one whole input pixel (all channels), so the
+ * kernel is dtype generic. */
+#include <math.h>
+#include <string.h>
+
+#include "lite_kernels/resize.h"
+
+static size_t nearest_index(const lite_resize_params* p, size_t out_index, double scale, size_t in_len,
+                            size_t out_len) {
+  const double x = lite_resize_source_coordinate(p->coordinate_mode, out_index, scale, in_len, out_len);
+  const double lower = floor(x);
+  double picked;
+  switch (p->nearest_mode) {
+    case LITE_RESIZE_FLOOR: picked = lower; break;
+    case LITE_RESIZE_CEIL: picked = ceil(x); break;
+    case LITE_RESIZE_ROUND_PREFER_CEIL: picked = x - lower >= 0.5 ? lower + 1.0 : lower; break;
+    case LITE_RESIZE_ROUND_PREFER_FLOOR:
+    default: picked = x - lower > 0.5 ? lower + 1.0 : lower; break;
+  }
+  if (picked < 0.0) return 0;
+  if (picked > (double)(in_len - 1)) return in_len - 1;
+  return (size_t)picked;
+}
+
+void lite_resize_nearest_nhwc_ref(const lite_resize_params* p, size_t element_size, const void* input,
+                                  void* output) {
+  const size_t pixel_bytes = p->channels * element_size;
+  const unsigned char* in = (const unsigned char*)input;
+  unsigned char* out = (unsigned char*)output;
+  for (size_t n = 0; n < p->batch; ++n) {
+    for (size_t oh = 0; oh < p->out_h; ++oh) {
+      const size_t ih = nearest_index(p, oh, p->scale_h, p->in_h, p->out_h);
+      const unsigned char* row = in + (n * p->in_h + ih) * p->in_w * pixel_bytes;
+      for (size_t ow = 0; ow < p->out_w; ++ow) {
+        const size_t iw = nearest_index(p, ow, p->scale_w, p->in_w, p->out_w);
+        memcpy(out + ((n * p->out_h + oh) * p->out_w + ow) * pixel_bytes, row + iw * pixel_bytes, pixel_bytes);
+      }
+    }
+  }
+}
