@@ -1,0 +1,268 @@
+"""Serializes a lowered, channels-last IR graph into the bytes of a .lite file.
+
+Layout of the output: flatbuffers builds back to front, so the weight buffers, written first,
+end up at the end of the file, each data vector starting at a 64-byte aligned file offset (the
+runtime mmaps the file and uses weights in place). Identical constants share one buffer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import flatbuffers
+import numpy as np
+
+from lite_converter import __version__
+from lite_converter.dtypes import lite_dtype
+from lite_converter.ir import ConversionError, Graph, Node, Tensor
+from lite_converter.lite_fb import Buffer as fb_buffer
+from lite_converter.lite_fb import Graph as fb_graph
+from lite_converter.lite_fb import KeyValue as fb_key_value
+from lite_converter.lite_fb import MemoryPlan as fb_memory_plan
+from lite_converter.lite_fb import Model as fb_model
+from lite_converter.lite_fb import Operator as fb_operator
+from lite_converter.lite_fb import Quantization as fb_quantization
+from lite_converter.lite_fb import Tensor as fb_tensor
+from lite_converter.lite_fb.OpOptions import OpOptions
+from lite_converter.lite_fb.SchemaVersion import SchemaVersion
+from lite_converter.lite_ops import LAYOUT_CLASS, OPTIONS_TABLE, LayoutClass, opcode_value
+from lite_converter.options_codec import encode_options
+from lite_converter.passes.memory_plan import MemoryPlan
+
+FILE_IDENTIFIER = b"LITE"
+BUFFER_ALIGNMENT = 64
+PRODUCER = f"lite_converter {__version__}"
+
+
+def serialize(graph: Graph, plan: MemoryPlan | None = None) -> bytes:
+    """The .lite bytes of ``graph`` (lowered op codes, channels-last layout already applied).
+
+    Raises ConversionError naming the node or tensor when the graph cannot be written: an op
+    that is not a .lite op code, an attr that is not a field of its options table, a
+    channels-last op still in NCHW, a tensor without a dtype.
+    """
+    _check_ops(graph)
+    names = _tensor_order(graph)
+    constant_bytes = sum(graph.tensors[n].data.nbytes for n in names if graph.tensors[n].is_constant)
+    builder = flatbuffers.Builder(constant_bytes + BUFFER_ALIGNMENT * (len(names) + 16) + (1 << 16))
+
+    buffer_index, buffers = _write_buffers(builder, graph, names)
+    index = {name: i for i, name in enumerate(names)}
+    tensors = [_write_tensor(builder, graph.tensors[name], buffer_index.get(name, 0)) for name in names]
+    operators = [_write_operator(builder, node, index) for node in graph.nodes]
+
+    tensors_vec = _offset_vector(builder, fb_graph.GraphStartTensorsVector, tensors)
+    operators_vec = _offset_vector(builder, fb_graph.GraphStartOperatorsVector, operators)
+    inputs_vec = builder.CreateNumpyVector(np.array([index[n] for n in graph.inputs], np.int32))
+    outputs_vec = builder.CreateNumpyVector(np.array([index[n] for n in graph.outputs], np.int32))
+    fb_graph.GraphStart(builder)
+    fb_graph.GraphAddTensors(builder, tensors_vec)
+    fb_graph.GraphAddOperators(builder, operators_vec)
+    fb_graph.GraphAddInputs(builder, inputs_vec)
+    fb_graph.GraphAddOutputs(builder, outputs_vec)
+    graph_table = fb_graph.GraphEnd(builder)
+
+    buffers_vec = _offset_vector(builder, fb_model.ModelStartBuffersVector, buffers)
+    metadata_vec = _offset_vector(
+        builder,
+        fb_model.ModelStartMetadataVector,
+        [_key_value(builder, k, v) for k, v in graph.metadata.items()],
+    )
+    input_layouts = [graph.input_layouts.get(n, "") for n in graph.inputs]
+    output_layouts = [graph.output_layouts.get(n, "") for n in graph.outputs]
+    input_layouts_vec = _string_vector(builder, fb_model.ModelStartInputLayoutsVector, input_layouts)
+    output_layouts_vec = _string_vector(builder, fb_model.ModelStartOutputLayoutsVector, output_layouts)
+    plan_table = _write_plan(builder, plan, names) if plan is not None else None
+    producer = builder.CreateString(PRODUCER)
+    source_format = builder.CreateString(graph.source_format)
+
+    fb_model.ModelStart(builder)
+    fb_model.ModelAddSchemaVersion(builder, SchemaVersion.CURRENT)
+    fb_model.ModelAddProducer(builder, producer)
+    fb_model.ModelAddSourceFormat(builder, source_format)
+    fb_model.ModelAddGraph(builder, graph_table)
+    fb_model.ModelAddBuffers(builder, buffers_vec)
+    fb_model.ModelAddMetadata(builder, metadata_vec)
+    fb_model.ModelAddInputLayouts(builder, input_layouts_vec)
+    fb_model.ModelAddOutputLayouts(builder, output_layouts_vec)
+    if plan_table is not None:
+        fb_model.ModelAddMemoryPlan(builder, plan_table)
+    builder.Finish(fb_model.ModelEnd(builder), FILE_IDENTIFIER)
+    return bytes(builder.Output())
+
+
+def _check_ops(graph: Graph) -> None:
+    """Lists every node that is not a lowered .lite op at once, not just the first."""
+    bad = [f"'{node.name}' ({node.op_type})" for node in graph.nodes if node.op_type not in OPTIONS_TABLE]
+    if bad:
+        raise ConversionError(f"not lowered to .lite op codes: {', '.join(bad)}")
+
+
+def _tensor_order(graph: Graph) -> list[str]:
+    """The tensors to write, in order of first use; tensors nothing refers to are left out."""
+    seen: dict[str, None] = {}
+    for name in graph.inputs:
+        seen[name] = None
+    for node in graph.nodes:
+        for name in (*node.inputs, *node.outputs):
+            if name:
+                seen[name] = None
+    for name in graph.outputs:
+        seen[name] = None
+    missing = [name for name in seen if name not in graph.tensors]
+    if missing:
+        raise ConversionError(f"tensor(s) used but not defined in the graph: {', '.join(missing)}")
+    return list(seen)
+
+
+def _little_endian_bytes(data: np.ndarray) -> bytes:
+    array = np.ascontiguousarray(data)
+    if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and np.little_endian is False):
+        array = array.astype(array.dtype.newbyteorder("<"))
+    return array.tobytes()
+
+
+def _aligned_byte_vector(builder: flatbuffers.Builder, payload: bytes) -> int:
+    """A [ubyte] vector whose first byte lands on a 64-byte boundary of the finished file.
+
+    flatc 2.0.8's Python ignores force_align; Builder.StartVector aligns the vector's end (the
+    builder grows downwards), and Finish pads the whole buffer to the largest alignment used, so
+    an offset aligned from the end is aligned from the start too.
+    """
+    builder.StartVector(1, len(payload), BUFFER_ALIGNMENT)
+    builder.head = builder.head - len(payload)
+    builder.Bytes[builder.head : builder.head + len(payload)] = payload
+    return builder.EndVector()
+
+
+def _write_buffers(
+    builder: flatbuffers.Builder, graph: Graph, names: list[str]
+) -> tuple[dict[str, int], list[int]]:
+    fb_buffer.BufferStart(builder)
+    buffers = [fb_buffer.BufferEnd(builder)]  # buffer 0: "no data"
+    by_digest: dict[bytes, int] = {}
+    buffer_index: dict[str, int] = {}
+    for name in names:
+        tensor = graph.tensors[name]
+        if tensor.data is None:
+            continue
+        payload = _little_endian_bytes(tensor.data)
+        key = hashlib.blake2b(payload, digest_size=32).digest()  # raw bytes: dtype does not matter
+        if key not in by_digest:
+            data = _aligned_byte_vector(builder, payload)
+            fb_buffer.BufferStart(builder)
+            fb_buffer.BufferAddData(builder, data)
+            by_digest[key] = len(buffers)
+            buffers.append(fb_buffer.BufferEnd(builder))
+        buffer_index[name] = by_digest[key]
+    return buffer_index, buffers
+
+
+def _write_tensor(builder: flatbuffers.Builder, tensor: Tensor, buffer: int) -> int:
+    dtype = tensor.data.dtype if tensor.data is not None else tensor.dtype
+    if dtype is None:
+        raise ConversionError(f"tensor '{tensor.name}' has no dtype")
+    code = lite_dtype(dtype)
+    if code is None:
+        raise ConversionError(f"tensor '{tensor.name}': dtype {np.dtype(dtype)} has no .lite DType")
+    shape = list(tensor.data.shape) if tensor.data is not None else tensor.shape
+    name = builder.CreateString(tensor.name)
+    shape_vec = dim_names_vec = quant = None
+    if shape is not None:
+        dims = [d if isinstance(d, int) and d >= 0 else -1 for d in shape]
+        shape_vec = builder.CreateNumpyVector(np.array(dims, np.int64))
+        if any(isinstance(d, str) for d in shape):
+            labels = [d if isinstance(d, str) else "" for d in shape]
+            dim_names_vec = _string_vector(builder, fb_tensor.TensorStartDimNamesVector, labels)
+    if tensor.quant is not None:
+        quant = _write_quantization(builder, tensor)
+    fb_tensor.TensorStart(builder)
+    fb_tensor.TensorAddName(builder, name)
+    fb_tensor.TensorAddDtype(builder, code)
+    if shape_vec is not None:
+        fb_tensor.TensorAddShape(builder, shape_vec)
+    if dim_names_vec is not None:
+        fb_tensor.TensorAddDimNames(builder, dim_names_vec)
+    fb_tensor.TensorAddBuffer(builder, buffer)
+    if quant is not None:
+        fb_tensor.TensorAddQuantization(builder, quant)
+    return fb_tensor.TensorEnd(builder)
+
+
+def _write_quantization(builder: flatbuffers.Builder, tensor: Tensor) -> int:
+    assert tensor.quant is not None
+    scale = np.asarray(tensor.quant.scale, np.float32).reshape(-1)
+    zero_point = np.asarray(tensor.quant.zero_point).reshape(-1).astype(np.int64)
+    if tensor.quant.axis is None and (scale.size != 1 or zero_point.size != 1):
+        raise ConversionError(f"tensor '{tensor.name}': per-tensor quantization with {scale.size} scales")
+    scale_vec = builder.CreateNumpyVector(scale)
+    zero_point_vec = builder.CreateNumpyVector(zero_point)
+    fb_quantization.QuantizationStart(builder)
+    fb_quantization.QuantizationAddScale(builder, scale_vec)
+    fb_quantization.QuantizationAddZeroPoint(builder, zero_point_vec)
+    fb_quantization.QuantizationAddAxis(builder, -1 if tensor.quant.axis is None else int(tensor.quant.axis))
+    return fb_quantization.QuantizationEnd(builder)
+
+
+def _node_options(node: Node) -> dict[str, Any]:
+    """The node's attrs minus `layout`, which only the channels-last ops carry, as "NHWC" by now."""
+    attrs = dict(node.attrs)
+    layout = attrs.pop("layout", None)
+    if layout is not None:
+        if LAYOUT_CLASS[node.op_type] is not LayoutClass.CHANNELS_LAST:
+            raise ConversionError(f"node '{node.name}' ({node.op_type}): unexpected attribute 'layout'")
+        if layout != "NHWC":
+            raise ConversionError(
+                f"node '{node.name}' ({node.op_type}) is still in layout {layout}: run to_channels_last first"
+            )
+    return attrs
+
+
+def _write_operator(builder: flatbuffers.Builder, node: Node, index: dict[str, int]) -> int:
+    where = f"node '{node.name}' ({node.op_type})"
+    attrs = _node_options(node)
+    table = OPTIONS_TABLE[node.op_type]
+    if table is None and attrs:
+        raise ConversionError(f"{where}: takes no attributes, got {', '.join(sorted(attrs))}")
+    options = encode_options(builder, table, attrs, where) if table is not None else None
+    name = builder.CreateString(node.name)
+    inputs = builder.CreateNumpyVector(np.array([index[n] if n else -1 for n in node.inputs], np.int32))
+    outputs = builder.CreateNumpyVector(np.array([index[n] if n else -1 for n in node.outputs], np.int32))
+    fb_operator.OperatorStart(builder)
+    fb_operator.OperatorAddOpcode(builder, opcode_value(node.op_type))
+    fb_operator.OperatorAddName(builder, name)
+    fb_operator.OperatorAddInputs(builder, inputs)
+    fb_operator.OperatorAddOutputs(builder, outputs)
+    if options is not None:
+        fb_operator.OperatorAddOptionsType(builder, getattr(OpOptions, table))
+        fb_operator.OperatorAddOptions(builder, options)
+    return fb_operator.OperatorEnd(builder)
+
+
+def _write_plan(builder: flatbuffers.Builder, plan: MemoryPlan, names: list[str]) -> int:
+    offsets = builder.CreateNumpyVector(np.array([plan.offsets.get(n, -1) for n in names], np.int64))
+    fb_memory_plan.MemoryPlanStart(builder)
+    fb_memory_plan.MemoryPlanAddArenaBytes(builder, int(plan.arena_bytes))
+    fb_memory_plan.MemoryPlanAddOffsets(builder, offsets)
+    return fb_memory_plan.MemoryPlanEnd(builder)
+
+
+def _key_value(builder: flatbuffers.Builder, key: str, value: str) -> int:
+    key_offset = builder.CreateString(str(key))
+    value_offset = builder.CreateString(str(value))
+    fb_key_value.KeyValueStart(builder)
+    fb_key_value.KeyValueAddKey(builder, key_offset)
+    fb_key_value.KeyValueAddValue(builder, value_offset)
+    return fb_key_value.KeyValueEnd(builder)
+
+
+def _offset_vector(builder: flatbuffers.Builder, start: Any, offsets: list[int]) -> int:
+    start(builder, len(offsets))
+    for offset in reversed(offsets):
+        builder.PrependUOffsetTRelative(offset)
+    return builder.EndVector()
+
+
+def _string_vector(builder: flatbuffers.Builder, start: Any, strings: list[str]) -> int:
+    return _offset_vector(builder, start, [builder.CreateString(s) for s in strings])
