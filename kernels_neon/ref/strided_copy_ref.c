@@ -1,0 +1,67 @@
+/* Reference strided copy (see lite_kernels/strided_copy.h): collapses dims that are contiguous
+ * in the source, then copies whole rows with memcpy when the innermost stride is 1, element by
+ * element (specialised for 1/2/4/8 bytes) otherwise. */
+#include <string.h>
+
+#include "lite_kernels/strided_copy.h"
+
+#define COPY_ROW(T)                                                   \
+  do {                                                                \
+    const T* s = (const T*)src;                                       \
+    T* d = (T*)dst;                                                   \
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i * stride];             \
+  } while (0)
+
+static void copy_row(size_t elem_size, const char* src, int64_t stride, char* dst, int64_t n) {
+  if (stride == 1) {
+    memcpy(dst, src, (size_t)n * elem_size);
+    return;
+  }
+  switch (elem_size) {
+    case 1: COPY_ROW(uint8_t); break;
+    case 2: COPY_ROW(uint16_t); break;
+    case 4: COPY_ROW(uint32_t); break;
+    case 8: COPY_ROW(uint64_t); break;
+    default:
+      for (int64_t i = 0; i < n; ++i) memcpy(dst + (size_t)i * elem_size, src + i * stride * (int64_t)elem_size, elem_size);
+  }
+}
+
+void lite_strided_copy_ref(size_t elem_size, int rank, const int64_t* dims, const void* in,
+                           const int64_t* in_strides, void* out) {
+  int64_t d[LITE_STRIDED_COPY_MAX_RANK], st[LITE_STRIDED_COPY_MAX_RANK];
+  int r = 0;
+  for (int k = 0; k < rank; ++k) {
+    if (dims[k] == 0) return;
+    if (dims[k] == 1) continue;
+    if (r > 0 && st[r - 1] == in_strides[k] * dims[k]) {
+      d[r - 1] *= dims[k];
+      st[r - 1] = in_strides[k];
+      continue;
+    }
+    d[r] = dims[k];
+    st[r] = in_strides[k];
+    ++r;
+  }
+  if (r == 0) {
+    memcpy(out, in, elem_size);
+    return;
+  }
+  const int64_t n = d[r - 1], stride = st[r - 1];
+  const int64_t esize = (int64_t)elem_size;
+  int64_t idx[LITE_STRIDED_COPY_MAX_RANK] = {0};
+  const char* src = (const char*)in;
+  char* dst = (char*)out;
+  for (;;) {
+    copy_row(elem_size, src, stride, dst, n);
+    dst += n * esize;
+    int k = r - 2;
+    for (; k >= 0; --k) {
+      src += st[k] * esize;
+      if (++idx[k] < d[k]) break;
+      src -= st[k] * d[k] * esize;
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
