@@ -1,0 +1,374 @@
+"""ONNX's own node test cases, run through our converter and runtime: the per-op conformance oracle.
+
+The onnx wheel no longer ships the ``.pb`` test data, but it still carries the Python code that
+generates it: ``onnx.backend.test.case.node.collect_testcases()`` builds every case in memory (a
+one-node model, or the node's function body for ``*_expanded`` cases, plus input and expected output
+arrays computed by ONNX's reference code). Those expected outputs are the independent oracle here.
+
+A case is *claimed* when every op type in its graph is one the converter says it supports. A claimed
+case is then
+
+* ``unsupported`` when the converter refuses it with a ConversionError that ``check_supported``
+  confirms (an attribute combination or dtype we deliberately do not handle): not counted;
+* ``pass`` when every output has the expected dtype and shape and matches: floats within
+  ``1e-4 * max(1, max|expected|)`` (NaN and infinities in the same places), integers and bools exactly;
+* ``fail`` otherwise, with the error or the largest difference as the detail.
+
+Known failures are listed, with a reason, in docs/CONFORMANCE.md, which this module writes::
+
+    .venv/bin/python -m tests.onnx_node_cases --write-doc docs/CONFORMANCE.md
+
+The pytest module reads that list back and marks those cases as strict expected failures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import functools
+import re
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+FLOAT_TOLERANCE = 1e-4
+DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "CONFORMANCE.md"
+KNOWN_BEGIN = "<!-- known-failures:begin -->"
+KNOWN_END = "<!-- known-failures:end -->"
+
+# Cases whose tolerance differs from FLOAT_TOLERANCE, each with the reason (shown in CONFORMANCE.md).
+TOLERANCE_OVERRIDES: dict[str, tuple[float, str]] = {}
+
+# Human explanations for known failures, by case-name regex; the observed error is always added.
+FAILURE_EXPLANATIONS: dict[str, str] = {}
+
+_EXPANDED_SUFFIX = re.compile(r"_expanded(_ver\d+)?$")
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeCase:
+    """One ONNX node test case: the model, its inputs and expected outputs, and the op it tests."""
+
+    name: str
+    op_under_test: str
+    op_types: frozenset[str]
+    model: onnx.ModelProto
+    inputs: tuple[np.ndarray, ...]
+    expected: tuple[np.ndarray, ...]
+
+    @property
+    def expanded(self) -> bool:
+        """True for the function-body variant of a case (``*_expanded``), which tests other ops."""
+        return bool(_EXPANDED_SUFFIX.search(self.name))
+
+
+@dataclasses.dataclass(frozen=True)
+class CaseResult:
+    """The outcome of one case: "pass", "fail" or "unsupported", and why."""
+
+    name: str
+    op_under_test: str
+    status: str
+    detail: str = ""
+    seconds: float = 0.0
+
+
+def _qualified_op_type(node: onnx.NodeProto) -> str:
+    return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}::{node.op_type}"
+
+
+def _is_tensor_io(values: list[onnx.ValueInfoProto]) -> bool:
+    return all(value.type.HasField("tensor_type") for value in values)
+
+
+def _only_arrays(values: object) -> bool:
+    return isinstance(values, list | tuple) and all(isinstance(v, np.ndarray) for v in values)
+
+
+@functools.cache
+def collect_node_cases() -> tuple[NodeCase, ...]:
+    """Every ONNX node test case with tensor inputs and outputs (sequence/optional/map cases left out)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the generators divide by zero on purpose (inf/nan cases)
+        raw = collect_testcases(None)
+    single_op = {case.name: _qualified_op_type(case.model.graph.node[0])
+                 for case in raw if len(case.model.graph.node) == 1}
+    cases = []
+    for case in raw:
+        graph = case.model.graph
+        if not case.data_sets or not _is_tensor_io([*graph.input, *graph.output]):
+            continue
+        inputs, expected = case.data_sets[0]
+        if not (_only_arrays(inputs) and _only_arrays(expected)):
+            continue
+        base = _EXPANDED_SUFFIX.sub("", case.name)
+        op_types = frozenset(_qualified_op_type(node) for node in graph.node)
+        op = single_op.get(case.name) or single_op.get(base) or "+".join(sorted(op_types))
+        cases.append(NodeCase(case.name, op, op_types, case.model, tuple(inputs), tuple(expected)))
+    return tuple(cases)
+
+
+def supported_op_types() -> frozenset[str]:
+    """The ONNX op types the converter claims to support (from lite_converter.passes.support)."""
+    from lite_converter.passes import support
+
+    return frozenset(support.supported_op_types())
+
+
+def claimed_cases() -> list[NodeCase]:
+    """The cases whose every op type is claimed as supported by the converter."""
+    supported = supported_op_types()
+    return [case for case in collect_node_cases() if case.op_types <= supported]
+
+
+# -- running one case ------------------------------------------------------------------------------
+def input_feeds(case: NodeCase) -> dict[str, np.ndarray]:
+    """The case inputs keyed by graph input name (node tests have no initializers among inputs)."""
+    initializers = {init.name for init in case.model.graph.initializer}
+    names = [value.name for value in case.model.graph.input if value.name not in initializers]
+    return dict(zip(names, case.inputs, strict=True))
+
+
+def compare_output(expected: np.ndarray, actual: np.ndarray, tolerance: float) -> str | None:
+    """None when ``actual`` matches ``expected``, else a short description of the first mismatch."""
+    expected = np.asarray(expected)
+    actual = np.asarray(actual)
+    if actual.dtype != expected.dtype:
+        return f"dtype {actual.dtype} != expected {expected.dtype}"
+    if actual.shape != expected.shape:
+        return f"shape {list(actual.shape)} != expected {list(expected.shape)}"
+    if expected.dtype.kind in "fc":
+        ours = actual.astype(np.float64)
+        ref = expected.astype(np.float64)
+        if not np.array_equal(np.isnan(ours), np.isnan(ref)):
+            return "NaN in different places"
+        infinite = np.isinf(ref)
+        if not np.array_equal(ours[infinite], ref[infinite]) or np.isinf(ours[~infinite]).any():
+            return "infinities in different places"
+        finite = np.isfinite(ref)
+        if not finite.any():
+            return None
+        bound = tolerance * max(1.0, float(np.abs(ref[finite]).max()))
+        diff = np.abs(ours[finite] - ref[finite])
+        worst = float(diff.max())
+        if worst > bound:
+            outside = int((diff > bound).sum())
+            return f"max |diff| {worst:.3g} > {bound:.3g} ({outside} of {diff.size} elements)"
+        return None
+    if not np.array_equal(actual, expected):
+        mismatched = int((actual != expected).sum()) if actual.shape == expected.shape else actual.size
+        return f"{mismatched} of {expected.size} elements differ"
+    return None
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"[:300]
+
+
+def _refused_by_support_check(case: NodeCase, input_shapes: dict[str, list[int]]) -> str | None:
+    """The support check's message when it rejects the case, else None (a claimed op went wrong)."""
+    from lite_converter.frontends.onnx_frontend import load_onnx
+    from lite_converter.ir import ConversionError
+    from lite_converter.passes.support import check_supported
+
+    try:
+        check_supported(load_onnx(case.model, input_shapes))
+    except ConversionError as error:
+        return _first_line(error)
+    return None
+
+
+def run_case(case: NodeCase) -> CaseResult:
+    """Converts the case's model in-process, runs it with one interpreter, compares the outputs."""
+    from lite_converter.convert import convert_onnx
+    from lite_converter.ir import ConversionError
+    from runtime_arm import Interpreter
+
+    start = time.perf_counter()
+
+    def result(status: str, detail: str = "") -> CaseResult:
+        return CaseResult(case.name, case.op_under_test, status, detail, time.perf_counter() - start)
+
+    feeds = input_feeds(case)
+    input_shapes = {name: list(array.shape) for name, array in feeds.items()}
+    try:
+        data = convert_onnx(case.model, input_shapes=input_shapes)
+    except ConversionError as error:
+        refusal = _refused_by_support_check(case, input_shapes)
+        if refusal is not None:
+            return result("unsupported", refusal)
+        return result("fail", f"convert: {_first_line(error)}")
+    except Exception as error:  # noqa: BLE001 - any converter crash is a failure of the case
+        return result("fail", f"convert crashed: {_first_line(error)}")
+    try:
+        outputs = Interpreter(model_content=data, threads=1).run(feeds)
+    except Exception as error:  # noqa: BLE001 - runtime errors are failures of the case
+        return result("fail", f"run: {_first_line(error)}")
+    tolerance = TOLERANCE_OVERRIDES.get(case.name, (FLOAT_TOLERANCE, ""))[0]
+    names = [value.name for value in case.model.graph.output]
+    for name, expected in zip(names, case.expected, strict=True):
+        if name not in outputs:
+            return result("fail", f"output {name!r} missing (got {sorted(outputs)})")
+        mismatch = compare_output(expected, outputs[name], tolerance)
+        if mismatch:
+            return result("fail", f"output {name!r}: {mismatch}")
+    return result("pass")
+
+
+@functools.cache
+def run_case_cached(name: str) -> CaseResult:
+    """run_case, once per case and process (the parametrized tests and the aggregate share it)."""
+    return run_case(next(case for case in collect_node_cases() if case.name == name))
+
+
+# -- the known-failures list in docs/CONFORMANCE.md -------------------------------------------------
+def read_known_failures(doc: Path = DOC_PATH) -> dict[str, str]:
+    """Case name -> documented reason, from the machine-readable table in CONFORMANCE.md."""
+    if not doc.is_file():
+        return {}
+    text = doc.read_text(encoding="utf-8")
+    if KNOWN_BEGIN not in text or KNOWN_END not in text:
+        return {}
+    section = text.split(KNOWN_BEGIN, 1)[1].split(KNOWN_END, 1)[0]
+    known = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].startswith("`test_"):
+            known[cells[0].strip("`")] = cells[2].replace("\\|", "|")
+    return known
+
+
+def _explanation(name: str) -> str:
+    for pattern, text in FAILURE_EXPLANATIONS.items():
+        if re.search(pattern, name):
+            return text
+    return ""
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_doc(results: list[CaseResult], claimed: frozenset[str], total_cases: int) -> str:
+    """The text of CONFORMANCE.md: summary, per-op counts, known failures, tolerance exceptions."""
+    counted = [r for r in results if r.status != "unsupported"]
+    passed = sum(r.status == "pass" for r in counted)
+    failures = [r for r in results if r.status == "fail"]
+    rate = 100.0 * passed / len(counted) if counted else 0.0
+    per_op: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for r in results:
+        per_op[r.op_under_test][r.status] += 1
+    lines = [
+        "# Conformance with ONNX's node tests",
+        "",
+        "Generated by `.venv/bin/python -m tests.onnx_node_cases --write-doc docs/CONFORMANCE.md`;",
+        "do not edit by hand (explanations for failures live in `FAILURE_EXPLANATIONS` in",
+        "`tests/onnx_node_cases.py`). `tests/test_onnx_node_conformance.py` runs the same cases: each",
+        "case listed under *Known failures* is a strict expected failure there, any other failure fails",
+        "the test, and at least 95% of the counted cases must pass.",
+        "",
+        f"- ONNX {onnx.__version__}: {total_cases} node test cases with tensor inputs and outputs.",
+        f"- {len(results)} cases use only op types the converter claims "
+        f"({len(claimed)} op types); {len(results) - len(counted)} of them are refused by the support "
+        "check (an attribute or dtype we do not handle) and not counted.",
+        f"- **{passed} of {len(counted)} counted cases pass ({rate:.1f}%)**, {len(failures)} fail.",
+        "",
+        "Oracle: the expected outputs that ONNX's reference code computes for each case. A case passes",
+        f"when every output has the expected dtype and shape and floats are within "
+        f"`{FLOAT_TOLERANCE:g} * max(1, max|expected|)`",
+        "(NaN and infinities in the same places); integers and bools must be equal.",
+        "`*_expanded` cases run the op's function body, i.e. they test the ops it expands to.",
+        "",
+        "## Per op",
+        "",
+        "| op under test | cases | pass | fail | refused |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for op in sorted(per_op):
+        counts = per_op[op]
+        total = sum(counts.values())
+        lines.append(f"| {op} | {total} | {counts['pass']} | {counts['fail']} | {counts['unsupported']} |")
+    lines += [
+        "",
+        "## Known failures",
+        "",
+        "The test reads this table: a case listed here is expected to fail (strictly: when it starts",
+        "passing, regenerate this file).",
+        "",
+        KNOWN_BEGIN,
+        "| case | op under test | reason |",
+        "| --- | --- | --- |",
+    ]
+    for r in sorted(failures, key=lambda r: (r.op_under_test, r.name)):
+        explanation = _explanation(r.name)
+        reason = f"{explanation} (observed: {r.detail})" if explanation else r.detail
+        lines.append(f"| `{r.name}` | {r.op_under_test} | {_cell(reason)} |")
+    lines += [KNOWN_END, "", "## Tolerance exceptions", ""]
+    if TOLERANCE_OVERRIDES:
+        lines += ["| case | tolerance | why |", "| --- | --- | --- |"]
+        for name, (tol, why) in sorted(TOLERANCE_OVERRIDES.items()):
+            lines.append(f"| `{name}` | {tol:g} | {_cell(why)} |")
+    else:
+        lines.append("None: every counted case uses the default tolerance.")
+    refused = [r for r in results if r.status == "unsupported"]
+    lines += ["", "## Refused by the support check", ""]
+    if refused:
+        lines += ["| case | message |", "| --- | --- |"]
+        lines += [f"| `{r.name}` | {_cell(r.detail)} |" for r in sorted(refused, key=lambda r: r.name)]
+    else:
+        lines.append("None.")
+    unclaimed = sorted({case.op_under_test for case in collect_node_cases()} - set(per_op))
+    lines += ["", "## Op types with ONNX node tests that the converter does not claim", "",
+              ", ".join(unclaimed) if unclaimed else "None.", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the claimed cases; prints a summary, optionally the failures, optionally writes the doc."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write-doc", type=Path, help="write the conformance report (docs/CONFORMANCE.md)")
+    parser.add_argument("--op", action="append", help="only cases testing this op type (repeatable)")
+    parser.add_argument("--list-supported", action="store_true", help="print the claimed op types and exit")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every failure")
+    args = parser.parse_args(argv)
+    if args.list_supported:
+        print("\n".join(sorted(supported_op_types())))
+        return 0
+    cases = claimed_cases()
+    if args.op:
+        cases = [case for case in cases if case.op_under_test in args.op]
+    start = time.perf_counter()
+    results = []
+    for index, case in enumerate(cases):
+        print(f"\r[{index + 1}/{len(cases)}] {case.name:<70}", end="", file=sys.stderr, flush=True)
+        results.append(run_case(case))
+    print(file=sys.stderr)
+    counted = [r for r in results if r.status != "unsupported"]
+    passed = sum(r.status == "pass" for r in counted)
+    if args.verbose:
+        for r in results:
+            if r.status == "fail":
+                print(f"FAIL {r.name} [{r.op_under_test}]: {r.detail}")
+    slowest = max(results, key=lambda r: r.seconds, default=None)
+    print(f"{passed}/{len(counted)} counted cases pass, {len(results) - len(counted)} refused, "
+          f"{len(results)} claimed of {len(collect_node_cases())}; {time.perf_counter() - start:.1f}s"
+          + (f" (slowest {slowest.name} {slowest.seconds:.2f}s)" if slowest else ""))
+    if args.write_doc:
+        if args.op:
+            parser.error("--write-doc needs the full run (no --op)")
+        args.write_doc.write_text(render_doc(results, supported_op_types(), len(collect_node_cases())),
+                                  encoding="utf-8")
+        print(f"wrote {args.write_doc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
