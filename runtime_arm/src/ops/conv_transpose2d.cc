@@ -1,0 +1,133 @@
+// CONV_TRANSPOSE_2D: x [N,H,W,Ci], weight [Ci,KH,KW,Co/group], bias? [Co] -> [N,OH,OW,Co] with
+// OH = stride * (H - 1) + output_padding + dilation * (KH - 1) + 1 - pad_top - pad_bottom.
+#include "fused_activation_check.h"
+#include "lite_kernels/conv_transpose2d.h"
+#include "op_api.h"
+#include "op_util.h"
+#include "window_geometry.h"
+
+namespace lite {
+namespace {
+
+struct ConvTransposeAttrs {
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t output_padding_h = 0, output_padding_w = 0;
+  lite_fb::Padding padding = lite_fb::Padding::EXPLICIT;
+  int64_t group = 1;
+  const lite_fb::Activation* activation = nullptr;
+};
+
+ConvTransposeAttrs read_attrs(const OpContext* ctx) {
+  ConvTransposeAttrs a;
+  const lite_fb::ConvTranspose2DOptions* o = ctx->op->options_as_ConvTranspose2DOptions();
+  if (o == nullptr) return a;
+  a.stride_h = o->stride_h();
+  a.stride_w = o->stride_w();
+  a.dilation_h = o->dilation_h();
+  a.dilation_w = o->dilation_w();
+  a.pad_top = o->pad_top();
+  a.pad_left = o->pad_left();
+  a.pad_bottom = o->pad_bottom();
+  a.pad_right = o->pad_right();
+  a.output_padding_h = o->output_padding_h();
+  a.output_padding_w = o->output_padding_w();
+  a.padding = o->padding();
+  a.group = o->group();
+  a.activation = o->activation();
+  return a;
+}
+
+Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
+  const TensorRef* x = ctx->input(0);
+  const TensorRef* w = ctx->input(1);
+  if (x == nullptr || w == nullptr) return fail(ctx, Status::kInvalidModel, "needs inputs x and weight");
+  if (x->dtype != lite_fb::DType::FLOAT32 || w->dtype != lite_fb::DType::FLOAT32)
+    return fail(ctx, Status::kUnsupported, "supports float32 x and weight, got %s and %s", dtype_name(x->dtype),
+                dtype_name(w->dtype));
+  if (x->shape.rank != 4 || w->shape.rank != 4)
+    return fail(ctx, Status::kShapeError, "x must be [N,H,W,C] and weight [Ci,KH,KW,Co/group], got ranks %d and %d",
+                x->shape.rank, w->shape.rank);
+  const ConvTransposeAttrs a = read_attrs(ctx);
+  if (a.stride_h < 1 || a.stride_w < 1 || a.dilation_h < 1 || a.dilation_w < 1 || a.group < 1)
+    return fail(ctx, Status::kInvalidModel, "strides, dilations and group must be >= 1");
+  if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0 || a.output_padding_h < 0 ||
+      a.output_padding_w < 0)
+    return fail(ctx, Status::kInvalidModel, "pads and output_padding must be >= 0");
+  const int64_t ci = x->shape.dims[3];
+  if (w->shape.dims[0] != ci)
+    return fail(ctx, Status::kShapeError, "weight has %lld input channels, x has %lld",
+                static_cast<long long>(w->shape.dims[0]), static_cast<long long>(ci));
+  if (ci % a.group != 0)
+    return fail(ctx, Status::kShapeError, "input channels %lld must be a multiple of group %lld",
+                static_cast<long long>(ci), static_cast<long long>(a.group));
+  const int64_t co = w->shape.dims[3] * a.group;
+  const TensorRef* bias = ctx->input(2);
+  if (bias != nullptr && (bias->dtype != lite_fb::DType::FLOAT32 || bias->shape.num_elements() != co))
+    return fail(ctx, Status::kShapeError, "bias must be float32 with %lld values", static_cast<long long>(co));
+  Status s = check_fused_activation(ctx, a.activation, -1, co);
+  if (s != Status::kOk) return s;
+
+  WindowAxis h, wa;
+  if (!transposed_window_axis(a.padding, x->shape.dims[1], w->shape.dims[1], a.stride_h, a.dilation_h, a.pad_top,
+                              a.pad_bottom, a.output_padding_h, &h) ||
+      !transposed_window_axis(a.padding, x->shape.dims[2], w->shape.dims[2], a.stride_w, a.dilation_w, a.pad_left,
+                              a.pad_right, a.output_padding_w, &wa))
+    return fail(ctx, Status::kShapeError, "pads leave an empty output");
+  p->batch = static_cast<size_t>(x->shape.dims[0]);
+  p->in_h = static_cast<size_t>(x->shape.dims[1]);
+  p->in_w = static_cast<size_t>(x->shape.dims[2]);
+  p->in_c = static_cast<size_t>(ci);
+  p->out_h = static_cast<size_t>(h.out);
+  p->out_w = static_cast<size_t>(wa.out);
+  p->out_c = static_cast<size_t>(co);
+  p->kernel_h = static_cast<size_t>(w->shape.dims[1]);
+  p->kernel_w = static_cast<size_t>(w->shape.dims[2]);
+  p->stride_h = static_cast<size_t>(a.stride_h);
+  p->stride_w = static_cast<size_t>(a.stride_w);
+  p->dilation_h = static_cast<size_t>(a.dilation_h);
+  p->dilation_w = static_cast<size_t>(a.dilation_w);
+  p->pad_top = static_cast<size_t>(h.pad_begin);
+  p->pad_left = static_cast<size_t>(wa.pad_begin);
+  p->groups = static_cast<size_t>(a.group);
+  return Status::kOk;
+}
+
+Status prepare(OpContext* ctx) {
+  lite_conv_transpose2d_params p;
+  Status s = conv_transpose_params(ctx, &p);
+  if (s != Status::kOk) return s;
+  TensorRef* y = ctx->output(0);
+  if (y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one output");
+  y->dtype = lite_fb::DType::FLOAT32;
+  y->shape.rank = 4;
+  y->shape.dims[0] = static_cast<int64_t>(p.batch);
+  y->shape.dims[1] = static_cast<int64_t>(p.out_h);
+  y->shape.dims[2] = static_cast<int64_t>(p.out_w);
+  y->shape.dims[3] = static_cast<int64_t>(p.out_c);
+  return Status::kOk;
+}
+
+Status eval(OpContext* ctx) {
+  lite_conv_transpose2d_params p;
+  Status s = conv_transpose_params(ctx, &p);
+  if (s != Status::kOk) return s;
+  const TensorRef* bias = ctx->input(2);
+  const lite_activation act = to_kernel_activation(read_attrs(ctx).activation, nullptr);
+  lite_f32_conv_transpose2d_nhwc_ref(&p, static_cast<const float*>(ctx->input(0)->data),
+                                     static_cast<const float*>(ctx->input(1)->data),
+                                     bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act,
+                                     static_cast<float*>(ctx->output(0)->data));
+  return Status::kOk;
+}
+
+}  // namespace
+
+OpKernel conv_transpose2d_op_kernel() {
+  OpKernel k;
+  k.prepare = prepare;
+  k.eval = eval;
+  return k;
+}
+
+}  // namespace lite

@@ -1,0 +1,46 @@
+// GLOBAL_AVERAGE_POOL and GLOBAL_MAX_POOL: x [N,H,W,C] -> [N,1,1,C].
+#include "lite_kernels/pool2d.h"
+#include "op_api.h"
+
+namespace lite {
+namespace {
+
+Status prepare(OpContext* ctx) {
+  const TensorRef* x = ctx->input(0);
+  TensorRef* y = ctx->output(0);
+  if (x == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one input and one output");
+  if (x->dtype != lite_fb::DType::FLOAT32)
+    return fail(ctx, Status::kUnsupported, "supports float32 x, got %s", dtype_name(x->dtype));
+  if (x->shape.rank != 4) return fail(ctx, Status::kShapeError, "x must be [N,H,W,C], got rank %d", x->shape.rank);
+  y->dtype = lite_fb::DType::FLOAT32;
+  y->shape.rank = 4;
+  y->shape.dims[0] = x->shape.dims[0];
+  y->shape.dims[1] = 1;
+  y->shape.dims[2] = 1;
+  y->shape.dims[3] = x->shape.dims[3];
+  return Status::kOk;
+}
+
+Status eval(OpContext* ctx) {
+  const Shape& s = ctx->input(0)->shape;
+  const size_t batch = static_cast<size_t>(s.dims[0]), pixels = static_cast<size_t>(s.dims[1] * s.dims[2]),
+               channels = static_cast<size_t>(s.dims[3]);
+  const float* x = static_cast<const float*>(ctx->input(0)->data);
+  float* y = static_cast<float*>(ctx->output(0)->data);
+  if (ctx->op->opcode() == lite_fb::OpCode::GLOBAL_MAX_POOL)
+    lite_f32_global_max_pool_nhwc_ref(batch, pixels, channels, x, y);
+  else
+    lite_f32_global_average_pool_nhwc_ref(batch, pixels, channels, x, y);
+  return Status::kOk;
+}
+
+}  // namespace
+
+OpKernel global_pool_op_kernel() {
+  OpKernel k;
+  k.prepare = prepare;
+  k.eval = eval;
+  return k;
+}
+
+}  // namespace lite

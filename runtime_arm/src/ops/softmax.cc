@@ -1,0 +1,63 @@
+// SOFTMAX, LOG_SOFTMAX, HARDMAX along one axis (SoftmaxOptions.axis, physical, may be negative);
+// float32, output shaped like the input.
+#include "axis_split.h"
+#include "lite_kernels/softmax.h"
+#include "op_api.h"
+#include "op_util.h"
+
+namespace lite {
+namespace {
+
+Status resolve_axis(OpContext* ctx, int* axis) {
+  const TensorRef* x = ctx->input(0);
+  if (x == nullptr) return fail(ctx, Status::kInvalidModel, "needs input x");
+  if (x->dtype != lite_fb::DType::FLOAT32)
+    return fail(ctx, Status::kUnsupported, "supports float32 x, got %s", dtype_name(x->dtype));
+  const lite_fb::SoftmaxOptions* o = ctx->op->options_as_SoftmaxOptions();
+  const int64_t requested = o != nullptr ? o->axis() : -1;
+  if (x->shape.rank == 0) {  // a scalar is a one-element slice
+    *axis = 0;
+    return Status::kOk;
+  }
+  if (!normalize_axis(requested, x->shape.rank, axis))
+    return fail(ctx, Status::kInvalidModel, "axis %lld is out of range for rank %d", static_cast<long long>(requested),
+                x->shape.rank);
+  return Status::kOk;
+}
+
+Status prepare(OpContext* ctx) {
+  int axis;
+  Status s = resolve_axis(ctx, &axis);
+  if (s != Status::kOk) return s;
+  TensorRef* y = ctx->output(0);
+  if (y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one output");
+  y->dtype = lite_fb::DType::FLOAT32;
+  y->shape = ctx->input(0)->shape;
+  return Status::kOk;
+}
+
+Status eval(OpContext* ctx) {
+  int axis;
+  Status s = resolve_axis(ctx, &axis);
+  if (s != Status::kOk) return s;
+  const AxisSplit v = split_at_axis(ctx->input(0)->shape, axis);
+  const float* x = static_cast<const float*>(ctx->input(0)->data);
+  float* y = static_cast<float*>(ctx->output(0)->data);
+  switch (ctx->op->opcode()) {
+    case lite_fb::OpCode::LOG_SOFTMAX: lite_f32_log_softmax_ref(v.outer, v.axis_len, v.inner, x, y); break;
+    case lite_fb::OpCode::HARDMAX: lite_f32_hardmax_ref(v.outer, v.axis_len, v.inner, x, y); break;
+    default: lite_f32_softmax_ref(v.outer, v.axis_len, v.inner, x, y); break;
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
+OpKernel softmax_op_kernel() {
+  OpKernel k;
+  k.prepare = prepare;
+  k.eval = eval;
+  return k;
+}
+
+}  // namespace lite

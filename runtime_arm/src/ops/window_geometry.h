@@ -1,0 +1,91 @@
+// Output size and padding of one spatial axis of the windowed NN ops (CONV_2D, CONV_TRANSPOSE_2D,
+// MAX/AVERAGE_POOL_2D), following ONNX: explicit pads, or SAME_UPPER / SAME_LOWER / VALID computed
+// from the input size at prepare time (so dynamic input sizes work).
+#pragma once
+
+#include <cstdint>
+
+#include "schema/lite_generated.h"
+
+namespace lite {
+
+struct WindowAxis {
+  int64_t out = 0;
+  int64_t pad_begin = 0;
+  int64_t pad_end = 0;
+};
+
+// Extent of a dilated kernel: dilation * (kernel - 1) + 1.
+inline int64_t dilated_extent(int64_t kernel, int64_t dilation) { return dilation * (kernel - 1) + 1; }
+
+// A sliding window over `in` (convolution and pooling). ceil_mode applies to explicit padding only,
+// with the ONNX / PyTorch rule that the last window must start inside the input or its leading pad.
+// Returns false when no window fits (out would be < 1).
+inline bool sliding_window_axis(lite_fb::Padding padding, bool ceil_mode, int64_t in, int64_t kernel, int64_t stride,
+                                int64_t dilation, int64_t pad_begin, int64_t pad_end, WindowAxis* axis) {
+  const int64_t extent = dilated_extent(kernel, dilation);
+  switch (padding) {
+    case lite_fb::Padding::SAME_UPPER:
+    case lite_fb::Padding::SAME_LOWER: {
+      axis->out = (in + stride - 1) / stride;
+      int64_t total = (axis->out - 1) * stride + extent - in;
+      if (total < 0) total = 0;
+      const int64_t smaller = total / 2;
+      axis->pad_begin = padding == lite_fb::Padding::SAME_UPPER ? smaller : total - smaller;
+      axis->pad_end = total - axis->pad_begin;
+      break;
+    }
+    case lite_fb::Padding::VALID:
+      axis->pad_begin = axis->pad_end = 0;
+      axis->out = in >= extent ? (in - extent) / stride + 1 : 0;
+      break;
+    default: {
+      axis->pad_begin = pad_begin;
+      axis->pad_end = pad_end;
+      const int64_t span = in + pad_begin + pad_end - extent;
+      if (span < 0) {
+        axis->out = 0;
+      } else if (!ceil_mode) {
+        axis->out = span / stride + 1;
+      } else {
+        axis->out = (span + stride - 1) / stride + 1;
+        if ((axis->out - 1) * stride >= in + pad_begin) --axis->out;
+      }
+      break;
+    }
+  }
+  return axis->out >= 1;
+}
+
+// CONV_TRANSPOSE_2D: out = stride * (in - 1) + output_padding + extent - pads. SAME_* make
+// out = in * stride and split the needed padding (the odd one at the end for SAME_UPPER).
+inline bool transposed_window_axis(lite_fb::Padding padding, int64_t in, int64_t kernel, int64_t stride,
+                                   int64_t dilation, int64_t pad_begin, int64_t pad_end, int64_t output_padding,
+                                   WindowAxis* axis) {
+  const int64_t full = stride * (in - 1) + output_padding + dilated_extent(kernel, dilation);
+  switch (padding) {
+    case lite_fb::Padding::SAME_UPPER:
+    case lite_fb::Padding::SAME_LOWER: {
+      axis->out = in * stride;
+      int64_t total = full - axis->out;
+      if (total < 0) total = 0;
+      const int64_t smaller = total / 2;
+      axis->pad_begin = padding == lite_fb::Padding::SAME_UPPER ? smaller : total - smaller;
+      axis->pad_end = total - axis->pad_begin;
+      axis->out = full - total;
+      break;
+    }
+    case lite_fb::Padding::VALID:
+      axis->pad_begin = axis->pad_end = 0;
+      axis->out = full;
+      break;
+    default:
+      axis->pad_begin = pad_begin;
+      axis->pad_end = pad_end;
+      axis->out = full - pad_begin - pad_end;
+      break;
+  }
+  return axis->out >= 1;
+}
+
+}  // namespace lite
