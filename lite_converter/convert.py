@@ -1,0 +1,53 @@
+"""ONNX -> .lite, the whole pipeline in one call.
+
+load_onnx -> check_supported -> optimize -> lower_to_lite -> to_channels_last -> plan_memory -> serialize.
+The output file is written only once every step succeeded, atomically: a failed conversion leaves
+no file (and no temp file) behind, and never a truncated .lite that a device could try to load.
+"""
+
+from __future__ import annotations
+
+import os
+
+import onnx
+
+from lite_converter.atomic_write import write_atomically
+from lite_converter.ir import Graph
+from lite_converter.passes.layout_nhwc import to_channels_last
+from lite_converter.passes.memory_plan import plan_memory
+from lite_converter.writer import serialize
+
+
+def lower_onnx(
+    model: str | os.PathLike | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
+) -> Graph:
+    """The lowered, channels-last IR graph of an ONNX model (everything but serialization)."""
+    from lite_converter.frontends.onnx_frontend import load_onnx
+    from lite_converter.passes.lower_to_lite import lower_to_lite
+    from lite_converter.passes.optimize import optimize
+    from lite_converter.passes.support import check_supported
+
+    graph = load_onnx(model, input_shapes=input_shapes)
+    check_supported(graph)
+    optimize(graph)
+    lower_to_lite(graph)
+    to_channels_last(graph)
+    return graph
+
+
+def convert_onnx(
+    model: str | os.PathLike | onnx.ModelProto,
+    output_path: str | os.PathLike | None = None,
+    input_shapes: dict[str, list[int]] | None = None,
+) -> bytes:
+    """Converts an ONNX model (path or ModelProto) and returns the .lite bytes.
+
+    ``input_shapes`` fixes graph input shapes (e.g. {"x": [1, 3, 224, 224]}); dims left dynamic in
+    the model stay dynamic otherwise. When ``output_path`` is given the bytes are also written there.
+    Raises lite_converter.ir.ConversionError with a user-facing message when conversion fails.
+    """
+    graph = lower_onnx(model, input_shapes)
+    data = serialize(graph, plan_memory(graph))
+    if output_path is not None:
+        write_atomically(output_path, data)
+    return data
