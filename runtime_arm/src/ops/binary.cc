@@ -1,0 +1,96 @@
+// Elementwise binary ops (ADD ... PRELU): numpy broadcasting, fused activation on float32 outputs.
+// POW may take an exponent of another dtype: it is converted to the base's dtype into scratch.
+#include <cstring>
+
+#include "elementwise_ops.h"
+#include "lite_kernels/cast.h"
+#include "lite_kernels/elementwise_binary.h"
+#include "op_helpers.h"
+
+namespace lite {
+namespace {
+
+bool is_pow_with_other_exponent(const OpContext* ctx) {
+  return ctx->op->opcode() == lite_fb::OpCode::POW && ctx->input(0)->dtype != ctx->input(1)->dtype;
+}
+
+Status check_activation(OpContext* ctx, const lite_fb::Activation* act, lite_fb::DType dtype) {
+  if (act == nullptr || act->kind() == lite_fb::ActivationKind::NONE) return Status::kOk;
+  const int kind = static_cast<int>(act->kind());
+  if (kind < 0 || kind > static_cast<int>(lite_fb::ActivationKind::MAX))
+    return fail(ctx, Status::kInvalidModel, "unknown fused activation kind %d", kind);
+  if (act->kind() == lite_fb::ActivationKind::PRELU)
+    return fail(ctx, Status::kUnsupported, "fused PRELU is not supported on binary ops");
+  if (dtype != lite_fb::DType::FLOAT32)
+    return fail(ctx, Status::kUnsupported, "a fused activation needs a FLOAT32 result, not %s", dtype_name(dtype));
+  return Status::kOk;
+}
+
+Status binary_prepare(OpContext* ctx) {
+  Status s = check_arity(ctx, 2, 1);
+  if (s != Status::kOk) return s;
+  const TensorRef* a = ctx->input(0);
+  const TensorRef* b = ctx->input(1);
+  const int op = static_cast<int>(ctx->op->opcode());
+  const lite_fb::BinaryOptions* options = ctx->op->options_as_BinaryOptions();
+  const int fmod = options != nullptr && options->fmod() ? 1 : 0;
+  if (a->dtype != b->dtype && op != LITE_BIN_POW)
+    return fail(ctx, Status::kInvalidModel, "input dtypes differ: %s and %s", dtype_name(a->dtype),
+                dtype_name(b->dtype));
+  if (!lite_binary_supported(op, static_cast<int>(a->dtype), fmod))
+    return fail(ctx, Status::kUnsupported, "%s inputs are not supported%s", dtype_name(a->dtype),
+                op == LITE_BIN_MOD && fmod == 0 ? " (with fmod = 0)" : "");
+  if (is_pow_with_other_exponent(ctx)) {
+    if (dtype_size(b->dtype) == 0 || b->dtype == lite_fb::DType::BOOL)
+      return fail(ctx, Status::kUnsupported, "exponent dtype %s is not supported", dtype_name(b->dtype));
+    ctx->scratch_bytes_requested = static_cast<size_t>(b->shape.num_elements()) * dtype_size(a->dtype);
+  }
+  Shape out;
+  if (!broadcast_shapes(a->shape, b->shape, &out))
+    return fail(ctx, Status::kShapeError, "shapes %s and %s do not broadcast", ShapeText(a->shape).c_str(),
+                ShapeText(b->shape).c_str());
+  if (op == LITE_BIN_PRELU && (out.rank != a->shape.rank ||
+                               std::memcmp(out.dims, a->shape.dims, sizeof(int64_t) * out.rank) != 0))
+    return fail(ctx, Status::kShapeError, "slope %s does not broadcast to x %s", ShapeText(b->shape).c_str(),
+                ShapeText(a->shape).c_str());
+  TensorRef* y = ctx->output(0);
+  y->dtype = lite_binary_outputs_bool(op) ? lite_fb::DType::BOOL : a->dtype;
+  y->shape = out;
+  return check_activation(ctx, options != nullptr ? options->activation() : nullptr, y->dtype);
+}
+
+Status binary_eval(OpContext* ctx) {
+  const TensorRef* a = ctx->input(0);
+  const TensorRef* b = ctx->input(1);
+  TensorRef* y = ctx->output(0);
+  const int op = static_cast<int>(ctx->op->opcode());
+  const lite_fb::BinaryOptions* options = ctx->op->options_as_BinaryOptions();
+  const int fmod = options != nullptr && options->fmod() ? 1 : 0;
+  const void* b_data = b->data;
+  if (is_pow_with_other_exponent(ctx)) {
+    if (lite_cast_ref(static_cast<int>(b->dtype), static_cast<int>(a->dtype), b->data, ctx->scratch,
+                      static_cast<size_t>(b->shape.num_elements())) != 0)
+      return fail(ctx, Status::kUnsupported, "cannot convert the exponent from %s", dtype_name(b->dtype));
+    b_data = ctx->scratch;
+  }
+  const Shape* shapes[2] = {&a->shape, &b->shape};
+  lite_bcast plan;
+  if (!make_broadcast_plan(y->shape, shapes, 2, &plan))
+    return fail(ctx, Status::kShapeError, "inputs do not broadcast to the output");
+  const lite_activation act = to_kernel_activation(options != nullptr ? options->activation() : nullptr, nullptr);
+  const size_t channels = y->shape.rank > 0 ? static_cast<size_t>(y->shape.dims[y->shape.rank - 1]) : 1;
+  if (lite_binary_ref(op, static_cast<int>(a->dtype), fmod, &plan, a->data, b_data, y->data, &act, channels) != 0)
+    return fail(ctx, Status::kUnsupported, "%s inputs are not supported", dtype_name(a->dtype));
+  return Status::kOk;
+}
+
+}  // namespace
+
+OpKernel binary_op_kernel() {
+  OpKernel k;
+  k.prepare = binary_prepare;
+  k.eval = binary_eval;
+  return k;
+}
+
+}  // namespace lite

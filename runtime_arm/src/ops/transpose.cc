@@ -1,0 +1,64 @@
+// TRANSPOSE: output dim k is input dim perm[k] (empty perm reverses); a strided copy of the input.
+#include "lite_kernels/strided_copy.h"
+#include "op_helpers.h"
+#include "tensor_ops.h"
+
+namespace lite {
+namespace {
+
+// perm from the options (reversed dims when absent or empty); false when it is not a permutation.
+bool read_perm(const OpContext* ctx, int rank, int* perm) {
+  const lite_fb::TransposeOptions* options = ctx->op->options_as_TransposeOptions();
+  const auto* p = options != nullptr ? options->perm() : nullptr;
+  if (p == nullptr || p->size() == 0) {
+    for (int k = 0; k < rank; ++k) perm[k] = rank - 1 - k;
+    return true;
+  }
+  if (static_cast<int>(p->size()) != rank) return false;
+  bool used[kMaxRank] = {};
+  for (int k = 0; k < rank; ++k) {
+    int axis;
+    if (!normalize_axis(p->Get(static_cast<flatbuffers::uoffset_t>(k)), rank, &axis) || used[axis]) return false;
+    used[axis] = true;
+    perm[k] = axis;
+  }
+  return true;
+}
+
+Status transpose_prepare(OpContext* ctx) {
+  Status s = check_arity(ctx, 1, 1);
+  if (s != Status::kOk) return s;
+  const TensorRef* x = ctx->input(0);
+  int perm[kMaxRank];
+  if (!read_perm(ctx, x->shape.rank, perm))
+    return fail(ctx, Status::kInvalidModel, "perm is not a permutation of %d axes", x->shape.rank);
+  TensorRef* y = ctx->output(0);
+  y->dtype = x->dtype;
+  y->shape.rank = x->shape.rank;
+  for (int k = 0; k < x->shape.rank; ++k) y->shape.dims[k] = x->shape.dims[perm[k]];
+  return Status::kOk;
+}
+
+Status transpose_eval(OpContext* ctx) {
+  const TensorRef* x = ctx->input(0);
+  TensorRef* y = ctx->output(0);
+  if (y->shape.num_elements() == 0) return Status::kOk;
+  int perm[kMaxRank];
+  read_perm(ctx, x->shape.rank, perm);
+  int64_t in_strides[kMaxRank], strides[kMaxRank];
+  contiguous_strides(x->shape, in_strides);
+  for (int k = 0; k < x->shape.rank; ++k) strides[k] = in_strides[perm[k]];
+  lite_strided_copy_ref(dtype_size(x->dtype), y->shape.rank, y->shape.dims, x->data, strides, y->data);
+  return Status::kOk;
+}
+
+}  // namespace
+
+OpKernel transpose_kernel() {
+  OpKernel k;
+  k.prepare = transpose_prepare;
+  k.eval = transpose_eval;
+  return k;
+}
+
+}  // namespace lite
