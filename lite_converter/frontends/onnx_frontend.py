@@ -1,0 +1,178 @@
+"""ONNX frontend: reads an ONNX model into the converter IR (ONNX vocabulary).
+
+What it guarantees to the passes that follow:
+
+* constants are tensors with ``data``: initializers (also those listed as graph inputs, which ONNX
+  allowed for overridable defaults: we freeze them) and every ``Constant`` node, whatever
+  ``value*`` attribute it uses; Constant nodes themselves are gone;
+* weights kept in external data files (the torch dynamo exporter writes ``.onnx.data`` even for tiny
+  models) are loaded when the model is given as a path;
+* each node has a unique non-empty name, the domain "" for the default ONNX domain;
+* every tensor has a numpy dtype where one can be inferred and a shape from ONNX shape inference
+  with data propagation (symbolic dims stay ``str``);
+* ``input_shapes`` overrides graph input shapes before inference (checked against the model);
+* ``graph.input_layouts`` says "NCHW" for rank-4 inputs that feed convolutions or pools.
+"""
+
+from __future__ import annotations
+
+import os
+
+import onnx
+
+from lite_converter.frontends.onnx_attributes import constant_node_value, node_attributes, tensor_to_numpy
+from lite_converter.frontends.onnx_type_inference import apply_onnx_inference, fill_gaps, shape_from_type
+from lite_converter.ir import ConversionError, Graph, Node, Tensor
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+# Ops that only make sense on image-shaped [N, C, H, W] input.
+_IMAGE_OPS = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+              "LpPool", "BatchNormalization", "InstanceNormalization", "Resize", "Upsample", "DepthToSpace",
+              "SpaceToDepth", "LRN"}
+# Ops an image passes through on its way to the first conv (normalization, casts).
+_PASS_THROUGH_OPS = {"Cast", "Sub", "Div", "Mul", "Add", "Identity", "Clip", "Relu"}
+
+
+def read_model(model: str | os.PathLike | onnx.ModelProto) -> onnx.ModelProto:
+    """The ModelProto, with external data loaded when the model comes from a file."""
+    if isinstance(model, onnx.ModelProto):
+        return model
+    path = os.fspath(model)
+    if not os.path.exists(path):
+        raise ConversionError(f"ONNX model file not found: {path}")
+    try:
+        return onnx.load(path, load_external_data=True)
+    except Exception as err:  # noqa: BLE001 - protobuf and IO errors become one user message
+        raise ConversionError(f"cannot read ONNX model {path}: {err}") from err
+
+
+def _default_opset(model: onnx.ModelProto) -> int:
+    for entry in model.opset_import:
+        if entry.domain in DEFAULT_DOMAINS:
+            return int(entry.version)
+    return 1
+
+
+def _override_input_shapes(model: onnx.ModelProto, input_shapes: dict[str, list[int]]) -> None:
+    """Sets the declared shapes of graph inputs in the proto itself, so inference propagates them."""
+    initializers = {init.name for init in model.graph.initializer}
+    inputs = {inp.name: inp for inp in model.graph.input if inp.name not in initializers}
+    unknown = sorted(set(input_shapes) - set(inputs))
+    if unknown:
+        raise ConversionError(
+            f"input_shapes names unknown graph input(s) {unknown}; the model's inputs are {sorted(inputs)}"
+        )
+    for name, dims in input_shapes.items():
+        ttype = inputs[name].type.tensor_type
+        if ttype.HasField("shape") and len(ttype.shape.dim) != len(dims):
+            raise ConversionError(
+                f"input_shapes['{name}'] = {list(dims)} has rank {len(dims)}, "
+                f"but the model's input '{name}' has rank {len(ttype.shape.dim)}"
+            )
+        for d in dims:
+            if not isinstance(d, int) or d < 0:
+                raise ConversionError(f"input_shapes['{name}'] = {list(dims)}: dims must be ints >= 0")
+        ttype.ClearField("shape")
+        for d in dims:
+            ttype.shape.dim.add().dim_value = int(d)
+
+
+def _unique_node_names(nodes: list[Node]) -> None:
+    seen: set[str] = set()
+    for index, node in enumerate(nodes):
+        name = node.name or f"{node.op_type}_{index}"
+        while name in seen:
+            name = f"{name}_{index}"
+        node.name = name
+        seen.add(name)
+
+
+def guess_input_layouts(graph: Graph) -> dict[str, str]:
+    """"NCHW" for rank-4 graph inputs that reach an image op through pass-through ops, else ""."""
+    consumers = graph.consumers()
+    layouts: dict[str, str] = {}
+    for name in graph.inputs:
+        shape = graph.tensors[name].shape
+        layout = ""
+        if shape is not None and len(shape) == 4:
+            frontier, seen = [name], {name}
+            while frontier and not layout:
+                current = frontier.pop()
+                for node in consumers.get(current, []):
+                    if node.op_type in _IMAGE_OPS and node.inputs and node.inputs[0] == current:
+                        layout = "NCHW"
+                    elif node.op_type in _PASS_THROUGH_OPS:
+                        for out in node.outputs:
+                            if out and out not in seen:
+                                seen.add(out)
+                                frontier.append(out)
+        layouts[name] = layout
+    return layouts
+
+
+def graph_from_proto(model: onnx.ModelProto) -> Graph:
+    """The IR of an ONNX model (before type inference)."""
+    onnx_graph = model.graph
+    graph = Graph(source_format="onnx", opset=_default_opset(model))
+    graph.metadata = {prop.key: prop.value for prop in model.metadata_props}
+    for init in onnx_graph.initializer:
+        value = tensor_to_numpy(init)
+        graph.tensors[init.name] = Tensor(init.name, value.dtype, list(value.shape), value)
+    for sparse in onnx_graph.sparse_initializer:
+        from lite_converter.frontends.onnx_attributes import sparse_to_numpy
+
+        value = sparse_to_numpy(sparse)
+        name = sparse.values.name
+        graph.tensors[name] = Tensor(name, value.dtype, list(value.shape), value)
+    for info in onnx_graph.input:
+        if info.name in graph.tensors:
+            continue  # an initializer with a default: frozen as a constant
+        dtype, shape = shape_from_type(info.type)
+        graph.tensors[info.name] = Tensor(info.name, dtype, shape)
+        graph.inputs.append(info.name)
+    for proto in onnx_graph.node:
+        domain = "" if proto.domain in DEFAULT_DOMAINS else proto.domain
+        if proto.op_type == "Constant" and domain == "":
+            value = constant_node_value(proto)
+            graph.tensors[proto.output[0]] = Tensor(proto.output[0], value.dtype, list(value.shape), value)
+            continue
+        node = Node(proto.op_type, proto.name, list(proto.input), list(proto.output),
+                    node_attributes(proto), domain)
+        graph.nodes.append(node)
+        for name in node.outputs:
+            if name:
+                graph.tensor(name)
+    for name in (n for node in graph.nodes for n in node.inputs if n):
+        if name not in graph.tensors:
+            raise ConversionError(f"tensor '{name}' is read but never produced, nor an input or initializer")
+    for info in onnx_graph.output:
+        graph.outputs.append(info.name)
+        tensor = graph.tensor(info.name)
+        dtype, shape = shape_from_type(info.type)
+        if not tensor.is_constant:
+            tensor.dtype = tensor.dtype or dtype
+            tensor.shape = tensor.shape or shape
+    _unique_node_names(graph.nodes)
+    return graph
+
+
+def load_onnx(model: str | os.PathLike | onnx.ModelProto,
+              input_shapes: dict[str, list[int]] | None = None) -> Graph:
+    """Loads an ONNX model (path or proto) into an IR graph with dtypes and shapes inferred."""
+    proto = read_model(model)
+    if input_shapes:
+        copy = onnx.ModelProto()
+        copy.CopyFrom(proto)
+        proto = copy
+        _override_input_shapes(proto, input_shapes)
+    graph = graph_from_proto(proto)
+    # Infer on the original proto when it is small enough to copy cheaply; the IR re-export is
+    # equivalent and also covers models whose types ONNX cannot read from the file.
+    apply_onnx_inference(graph, proto)
+    fill_gaps(graph)
+    graph.toposort()
+    graph.input_layouts = guess_input_layouts(graph)
+    graph.output_layouts = {name: "" for name in graph.outputs}
+    return graph
+

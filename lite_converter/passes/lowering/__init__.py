@@ -1,0 +1,20 @@
+"""Lowering of ONNX ops into .lite ops, one module per op family (see registry.py).
+
+Importing this package registers every family's lowerings and support checks.
+"""
+
+from lite_converter.passes.lowering import (  # noqa: F401 - imported for their registrations
+    convolution,
+    dense,
+    elementwise,
+    indexing,
+    normalization,
+    pooling,
+    reduction,
+    resize,
+    shape_ops,
+    softmax,
+)
+from lite_converter.passes.lowering.registry import CHECKS, LOWERINGS
+
+__all__ = ["CHECKS", "LOWERINGS"]

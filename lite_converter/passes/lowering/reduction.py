@@ -1,0 +1,51 @@
+"""Reduce* -> REDUCE_*, ArgMax/ArgMin -> ARG_MAX/ARG_MIN.
+
+Axes were an attribute until opset 13 (ReduceSum) / 18 (the others) and an input after; either way
+they become the ``axes`` option, so an axes input must be known at conversion time.
+"""
+
+from __future__ import annotations
+
+from lite_converter.ir import Graph, Node
+from lite_converter.passes.lowering.conversion_time import input_known_before_run
+from lite_converter.passes.lowering.emitter import Emitter, normalize_axis
+from lite_converter.passes.lowering.registry import lowers
+
+REDUCE = {"ReduceSum": "REDUCE_SUM", "ReduceMean": "REDUCE_MEAN", "ReduceMax": "REDUCE_MAX",
+          "ReduceMin": "REDUCE_MIN", "ReduceProd": "REDUCE_PROD", "ReduceL1": "REDUCE_L1",
+          "ReduceL2": "REDUCE_L2", "ReduceSumSquare": "REDUCE_SUM_SQUARE", "ReduceLogSum": "REDUCE_LOG_SUM",
+          "ReduceLogSumExp": "REDUCE_LOG_SUM_EXP"}
+
+
+def _check_reduce(graph: Graph, node: Node) -> list[str]:
+    if "axes" in node.attrs or input_known_before_run(graph, node.inputs, 1):
+        return []
+    return [f"{node.op_type} axes come from graph input data; they must be known at conversion time"]
+
+
+@lowers(*REDUCE, check=_check_reduce)
+def lower_reduce(graph: Graph, node: Node) -> list[Node]:
+    e = Emitter(graph, node)
+    x = node.inputs[0]
+    if "axes" in node.attrs:
+        axes = [int(a) for a in node.attrs["axes"]]
+    elif len(node.inputs) > 1 and node.inputs[1]:
+        axes = [int(a) for a in e.require_constant(1, "axes").reshape(-1)]
+    else:
+        axes = []
+    rank = e.rank(x)
+    axes = sorted({normalize_axis(a, rank, node) for a in axes}) if rank is not None else axes
+    e.emit(REDUCE[node.op_type], [x], node.outputs, axes=axes, keepdims=bool(node.attrs.get("keepdims", 1)),
+           noop_with_empty_axes=bool(node.attrs.get("noop_with_empty_axes", 0)))
+    return e.nodes
+
+
+@lowers("ArgMax", "ArgMin")
+def lower_arg(graph: Graph, node: Node) -> list[Node]:
+    e = Emitter(graph, node)
+    x = node.inputs[0]
+    e.emit("ARG_MAX" if node.op_type == "ArgMax" else "ARG_MIN", [x], node.outputs,
+           axis=normalize_axis(int(node.attrs.get("axis", 0)), e.rank(x), node),
+           keepdims=bool(node.attrs.get("keepdims", 1)),
+           select_last_index=bool(node.attrs.get("select_last_index", 0)))
+    return e.nodes

@@ -1,0 +1,36 @@
+"""Which ONNX op lowers how: the table lower_to_lite and check_supported both read.
+
+Each op family module registers its ONNX op types with ``@lowers(...)``, giving the function that
+rewrites one node and, optionally, a check that names attribute values or input forms it cannot
+handle. Because support and lowering read the same table, the converter never claims an op it
+cannot lower.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lite_converter.ir import Graph, Node
+
+# Rewrites one ONNX node into .lite nodes (returned in order); may add tensors to the graph.
+LowerFn = Callable[[Graph, Node], list[Node]]
+# Returns human-readable reasons why this node cannot be lowered (empty: it can).
+CheckFn = Callable[[Graph, Node], list[str]]
+
+LOWERINGS: dict[str, LowerFn] = {}
+CHECKS: dict[str, CheckFn] = {}
+
+
+def lowers(*op_types: str, check: CheckFn | None = None) -> Callable[[LowerFn], LowerFn]:
+    """Registers the decorated function as the lowering of ``op_types``."""
+
+    def register(fn: LowerFn) -> LowerFn:
+        for op_type in op_types:
+            if op_type in LOWERINGS:
+                raise ValueError(f"{op_type} is lowered twice")
+            LOWERINGS[op_type] = fn
+            if check is not None:
+                CHECKS[op_type] = check
+        return fn
+
+    return register

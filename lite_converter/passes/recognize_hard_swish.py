@@ -1,0 +1,116 @@
+"""Finds hard-swish written out in primitive ops and replaces it with one HardSwish node.
+
+Exporters spell hard-swish several ways; the ones seen in real models:
+
+* ``x * HardSigmoid(x)`` with alpha = 1/6, beta = 0.5 (PP-OCR rec/cls, Paddle's ``hardswish``);
+* ``x * Clip(x + 3, 0, 6) / 6`` (PP-OCRv4 det), also with ``* (1/6)`` instead of ``/ 6``;
+* the gate alone, ``Clip(x + 3, 0, 6) / 6``, which is HardSigmoid(1/6, 0.5) and becomes one.
+
+HardSwish is an ONNX op from opset 14; the exporter expands it again for older opsets.
+"""
+
+from __future__ import annotations
+
+import math
+
+from lite_converter.ir import Graph, Node
+from lite_converter.passes.clip_bounds import clip_bounds
+from lite_converter.passes.graph_queries import only_consumer, scalar_value
+
+SIXTH = 1.0 / 6.0
+
+
+def _close(a: float | None, b: float) -> bool:
+    return a is not None and math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-7)
+
+
+def _other_input(node: Node, name: str) -> str | None:
+    if len(node.inputs) != 2 or node.inputs[0] == node.inputs[1]:
+        return None
+    if node.inputs[0] == name:
+        return node.inputs[1]
+    return node.inputs[0] if node.inputs[1] == name else None
+
+
+def _divides_by_six(graph: Graph, node: Node, operand: str) -> bool:
+    """True when ``node`` computes operand / 6 (or operand * (1/6))."""
+    if node.op_type == "Div" and node.inputs[0] == operand:
+        return _close(scalar_value(graph, node.inputs[1]), 6.0)
+    if node.op_type == "Mul":
+        other = _other_input(node, operand)
+        return other is not None and _close(scalar_value(graph, other), SIXTH)
+    return False
+
+
+def _relu6_of_x_plus_3(graph: Graph, name: str, producers: dict[str, Node],
+                       consumers: dict[str, list[Node]]) -> tuple[str, list[Node]] | None:
+    """(x, [Clip, Add]) when ``name`` = Clip(x + 3, 0, 6) with private intermediates, else None."""
+    clip = producers.get(name)
+    if clip is None or clip.op_type != "Clip" or only_consumer(graph, name, consumers) is None:
+        return None
+    bounds = clip_bounds(graph, clip)
+    if bounds is None or not (_close(bounds[0], 0.0) and _close(bounds[1], 6.0)):
+        return None
+    add = producers.get(clip.inputs[0])
+    if add is None or add.op_type != "Add" or only_consumer(graph, add.outputs[0], consumers) is not clip:
+        return None
+    for x, three in (add.inputs, add.inputs[::-1]):
+        if _close(scalar_value(graph, three), 3.0) and graph.constant(x) is None:
+            return x, [clip, add]
+    return None
+
+
+def _rewrite_once(graph: Graph) -> bool:
+    producers = graph.producers()
+    consumers = graph.consumers()
+    for node in graph.nodes:
+        if node.op_type not in ("Mul", "Div") or len(node.inputs) != 2:
+            continue
+        # Gate: Clip(x+3, 0, 6) / 6 -> HardSigmoid(x, 1/6, 0.5)
+        for operand in node.inputs:
+            found = _relu6_of_x_plus_3(graph, operand, producers, consumers)
+            if found and _divides_by_six(graph, node, operand):
+                x, dead = found
+                _replace(graph, [node, *dead], Node("HardSigmoid", node.name, [x], [node.outputs[0]],
+                                                    {"alpha": SIXTH, "beta": 0.5}))
+                return True
+        # x * HardSigmoid(x) -> HardSwish(x)
+        if node.op_type == "Mul":
+            for gate_name in node.inputs:
+                gate = producers.get(gate_name)
+                if gate is None or gate.op_type != "HardSigmoid" or \
+                        only_consumer(graph, gate_name, consumers) is not node:
+                    continue
+                if _close(gate.attrs.get("alpha", 0.2), SIXTH) and _close(gate.attrs.get("beta", 0.5), 0.5) \
+                        and _other_input(node, gate_name) == gate.inputs[0]:
+                    swish = Node("HardSwish", node.name, [gate.inputs[0]], node.outputs)
+                    _replace(graph, [node, gate], swish)
+                    return True
+        # (x * Clip(x+3, 0, 6)) / 6 -> HardSwish(x)
+        product = producers.get(node.inputs[0])
+        if product is not None and product.op_type == "Mul" and \
+                only_consumer(graph, product.outputs[0], consumers) is node and \
+                _divides_by_six(graph, node, product.outputs[0]):
+            for gate_name in product.inputs:
+                found = _relu6_of_x_plus_3(graph, gate_name, producers, consumers)
+                if found and _other_input(product, gate_name) == found[0]:
+                    _replace(graph, [node, product, *found[1]],
+                             Node("HardSwish", node.name, [found[0]], [node.outputs[0]]))
+                    return True
+    return False
+
+
+def _replace(graph: Graph, dead: list[Node], new: Node) -> None:
+    index = min(graph.nodes.index(n) for n in dead)
+    ids = {id(n) for n in dead}
+    graph.nodes = [n for n in graph.nodes if id(n) not in ids]
+    graph.nodes.insert(index, new)
+    graph.toposort()
+
+
+def recognize_hard_swish(graph: Graph) -> bool:
+    """Rewrites every decomposed hard-swish/hard-sigmoid; True when anything changed."""
+    changed = False
+    while _rewrite_once(graph):
+        changed = True
+    return changed
