@@ -1,0 +1,294 @@
+"""The Python ``Interpreter``: numpy in, numpy out, over the C API (TFLite-style methods plus ``run``).
+
+Every call goes through liblite_runtime.so's C functions, so this class behaves exactly like a C
+or Android application would. Errors raise :class:`LiteError` with the C API's status and message.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Mapping, Sequence
+from ctypes import byref, c_int64, c_void_p
+from typing import Any
+
+import numpy as np
+
+from runtime_arm._library import (
+    MAX_RANK,
+    MEMORY_COPY,
+    ErrorStruct,
+    QuantizationStruct,
+    load_library,
+)
+from runtime_arm.dtypes import numpy_dtype
+from runtime_arm.errors import LiteError, Status
+
+
+def _raise_load_error(status: int, error: ErrorStruct) -> None:
+    raise LiteError(status, error.message.decode("utf-8", "replace"))
+
+
+class Interpreter:
+    """Runs one .lite model.
+
+    ``Interpreter("m.lite", threads=2)`` maps the file; ``Interpreter(model_content=data)`` copies
+    the bytes. One interpreter must be used by one thread at a time; create one per thread.
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        model_content: bytes | bytearray | memoryview | None = None,
+        threads: int = 1,
+    ) -> None:
+        if (model_path is None) == (model_content is None):
+            raise ValueError("give exactly one of model_path and model_content")
+        self._lib = load_library()
+        self._model = c_void_p()
+        self._it = c_void_p()
+        error = ErrorStruct()
+        if model_path is not None:
+            status = self._lib.lite_model_load_file(os.fsencode(model_path), byref(self._model), byref(error))
+        else:
+            data = bytes(model_content)
+            # COPY: the runtime keeps its own aligned copy, so `data` may be freed afterwards.
+            status = self._lib.lite_model_load_memory(
+                data, len(data), MEMORY_COPY, byref(self._model), byref(error))
+        if status != Status.OK:
+            _raise_load_error(status, error)
+        options = self._lib.lite_interpreter_options_default()
+        options.num_threads = int(threads)
+        status = self._lib.lite_interpreter_create(self._model, byref(options), byref(self._it), byref(error))
+        if status != Status.OK:
+            self._lib.lite_model_destroy(self._model)
+            self._model = c_void_p()
+            _raise_load_error(status, error)
+        self._input_names = [self._name(self._lib.lite_interpreter_input_name(self._it, i))
+                             for i in range(self._lib.lite_interpreter_input_count(self._it))]
+        self._output_names = [self._name(self._lib.lite_interpreter_output_name(self._it, i))
+                              for i in range(self._lib.lite_interpreter_output_count(self._it))]
+
+    # -- lifetime ------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Frees the interpreter and the model (also done when the object is collected)."""
+        lib = getattr(self, "_lib", None)
+        if lib is None:
+            return
+        if getattr(self, "_it", None):
+            lib.lite_interpreter_destroy(self._it)
+            self._it = c_void_p()
+        if getattr(self, "_model", None):
+            lib.lite_model_destroy(self._model)  # after its interpreter: the model must outlive it
+            self._model = c_void_p()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __enter__(self) -> Interpreter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- helpers -------------------------------------------------------------------------------
+    @staticmethod
+    def _name(raw: bytes | None) -> str:
+        return raw.decode("utf-8", "replace") if raw is not None else ""
+
+    def _check(self, status: int) -> None:
+        if status != Status.OK:
+            raise LiteError(status, self._name(self._lib.lite_interpreter_error_message(self._it)))
+
+    def _live(self) -> c_void_p:
+        if not self._it:
+            raise LiteError(Status.INVALID_ARGUMENT, "the interpreter is closed")
+        return self._it
+
+    def _input_index(self, index_or_name: int | str) -> int:
+        return self._resolve(index_or_name, self._input_names, "input")
+
+    def _output_index(self, index_or_name: int | str) -> int:
+        return self._resolve(index_or_name, self._output_names, "output")
+
+    @staticmethod
+    def _resolve(index_or_name: int | str, names: list[str], kind: str) -> int:
+        if isinstance(index_or_name, str):
+            if index_or_name not in names:
+                raise LiteError(Status.INVALID_ARGUMENT,
+                                f"no {kind} named {index_or_name!r}; {kind}s: {names}")
+            return names.index(index_or_name)
+        index = int(index_or_name)
+        if not 0 <= index < len(names):
+            raise LiteError(Status.INVALID_ARGUMENT,
+                            f"{kind} index {index} out of range ({len(names)} {kind}s)")
+        return index
+
+    def _shape(self, shape_fn: Any, index: int) -> tuple[int, ...]:
+        dims = (c_int64 * MAX_RANK)()
+        rank = shape_fn(self._live(), index, dims, MAX_RANK)
+        return tuple(int(d) for d in dims[:rank])
+
+    def _input_shape(self, index: int) -> tuple[int, ...]:
+        return self._shape(self._lib.lite_interpreter_input_shape, index)
+
+    def _output_shape(self, index: int) -> tuple[int, ...]:
+        return self._shape(self._lib.lite_interpreter_output_shape, index)
+
+    def _input_dtype(self, index: int) -> np.dtype:
+        return numpy_dtype(self._lib.lite_interpreter_input_dtype(self._live(), index))
+
+    def _output_dtype(self, index: int) -> np.dtype:
+        return numpy_dtype(self._lib.lite_interpreter_output_dtype(self._live(), index))
+
+    def _quantization(self, quant_fn: Any, index: int) -> dict[str, Any]:
+        q = QuantizationStruct()
+        self._check(quant_fn(self._live(), index, byref(q)))
+        scales = np.array(q.scales[: q.count], dtype=np.float32) if q.count else np.zeros(0, np.float32)
+        if q.count and q.zero_points:
+            zero_points = np.array(q.zero_points[: q.count], dtype=np.int64)
+        else:
+            zero_points = np.zeros(q.count, dtype=np.int64)
+        return {"scales": scales, "zero_points": zero_points, "quantized_dimension": q.axis}
+
+    def _details(self, kind: str) -> list[dict[str, Any]]:
+        is_input = kind == "input"
+        names = self._input_names if is_input else self._output_names
+        details = []
+        for i, name in enumerate(names):
+            shape = self._input_shape(i) if is_input else self._output_shape(i)
+            params = self._quantization(
+                self._lib.lite_interpreter_input_quantization if is_input
+                else self._lib.lite_interpreter_output_quantization, i)
+            per_tensor = params["scales"].size == 1
+            details.append({
+                "name": name,
+                "index": i,
+                "shape": np.array(shape, dtype=np.int64),
+                "dtype": (self._input_dtype(i) if is_input else self._output_dtype(i)).type,
+                # TFLite's (scale, zero_point) pair: (0.0, 0) when not quantized per tensor.
+                "quantization": (float(params["scales"][0]), int(params["zero_points"][0])) if per_tensor
+                else (0.0, 0),
+                "quantization_parameters": params,
+            })
+        return details
+
+    # -- TFLite-style API ----------------------------------------------------------------------
+    def get_input_details(self) -> list[dict[str, Any]]:
+        """One dict per input: name, index, shape (current; -1 = dynamic), dtype, quantization."""
+        return self._details("input")
+
+    def get_output_details(self) -> list[dict[str, Any]]:
+        """One dict per output; shapes are the computed ones once allocated."""
+        return self._details("output")
+
+    def resize_input(self, index_or_name: int | str, shape: Sequence[int]) -> None:
+        """Sets an input's shape; shapes and memory are re-planned on the next allocate/invoke."""
+        index = self._input_index(index_or_name)
+        dims = [int(d) for d in shape]
+        if len(dims) > MAX_RANK:
+            raise LiteError(Status.INVALID_ARGUMENT, f"rank {len(dims)} exceeds {MAX_RANK}")
+        array = (c_int64 * max(1, len(dims)))(*dims)
+        self._check(self._lib.lite_interpreter_resize_input(self._live(), index, array, len(dims)))
+
+    def allocate_tensors(self) -> None:
+        """Prepares every op and plans memory now (invoke does it implicitly when needed)."""
+        self._check(self._lib.lite_interpreter_allocate(self._live()))
+
+    def set_tensor(self, index_or_name: int | str, value: np.ndarray) -> None:
+        """Copies ``value`` into an input; its dtype must match and its shape the current one."""
+        index = self._input_index(index_or_name)
+        array = self._checked_input(index, value)
+        expected = self._input_shape(index)
+        if array.shape != expected:
+            raise LiteError(
+                Status.INVALID_ARGUMENT,
+                f"input {self._input_names[index]!r} has shape {expected}, got {array.shape}: "
+                "call resize_input first (run() does it for you)")
+        self._copy_input(index, array)
+
+    def _copy_input(self, index: int, array: np.ndarray) -> None:
+        status = self._lib.lite_interpreter_set_input(self._live(), index, array.ctypes.data, array.nbytes)
+        self._check(status)
+
+    def invoke(self) -> None:
+        """Runs the graph."""
+        self._check(self._lib.lite_interpreter_invoke(self._live()))
+
+    def get_tensor(self, index_or_name: int | str) -> np.ndarray:
+        """A copy of an output (by output index or name), or of an input given by name."""
+        if isinstance(index_or_name, str) and index_or_name not in self._output_names \
+                and index_or_name in self._input_names:
+            return self._read_input(self._input_index(index_or_name))
+        index = self._output_index(index_or_name)
+        self.allocate_tensors()
+        out = np.empty(self._output_shape(index), dtype=self._output_dtype(index))
+        self._check(self._lib.lite_interpreter_get_output(self._live(), index, out.ctypes.data, out.nbytes))
+        return out
+
+    def _read_input(self, index: int) -> np.ndarray:
+        pointer = self._lib.lite_interpreter_input_data(self._live(), index)
+        if not pointer:
+            self._check(Status.INTERNAL)
+        out = np.empty(self._input_shape(index), dtype=self._input_dtype(index))
+        ctypes.memmove(out.ctypes.data, pointer, out.nbytes)
+        return out
+
+    @property
+    def arena_bytes(self) -> int:
+        """Size of the activation arena of the current plan (0 before allocation)."""
+        return int(self._lib.lite_interpreter_arena_bytes(self._live()))
+
+    @property
+    def input_names(self) -> list[str]:
+        return list(self._input_names)
+
+    @property
+    def output_names(self) -> list[str]:
+        return list(self._output_names)
+
+    # -- one-call API --------------------------------------------------------------------------
+    def run(
+        self, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray] | np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """Sets every input (resizing when a shape differs), invokes, returns {output name: array}."""
+        feeds = self._feeds_by_index(inputs)
+        for index, value in feeds.items():
+            array = self._checked_input(index, value)
+            if array.shape != self._input_shape(index):
+                self.resize_input(index, array.shape)
+            feeds[index] = array
+        for index, array in feeds.items():
+            self._copy_input(index, array)
+        self.invoke()
+        return {name: self.get_tensor(i) for i, name in enumerate(self._output_names)}
+
+    def _feeds_by_index(
+        self, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray] | np.ndarray
+    ) -> dict[int, np.ndarray]:
+        if isinstance(inputs, np.ndarray):
+            inputs = [inputs]
+        if isinstance(inputs, Mapping):
+            unknown = sorted(set(inputs) - set(self._input_names))
+            missing = [n for n in self._input_names if n not in inputs]
+            if unknown or missing:
+                raise LiteError(Status.INVALID_ARGUMENT,
+                                f"inputs do not match the model: unknown {unknown}, missing {missing}; "
+                                f"the model's inputs are {self._input_names}")
+            return {self._input_names.index(name): value for name, value in inputs.items()}
+        values = list(inputs)
+        if len(values) != len(self._input_names):
+            raise LiteError(Status.INVALID_ARGUMENT,
+                            f"got {len(values)} inputs, the model has {len(self._input_names)}: "
+                            f"{self._input_names}")
+        return dict(enumerate(values))
+
+    def _checked_input(self, index: int, value: np.ndarray) -> np.ndarray:
+        array = np.asarray(value, order="C")  # keeps 0-d scalars 0-d
+        expected = self._input_dtype(index)
+        if array.dtype != expected:
+            raise LiteError(Status.INVALID_ARGUMENT,
+                            f"input {self._input_names[index]!r} expects {expected}, got {array.dtype} "
+                            f"(convert with .astype(np.{expected}))")
+        return array
