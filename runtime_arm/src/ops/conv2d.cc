@@ -96,7 +96,7 @@ Status conv_params(OpContext* ctx, lite_conv2d_params* p) {
 }
 
 Status prepare(OpContext* ctx) {
-  lite_conv2d_params p;
+  lite_conv2d_params p{};
   Status s = conv_params(ctx, &p);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
@@ -122,7 +122,7 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  lite_conv2d_params p;
+  lite_conv2d_params p{};
   Status s = conv_params(ctx, &p);
   if (s != Status::kOk) return s;
   const float* packed = static_cast<const float*>(ctx->state);

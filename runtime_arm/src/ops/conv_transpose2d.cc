@@ -94,7 +94,7 @@ Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
 }
 
 Status prepare(OpContext* ctx) {
-  lite_conv_transpose2d_params p;
+  lite_conv_transpose2d_params p{};
   Status s = conv_transpose_params(ctx, &p);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
@@ -109,7 +109,7 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  lite_conv_transpose2d_params p;
+  lite_conv_transpose2d_params p{};
   Status s = conv_transpose_params(ctx, &p);
   if (s != Status::kOk) return s;
   const TensorRef* bias = ctx->input(2);

@@ -25,7 +25,7 @@ Status resolve_axis(OpContext* ctx, int* axis) {
 }
 
 Status prepare(OpContext* ctx) {
-  int axis;
+  int axis = 0;
   Status s = resolve_axis(ctx, &axis);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
@@ -36,7 +36,7 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  int axis;
+  int axis = 0;
   Status s = resolve_axis(ctx, &axis);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);

@@ -53,7 +53,7 @@ Status pool_params(OpContext* ctx, lite_pool2d_params* p) {
 }
 
 Status prepare(OpContext* ctx) {
-  lite_pool2d_params p;
+  lite_pool2d_params p{};
   Status s = pool_params(ctx, &p);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
@@ -68,7 +68,7 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  lite_pool2d_params p;
+  lite_pool2d_params p{};
   Status s = pool_params(ctx, &p);
   if (s != Status::kOk) return s;
   const lite_activation act = to_kernel_activation(ctx->op->options_as_Pool2DOptions()->activation(), nullptr);

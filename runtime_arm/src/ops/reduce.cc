@@ -48,8 +48,8 @@ void make_plan(const Shape& shape, const unsigned char* reduced, lite_reduce_pla
 }
 
 Status prepare(OpContext* ctx) {
-  unsigned char reduced[kMaxRank];
-  bool identity;
+  unsigned char reduced[kMaxRank] = {};
+  bool identity = false;
   Status s = reduced_axes(ctx, reduced, &identity);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);
@@ -69,7 +69,7 @@ Status prepare(OpContext* ctx) {
     else if (keepdims)
       y->shape.dims[y->shape.rank++] = 1;
   }
-  lite_reduce_plan plan;
+  lite_reduce_plan plan{};
   make_plan(x->shape, reduced, &plan);
   const size_t per_output = x->dtype == lite_fb::DType::FLOAT32 ? 2 * sizeof(double) : sizeof(int64_t);
   ctx->scratch_bytes_requested = plan.out_count * per_output;
@@ -77,8 +77,8 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  unsigned char reduced[kMaxRank];
-  bool identity;
+  unsigned char reduced[kMaxRank] = {};
+  bool identity = false;
   Status s = reduced_axes(ctx, reduced, &identity);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);
@@ -87,7 +87,7 @@ Status eval(OpContext* ctx) {
     if (y->data != x->data) std::memcpy(y->data, x->data, x->bytes());
     return Status::kOk;
   }
-  lite_reduce_plan plan;
+  lite_reduce_plan plan{};
   make_plan(x->shape, reduced, &plan);
   const int kind = reduce_kind(ctx);
   switch (x->dtype) {

@@ -72,7 +72,7 @@ Status resize_params(OpContext* ctx, lite_resize_params* p) {
 }
 
 Status prepare(OpContext* ctx) {
-  lite_resize_params p;
+  lite_resize_params p{};
   Status s = resize_params(ctx, &p);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
@@ -87,7 +87,7 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  lite_resize_params p;
+  lite_resize_params p{};
   Status s = resize_params(ctx, &p);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);

@@ -26,7 +26,7 @@ Status resolve_axis(OpContext* ctx, int* axis) {
 }
 
 Status prepare(OpContext* ctx) {
-  int axis;
+  int axis = 0;
   Status s = resolve_axis(ctx, &axis);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
@@ -37,7 +37,7 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  int axis;
+  int axis = 0;
   Status s = resolve_axis(ctx, &axis);
   if (s != Status::kOk) return s;
   const AxisSplit v = split_at_axis(ctx->input(0)->shape, axis);

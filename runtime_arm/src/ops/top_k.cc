@@ -31,8 +31,8 @@ Status resolve(OpContext* ctx, int* axis, int64_t* k) {
 }
 
 Status prepare(OpContext* ctx) {
-  int axis;
-  int64_t k;
+  int axis = 0;
+  int64_t k = 0;
   Status s = resolve(ctx, &axis, &k);
   if (s != Status::kOk) return s;
   TensorRef* values = ctx->output(0);
@@ -48,8 +48,8 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  int axis;
-  int64_t k;
+  int axis = 0;
+  int64_t k = 0;
   Status s = resolve(ctx, &axis, &k);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);
