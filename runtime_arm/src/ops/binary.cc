@@ -1,5 +1,6 @@
 // Elementwise binary ops (ADD ... PRELU): numpy broadcasting, fused activation on float32 outputs.
 // POW may take an exponent of another dtype: it is converted to the base's dtype into scratch.
+// FLOAT16 inputs are computed in float32 (scratch copies) and the result rounded back to half.
 #include <cstring>
 
 #include "elementwise_ops.h"
@@ -12,6 +13,34 @@ namespace {
 
 bool is_pow_with_other_exponent(const OpContext* ctx) {
   return ctx->op->opcode() == lite_fb::OpCode::POW && ctx->input(0)->dtype != ctx->input(1)->dtype;
+}
+
+// The dtype the kernel computes in: float32 for FLOAT16 inputs, the input dtype otherwise.
+lite_fb::DType compute_dtype(lite_fb::DType dtype) {
+  return dtype == lite_fb::DType::FLOAT16 ? lite_fb::DType::FLOAT32 : dtype;
+}
+
+// Scratch layout: [a as compute dtype][b as compute dtype][result as compute dtype], each part
+// present only when a conversion is needed. Sizes are rounded up to 8 bytes.
+struct ScratchParts {
+  size_t a = 0, b = 0, out = 0;
+  size_t total() const { return a + b + out; }
+};
+
+size_t round8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+ScratchParts scratch_parts(const OpContext* ctx, const Shape& out_shape, bool outputs_bool) {
+  const TensorRef* a = ctx->input(0);
+  const TensorRef* b = ctx->input(1);
+  const lite_fb::DType dtype = compute_dtype(a->dtype);
+  const size_t size = dtype_size(dtype);
+  ScratchParts p;
+  if (dtype != a->dtype) {
+    p.a = round8(static_cast<size_t>(a->shape.num_elements()) * size);
+    if (!outputs_bool) p.out = round8(static_cast<size_t>(out_shape.num_elements()) * size);
+  }
+  if (b->dtype != dtype) p.b = round8(static_cast<size_t>(b->shape.num_elements()) * size);
+  return p;
 }
 
 Status check_activation(OpContext* ctx, const lite_fb::Activation* act, lite_fb::DType dtype) {
@@ -37,14 +66,11 @@ Status binary_prepare(OpContext* ctx) {
   if (a->dtype != b->dtype && op != LITE_BIN_POW)
     return fail(ctx, Status::kInvalidModel, "input dtypes differ: %s and %s", dtype_name(a->dtype),
                 dtype_name(b->dtype));
-  if (!lite_binary_supported(op, static_cast<int>(a->dtype), fmod))
+  if (!lite_binary_supported(op, static_cast<int>(compute_dtype(a->dtype)), fmod))
     return fail(ctx, Status::kUnsupported, "%s inputs are not supported%s", dtype_name(a->dtype),
                 op == LITE_BIN_MOD && fmod == 0 ? " (with fmod = 0)" : "");
-  if (is_pow_with_other_exponent(ctx)) {
-    if (dtype_size(b->dtype) == 0 || b->dtype == lite_fb::DType::BOOL)
-      return fail(ctx, Status::kUnsupported, "exponent dtype %s is not supported", dtype_name(b->dtype));
-    ctx->scratch_bytes_requested = static_cast<size_t>(b->shape.num_elements()) * dtype_size(a->dtype);
-  }
+  if (is_pow_with_other_exponent(ctx) && (dtype_size(b->dtype) == 0 || b->dtype == lite_fb::DType::BOOL))
+    return fail(ctx, Status::kUnsupported, "exponent dtype %s is not supported", dtype_name(b->dtype));
   Shape out;
   if (!broadcast_shapes(a->shape, b->shape, &out))
     return fail(ctx, Status::kShapeError, "shapes %s and %s do not broadcast", ShapeText(a->shape).c_str(),
@@ -56,7 +82,8 @@ Status binary_prepare(OpContext* ctx) {
   TensorRef* y = ctx->output(0);
   y->dtype = lite_binary_outputs_bool(op) ? lite_fb::DType::BOOL : a->dtype;
   y->shape = out;
-  return check_activation(ctx, options != nullptr ? options->activation() : nullptr, y->dtype);
+  ctx->scratch_bytes_requested = scratch_parts(ctx, out, lite_binary_outputs_bool(op)).total();
+  return check_activation(ctx, options != nullptr ? options->activation() : nullptr, compute_dtype(y->dtype));
 }
 
 Status binary_eval(OpContext* ctx) {
@@ -66,21 +93,35 @@ Status binary_eval(OpContext* ctx) {
   const int op = static_cast<int>(ctx->op->opcode());
   const lite_fb::BinaryOptions* options = ctx->op->options_as_BinaryOptions();
   const int fmod = options != nullptr && options->fmod() ? 1 : 0;
+  const lite_fb::DType dtype = compute_dtype(a->dtype);
+  const ScratchParts parts = scratch_parts(ctx, y->shape, lite_binary_outputs_bool(op));
+  char* scratch = static_cast<char*>(ctx->scratch);
+  const void* a_data = a->data;
   const void* b_data = b->data;
-  if (is_pow_with_other_exponent(ctx)) {
-    if (lite_cast_ref(static_cast<int>(b->dtype), static_cast<int>(a->dtype), b->data, ctx->scratch,
-                      static_cast<size_t>(b->shape.num_elements())) != 0)
-      return fail(ctx, Status::kUnsupported, "cannot convert the exponent from %s", dtype_name(b->dtype));
-    b_data = ctx->scratch;
+  void* out_data = y->data;
+  if (parts.a > 0) {
+    lite_cast_ref(static_cast<int>(a->dtype), static_cast<int>(dtype), a->data, scratch,
+                  static_cast<size_t>(a->shape.num_elements()));
+    a_data = scratch;
   }
+  if (parts.b > 0) {
+    if (lite_cast_ref(static_cast<int>(b->dtype), static_cast<int>(dtype), b->data, scratch + parts.a,
+                      static_cast<size_t>(b->shape.num_elements())) != 0)
+      return fail(ctx, Status::kUnsupported, "cannot convert input 1 from %s", dtype_name(b->dtype));
+    b_data = scratch + parts.a;
+  }
+  if (parts.out > 0) out_data = scratch + parts.a + parts.b;
   const Shape* shapes[2] = {&a->shape, &b->shape};
   lite_bcast plan;
   if (!make_broadcast_plan(y->shape, shapes, 2, &plan))
     return fail(ctx, Status::kShapeError, "inputs do not broadcast to the output");
   const lite_activation act = to_kernel_activation(options != nullptr ? options->activation() : nullptr, nullptr);
   const size_t channels = y->shape.rank > 0 ? static_cast<size_t>(y->shape.dims[y->shape.rank - 1]) : 1;
-  if (lite_binary_ref(op, static_cast<int>(a->dtype), fmod, &plan, a->data, b_data, y->data, &act, channels) != 0)
+  if (lite_binary_ref(op, static_cast<int>(dtype), fmod, &plan, a_data, b_data, out_data, &act, channels) != 0)
     return fail(ctx, Status::kUnsupported, "%s inputs are not supported", dtype_name(a->dtype));
+  if (parts.out > 0)
+    lite_cast_ref(static_cast<int>(dtype), static_cast<int>(y->dtype), out_data, y->data,
+                  static_cast<size_t>(y->shape.num_elements()));
   return Status::kOk;
 }
 

@@ -1,5 +1,8 @@
 // Elementwise unary ops (RELU ... SHRINK); parameters come from UnaryOptions (docs/OPS.md).
+// FLOAT16 inputs are computed in float32 through scratch and rounded back to half.
 #include "elementwise_ops.h"
+#include "lite_kernels/cast.h"
+#include "lite_kernels/dtype.h"
 #include "lite_kernels/elementwise_unary.h"
 #include "op_helpers.h"
 
@@ -17,24 +20,40 @@ lite_unary_params unary_params(const OpContext* ctx) {
   return p;
 }
 
+bool is_half(const TensorRef* t) { return t->dtype == lite_fb::DType::FLOAT16; }
+
 Status unary_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 1, 1);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);
   const int op = static_cast<int>(ctx->op->opcode());
-  if (!lite_unary_supported(op, static_cast<int>(x->dtype)))
+  const lite_fb::DType dtype = is_half(x) ? lite_fb::DType::FLOAT32 : x->dtype;
+  if (!lite_unary_supported(op, static_cast<int>(dtype)))
     return fail(ctx, Status::kUnsupported, "%s input is not supported", dtype_name(x->dtype));
   TensorRef* y = ctx->output(0);
   y->dtype = lite_unary_outputs_bool(op) ? lite_fb::DType::BOOL : x->dtype;
   y->shape = x->shape;
+  if (is_half(x)) ctx->scratch_bytes_requested = static_cast<size_t>(x->shape.num_elements()) * 2 * sizeof(float);
   return Status::kOk;
 }
 
 Status unary_eval(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
+  TensorRef* y = ctx->output(0);
   const lite_unary_params p = unary_params(ctx);
-  if (lite_unary_ref(static_cast<int>(ctx->op->opcode()), static_cast<int>(x->dtype), &p, x->data,
-                     ctx->output(0)->data, static_cast<size_t>(x->shape.num_elements())) != 0)
+  const int op = static_cast<int>(ctx->op->opcode());
+  const size_t n = static_cast<size_t>(x->shape.num_elements());
+  if (is_half(x)) {
+    float* in = static_cast<float*>(ctx->scratch);
+    float* out = in + n;
+    lite_cast_ref(LITE_DT_F16, LITE_DT_F32, x->data, in, n);
+    const bool to_bool = lite_unary_outputs_bool(op) != 0;
+    if (lite_unary_ref(op, LITE_DT_F32, &p, in, to_bool ? y->data : out, n) != 0)
+      return fail(ctx, Status::kUnsupported, "%s input is not supported", dtype_name(x->dtype));
+    if (!to_bool) lite_cast_ref(LITE_DT_F32, LITE_DT_F16, out, y->data, n);
+    return Status::kOk;
+  }
+  if (lite_unary_ref(op, static_cast<int>(x->dtype), &p, x->data, y->data, n) != 0)
     return fail(ctx, Status::kUnsupported, "%s input is not supported", dtype_name(x->dtype));
   return Status::kOk;
 }
