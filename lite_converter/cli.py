@@ -1,0 +1,287 @@
+"""The `lite` command: convert ONNX models to .lite, inspect .lite files, run them.
+
+    lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]
+    lite inspect model.lite [--json]
+    lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
+
+A user error (missing file, unsupported op, bad argument) prints one message on stderr and exits
+with status 1 (2 for command-line usage errors), never a traceback: set LITE_DEBUG=1 to see one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from lite_converter import __version__
+from lite_converter.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
+from lite_converter.ir import ConversionError
+from lite_converter.reader import LiteFileError, LiteModel, TensorInfo, numpy_dtype_of, read_model
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class UserError(Exception):
+    """A problem the user can fix; its message is printed as is."""
+
+
+# -- argument types -------------------------------------------------------------------------------
+def input_shape_arg(text: str) -> tuple[str, list[int]]:
+    """Parses NAME=1,3,224,224 (the name may itself contain '=')."""
+    name, sep, dims = text.rpartition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=D0,D1,..., got {text!r}")
+    try:
+        shape = [int(d) for d in dims.split(",")] if dims.strip() else []
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"dims must be integers in {text!r}") from None
+    if any(d < 0 for d in shape):
+        raise argparse.ArgumentTypeError(f"dims must be >= 0 in {text!r}")
+    return name, shape
+
+
+def _shapes(pairs: list[tuple[str, list[int]]] | None) -> dict[str, list[int]]:
+    result: dict[str, list[int]] = {}
+    for name, shape in pairs or []:
+        if name in result:
+            raise UserError(f"--input-shape given twice for '{name}'")
+        result[name] = shape
+    return result
+
+
+# -- lite convert ---------------------------------------------------------------------------------
+def onnx_size(path: Path) -> int:
+    """Bytes of an ONNX model including its external data files."""
+    import onnx
+
+    total = path.stat().st_size
+    model = onnx.load(str(path), load_external_data=False)
+    locations = {
+        entry.value
+        for tensor in _onnx_initializers(model)
+        if tensor.data_location == onnx.TensorProto.EXTERNAL
+        for entry in tensor.external_data
+        if entry.key == "location"
+    }
+    for location in locations:
+        data_path = path.parent / location
+        if data_path.is_file():
+            total += data_path.stat().st_size
+    return total
+
+
+def _onnx_initializers(model: object) -> list:  # noqa: ANN401 - onnx protobuf types
+    graph = model.graph  # type: ignore[attr-defined]
+    tensors = list(graph.initializer)
+    for node in graph.node:
+        tensors += [attr.t for attr in node.attribute if attr.HasField("t")]
+    return tensors
+
+
+def command_convert(args: argparse.Namespace) -> int:
+    from lite_converter.convert import convert_onnx
+
+    source = Path(args.model)
+    if not source.is_file():
+        raise UserError(f"no such ONNX file: {source}")
+    output = Path(args.output) if args.output else source.with_suffix(".lite")
+    if output.resolve() == source.resolve():
+        raise UserError(f"the output {output} would overwrite the input")
+    data = convert_onnx(source, output_path=output, input_shapes=_shapes(args.input_shape) or None)
+    model = read_model(data)
+    onnx_bytes = onnx_size(source)
+    print(f"converted {source} -> {output}")
+    print(f"  ops: {len(model.operators)} ({op_counts_text(model, limit=8)})")
+    print(
+        f"  size: ONNX {human_bytes(onnx_bytes)} -> .lite {human_bytes(len(data))} "
+        f"(weights {human_bytes(model.weights_bytes)})"
+    )
+    plan = model.memory_plan
+    arena = f"arena {human_bytes(plan.arena_bytes)}" if plan else "dynamic shapes: planned at run time"
+    print(f"  memory: {arena}")
+    for tensor in model.input_tensors:
+        print(f"  input {tensor.name}: {tensor.dtype} {shape_text(tensor)}")
+    for tensor in model.output_tensors:
+        print(f"  output {tensor.name}: {tensor.dtype} {shape_text(tensor)}")
+    return 0
+
+
+# -- lite inspect ---------------------------------------------------------------------------------
+def command_inspect(args: argparse.Namespace) -> int:
+    model = read_model(_existing(args.model))
+    if args.json:
+        json.dump(model.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(inspect_text(model, args.model))
+    return 0
+
+
+def _existing(path: str) -> Path:
+    result = Path(path)
+    if not result.is_file():
+        raise UserError(f"no such file: {path}")
+    return result
+
+
+# -- lite run -------------------------------------------------------------------------------------
+def random_input(tensor: TensorInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
+    """Random data of the input's dtype: normal floats, small non-negative ints, random bools."""
+    dtype = numpy_dtype_of(tensor.dtype)
+    if dtype.kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    return rng.integers(0, 10, shape).astype(dtype)
+
+
+def _feeds(model: LiteModel, args: argparse.Namespace) -> dict[str, np.ndarray]:
+    shapes = _shapes(args.input_shape)
+    names = [t.name for t in model.input_tensors]
+    unknown = sorted(set(shapes) - set(names))
+    if unknown:
+        raise UserError(f"--input-shape names unknown input(s) {unknown}; the model's inputs are {names}")
+    feeds: dict[str, np.ndarray] = {}
+    if args.inputs:
+        with np.load(_existing(args.inputs)) as npz:
+            feeds = {key: npz[key] for key in npz.files}
+        unknown = sorted(set(feeds) - set(names))
+        if unknown:
+            raise UserError(f"{args.inputs} has array(s) {unknown} that are not model inputs {names}")
+    rng = np.random.default_rng(args.seed)
+    for tensor in model.input_tensors:
+        if tensor.name in feeds:
+            continue
+        shape = shapes.get(tensor.name, tensor.shape)
+        if shape is None or any(d < 0 for d in shape):
+            raise UserError(
+                f"input '{tensor.name}' has dynamic shape {shape_text(tensor)}: give "
+                f"--input-shape {tensor.name}=D0,D1,... or its data with --inputs"
+            )
+        if tensor.shape is not None and len(shape) != len(tensor.shape):
+            raise UserError(
+                f"--input-shape {tensor.name}: rank {len(shape)}, the model says {shape_text(tensor)}"
+            )
+        feeds[tensor.name] = random_input(tensor, list(shape), rng)
+    return feeds
+
+
+def _describe(name: str, array: np.ndarray) -> str:
+    text = f"  {name}: {array.dtype} {list(array.shape)}"
+    if array.size and array.dtype.kind in "fiub":
+        values = array.astype(np.float64)
+        text += f" min {values.min():.6g} max {values.max():.6g} mean {values.mean():.6g}"
+    return text
+
+
+def command_run(args: argparse.Namespace) -> int:
+    path = _existing(args.model)
+    model = read_model(path)
+    feeds = _feeds(model, args)
+    try:
+        from runtime_arm import Interpreter
+    except ImportError as error:
+        raise UserError(f"the runtime's Python binding is not available: {error}") from None
+    try:
+        interpreter = Interpreter(path, threads=args.threads)
+    except OSError as error:  # the shared library could not be found or loaded
+        raise UserError(f"cannot load the runtime library: {error} (set LITE_RUNTIME_LIBRARY)") from None
+    with interpreter:
+        outputs = interpreter.run(feeds)
+    print("inputs:")
+    for name, array in feeds.items():
+        print(_describe(name, array))
+    print("outputs:")
+    for name, array in outputs.items():
+        print(_describe(name, array))
+    if args.out:
+        np.savez(args.out, **outputs)
+        print(f"saved outputs to {args.out}")
+    return 0
+
+
+# -- parser and main ------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lite", description="Convert, inspect and run .lite models.")
+    parser.add_argument("--version", action="version", version=f"lite_converter {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    shape_help = "fix an input's shape, e.g. x=1,3,224,224 (repeatable)"
+    convert = commands.add_parser("convert", help="convert an ONNX model to .lite")
+    convert.add_argument("model", help="the .onnx file")
+    convert.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
+    convert.add_argument(
+        "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
+    )
+    convert.set_defaults(handler=command_convert)
+
+    inspect = commands.add_parser("inspect", help="describe a .lite model")
+    inspect.add_argument("model", help="the .lite file")
+    inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    inspect.set_defaults(handler=command_inspect)
+
+    run = commands.add_parser("run", help="run a .lite model with the runtime")
+    run.add_argument("model", help="the .lite file")
+    run.add_argument("--inputs", help=".npz with one array per model input (random data when omitted)")
+    run.add_argument("--out", help=".npz to save the outputs to")
+    run.add_argument(
+        "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
+    )
+    run.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
+    run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    run.set_defaults(handler=command_run)
+    return parser
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [UserError, ConversionError, LiteFileError, OSError]
+    try:
+        from runtime_arm import LiteError
+
+        errors.append(LiteError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def _message(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.strerror or error}: {error.filename}"
+    return str(error)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `lite` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        print("lite: interrupted", file=sys.stderr)
+        return 130
+    except _user_errors() as error:
+        if os.environ.get("LITE_DEBUG"):
+            traceback.print_exc()
+        print(f"lite {args.command}: error: {_message(error)}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as error:  # noqa: BLE001 - a bug of ours: one line, the traceback on request
+        if os.environ.get("LITE_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"lite {args.command}: internal error: {type(error).__name__}: {error} "
+            "(set LITE_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

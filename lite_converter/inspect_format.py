@@ -1,0 +1,96 @@
+"""Human-readable text for `lite inspect` and the summary of `lite convert`."""
+
+from __future__ import annotations
+
+from lite_converter.reader import LiteModel, TensorInfo
+
+METADATA_VALUE_WIDTH = 80
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return "dynamic"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{value:.2f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def shape_text(tensor: TensorInfo) -> str:
+    if tensor.shape is None:
+        return "[?]"
+    names = tensor.dim_names or [""] * len(tensor.shape)
+    dims = [name or "?" if d < 0 else str(d) for d, name in zip(tensor.shape, names, strict=False)]
+    return "[" + ",".join(dims) + "]"
+
+
+def op_counts_text(model: LiteModel, limit: int | None = None) -> str:
+    counts = list(model.op_counts().items())
+    shown = counts if limit is None else counts[:limit]
+    text = ", ".join(f"{op} {n}" for op, n in shown)
+    if len(shown) < len(counts):
+        text += f", ... ({len(counts) - len(shown)} more kinds)"
+    return text
+
+
+def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def inspect_text(model: LiteModel, path: str) -> str:
+    """The full `lite inspect` report."""
+    lines = [
+        f"{path}: {human_bytes(model.file_size)}, .lite schema {model.schema_version}, "
+        f"produced by {model.producer or '?'} from {model.source_format or '?'}",
+    ]
+    if model.metadata:
+        lines.append("metadata:")
+        for key, value in model.metadata.items():
+            short = (
+                value
+                if len(value) <= METADATA_VALUE_WIDTH
+                else value[:METADATA_VALUE_WIDTH] + f"... ({len(value)} chars)"
+            )
+            lines.append(f"  {key}: {short!r}")
+    for title, tensors, layouts in (
+        ("inputs", model.input_tensors, model.input_layouts),
+        ("outputs", model.output_tensors, model.output_layouts),
+    ):
+        lines.append(f"{title}:")
+        rows = [
+            [t.name, t.dtype, shape_text(t), f"layout {layout}" if layout else ""]
+            for t, layout in zip(tensors, layouts + [""] * len(tensors), strict=False)
+        ]
+        lines += _table(rows)
+    lines.append(f"operators: {len(model.operators)}")
+    lines += _table([[op, str(n)] for op, n in model.op_counts().items()])
+    constants = [t for t in model.tensors if t.is_constant]
+    activations = len(model.tensors) - len(constants)
+    lines.append(f"tensors: {len(model.tensors)} ({activations} activations, {len(constants)} constants)")
+    rows = [["#", "name", "dtype", "shape", "bytes", "kind"]]
+    rows += [
+        [
+            str(t.index),
+            t.name,
+            t.dtype,
+            shape_text(t),
+            human_bytes(t.nbytes),
+            "const" if t.is_constant else "",
+        ]
+        for t in model.tensors
+    ]
+    lines += _table(rows)
+    lines.append(f"weights: {human_bytes(model.weights_bytes)} in {model.buffer_count - 1} buffers")
+    if model.memory_plan is None:
+        lines.append("memory plan: none in the file (dynamic shapes: the runtime plans at prepare)")
+    else:
+        lines.append(f"memory plan: arena {human_bytes(model.memory_plan.arena_bytes)}")
+    return "\n".join(lines)
