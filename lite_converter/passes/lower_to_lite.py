@@ -17,7 +17,8 @@ Conventions of the lowered graph, relied on by the back half (layout pass, write
   [Cin, Cout/group, KH, KW]. The layout pass transposes data and weights and sets ``layout="NHWC"``;
 * RESIZE inputs are (x, scales_hw, sizes_hw) with 2-element (h, w) vectors ("" when absent);
 * every axis attr is normalized to [0, rank) when the rank is known;
-* absent optional inputs are "" (trailing ones dropped); every tensor has a numpy dtype.
+* absent optional inputs are "" (trailing ones dropped); every tensor has a numpy dtype;
+* compute ops see float32 only: float16/float64 models get CASTs around them (promote_float32.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from lite_converter.frontends.onnx_type_inference import fill_gaps
 from lite_converter.ir import ConversionError, Graph, Node
 from lite_converter.passes.lowering import LOWERINGS
 from lite_converter.passes.lowering.fuse_fc_bias import fuse_fc_bias
+from lite_converter.passes.lowering.promote_float32 import promote_float32
 
 
 def _lower_node(graph: Graph, node: Node) -> list[Node]:
@@ -60,6 +62,7 @@ def lower_to_lite(graph: Graph) -> None:
         lowered.extend(_lower_node(graph, node))
     graph.nodes = lowered
     fuse_fc_bias(graph)
+    promote_float32(graph)
     _unique_names(graph.nodes)
     graph.toposort()
     graph.remove_unused_tensors()

@@ -10,7 +10,13 @@ _SHAPE_READERS = {"Shape", "Size"}
 
 def known_before_run(graph: Graph, name: str) -> bool:
     """True for constants and values computed from constants and shapes only (the constant
-    folder turns those into constants); False when the value depends on graph input data."""
+    folder turns those into constants, the runtime's prepare computes the rest); False when the
+    value depends on graph input data."""
+    return known_at_prepare(graph, name)
+
+
+def known_at_prepare(graph: Graph, name: str) -> bool:
+    """True when ``name`` is a constant or computed only from constants and tensor shapes."""
     producers = graph.producers()
     seen: dict[str, bool] = {}
 

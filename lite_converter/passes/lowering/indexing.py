@@ -44,7 +44,7 @@ def lower_scatter(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-@lowers("TopK")
+@lowers("TopK", shape_inputs=(1,))
 def lower_top_k(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     x = node.inputs[0]
@@ -58,7 +58,7 @@ def lower_top_k(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-@lowers("OneHot")
+@lowers("OneHot", shape_inputs=(1,))
 def lower_one_hot(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     e.emit("ONE_HOT", node.inputs, node.outputs, axis=int(node.attrs.get("axis", -1)))
@@ -73,7 +73,7 @@ def lower_trilu(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-@lowers("CumSum")
+@lowers("CumSum", shape_inputs=(1,))
 def lower_cumsum(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     e.emit("CUMSUM", node.inputs, node.outputs, exclusive=bool(node.attrs.get("exclusive", 0)),

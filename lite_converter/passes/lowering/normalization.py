@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from lite_converter.ir import Graph, Node
-from lite_converter.passes.lowering.emitter import NO_ACTIVATION, Emitter, normalize_axis
+from lite_converter.passes.lowering.emitter import NO_ACTIVATION, Emitter, dtype_name, normalize_axis
 from lite_converter.passes.lowering.registry import lowers
 
 
@@ -42,19 +42,37 @@ def lower_batch_norm(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-def _check_layer_norm(graph: Graph, node: Node) -> list[str]:
-    if len([o for o in node.outputs if o]) > 1:
-        return ["the Mean/InvStdDev outputs of LayerNormalization are not supported"]
-    return []
-
-
-@lowers("LayerNormalization", check=_check_layer_norm)
+@lowers("LayerNormalization")
 def lower_layer_norm(graph: Graph, node: Node) -> list[Node]:
+    """LAYER_NORM for Y; the optional Mean and InvStdDev outputs are computed beside it with
+    reductions over the same axes (kept dims, as ONNX returns them)."""
     e = Emitter(graph, node)
     x = node.inputs[0]
-    axis = normalize_axis(int(node.attrs.get("axis", -1)), e.rank(x), node)
-    e.emit("LAYER_NORM", node.inputs[:3], node.outputs[:1], axis=axis,
-           epsilon=float(node.attrs.get("epsilon", 1e-5)))
+    rank = e.rank(x)
+    axis = normalize_axis(int(node.attrs.get("axis", -1)), rank, node)
+    epsilon = float(node.attrs.get("epsilon", 1e-5))
+    outputs = node.outputs + [""] * (3 - len(node.outputs))
+    if outputs[0]:
+        e.emit("LAYER_NORM", node.inputs[:3], outputs[:1], axis=axis, epsilon=epsilon)
+    if not outputs[1] and not outputs[2]:
+        return e.nodes
+    rank = e.require_rank(x)
+    axes = list(range(axis, rank))
+    none = dict(NO_ACTIVATION)
+    stats_dtype = e.dtype(outputs[1] or outputs[2])
+    if e.dtype(x) != stats_dtype:
+        x = e.op("CAST", [x], stats_dtype, e.shape(x), to=dtype_name(stats_dtype))
+    reduced = [1 if i >= axis else d for i, d in enumerate(e.shape(x) or [None] * rank)]
+    mean = outputs[1] or e.tensor("mean", stats_dtype, reduced)
+    e.emit("REDUCE_MEAN", [x], [mean], axes=axes, keepdims=True, noop_with_empty_axes=False)
+    if outputs[2]:
+        centered = e.op("SUB", [x, mean], stats_dtype, e.shape(x), activation=none)
+        squared = e.op("MUL", [centered, centered], stats_dtype, e.shape(x), activation=none)
+        variance = e.op("REDUCE_MEAN", [squared], stats_dtype, reduced, axes=axes, keepdims=True,
+                        noop_with_empty_axes=False)
+        eps = e.const("epsilon", np.array(epsilon, dtype=stats_dtype))
+        shifted = e.op("ADD", [variance, eps], stats_dtype, reduced, activation=none)
+        e.emit("RSQRT", [shifted], [outputs[2]])
     return e.nodes
 
 

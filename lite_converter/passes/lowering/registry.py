@@ -21,16 +21,31 @@ LOWERINGS: dict[str, LowerFn] = {}
 CHECKS: dict[str, CheckFn] = {}
 
 
-def lowers(*op_types: str, check: CheckFn | None = None) -> Callable[[LowerFn], LowerFn]:
-    """Registers the decorated function as the lowering of ``op_types``."""
+def lowers(*op_types: str, check: CheckFn | None = None,
+           shape_inputs: tuple[int, ...] = ()) -> Callable[[LowerFn], LowerFn]:
+    """Registers the decorated function as the lowering of ``op_types``.
+
+    ``shape_inputs`` are the indices of inputs the .lite op needs a value for at prepare time
+    (docs/OPS.md "Shape inputs"); a node whose such input depends on graph input data is refused.
+    """
+    from lite_converter.passes.lowering.conversion_time import known_at_prepare
+
+    def shape_input_check(graph: Graph, node: Node) -> list[str]:
+        problems = [] if check is None else check(graph, node)
+        for index in shape_inputs:
+            name = node.inputs[index] if index < len(node.inputs) else ""
+            if name and not known_at_prepare(graph, name):
+                problems.append(f"input {index} ('{name}') is computed from graph input data, "
+                                "but the .lite op needs its value before running (a shape input)")
+        return problems
 
     def register(fn: LowerFn) -> LowerFn:
         for op_type in op_types:
             if op_type in LOWERINGS:
                 raise ValueError(f"{op_type} is lowered twice")
             LOWERINGS[op_type] = fn
-            if check is not None:
-                CHECKS[op_type] = check
+            if check is not None or shape_inputs:
+                CHECKS[op_type] = shape_input_check
         return fn
 
     return register

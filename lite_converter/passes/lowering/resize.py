@@ -85,13 +85,15 @@ def _hw_vector(e: Emitter, name: str, axes: list[int], dtype: type) -> str:
                                               "a static input shape")
                     full[axis] = x_shape[axis]
         return e.const("hw", np.array([full[2], full[3]], dtype=dtype))
-    if axes == [2, 3]:
-        return name if e.dtype(name) == dtype else e.op("CAST", [name], dtype, [2], to=_dtype_name(dtype))
-    if axes[:4] != [0, 1, 2, 3]:
+    if 2 not in axes or 3 not in axes:
         raise ConversionError(f"node '{e.source.name}': computed scales/sizes with axes {axes} "
                               "are not supported")
-    picked = e.op("GATHER", [name, e.const("hw_index", np.array([2, 3], dtype=np.int64))], e.dtype(name), [2],
-                  axis=0)
+    index = [axes.index(2), axes.index(3)]
+    if index == [0, 1] and len(axes) == 2:
+        picked = name
+    else:
+        picked = e.op("GATHER", [name, e.const("hw_index", np.array(index, dtype=np.int64))], e.dtype(name),
+                      [2], axis=0)
     return picked if e.dtype(picked) == dtype else e.op("CAST", [picked], dtype, [2], to=_dtype_name(dtype))
 
 
@@ -99,7 +101,7 @@ def _dtype_name(dtype: type) -> str:
     return "FLOAT32" if dtype is np.float32 else "INT64"
 
 
-@lowers("Resize", "Upsample", check=_check_resize)
+@lowers("Resize", "Upsample", check=_check_resize, shape_inputs=(1, 2, 3))
 def lower_resize(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     a = node.attrs

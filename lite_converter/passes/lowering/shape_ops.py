@@ -19,7 +19,7 @@ from lite_converter.passes.lowering.registry import lowers
 INT32_MAX = 2147483647
 
 
-@lowers("Reshape")
+@lowers("Reshape", shape_inputs=(1,))
 def lower_reshape(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     if "shape" in node.attrs:  # Reshape-1
@@ -103,7 +103,7 @@ def lower_concat(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-@lowers("Split")
+@lowers("Split", shape_inputs=(1,))
 def lower_split(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     x = node.inputs[0]
@@ -116,7 +116,7 @@ def lower_split(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-@lowers("Slice")
+@lowers("Slice", shape_inputs=(1, 2, 3, 4))
 def lower_slice(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     if "starts" in node.attrs:  # Slice-1
@@ -138,7 +138,7 @@ def _check_pad(graph: Graph, node: Node) -> list[str]:
     return [] if mode in _PAD_MODES else [f"Pad mode '{mode}' is not supported"]
 
 
-@lowers("Pad", check=_check_pad)
+@lowers("Pad", check=_check_pad, shape_inputs=(1, 3))
 def lower_pad(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     x = node.inputs[0]
@@ -152,7 +152,7 @@ def lower_pad(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-@lowers("Expand", "Tile")
+@lowers("Expand", "Tile", shape_inputs=(1,))
 def lower_expand_tile(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     e.emit(node.op_type.upper(), [node.inputs[0], e.as_int64(node.inputs[1])], node.outputs)
@@ -167,15 +167,29 @@ def lower_shape(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-@lowers("Size", "Range", "NonZero")
-def lower_plain(graph: Graph, node: Node) -> list[Node]:
+@lowers("Size")
+def lower_size(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
-    op = {"Size": "SIZE", "Range": "RANGE", "NonZero": "NON_ZERO"}[node.op_type]
-    e.emit(op, node.inputs, node.outputs)
+    e.emit("SIZE", node.inputs, node.outputs)
     return e.nodes
 
 
-@lowers("ConstantOfShape")
+@lowers("Range", shape_inputs=(0, 1, 2))
+def lower_range(graph: Graph, node: Node) -> list[Node]:
+    e = Emitter(graph, node)
+    e.emit("RANGE", node.inputs, node.outputs)
+    return e.nodes
+
+
+@lowers("NonZero", shape_inputs=(0,))
+def lower_non_zero(graph: Graph, node: Node) -> list[Node]:
+    """NON_ZERO's output shape depends on its input's values: they must be known at prepare."""
+    e = Emitter(graph, node)
+    e.emit("NON_ZERO", node.inputs, node.outputs)
+    return e.nodes
+
+
+@lowers("ConstantOfShape", shape_inputs=(0,))
 def lower_constant_of_shape(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     value = node.attrs.get("value")
