@@ -1,0 +1,76 @@
+"""Shared fixtures: a small real conv net (ONNX + converted .lite) and the sanitizer build."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def small_conv_net(seed: int = 0) -> onnx.ModelProto:
+    """Conv(3x3, pad 1) -> Relu -> Conv(1x1) -> Add(residual) -> GlobalAveragePool, dynamic H and W.
+
+    Small enough for fuzzing thousands of mutants, yet it exercises weights, a channels-last
+    conversion, an op with two live inputs and a dynamic input shape.
+    """
+    rng = np.random.default_rng(seed)
+    weights = {
+        "w1": rng.standard_normal((8, 3, 3, 3)).astype(np.float32) * 0.3,
+        "b1": rng.standard_normal(8).astype(np.float32) * 0.1,
+        "w2": rng.standard_normal((8, 8, 1, 1)).astype(np.float32) * 0.3,
+    }
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2"),
+        helper.make_node("Add", ["c2", "r1"], ["features"], name="residual"),
+        helper.make_node("GlobalAveragePool", ["features"], ["pooled"], name="pool"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "small_conv_net",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "height", "width"])],
+        [
+            helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 8, "height", "width"]),
+            helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, 8, 1, 1]),
+        ],
+        [numpy_helper.from_array(value, name) for name, value in weights.items()],
+    )
+    # IR version 8: what the installed onnxruntime (the oracle) accepts.
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.fixture(scope="session")
+def small_conv_onnx() -> onnx.ModelProto:
+    return small_conv_net()
+
+
+@pytest.fixture(scope="session")
+def small_conv_lite(small_conv_onnx: onnx.ModelProto) -> bytes:
+    """The converted .lite bytes of :func:`small_conv_net`."""
+    from lite_converter.convert import convert_onnx
+
+    return convert_onnx(small_conv_onnx)
+
+
+@pytest.fixture(scope="session")
+def asan_build() -> Path:
+    """The ASan/UBSan build directory (``make asan``): $LITE_ASAN_BUILD, default build/asan.
+
+    When LITE_ASAN_BUILD is set (``make test`` sets it) a missing build is an error; otherwise
+    tests needing it are skipped with the command to build it.
+    """
+    configured = os.environ.get("LITE_ASAN_BUILD")
+    path = Path(configured) if configured else REPO / "build" / "asan"
+    if not (path / "runtime_arm").is_dir():
+        message = f"no sanitizer build in {path}: run `make asan`"
+        if configured:
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
