@@ -61,6 +61,7 @@ def conv_softmax_model(path: Path) -> Path:
         inits,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8  # what the installed onnxruntime reads
     onnx.save(model, path)
     return path
 

@@ -286,14 +286,27 @@ class _LayoutRewriter:
         self.nodes.append(node)
 
     def _common_perm(self, names: list[str], rank: int) -> Perm:
-        """The layout most non-constant operands of full rank already have (favouring non-logical)."""
-        votes = collections.Counter(
-            self._perm_of(name)
-            for name in names
-            if name and not self._is_constant(name) and self._rank(name) == rank
-        )
-        ranked = sorted(votes.items(), key=lambda item: (-item[1], _is_identity(item[0])))
-        return ranked[0][0] if ranked and ranked[0][0] is not None else _identity(rank)
+        """The layout for an op whose operands must share one: the one needing the fewest new
+        transposes (a transpose already materialized for another consumer is free), then the one
+        most operands have, then a non-logical one (channels-last nets stay channels-last)."""
+        operands = [n for n in names if n and not self._is_constant(n)]
+        full_rank = [n for n in operands if self._rank(n) == rank]
+        votes = collections.Counter(self._perm_of(n) for n in full_rank)
+        if not votes:
+            return _identity(rank)
+
+        def new_transposes(perm: Perm) -> int:
+            cost = sum(self._needs_transpose(n, perm) for n in full_rank)
+            return cost + (0 if _is_identity(perm) else len(operands) - len(full_rank))
+
+        candidates = set(votes) | {_identity(rank)}
+        return min(candidates, key=lambda p: (new_transposes(p), -votes[p], _is_identity(p)))
+
+    def _needs_transpose(self, name: str, want: Perm) -> bool:
+        source, current = self._current(name)
+        current = current or _identity(len(want))
+        step = tuple(_inverse(current)[w] for w in want)
+        return not _is_identity(step) and (source, step) not in self.materialized
 
     def _elementwise(self, node: Node) -> None:
         ranks = [self._rank(name) for name in node.inputs if name]
