@@ -123,7 +123,7 @@ class Graph:
     def add_constant(self, hint: str, value: np.ndarray) -> str:
         """Adds a constant tensor and returns its (unique) name."""
         name = self.unique_name(hint)
-        value = np.ascontiguousarray(value)
+        value = np.asarray(value, order="C")  # (np.ascontiguousarray would turn a scalar into [1])
         self.tensors[name] = Tensor(name, value.dtype, list(value.shape), value)
         return name
 
