@@ -1,10 +1,11 @@
 // Fuzz harness over the C API (built with ASan/UBSan by `make asan`; driven by
 // tests/test_fuzz_models.py with mutated real .lite files).
 //
-//   fuzz_models [--dynamic-dim N] [--max-arena BYTES] FILE... | @LISTFILE
+//   fuzz_models [--dynamic-dim N] [--shape D0xD1x...] [--max-arena BYTES] FILE... | @LISTFILE
 //
 // For every file: load (alternately from the file and from memory borrowed at a misaligned
-// address), create an interpreter, resize dynamic input dims to N, zero the inputs, invoke, read the
+// address), create an interpreter, resize dynamic input dims (to the matching dim of --shape when
+// the input's rank equals its rank, else to N), zero the inputs, invoke, read the
 // outputs. Prints one line per file, "<path>: ok" or "<path>: <stage>: <status>: <message>".
 // Any crash, leak or sanitizer report is a bug in the runtime; the process exits 0 otherwise.
 #include <cstdio>
@@ -43,7 +44,13 @@ bool read_file(const char* path, std::vector<unsigned char>* out) {
 }
 
 // Runs one model; returns the line to print.
-std::string run_one(const char* path, bool from_memory, int64_t dynamic_dim, size_t max_arena) {
+struct Options {
+  int64_t dynamic_dim = 8;
+  std::vector<int64_t> shape;  // preferred sizes for dynamic dims, by position
+  size_t max_arena = size_t{16} << 20;
+};
+
+std::string run_one(const char* path, bool from_memory, const Options& options) {
   std::string prefix = std::string(path) + ": ";
   lite_error error;
   lite_model* model = nullptr;
@@ -80,7 +87,8 @@ std::string run_one(const char* path, bool from_memory, int64_t dynamic_dim, siz
     bool dynamic = false;
     for (int d = 0; d < rank; ++d) {
       if (dims[d] < 0) {
-        dims[d] = dynamic_dim;
+        dims[d] = static_cast<size_t>(rank) == options.shape.size() ? options.shape[static_cast<size_t>(d)]
+                                                                     : options.dynamic_dim;
         dynamic = true;
       }
     }
@@ -90,7 +98,7 @@ std::string run_one(const char* path, bool from_memory, int64_t dynamic_dim, siz
     stage = "allocate";
     s = lite_interpreter_allocate(it);
   }
-  if (s == LITE_OK && lite_interpreter_arena_bytes(it) > max_arena) {
+  if (s == LITE_OK && lite_interpreter_arena_bytes(it) > options.max_arena) {
     result = prefix + "skipped: arena of " + std::to_string(lite_interpreter_arena_bytes(it)) + " bytes";
   } else if (s == LITE_OK) {
     stage = "set_input";
@@ -125,14 +133,20 @@ std::string run_one(const char* path, bool from_memory, int64_t dynamic_dim, siz
 }  // namespace
 
 int main(int argc, char** argv) {
-  int64_t dynamic_dim = 8;
-  size_t max_arena = size_t{64} << 20;
+  Options options;
   std::vector<std::string> paths;
   for (int a = 1; a < argc; ++a) {
     if (std::strcmp(argv[a], "--dynamic-dim") == 0 && a + 1 < argc) {
-      dynamic_dim = std::atoll(argv[++a]);
+      options.dynamic_dim = std::atoll(argv[++a]);
+    } else if (std::strcmp(argv[a], "--shape") == 0 && a + 1 < argc) {
+      for (char* p = argv[++a]; *p != '\0';) {
+        char* end = nullptr;
+        options.shape.push_back(std::strtoll(p, &end, 10));
+        if (end == p) break;
+        p = *end == 'x' ? end + 1 : end;
+      }
     } else if (std::strcmp(argv[a], "--max-arena") == 0 && a + 1 < argc) {
-      max_arena = static_cast<size_t>(std::atoll(argv[++a]));
+      options.max_arena = static_cast<size_t>(std::atoll(argv[++a]));
     } else if (argv[a][0] == '@') {
       FILE* list = std::fopen(argv[a] + 1, "r");
       if (list == nullptr) {
@@ -150,7 +164,7 @@ int main(int argc, char** argv) {
     }
   }
   for (size_t i = 0; i < paths.size(); ++i) {
-    std::string line = run_one(paths[i].c_str(), i % 2 == 1, dynamic_dim, max_arena);
+    std::string line = run_one(paths[i].c_str(), i % 2 == 1, options);
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   }
