@@ -19,6 +19,7 @@ from runtime_arm._library import (
     MEMORY_COPY,
     ErrorStruct,
     QuantizationStruct,
+    TensorInfoStruct,
     load_library,
 )
 from runtime_arm.dtypes import numpy_dtype
@@ -239,6 +240,27 @@ class Interpreter:
     def arena_bytes(self) -> int:
         """Size of the activation arena of the current plan (0 before allocation)."""
         return int(self._lib.lite_interpreter_arena_bytes(self._live()))
+
+    def tensor_details(self) -> list[dict[str, Any]]:
+        """Every graph tensor as of the last allocation: name, dtype, shape, storage ("constant",
+        "arena", "prepared" for values computed at prepare time, or "none"), arena offset and
+        data address. For tests and tools: addresses are valid until the next re-allocation."""
+        storage_names = ("none", "constant", "arena", "prepared")
+        details = []
+        info = TensorInfoStruct()
+        for i in range(self._lib.lite_interpreter_tensor_count(self._live())):
+            self._check(self._lib.lite_interpreter_tensor_info(self._it, i, byref(info)))
+            details.append({
+                "index": i,
+                "name": self._name(info.name),
+                "dtype": numpy_dtype(info.dtype).type,
+                "shape": tuple(int(d) for d in info.dims[: info.rank]),
+                "bytes": int(info.bytes),
+                "storage": storage_names[info.storage],
+                "arena_offset": int(info.arena_offset),
+                "address": int(info.data or 0),
+            })
+        return details
 
     @property
     def input_names(self) -> list[str]:

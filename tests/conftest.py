@@ -46,6 +46,31 @@ def small_conv_net(seed: int = 0) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
+def shape_subgraph_net() -> onnx.ModelProto:
+    """Conv, then Reshape to [batch, -1] with the batch read by Shape -> Gather -> Unsqueeze -> Concat."""
+    w = np.random.default_rng(1).standard_normal((4, 3, 3, 3)).astype(np.float32) * 0.3
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv"),
+        helper.make_node("Shape", ["c"], ["s"], name="shape"),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0, name="batch"),
+        helper.make_node("Unsqueeze", ["n", "axes0"], ["u"], name="unsqueeze"),
+        helper.make_node("Concat", ["u", "minus_one"], ["target"], axis=0, name="concat"),
+        helper.make_node("Reshape", ["c", "target"], ["flat"], name="flatten"),
+        helper.make_node("Softmax", ["flat"], ["y"], axis=-1, name="softmax"),
+    ]
+    initializers = [
+        numpy_helper.from_array(w, "w"),
+        numpy_helper.from_array(np.array(0, np.int64), "zero"),
+        numpy_helper.from_array(np.array([0], np.int64), "axes0"),
+        numpy_helper.from_array(np.array([-1], np.int64), "minus_one"),
+    ]
+    graph = helper.make_graph(
+        nodes, "shape_subgraph_net",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, "h", "w"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
 @pytest.fixture(scope="session")
 def small_conv_onnx() -> onnx.ModelProto:
     return small_conv_net()
@@ -57,6 +82,11 @@ def small_conv_lite(small_conv_onnx: onnx.ModelProto) -> bytes:
     from lite_converter.convert import convert_onnx
 
     return convert_onnx(small_conv_onnx)
+
+
+@pytest.fixture(scope="session")
+def shape_subgraph_onnx() -> onnx.ModelProto:
+    return shape_subgraph_net()
 
 
 @pytest.fixture(scope="session")

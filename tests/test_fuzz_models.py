@@ -19,10 +19,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.lite_fb.Model import Model
 
@@ -30,31 +28,6 @@ MUTANTS_PER_SMALL_SEED = 1100
 MUTANTS_OF_REAL_MODEL = 150
 BATCH = 300
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "Sanitizer")
-
-
-def shape_subgraph_net() -> onnx.ModelProto:
-    """Conv, then Reshape to [batch, -1] with the batch read by Shape -> Gather -> Unsqueeze -> Concat."""
-    w = np.random.default_rng(1).standard_normal((4, 3, 3, 3)).astype(np.float32) * 0.3
-    nodes = [
-        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv"),
-        helper.make_node("Shape", ["c"], ["s"], name="shape"),
-        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0, name="batch"),
-        helper.make_node("Unsqueeze", ["n", "axes0"], ["u"], name="unsqueeze"),
-        helper.make_node("Concat", ["u", "minus_one"], ["target"], axis=0, name="concat"),
-        helper.make_node("Reshape", ["c", "target"], ["flat"], name="flatten"),
-        helper.make_node("Softmax", ["flat"], ["y"], axis=-1, name="softmax"),
-    ]
-    initializers = [
-        numpy_helper.from_array(w, "w"),
-        numpy_helper.from_array(np.array(0, np.int64), "zero"),
-        numpy_helper.from_array(np.array([0], np.int64), "axes0"),
-        numpy_helper.from_array(np.array([-1], np.int64), "minus_one"),
-    ]
-    graph = helper.make_graph(
-        nodes, "shape_subgraph_net",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, "h", "w"])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializers)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
 # -- where the interesting bytes are -------------------------------------------------------------
@@ -195,14 +168,16 @@ def mutate(seed_data: bytes, targets: Targets, rng: random.Random, structure_onl
 
 
 # -- the test ------------------------------------------------------------------------------------
-def seed_models(small_conv_onnx: onnx.ModelProto) -> list[tuple[str, bytes, int, bool, list[str]]]:
+def seed_models(
+    small_conv_onnx: onnx.ModelProto, shape_subgraph_onnx: onnx.ModelProto
+) -> list[tuple[str, bytes, int, bool, list[str]]]:
     """(name, .lite bytes, number of mutants, structure_only, harness options) per seed."""
     from lite_converter import zoo
     from lite_converter.convert import convert_onnx
 
     seeds = [
         ("conv", convert_onnx(small_conv_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
-        ("shape", convert_onnx(shape_subgraph_net()), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
+        ("shape", convert_onnx(shape_subgraph_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
     ]
     cls = zoo.cached_path("cls")
     if cls.is_file():  # the real PaddleOCR classifier, when `make demo` or the zoo fetched it
@@ -228,12 +203,12 @@ def run_harness(harness: Path, files: list[Path], list_file: Path, options: list
     return lines
 
 
-def test_mutated_real_models_never_crash(tmp_path, asan_build, small_conv_onnx):
+def test_mutated_real_models_never_crash(tmp_path, asan_build, small_conv_onnx, shape_subgraph_onnx):
     harness = asan_build / "runtime_arm" / "fuzz_models"
     assert harness.is_file(), f"{harness} missing: build with `make asan`"
     files: list[Path] = []
     lines: list[str] = []
-    for name, data, count, structure_only, options in seed_models(small_conv_onnx):
+    for name, data, count, structure_only, options in seed_models(small_conv_onnx, shape_subgraph_onnx):
         original = tmp_path / f"seed_{name}.lite"
         original.write_bytes(data)
         group = [original]

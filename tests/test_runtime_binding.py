@@ -199,3 +199,50 @@ def test_library_lookup_reports_how_to_build(tmp_path):
                             cwd=Path(__file__).resolve().parents[1], check=False)
     assert result.returncode != 0
     assert "nowhere.so does not exist" in result.stderr
+
+
+def _file_mappings(path: Path) -> list[tuple[int, int]]:
+    """Address ranges of this process's mappings of `path` (from /proc/self/maps)."""
+    ranges = []
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        fields = line.split(maxsplit=5)
+        if len(fields) == 6 and fields[5] == str(path):
+            start, end = (int(v, 16) for v in fields[0].split("-"))
+            ranges.append((start, end))
+    return ranges
+
+
+def test_weights_are_used_in_place_from_the_mapped_file(tmp_path, small_conv_lite):
+    path = (tmp_path / "small.lite").resolve()
+    path.write_bytes(small_conv_lite)
+    it = Interpreter(path)
+    it.resize_input(0, [1, 3, 8, 8])
+    it.allocate_tensors()
+    mappings = _file_mappings(path)
+    assert mappings, "the model file is not mapped"
+    constants = [t for t in it.tensor_details() if t["storage"] == "constant"]
+    assert len(constants) >= 3
+    for t in constants:
+        assert any(start <= t["address"] and t["address"] + t["bytes"] <= end for start, end in mappings), t
+        assert t["address"] % 64 == 0, t
+    for t in it.tensor_details():
+        if t["storage"] == "arena":
+            assert t["arena_offset"] % 64 == 0 and t["address"] % 64 == 0, t
+    it.close()
+    assert not _file_mappings(path), "closing the interpreter must unmap the model"
+
+
+def test_shape_subgraph_runs_at_prepare_time(shape_subgraph_onnx):
+    from lite_converter.convert import convert_onnx
+
+    it = Interpreter(model_content=convert_onnx(shape_subgraph_onnx))
+    for shape in [(2, 3, 9, 7), (1, 3, 4, 16)]:
+        x = image(shape, 11)
+        ours = it.run({"x": x})["y"]
+        ref = reference(shape_subgraph_onnx, x)["y"]
+        assert_close(ours, ref)
+        details = {t["name"]: t for t in it.tensor_details()}
+        # Shape -> Gather -> Unsqueeze -> Concat were computed at prepare time from shapes alone.
+        for name in ("s", "n", "u", "target"):
+            assert details[name]["storage"] == "prepared", details[name]
+        assert details["c"]["storage"] == "arena"
