@@ -8,7 +8,9 @@ onnxruntime (the oracle of the pass tests). The value is a dict::
     {"kind": "CLIP", "alpha": 0.0, "beta": 6.0}            # kinds: lite.fbs ActivationKind names
     {"kind": "PRELU", "alpha": 0.0, "beta": 0.0, "slope": "<tensor name>"}
 
-``slope`` (PRELU only) names the constant slope tensor in the shape the source PRelu had.
+``slope`` (PRELU only) names the constant slope tensor in the shape the source PRelu had; the
+fused Conv also reads it as its input 3 (so passes see the tensor as used, and CONV_2D takes its
+``prelu_slope`` there).
 """
 
 from __future__ import annotations

@@ -84,9 +84,14 @@ def export_nodes(graph: Graph, nodes: list[Node], opset: int,
         attrs = dict(node.attrs)
         act = attrs.pop(fused_activation.ATTR, None)
         outputs = list(node.outputs)
+        inputs = list(node.inputs)
         if act is not None:
             outputs[0] = f"{node.outputs[0]}__preact"
-        protos.append(helper.make_node(node.op_type, node.inputs, outputs, name=node.name,
+            if act["kind"] == "PRELU":
+                inputs = inputs[:3]
+                while inputs and not inputs[-1]:
+                    inputs.pop()
+        protos.append(helper.make_node(node.op_type, inputs, outputs, name=node.name,
                                        domain=node.domain or None))
         protos[-1].attribute.extend(make_attribute(k, v) for k, v in attrs.items())
         if act is not None:

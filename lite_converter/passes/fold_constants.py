@@ -153,7 +153,7 @@ def _set_constant(graph: Graph, name: str, value: np.ndarray) -> None:
     tensor = graph.tensors[name]
     if tensor.dtype is not None and tensor.dtype != value.dtype and value.dtype != np.dtype(object):
         value = value.astype(tensor.dtype)
-    value = np.ascontiguousarray(value)
+    value = np.asarray(value, order="C")  # ascontiguousarray would make a scalar [1]
     tensor.data, tensor.dtype, tensor.shape = value, value.dtype, list(value.shape)
 
 

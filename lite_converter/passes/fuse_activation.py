@@ -105,6 +105,8 @@ def fuse_activation(graph: Graph) -> bool:
             if value is None:
                 continue
             producer.attrs[fused_activation.ATTR] = value
+            if value["kind"] == "PRELU":  # the slope becomes input 3, where CONV_2D takes it
+                producer.inputs = (producer.inputs + ["", ""])[:3] + [value["slope"]]
             producer.outputs[0] = act.outputs[0]
             graph.nodes.remove(act)
             progress = changed = True
