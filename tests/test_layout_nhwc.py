@@ -149,14 +149,27 @@ def run(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         elif t == "SOFTMAX":
             y = _softmax(x[0], a.get("axis", -1))
         elif t == "RESHAPE":
-            target = [d if d != 0 else x[0].shape[i] for i, d in enumerate(x[1])]
+            target = [int(d) if d != 0 else x[0].shape[i] for i, d in enumerate(x[1])]
             y = x[0].reshape(target)
         elif t == "FLATTEN":
-            y = x[0].reshape(int(np.prod(x[0].shape[: a.get("axis", 1)])), -1)
+            y = x[0].reshape(
+                int(np.prod(x[0].shape[: a.get("axis", 1)])), int(np.prod(x[0].shape[a.get("axis", 1) :]))
+            )
+        elif t == "GATHER" and x[0].ndim == 1:
+            y = x[0][x[1]]
         elif t == "UNSQUEEZE":
             y = np.expand_dims(x[0], tuple(a["axes"]))
         elif t == "TRANSPOSE":
             y = np.transpose(x[0], a["perm"])
+        elif t == "LAYER_NORM":
+            axes = tuple(range(a["axis"] % x[0].ndim, x[0].ndim))
+            mean = x[0].mean(axis=axes, keepdims=True)
+            var = ((x[0] - mean) ** 2).mean(axis=axes, keepdims=True)
+            y = (x[0] - mean) / np.sqrt(var + a["epsilon"]) * x[1]
+        elif t == "MATMUL":
+            y = x[0] @ x[1]
+        elif t == "SQUEEZE":
+            y = np.squeeze(x[0], tuple(a["axes"]))
         elif t == "IDENTITY":
             y = x[0]
         elif t == "SHAPE":
@@ -198,7 +211,10 @@ def check_same_outputs(graph: Graph, feeds: dict[str, np.ndarray] | None = None)
         assert after[name].shape == before[name].shape, name
         np.testing.assert_allclose(after[name], before[name], rtol=1e-5, atol=1e-5, err_msg=name)
         declared = after_graph.tensors[name].shape
-        assert declared == list(before[name].shape), (name, declared)
+        assert len(declared) == before[name].ndim, (name, declared)
+        assert all(d == v for d, v in zip(declared, before[name].shape, strict=True) if isinstance(d, int)), (
+            name
+        )
     for node in after_graph.nodes:
         for out in node.outputs:
             shape = after_graph.tensors[out].shape
@@ -275,7 +291,8 @@ def test_concat_softmax_reshape_remaps_axes_and_transposes_only_before_reshape()
         out="out",
     )
     g = check_same_outputs(b.output(out))
-    assert op_types(g) == ["TRANSPOSE", "CONV_2D", "CONV_2D", "CONCAT", "SOFTMAX", "TRANSPOSE", "RESHAPE"]
+    # the reshape [1,5,4,4] -> [1,5,16] runs on the NHWC data ([1,16,5] with perm (0,2,1))
+    assert op_types(g) == ["TRANSPOSE", "CONV_2D", "CONV_2D", "CONCAT", "SOFTMAX", "RESHAPE", "TRANSPOSE"]
     assert g.nodes[3].attrs["axis"] == 3 and g.nodes[4].attrs["axis"] == 3
 
 
@@ -316,13 +333,69 @@ def test_argmax_and_gather_axes():
     assert next(n for n in g.nodes if n.op_type == "ARG_MAX").attrs["axis"] == 3
 
 
-def test_global_pool_then_flatten_uses_a_reshape_not_a_transpose():
+def test_global_pool_then_flatten_needs_no_transpose():
     b = G()
     c = b.conv(b.input("x", [1, 3, 4, 4]), 3, 8, (4, 4))
     p = b.op("GLOBAL_AVERAGE_POOL", [c], [1, 8, 1, 1], {"layout": "NCHW"})
     f = b.op("FLATTEN", [p], [1, 8], {"axis": 1}, out="f")
     g = check_same_outputs(b.output(f))
-    assert op_types(g) == ["TRANSPOSE", "CONV_2D", "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN"]
+    assert op_types(g) == ["TRANSPOSE", "CONV_2D", "GLOBAL_AVERAGE_POOL", "FLATTEN"]
+
+
+def test_size_one_dims_moved_by_a_transpose_become_a_reshape():
+    b = G()
+    c = b.conv(b.input("x", [1, 3, 4, 4]), 3, 8, (4, 4))
+    p = b.op("GLOBAL_AVERAGE_POOL", [c], [1, 8, 1, 1], {"layout": "NCHW"}, out="p")
+    g = check_same_outputs(b.output(p))
+    assert op_types(g) == ["TRANSPOSE", "CONV_2D", "GLOBAL_AVERAGE_POOL", "RESHAPE"]
+
+
+def test_transformer_block_between_convs_needs_no_transpose():
+    """NHWC conv -> Reshape [N,C,HW] (target from Shape/Slice/Concat) -> Transpose [N,HW,C] ->
+    LayerNorm -> MatMul -> Transpose -> Reshape [N,C,H,W] (target with 0s) -> conv."""
+    b = G()
+    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    c = b.conv(b.input("x", ["N", 3, 4, 5]), 3, 6, (4, 5), n="N")
+    shape = b.op("SHAPE", [c], [4], {"start": 0}, dtype=np.int64)
+    head = b.op("SLICE", [shape, b.const("s0", i64(0)), b.const("e2", i64(2))], [2], dtype=np.int64)
+    target = b.op("CONCAT", [head, b.const("minus1", i64(-1))], [3], {"axis": 0}, dtype=np.int64)
+    flat = b.op("RESHAPE", [c, target], ["N", 6, None], {"allowzero": False})
+    tokens = b.op("TRANSPOSE", [flat], ["N", None, 6], {"perm": [0, 2, 1]})
+    normed = b.op(
+        "LAYER_NORM",
+        [tokens, b.const("gamma", RNG.standard_normal(6).astype(np.float32))],
+        ["N", None, 6],
+        {"axis": -1, "epsilon": 1e-5},
+    )
+    mixed = b.op(
+        "MATMUL",
+        [normed, b.const("proj", RNG.standard_normal((6, 6)).astype(np.float32))],
+        ["N", None, 6],
+        {"activation": NO_ACT},
+    )
+    back = b.op("TRANSPOSE", [mixed], ["N", 6, None], {"perm": [0, 2, 1]})
+    image = b.op("RESHAPE", [back, b.const("chw", i64(0, 0, 4, 5))], ["N", 6, 4, 5], {"allowzero": False})
+    g = check_same_outputs(
+        b.output(b.conv(image, 6, 2, (4, 5), n="N")),
+        {"x": RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)},
+    )
+    assert op_types(g).count("TRANSPOSE") == 2  # only at the graph input and output
+    reshapes = [n for n in g.nodes if n.op_type == "RESHAPE"]
+    assert g.tensors[reshapes[1].inputs[1]].data.tolist() == [0, 4, 5, 6]  # the C copied by 0 moved
+
+
+def test_squeeze_and_unsqueeze_run_on_channels_last_data():
+    b = G()
+    c = b.conv(b.input("x", [2, 3, 1, 5]), 3, 4, (1, 5), n=2)
+    sq = b.op("SQUEEZE", [c], [2, 4, 5], {"axes": [2]})
+    seq = b.op("TRANSPOSE", [sq], [2, 5, 4], {"perm": [0, 2, 1]}, out="seq")
+    un = b.op("UNSQUEEZE", [sq], [2, 4, 1, 5], {"axes": [-2]})
+    g = check_same_outputs(
+        b.output(seq, b.conv(un, 4, 3, (1, 5), n=2)),
+        {"x": RNG.standard_normal((2, 3, 1, 5)).astype(np.float32)},
+    )
+    # the input and the last conv's output; seq is the NHWC data squeezed
+    assert op_types(g).count("TRANSPOSE") == 2
 
 
 def test_transpose_is_absorbed():
@@ -633,3 +706,37 @@ def test_e2e_paddleocr_det_has_exactly_two_transposes():
     ops = convert_and_compare(model, {"x": _f32(1, 3, 64, 96)})
     assert ops.count("TRANSPOSE") == 2
     assert ops.count("CONV_2D") > 50
+
+
+@needs_runtime
+def test_e2e_transformer_block_between_convs():
+    from onnx import helper
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Shape", ["c"], ["shape"]),
+        helper.make_node("Slice", ["shape", "zero", "two"], ["head"]),
+        helper.make_node("Concat", ["head", "minus1"], ["target"], axis=0),
+        helper.make_node("Reshape", ["c", "target"], ["flat"]),
+        helper.make_node("Transpose", ["flat"], ["tokens"], perm=[0, 2, 1]),
+        helper.make_node("LayerNormalization", ["tokens", "gamma", "beta"], ["normed"], axis=-1),
+        helper.make_node("MatMul", ["normed", "proj"], ["mixed"]),
+        helper.make_node("Add", ["mixed", "tokens"], ["res"]),
+        helper.make_node("Transpose", ["res"], ["back"], perm=[0, 2, 1]),
+        helper.make_node("Reshape", ["back", "chw"], ["image"]),
+        helper.make_node("Conv", ["image", "w2"], ["y"], pads=[1, 1, 1, 1]),
+    ]
+    inits = {
+        "w1": _f32(8, 3, 3, 3),
+        "zero": np.array([0], np.int64),
+        "two": np.array([2], np.int64),
+        "minus1": np.array([-1], np.int64),
+        "gamma": _f32(8),
+        "beta": _f32(8),
+        "proj": _f32(8, 8),
+        "chw": np.array([0, 0, 6, 10], np.int64),
+        "w2": _f32(4, 8, 3, 3),
+    }
+    model = onnx_model(nodes, {"x": ["N", 3, 6, 10]}, ["y"], inits)
+    ops = convert_and_compare(model, {"x": _f32(2, 3, 6, 10)})
+    assert ops.count("TRANSPOSE") == 2, ops  # graph input and output only

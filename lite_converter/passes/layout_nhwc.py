@@ -30,9 +30,14 @@ import numpy as np
 
 from lite_converter.ir import ConversionError, Dim, Graph, Node, QuantParams, Tensor
 from lite_converter.lite_ops import LAYOUT_CLASS, LayoutClass
+from lite_converter.passes import layout_reshape
+from lite_converter.passes.shape_values import ShapeValues
 
 Perm = tuple[int, ...]
 NHWC: Perm = (0, 2, 3, 1)
+
+# Ops that only reinterpret the data's shape: they can often run on permuted data (layout_reshape).
+_RESHAPE_LIKE = {"RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE"}
 
 # Channels-last ops whose input 1 is a weight with a spatial layout to transpose the same way.
 _SPATIAL_WEIGHT_OPS = {"CONV_2D", "CONV_TRANSPOSE_2D"}
@@ -94,6 +99,7 @@ class _LayoutRewriter:
         self.nodes: list[Node] = []
         self.graph_outputs = set(graph.outputs)
         self.node_names = {node.name for node in graph.nodes}
+        self.shape_values = ShapeValues(graph, self.logical_shape)
 
     # -- bookkeeping ------------------------------------------------------------------------------
     def run(self) -> None:
@@ -112,7 +118,11 @@ class _LayoutRewriter:
                 raise ConversionError(
                     f"node '{node.name}' ({node.op_type}) is not a lowered .lite op: run lower_to_lite first"
                 )
-            handlers[layout_class](node)
+            self._record_shape_value(node)
+            if node.op_type in _RESHAPE_LIKE:
+                self._reshape_like(node)
+            else:
+                handlers[layout_class](node)
         self.graph.nodes = self.nodes
         self._restore_graph_outputs()
         self.graph.remove_unused_tensors()
@@ -497,6 +507,111 @@ class _LayoutRewriter:
         if any(perm[i] != i for i in range(axis, len(perm))):
             return False  # the normalized dims would move: scale/bias no longer line up
         return self._finish_axis_op(node, perm)
+
+    # -- reshape-like ops -------------------------------------------------------------------------
+    def _record_shape_value(self, node: Node) -> None:
+        """Follows small shape computations (SHAPE -> SLICE -> CONCAT ...) while the node still
+        reads logical names, so that RESHAPE targets are known symbolically."""
+        self.shape_values.record(node)
+
+    def _reshape_like(self, node: Node) -> None:
+        perm = self._perm_of(node.inputs[0])
+        in_shape = self.logical_shape.get(node.inputs[0])
+        if _is_identity(perm) or in_shape is None or len(in_shape) != len(perm or ()):
+            return self._logical(node)
+        assert perm is not None
+        rewrite = {
+            "RESHAPE": self._reshape,
+            "FLATTEN": self._flatten,
+            "SQUEEZE": self._squeeze,
+            "UNSQUEEZE": self._unsqueeze,
+        }[node.op_type]
+        out_perm = rewrite(node, perm, in_shape)
+        if out_perm is None:
+            return self._logical(node)
+        node.inputs[0] = self._current(node.inputs[0])[0]
+        node.outputs = [self._set_output(node.outputs[0], out_perm)]
+        self.nodes.append(node)
+
+    def _reshape(self, node: Node, perm: Perm, in_shape: list[Dim]) -> Perm | None:
+        target = self.shape_values.get(node.inputs[1]) if len(node.inputs) > 1 else None
+        if target is None or target[0] != 1:
+            return None
+        allowzero = bool(node.attrs.get("allowzero", False))
+        dims = [
+            in_shape[j] if d == 0 and not allowzero and j < len(in_shape) else d
+            for j, d in enumerate(target[1])
+        ]
+        groups = layout_reshape.reshape_groups(in_shape, dims)
+        if groups is None:
+            return None
+        order = layout_reshape.group_order(groups[0], perm, layout_reshape.unit_dims(in_shape))
+        if order is None:
+            return None
+        out_perm = layout_reshape.output_perm(order, groups[1])
+        # ONNX's 0 copies the input dim of the same index: in the permuted target it must still
+        # copy the right dim, or be replaced by the dim's value when that is known
+        shape = self._constant_input(node, 1)
+        values = list(target[1])
+        for k, j in enumerate(out_perm):
+            if values[j] != 0 or allowzero or (k < len(perm) and perm[k] == j):
+                continue
+            if shape is None or not isinstance(in_shape[j], int):
+                return None
+            values[j] = in_shape[j]
+        if shape is not None:
+            permuted = np.array([values[j] for j in out_perm], dtype=shape.dtype)
+            node.inputs[1] = self._add_constant(f"{node.inputs[1]}_perm", permuted)
+        else:
+            indices = self._add_constant(f"{node.name}_shape_perm", np.array(out_perm, np.int64))
+            source = self._fetch(node.inputs[1], None)
+            gathered = self.graph.add_tensor(f"{source}_perm", np.int64, [len(out_perm)])
+            self._emit("GATHER", f"{node.name}_shape_perm", [source, indices], [gathered], {"axis": 0})
+            node.inputs[1] = gathered
+        return out_perm
+
+    def _flatten(self, node: Node, perm: Perm, in_shape: list[Dim]) -> Perm | None:
+        axis = int(node.attrs.get("axis", 1))
+        axis = axis + len(perm) if axis < 0 else axis
+        in_groups, out_groups = layout_reshape.flatten_groups(len(perm), axis)
+        free = layout_reshape.unit_dims(in_shape)
+        order = layout_reshape.group_order(in_groups, perm, free)
+        if order is None:
+            return None
+        first = set(in_groups[order[0]])
+        positions = [k for k, d in enumerate(perm) if d in first and d not in free]
+        node.attrs["axis"] = positions[-1] + 1 if positions else 0
+        return layout_reshape.output_perm(order, out_groups)
+
+    def _squeeze(self, node: Node, perm: Perm, in_shape: list[Dim]) -> Perm | None:
+        axes = [a % len(perm) for a in node.attrs.get("axes") or []]
+        if not axes:
+            axes = sorted(layout_reshape.unit_dims(in_shape))
+            if any(not isinstance(d, int) for d in in_shape):
+                return None  # which dims are 1 is only known at run time
+        groups = layout_reshape.squeeze_groups(len(perm), axes)
+        if groups is None:
+            return None
+        order = layout_reshape.group_order(groups[0], perm, set(axes))
+        if order is None:
+            return None
+        node.attrs["axes"] = sorted(_inverse(perm)[a] for a in axes)
+        return layout_reshape.output_perm(order, groups[1])
+
+    def _unsqueeze(self, node: Node, perm: Perm, in_shape: list[Dim]) -> Perm | None:
+        raw = node.attrs.get("axes") or []
+        rank = len(perm) + len(raw)
+        axes = sorted(a % rank for a in raw)
+        groups = layout_reshape.squeeze_groups(rank, axes)
+        if groups is None:
+            return None
+        out_groups, in_groups = groups
+        order = layout_reshape.group_order(in_groups, perm, set())
+        if order is None:
+            return None
+        out_perm = layout_reshape.output_perm(order, out_groups)
+        node.attrs["axes"] = [k for k, j in enumerate(out_perm) if j in axes]
+        return out_perm
 
     # -- graph outputs ----------------------------------------------------------------------------
     def _restore_graph_outputs(self) -> None:
