@@ -7,7 +7,13 @@
 
 static size_t nearest_index(const lite_resize_params* p, size_t out_index, double scale, size_t in_len,
                             size_t out_len) {
-  const double x = lite_resize_source_coordinate(p->coordinate_mode, out_index, scale, in_len, out_len);
+  double x = lite_resize_source_coordinate(p->coordinate_mode, out_index, scale, in_len, out_len);
+  /* Rounding decides at integers (floor, ceil) and halves (round): a coordinate that is one of
+   * those in exact arithmetic but lands an ulp away (scales like 0.6f or 5/3 are inexact) is
+   * snapped to it, so the result is the exact-arithmetic one rather than an accident of the
+   * floating-point evaluation order. */
+  const double half_steps = x * 2.0, snapped = floor(half_steps + 0.5);
+  if (fabs(half_steps - snapped) <= 1e-6 * (fabs(half_steps) > 1.0 ? fabs(half_steps) : 1.0)) x = snapped / 2.0;
   const double lower = floor(x);
   double picked;
   switch (p->nearest_mode) {
