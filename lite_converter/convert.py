@@ -12,9 +12,13 @@ import os
 import onnx
 
 from lite_converter.atomic_write import write_atomically
+from lite_converter.frontends.onnx_frontend import load_onnx
 from lite_converter.ir import Graph
 from lite_converter.passes.layout_nhwc import to_channels_last
+from lite_converter.passes.lower_to_lite import lower_to_lite
 from lite_converter.passes.memory_plan import plan_memory
+from lite_converter.passes.optimize import optimize
+from lite_converter.passes.support import check_supported
 from lite_converter.writer import serialize
 
 
@@ -22,11 +26,6 @@ def lower_onnx(
     model: str | os.PathLike | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
 ) -> Graph:
     """The lowered, channels-last IR graph of an ONNX model (everything but serialization)."""
-    from lite_converter.frontends.onnx_frontend import load_onnx
-    from lite_converter.passes.lower_to_lite import lower_to_lite
-    from lite_converter.passes.optimize import optimize
-    from lite_converter.passes.support import check_supported
-
     graph = load_onnx(model, input_shapes=input_shapes)
     check_supported(graph)
     optimize(graph)
