@@ -170,6 +170,31 @@ Status Interpreter::op_error(const Node& node, Status status, const char* phase)
   return status;
 }
 
+// The converter declares every tensor's dtype and shape; a computed output that disagrees means
+// the converter and an op disagree on semantics, so it is refused before anything runs.
+Status Interpreter::check_declared(const Node& node, int output) {
+  int index = node.op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(output));
+  const lite_fb::Tensor* declared = model_->graph()->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const TensorRef& t = tensors_[static_cast<size_t>(index)].ref;
+  const char* op = opcode_name(node.op->opcode());
+  if (t.dtype != declared->dtype())
+    return error_.set(Status::kInvalidModel, "%s '%s': output %d '%s' is computed as %s, the model declares %s", op,
+                      node_name(node.op), output, t.name, dtype_name(t.dtype), dtype_name(declared->dtype()));
+  if (!inputs_as_declared_ || declared->shape() == nullptr) return Status::kOk;
+  bool match = static_cast<int>(declared->shape()->size()) == t.shape.rank;
+  for (int d = 0; match && d < t.shape.rank; ++d) {
+    int64_t want = declared->shape()->Get(static_cast<flatbuffers::uoffset_t>(d));
+    match = want == -1 || want == t.shape.dims[d];
+  }
+  if (match) return Status::kOk;
+  Shape want;
+  want.rank = std::min(static_cast<int>(declared->shape()->size()), kMaxRank);
+  for (int d = 0; d < want.rank; ++d) want.dims[d] = declared->shape()->Get(static_cast<flatbuffers::uoffset_t>(d));
+  return error_.set(Status::kShapeError, "%s '%s': output %d '%s' is computed with shape %s, the model declares %s",
+                    op, node_name(node.op), output, t.name, format_shape(t.shape).c_str(),
+                    format_shape(want).c_str());
+}
+
 Status Interpreter::prepare_node(int k) {
   Node& node = nodes_[static_cast<size_t>(k)];
   if (node.ctx.state != nullptr && node.kernel->free_state != nullptr) node.kernel->free_state(node.ctx.state);
@@ -199,6 +224,8 @@ Status Interpreter::prepare_node(int k) {
     if (!tensor_bytes(*t, kMaxTensorBytes, &bytes))
       return error_.set(Status::kShapeError, "%s '%s': output %d '%s' of shape %s %s exceeds 2 GiB", op,
                         node_name(node.op), o, t->name, format_shape(t->shape).c_str(), dtype_name(t->dtype));
+    Status s_declared = check_declared(node, o);
+    if (s_declared != Status::kOk) return s_declared;
   }
 
   bool inputs_known = true;
@@ -345,9 +372,15 @@ Status Interpreter::plan_memory() {
 Status Interpreter::allocate() {
   if (!needs_prepare_) return Status::kOk;
   reset_tensors();
+  inputs_as_declared_ = true;
   for (int i = 0; i < num_inputs(); ++i) {
     TensorSlot& slot = tensors_[static_cast<size_t>(inputs_[static_cast<size_t>(i)])];
     const Shape& shape = input_shapes_[static_cast<size_t>(i)];
+    const Shape& declared = slot.ref.shape;  // reset_tensors() restored the declared shape
+    bool as_declared = declared.rank == shape.rank;
+    for (int d = 0; as_declared && d < shape.rank; ++d)
+      as_declared = declared.dims[d] == -1 || declared.dims[d] == shape.dims[d];
+    if (!as_declared) inputs_as_declared_ = false;
     for (int d = 0; d < shape.rank; ++d) {
       if (shape.dims[d] < 0)
         return error_.set(Status::kShapeError,

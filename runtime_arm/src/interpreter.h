@@ -79,6 +79,7 @@ class Interpreter {
   Status evaluate_at_prepare(int k);
   Status plan_memory();
   Status op_error(const Node& node, Status status, const char* phase);
+  Status check_declared(const Node& node, int output);
 
   const Model* model_ = nullptr;
   int num_threads_ = 1;
@@ -90,6 +91,9 @@ class Interpreter {
   AlignedBuffer scratch_;
   size_t arena_bytes_ = 0;
   bool needs_prepare_ = true;
+  // Every graph input has a shape its declaration allows (-1 matches any size): then computed
+  // shapes must match the model's declared static dims too (otherwise only dtypes are checked).
+  bool inputs_as_declared_ = true;
   ErrorSink error_;
 };
 

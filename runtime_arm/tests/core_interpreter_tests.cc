@@ -244,3 +244,39 @@ LITE_TEST(zero_sized_tensors_are_fine) {
   CHECK(m.it->tensor(6).ref.shape.dims[0] == 0);
   CHECK(m.it->tensor(6).ref.data != nullptr);
 }
+
+LITE_TEST(computed_outputs_must_match_declared_dtype_and_shape) {
+  auto model = [](int dtype, std::vector<int64_t> y_shape) {
+    ModelBuilder b;
+    float c[6] = {1, 2, 3, 4, 5, 6};
+    int x = b.add_tensor("x", DType::FLOAT32, {2, 3});
+    int k = b.add_constant("c", DType::FLOAT32, {1}, c, 4);
+    int y = b.add_tensor("y", DType::FLOAT32, std::move(y_shape));
+    b.tensor(y).dtype = dtype;
+    b.add_op(OpCode::ADD, "add", {x, k}, {y});
+    b.inputs = {x};
+    b.outputs = {y};
+    return b;
+  };
+  Loaded ok;
+  CHECK(load(model(static_cast<int>(DType::FLOAT32), {2, -1}), &ok));
+  CHECK(ok.it->allocate() == Status::kOk);
+
+  Loaded wrong_dtype;
+  CHECK(load(model(static_cast<int>(DType::INT64), {2, 3}), &wrong_dtype));
+  CHECK(wrong_dtype.it->allocate() == Status::kInvalidModel);
+  CHECK_MSG(wrong_dtype.it->error().message() ==
+                "ADD 'add': output 0 'y' is computed as FLOAT32, the model declares INT64",
+            "%s", wrong_dtype.it->error().message().c_str());
+
+  Loaded wrong_shape;
+  CHECK(load(model(static_cast<int>(DType::FLOAT32), {2, 4}), &wrong_shape));
+  CHECK(wrong_shape.it->allocate() == Status::kShapeError);
+  CHECK_MSG(contains(wrong_shape.it->error().message(), "computed with shape [2, 3], the model declares [2, 4]"),
+            "%s", wrong_shape.it->error().message().c_str());
+  // Once an input is resized away from its declared shape, declared shapes are only hints.
+  int64_t dims[2] = {5, 3};
+  CHECK(wrong_shape.it->resize_input(0, dims, 2) == Status::kOk);
+  CHECK_MSG(wrong_shape.it->allocate() == Status::kOk, "%s", wrong_shape.it->error().message().c_str());
+  CHECK(wrong_shape.it->tensor(2).ref.shape.dims[0] == 5);
+}

@@ -100,7 +100,10 @@ LITE_TEST(interpreter_plan_keeps_live_tensors_disjoint) {
   int one = b.add_constant("one", DType::FLOAT32, {1}, two, 4);
   int shape = b.add_constant("shape", DType::INT64, {2}, flat, sizeof(flat));
   std::vector<int> t;
-  for (int i = 0; i < 9; ++i) t.push_back(b.add_tensor("t" + std::to_string(i), DType::FLOAT32, {}));
+  for (int i = 0; i < 9; ++i) {
+    t.push_back(b.add_tensor("t" + std::to_string(i), DType::FLOAT32, {}));
+    b.tensor(t.back()).has_shape = false;  // shapes left to the ops
+  }
   b.add_op(OpCode::EXP, "e0", {x}, {t[0]});
   b.add_op(OpCode::ADD, "a1", {t[0], one}, {t[1]});
   b.add_op(OpCode::ADD, "a2", {t[1], t[0]}, {t[2]});      // t0 still live here
