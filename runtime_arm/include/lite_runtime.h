@@ -8,8 +8,8 @@
  *   - A lite_interpreter holds a pointer to its model: the model must outlive every interpreter
  *     created from it. One model may serve many interpreters.
  *   - Strings returned by this API (names, error messages) are owned by the model or the
- *     interpreter and stay valid until it is destroyed. lite_interpreter_error_message() is valid
- *     until the next call on the same interpreter.
+ *     interpreter: names stay valid until the model is destroyed; the string returned by
+ *     lite_interpreter_error_message() until the next call on the same interpreter.
  *   - Pointers returned by lite_interpreter_input_data / lite_interpreter_output_data point into
  *     the interpreter's memory and stay valid until the next lite_interpreter_resize_input,
  *     lite_interpreter_allocate (or an implicit re-allocation after a resize) or
@@ -122,7 +122,8 @@ LITE_API lite_status lite_interpreter_create(const lite_model* model, const lite
 /* Accepts NULL. */
 LITE_API void lite_interpreter_destroy(lite_interpreter* interpreter);
 
-/* The message of the last failed call on this interpreter, "" if none failed. */
+/* The message of the last failed call on this interpreter ("" before any failure and after a
+ * successful allocate/invoke). Never NULL. */
 LITE_API const char* lite_interpreter_error_message(const lite_interpreter* interpreter);
 
 LITE_API int lite_interpreter_input_count(const lite_interpreter* interpreter);
