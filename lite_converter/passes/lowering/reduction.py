@@ -6,9 +6,11 @@ they become the ``axes`` option, so an axes input must be known at conversion ti
 
 from __future__ import annotations
 
+import numpy as np
+
 from lite_converter.ir import Graph, Node
 from lite_converter.passes.lowering.conversion_time import input_known_before_run
-from lite_converter.passes.lowering.emitter import Emitter, normalize_axis
+from lite_converter.passes.lowering.emitter import NO_ACTIVATION, Emitter, normalize_axis
 from lite_converter.passes.lowering.registry import lowers
 
 REDUCE = {"ReduceSum": "REDUCE_SUM", "ReduceMean": "REDUCE_MEAN", "ReduceMax": "REDUCE_MAX",
@@ -16,11 +18,15 @@ REDUCE = {"ReduceSum": "REDUCE_SUM", "ReduceMean": "REDUCE_MEAN", "ReduceMax": "
           "ReduceL2": "REDUCE_L2", "ReduceSumSquare": "REDUCE_SUM_SQUARE", "ReduceLogSum": "REDUCE_LOG_SUM",
           "ReduceLogSumExp": "REDUCE_LOG_SUM_EXP"}
 
+# Spatial mean/max of an NCHW tensor with kept dims is exactly a global pool (torch's dynamo
+# exporter writes adaptive_avg_pool2d(1) as ReduceMean over [2, 3]).
+_GLOBAL_POOLS = {"REDUCE_MEAN": "GLOBAL_AVERAGE_POOL", "REDUCE_MAX": "GLOBAL_MAX_POOL"}
+
 
 def _check_reduce(graph: Graph, node: Node) -> list[str]:
     if "axes" in node.attrs or input_known_before_run(graph, node.inputs, 1):
         return []
-    return [f"{node.op_type} axes come from graph input data; they must be known at conversion time"]
+    return [f"axes ('{node.inputs[1]}') come from graph input data; they must be known at conversion time"]
 
 
 @lowers(*REDUCE, check=_check_reduce)
@@ -35,8 +41,21 @@ def lower_reduce(graph: Graph, node: Node) -> list[Node]:
         axes = []
     rank = e.rank(x)
     axes = sorted({normalize_axis(a, rank, node) for a in axes}) if rank is not None else axes
-    e.emit(REDUCE[node.op_type], [x], node.outputs, axes=axes, keepdims=bool(node.attrs.get("keepdims", 1)),
-           noop_with_empty_axes=bool(node.attrs.get("noop_with_empty_axes", 0)))
+    attrs = {"axes": axes, "keepdims": bool(node.attrs.get("keepdims", 1)),
+             "noop_with_empty_axes": bool(node.attrs.get("noop_with_empty_axes", 0))}
+    op = REDUCE[node.op_type]
+    if e.dtype(x) == np.bool_:  # ReduceMax/Min-20 on bool: any/all, computed on 0/1 integers
+        as_int = e.op("CAST", [x], np.int32, e.shape(x), to="INT32")
+        reduced = e.op(op, [as_int], np.int32, e.shape(node.outputs[0]), **attrs)
+        # "> 0" rather than a cast: the empty-set identities (INT32_MIN / INT32_MAX) map to
+        # False / True, the identities of any / all.
+        zero = e.const("zero", np.array(0, dtype=np.int32))
+        e.emit("GREATER", [reduced, zero], node.outputs, activation=dict(NO_ACTIVATION))
+        return e.nodes
+    if rank == 4 and axes == [2, 3] and attrs["keepdims"] and op in _GLOBAL_POOLS:
+        e.emit(_GLOBAL_POOLS[op], [x], node.outputs, layout="NCHW")  # the channels-last kernel
+        return e.nodes
+    e.emit(op, [x], node.outputs, **attrs)
     return e.nodes
 
 

@@ -44,7 +44,7 @@ def lower_flatten(graph: Graph, node: Node) -> list[Node]:
 def _check_axes_input(graph: Graph, node: Node) -> list[str]:
     if "axes" in node.attrs or input_known_before_run(graph, node.inputs, 1):
         return []
-    return [f"{node.op_type} axes come from graph input data; they must be known at conversion time"]
+    return [f"axes ('{node.inputs[1]}') come from graph input data; they must be known at conversion time"]
 
 
 def _axes(e: Emitter, node: Node) -> list[int] | None:
