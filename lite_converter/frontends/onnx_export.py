@@ -100,8 +100,14 @@ def export_nodes(graph: Graph, nodes: list[Node], opset: int,
     return protos
 
 
-def export_onnx(graph: Graph, opset: int | None = None, with_value_info: bool = True) -> onnx.ModelProto:
-    """A runnable ModelProto equivalent to ``graph`` (which must still be in ONNX vocabulary)."""
+def export_onnx(graph: Graph, opset: int | None = None, with_value_info: bool = True,
+                types_only_above: int | None = None) -> onnx.ModelProto:
+    """A runnable ModelProto equivalent to ``graph`` (which must still be in ONNX vocabulary).
+
+    ``types_only_above``: constants with more elements become typed graph inputs instead of
+    initializers (for shape inference, which needs only the values of small shape tensors; a
+    model with large weights then serializes in no time). The result is then not runnable as is.
+    """
     opset = opset or graph.opset or DEFAULT_OPSET
     used: set[str] = set(graph.inputs) | set(graph.outputs)
     for node in graph.nodes:
@@ -118,12 +124,14 @@ def export_onnx(graph: Graph, opset: int | None = None, with_value_info: bool = 
             initializers.append(numpy_helper.from_array(np.asarray(tensor.data), source))
             nodes.append(helper.make_node("Identity", [source], [name], name=f"{name}__identity"))
         outputs.append(value_info(tensor))
+    inputs = [value_info(graph.tensors[name]) for name in graph.inputs]
     for name, tensor in graph.tensors.items():
-        if tensor.is_constant and name in used and name not in graph.inputs:
-            if not any(name == o for o in graph.outputs):
+        if tensor.is_constant and name in used and name not in graph.inputs and name not in graph.outputs:
+            if types_only_above is not None and tensor.data.size > types_only_above:
+                inputs.append(value_info(tensor))
+            else:
                 initializers.append(numpy_helper.from_array(np.asarray(tensor.data), name))
     initializers.extend(extra_inits)
-    inputs = [value_info(graph.tensors[name]) for name in graph.inputs]
     infos = []
     if with_value_info:
         io = set(graph.inputs) | set(graph.outputs)

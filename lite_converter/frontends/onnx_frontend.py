@@ -21,7 +21,7 @@ import os
 import onnx
 
 from lite_converter.frontends.onnx_attributes import constant_node_value, node_attributes, tensor_to_numpy
-from lite_converter.frontends.onnx_type_inference import apply_onnx_inference, fill_gaps, shape_from_type
+from lite_converter.frontends.onnx_type_inference import infer_types, shape_from_type
 from lite_converter.ir import ConversionError, Graph, Node, Tensor
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -157,6 +157,17 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
     return graph
 
 
+def _apply_declared_types(graph: Graph, proto: onnx.ModelProto) -> None:
+    """Types the model file itself declares for intermediate tensors (exporters often write them)."""
+    for info in proto.graph.value_info:
+        tensor = graph.tensors.get(info.name)
+        if tensor is None or tensor.is_constant:
+            continue
+        dtype, shape = shape_from_type(info.type)
+        tensor.dtype = tensor.dtype or dtype
+        tensor.shape = tensor.shape or shape
+
+
 def load_onnx(model: str | os.PathLike | onnx.ModelProto,
               input_shapes: dict[str, list[int]] | None = None) -> Graph:
     """Loads an ONNX model (path or proto) into an IR graph with dtypes and shapes inferred."""
@@ -167,10 +178,10 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
         proto = copy
         _override_input_shapes(proto, input_shapes)
     graph = graph_from_proto(proto)
-    # Infer on the original proto when it is small enough to copy cheaply; the IR re-export is
-    # equivalent and also covers models whose types ONNX cannot read from the file.
-    apply_onnx_inference(graph, proto)
-    fill_gaps(graph)
+    _apply_declared_types(graph, proto)
+    # Inference runs on the IR re-exported with weights passed by type only: as good as on the
+    # file (same nodes, same small constants) and it never serializes gigabytes of weights.
+    infer_types(graph)
     graph.toposort()
     graph.input_layouts = guess_input_layouts(graph)
     graph.output_layouts = {name: "" for name in graph.outputs}

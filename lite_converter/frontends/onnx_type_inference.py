@@ -15,6 +15,10 @@ from lite_converter.frontends.onnx_attributes import elem_type_to_numpy
 from lite_converter.frontends.shape_rules import infer_missing_shapes
 from lite_converter.ir import Dim, Graph, Node
 
+# Constants up to this many elements keep their values for ONNX's data propagation (shape tensors);
+# larger ones (weights) are passed to inference by type only.
+SMALL_CONSTANT = 4096
+
 # Ops whose output dtype is fixed whatever their inputs are.
 _INT64_OUTPUT = {"Shape", "Size", "ArgMax", "ArgMin", "NonZero"}
 _BOOL_OUTPUT = {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor", "Not",
@@ -101,5 +105,10 @@ def infer_types(graph: Graph) -> None:
     """Refreshes dtypes and shapes of all activations from the graph as it is now."""
     from lite_converter.frontends.onnx_export import export_onnx
 
-    apply_onnx_inference(graph, export_onnx(graph, with_value_info=False))
+    try:
+        model = export_onnx(graph, with_value_info=False, types_only_above=SMALL_CONSTANT)
+    except Exception:  # noqa: BLE001 - an attribute ONNX cannot hold: our rules still apply
+        model = None
+    if model is not None:
+        apply_onnx_inference(graph, model)
     fill_gaps(graph)
