@@ -740,3 +740,17 @@ def test_e2e_transformer_block_between_convs():
     model = onnx_model(nodes, {"x": ["N", 3, 6, 10]}, ["y"], inits)
     ops = convert_and_compare(model, {"x": _f32(2, 3, 6, 10)})
     assert ops.count("TRANSPOSE") == 2, ops  # graph input and output only
+
+
+def test_channel_shuffle_costs_one_transpose():
+    """ShuffleNet: Reshape [N,g,C/g,H,W] -> Transpose -> Reshape [N,C,H,W] between NHWC convs."""
+    b = G()
+    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    c = b.conv(b.input("x", [1, 3, 4, 5]), 3, 6, (4, 5))
+    grouped = b.op("RESHAPE", [c, b.const("g", i64(1, 2, 3, 4, 5))], [1, 2, 3, 4, 5], {"allowzero": False})
+    swapped = b.op("TRANSPOSE", [grouped], [1, 3, 2, 4, 5], {"perm": [0, 2, 1, 3, 4]})
+    shuffled = b.op("RESHAPE", [swapped, b.const("s", i64(1, 6, 4, 5))], [1, 6, 4, 5], {"allowzero": False})
+    g = check_same_outputs(b.output(b.conv(shuffled, 6, 2, (4, 5))))
+    assert op_types(g).count("TRANSPOSE") == 3  # input, the shuffle itself, output
+    shuffle = [n for n in g.nodes if n.op_type == "TRANSPOSE"][1]
+    assert g.tensors[shuffle.inputs[0]].shape == [1, 4, 5, 2, 3]  # NHWC data viewed as [N,H,W,g,C/g]

@@ -515,40 +515,97 @@ class _LayoutRewriter:
         self.shape_values.record(node)
 
     def _reshape_like(self, node: Node) -> None:
+        """RESHAPE/FLATTEN/SQUEEZE/UNSQUEEZE on permuted data, without a transpose when the
+        permutation keeps the reshaped dim groups together; otherwise, for a rank-4 result, one
+        transpose to the layout that makes the result NHWC (ShuffleNet's channel shuffle)."""
         perm = self._perm_of(node.inputs[0])
         in_shape = self.logical_shape.get(node.inputs[0])
         if _is_identity(perm) or in_shape is None or len(in_shape) != len(perm or ()):
             return self._logical(node)
         assert perm is not None
-        rewrite = {
-            "RESHAPE": self._reshape,
-            "FLATTEN": self._flatten,
-            "SQUEEZE": self._squeeze,
-            "UNSQUEEZE": self._unsqueeze,
-        }[node.op_type]
-        out_perm = rewrite(node, perm, in_shape)
-        if out_perm is None:
+        groups = self._reshape_groups(node, in_shape)
+        if groups is None:
             return self._logical(node)
-        node.inputs[0] = self._current(node.inputs[0])[0]
+        in_groups, out_groups, free = groups
+        order = layout_reshape.group_order(in_groups, perm, free)
+        if order is None:
+            out_rank = sum(len(g) for g in out_groups)
+            order = layout_reshape.group_order(out_groups, NHWC, set()) if out_rank == 4 else None
+            if order is None:
+                return self._logical(node)
+            perm = tuple(d for g in order for d in in_groups[g])
+        out_perm = layout_reshape.output_perm(order, out_groups)
+        if not self._rewrite_reshape_like(node, perm, out_perm, in_shape):
+            return self._logical(node)
+        node.inputs[0] = self._fetch(node.inputs[0], perm)
         node.outputs = [self._set_output(node.outputs[0], out_perm)]
         self.nodes.append(node)
 
-    def _reshape(self, node: Node, perm: Perm, in_shape: list[Dim]) -> Perm | None:
+    def _reshape_groups(
+        self, node: Node, in_shape: list[Dim]
+    ) -> tuple[list[list[int]], list[list[int]], set[int]] | None:
+        """Input dim groups, output dim groups and the input dims free to sit anywhere."""
+        rank = len(in_shape)
+        if node.op_type == "RESHAPE":
+            target = self._reshape_target(node, in_shape)
+            groups = None if target is None else layout_reshape.reshape_groups(in_shape, target)
+            return None if groups is None else (*groups, layout_reshape.unit_dims(in_shape))
+        if node.op_type == "FLATTEN":
+            axis = int(node.attrs.get("axis", 1))
+            return (
+                *layout_reshape.flatten_groups(rank, axis + rank if axis < 0 else axis),
+                layout_reshape.unit_dims(in_shape),
+            )
+        if node.op_type == "SQUEEZE":
+            axes = self._squeeze_axes(node, in_shape)
+            groups = None if axes is None else layout_reshape.squeeze_groups(rank, axes)
+            return None if groups is None or axes is None else (*groups, set(axes))
+        axes = sorted(a % (rank + len(node.attrs.get("axes") or [])) for a in node.attrs.get("axes") or [])
+        groups = layout_reshape.squeeze_groups(rank + len(axes), axes)
+        return None if groups is None else (groups[1], groups[0], set())
+
+    def _reshape_target(self, node: Node, in_shape: list[Dim]) -> list[Dim] | None:
         target = self.shape_values.get(node.inputs[1]) if len(node.inputs) > 1 else None
         if target is None or target[0] != 1:
             return None
         allowzero = bool(node.attrs.get("allowzero", False))
-        dims = [
+        return [
             in_shape[j] if d == 0 and not allowzero and j < len(in_shape) else d
             for j, d in enumerate(target[1])
         ]
-        groups = layout_reshape.reshape_groups(in_shape, dims)
-        if groups is None:
-            return None
-        order = layout_reshape.group_order(groups[0], perm, layout_reshape.unit_dims(in_shape))
-        if order is None:
-            return None
-        out_perm = layout_reshape.output_perm(order, groups[1])
+
+    def _squeeze_axes(self, node: Node, in_shape: list[Dim]) -> list[int] | None:
+        axes = sorted(a % len(in_shape) for a in node.attrs.get("axes") or [])
+        if axes:
+            return axes
+        if any(not isinstance(d, int) for d in in_shape):
+            return None  # which dims are 1 is only known at run time
+        return sorted(layout_reshape.unit_dims(in_shape))
+
+    def _rewrite_reshape_like(self, node: Node, perm: Perm, out_perm: Perm, in_shape: list[Dim]) -> bool:
+        """Rewrites the op's axes/target for input layout ``perm`` and output layout ``out_perm``."""
+        if node.op_type == "RESHAPE":
+            return self._rewrite_reshape_target(node, perm, out_perm, in_shape)
+        if node.op_type == "FLATTEN":
+            axis = int(node.attrs.get("axis", 1))
+            axis = axis + len(perm) if axis < 0 else axis
+            free = layout_reshape.unit_dims(in_shape)
+            first = set(range(axis)) if out_perm[0] == 0 else set(range(axis, len(perm)))
+            positions = [k for k, d in enumerate(perm) if d in first and d not in free]
+            node.attrs["axis"] = positions[-1] + 1 if positions else 0
+        elif node.op_type == "SQUEEZE":
+            axes = self._squeeze_axes(node, in_shape) or []
+            node.attrs["axes"] = sorted(_inverse(perm)[a] for a in axes)
+        else:
+            rank = len(out_perm)
+            axes = {a % rank for a in node.attrs.get("axes") or []}
+            node.attrs["axes"] = [k for k, j in enumerate(out_perm) if j in axes]
+        return True
+
+    def _rewrite_reshape_target(self, node: Node, perm: Perm, out_perm: Perm, in_shape: list[Dim]) -> bool:
+        target = self.shape_values.get(node.inputs[1])
+        assert target is not None
+        allowzero = bool(node.attrs.get("allowzero", False))
         # ONNX's 0 copies the input dim of the same index: in the permuted target it must still
         # copy the right dim, or be replaced by the dim's value when that is known
         shape = self._constant_input(node, 1)
@@ -557,7 +614,7 @@ class _LayoutRewriter:
             if values[j] != 0 or allowzero or (k < len(perm) and perm[k] == j):
                 continue
             if shape is None or not isinstance(in_shape[j], int):
-                return None
+                return False
             values[j] = in_shape[j]
         if shape is not None:
             permuted = np.array([values[j] for j in out_perm], dtype=shape.dtype)
@@ -568,50 +625,7 @@ class _LayoutRewriter:
             gathered = self.graph.add_tensor(f"{source}_perm", np.int64, [len(out_perm)])
             self._emit("GATHER", f"{node.name}_shape_perm", [source, indices], [gathered], {"axis": 0})
             node.inputs[1] = gathered
-        return out_perm
-
-    def _flatten(self, node: Node, perm: Perm, in_shape: list[Dim]) -> Perm | None:
-        axis = int(node.attrs.get("axis", 1))
-        axis = axis + len(perm) if axis < 0 else axis
-        in_groups, out_groups = layout_reshape.flatten_groups(len(perm), axis)
-        free = layout_reshape.unit_dims(in_shape)
-        order = layout_reshape.group_order(in_groups, perm, free)
-        if order is None:
-            return None
-        first = set(in_groups[order[0]])
-        positions = [k for k, d in enumerate(perm) if d in first and d not in free]
-        node.attrs["axis"] = positions[-1] + 1 if positions else 0
-        return layout_reshape.output_perm(order, out_groups)
-
-    def _squeeze(self, node: Node, perm: Perm, in_shape: list[Dim]) -> Perm | None:
-        axes = [a % len(perm) for a in node.attrs.get("axes") or []]
-        if not axes:
-            axes = sorted(layout_reshape.unit_dims(in_shape))
-            if any(not isinstance(d, int) for d in in_shape):
-                return None  # which dims are 1 is only known at run time
-        groups = layout_reshape.squeeze_groups(len(perm), axes)
-        if groups is None:
-            return None
-        order = layout_reshape.group_order(groups[0], perm, set(axes))
-        if order is None:
-            return None
-        node.attrs["axes"] = sorted(_inverse(perm)[a] for a in axes)
-        return layout_reshape.output_perm(order, groups[1])
-
-    def _unsqueeze(self, node: Node, perm: Perm, in_shape: list[Dim]) -> Perm | None:
-        raw = node.attrs.get("axes") or []
-        rank = len(perm) + len(raw)
-        axes = sorted(a % rank for a in raw)
-        groups = layout_reshape.squeeze_groups(rank, axes)
-        if groups is None:
-            return None
-        out_groups, in_groups = groups
-        order = layout_reshape.group_order(in_groups, perm, set())
-        if order is None:
-            return None
-        out_perm = layout_reshape.output_perm(order, out_groups)
-        node.attrs["axes"] = [k for k, j in enumerate(out_perm) if j in axes]
-        return out_perm
+        return True
 
     # -- graph outputs ----------------------------------------------------------------------------
     def _restore_graph_outputs(self) -> None:
