@@ -25,7 +25,7 @@ Status one_hot_prepare(OpContext* ctx) {
   if (s != Status::kOk) return s;
   const TensorRef* indices = ctx->input(0);
   const TensorRef* values = ctx->input(2);
-  int64_t depth;
+  int64_t depth = 0;
   s = read_depth(ctx, &depth);
   if (s != Status::kOk) return s;
   if (values->shape.num_elements() != 2) return fail(ctx, Status::kInvalidModel, "values must hold [off, on]");
