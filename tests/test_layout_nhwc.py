@@ -32,10 +32,7 @@ class G:
         return name
 
     def const(self, name: str, value: np.ndarray) -> str:
-        name = self.g.add_constant(name, value)
-        self.g.tensors[name].data = value  # add_constant turns rank 0 into [1]
-        self.g.tensors[name].shape = list(value.shape)
-        return name
+        return self.g.add_constant(name, value)
 
     def op(
         self,

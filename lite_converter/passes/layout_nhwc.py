@@ -193,7 +193,7 @@ class _LayoutRewriter:
     def _transpose_tensor(self, source: str, step: Perm) -> str:
         tensor = self.graph.tensors[source]
         if tensor.data is not None:
-            name = self._add_constant(f"{source}_perm", np.transpose(tensor.data, step))
+            name = self.graph.add_constant(f"{source}_perm", np.transpose(tensor.data, step))
             self.graph.tensors[name].quant = _remap_quant(tensor.quant, step)
             return name
         shape = None if tensor.shape is None else _permute(list(tensor.shape), step)
@@ -201,18 +201,10 @@ class _LayoutRewriter:
         self.graph.tensors[name].quant = _remap_quant(tensor.quant, step)
         reshape_to = _reshape_equivalent(tensor.shape, step)
         if reshape_to is not None:
-            target = self._add_constant(f"{name}_shape", np.array(reshape_to, np.int64))
+            target = self.graph.add_constant(f"{name}_shape", np.array(reshape_to, np.int64))
             self._emit("RESHAPE", f"{source}_to_perm", [source, target], [name], {"allowzero": False})
         else:
             self._emit("TRANSPOSE", f"{source}_transpose", [source], [name], {"perm": list(step)})
-        return name
-
-    def _add_constant(self, hint: str, value: np.ndarray) -> str:
-        """Graph.add_constant, keeping rank-0 values rank 0 (np.ascontiguousarray makes them [1])."""
-        name = self.graph.add_constant(hint, value)
-        tensor = self.graph.tensors[name]
-        tensor.data = np.ascontiguousarray(value).reshape(np.shape(value))
-        tensor.shape = list(np.shape(value))
         return name
 
     def _emit(
@@ -236,7 +228,7 @@ class _LayoutRewriter:
         key = (source, (-rank, *perm))
         if key not in self.materialized:
             padded = data.reshape((1,) * (rank - data.ndim) + data.shape)
-            new = self._add_constant(f"{source}_perm", np.transpose(padded, perm))
+            new = self.graph.add_constant(f"{source}_perm", np.transpose(padded, perm))
             quant = self.graph.tensors[source].quant
             if quant is not None and quant.axis is not None:
                 quant = QuantParams(quant.scale, quant.zero_point, quant.axis % data.ndim + rank - data.ndim)
@@ -457,7 +449,9 @@ class _LayoutRewriter:
         remapped = np.array(
             [_inverse(perm)[_normalize_axis(int(a), len(perm), where)] for a in axes.reshape(-1)]
         )
-        inputs[3] = self._add_constant(f"{node.name}_axes", remapped.astype(axes.dtype).reshape(axes.shape))
+        inputs[3] = self.graph.add_constant(
+            f"{node.name}_axes", remapped.astype(axes.dtype).reshape(axes.shape)
+        )
         node.inputs = inputs[:4] if not inputs[4] else inputs
         return self._finish_axis_op(node, perm)
 
@@ -474,14 +468,14 @@ class _LayoutRewriter:
             remapped = np.array(
                 [_inverse(perm)[_normalize_axis(int(a), len(perm), where)] for a in axes.reshape(-1)]
             )
-            node.inputs[3] = self._add_constant(f"{node.name}_axes", remapped.astype(axes.dtype))
+            node.inputs[3] = self.graph.add_constant(f"{node.name}_axes", remapped.astype(axes.dtype))
             return self._finish_axis_op(node, perm)
         pads = self._constant_input(node, 1)
         if pads is None or pads.size != 2 * len(perm):
             return False
         begins, ends = list(pads.reshape(-1)[: len(perm)]), list(pads.reshape(-1)[len(perm) :])
         permuted = np.array(_permute(begins, perm) + _permute(ends, perm), dtype=pads.dtype)
-        node.inputs[1] = self._add_constant(f"{node.name}_pads", permuted)
+        node.inputs[1] = self.graph.add_constant(f"{node.name}_pads", permuted)
         return self._finish_axis_op(node, perm)
 
     def _gather(self, node: Node, perm: Perm) -> bool:
@@ -497,7 +491,7 @@ class _LayoutRewriter:
         if axis is None or axis.size != 1:
             return False
         physical = self._physical_axis(node, int(axis.reshape(-1)[0]), perm)
-        node.inputs[1] = self._add_constant(
+        node.inputs[1] = self.graph.add_constant(
             f"{node.name}_axis", np.array(physical, axis.dtype).reshape(axis.shape)
         )
         return self._finish_axis_op(node, perm)
@@ -618,9 +612,9 @@ class _LayoutRewriter:
             values[j] = in_shape[j]
         if shape is not None:
             permuted = np.array([values[j] for j in out_perm], dtype=shape.dtype)
-            node.inputs[1] = self._add_constant(f"{node.inputs[1]}_perm", permuted)
+            node.inputs[1] = self.graph.add_constant(f"{node.inputs[1]}_perm", permuted)
         else:
-            indices = self._add_constant(f"{node.name}_shape_perm", np.array(out_perm, np.int64))
+            indices = self.graph.add_constant(f"{node.name}_shape_perm", np.array(out_perm, np.int64))
             source = self._fetch(node.inputs[1], None)
             gathered = self.graph.add_tensor(f"{source}_perm", np.int64, [len(out_perm)])
             self._emit("GATHER", f"{node.name}_shape_perm", [source, indices], [gathered], {"axis": 0})
