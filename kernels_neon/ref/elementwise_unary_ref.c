@@ -1,4 +1,4 @@
-/* Reference elementwise unary ops. Float math per float type comes from unary_float_ref.inc;
+/* Reference elementwise unary ops. Float math per float type comes from unary_float_body.h;
  * integer types support the sign/clamp family, BOOL supports LOGICAL_NOT, every type IDENTITY. */
 #include <stdint.h>
 #include <string.h>
@@ -9,13 +9,13 @@
 
 #define FT float
 #define FSUFFIX f32
-#include "unary_float_ref.inc"
+#include "unary_float_body.h"
 #undef FT
 #undef FSUFFIX
 
 #define FT double
 #define FSUFFIX f64
-#include "unary_float_ref.inc"
+#include "unary_float_body.h"
 #undef FT
 #undef FSUFFIX
 
