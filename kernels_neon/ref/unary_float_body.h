@@ -1,5 +1,6 @@
-/* Body of the floating-point unary ops (no include guard: a template included once per float type)
- * with FT (the element type) and FSUFFIX (the function name suffix) defined. <tgmath.h> picks the
+/* Body of the floating-point unary ops, included once per float type by elementwise_unary_ref.c
+ * with FT (the element type) and FSUFFIX (the function name suffix) defined; no include guard on
+ * purpose. <tgmath.h> picks the
  * float or double math function from FT, and constants are cast to FT, so each type computes in
  * its own precision like the source framework does. */
 #define UNARY_CAT2(a, b) a##b
