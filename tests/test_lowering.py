@@ -336,6 +336,49 @@ def test_float16_compute_runs_through_float32_casts():
     assert graph.tensors["y"].dtype == np.float16
 
 
+def decomposed_layer_norm_model(opset: int = 12) -> onnx.ModelProto:
+    """(x - mean) / sqrt(mean((x - mean)^2) + eps) * gamma + beta over the last axis, as Paddle writes it."""
+    nodes = [
+        helper.make_node("ReduceMean", ["x"], ["m"], axes=[-1]),
+        helper.make_node("Sub", ["x", "m"], ["d"]),
+        helper.make_node("Pow", ["d", "two"], ["p"]),
+        helper.make_node("ReduceMean", ["p"], ["v"], axes=[-1]),
+        helper.make_node("Add", ["v", "eps"], ["ve"]),
+        helper.make_node("Sqrt", ["ve"], ["s"]),
+        helper.make_node("Div", ["d", "s"], ["n"]),
+        helper.make_node("Mul", ["n", "gamma"], ["g"]),
+        helper.make_node("Add", ["g", "beta"], ["y"]),
+    ]
+    inits = [
+        const("two", np.array(2.0, np.float32)),
+        const("eps", np.array(1e-5, np.float32)),
+        const("gamma", RNG.standard_normal(8).astype(np.float32)),
+        const("beta", RNG.standard_normal(8).astype(np.float32)),
+    ]
+    return model_of(nodes, {"x": [2, 5, 8]}, ["y"], inits, opset=opset)
+
+
+def test_decomposed_layer_norm_becomes_one_layer_norm():
+    graph = lowered(decomposed_layer_norm_model())
+    node = only(graph, "LAYER_NORM")
+    assert [n.op_type for n in graph.nodes] == ["LAYER_NORM"]
+    assert node.attrs["axis"] == 2 and node.attrs["epsilon"] == pytest.approx(1e-5)
+    assert len(node.inputs) == 3
+
+
+def test_layer_norm_pattern_with_a_shared_intermediate_is_left_alone():
+    model = decomposed_layer_norm_model()
+    model.graph.output.append(helper.make_tensor_value_info("d", TensorProto.FLOAT, None))
+    graph = lowered(model)
+    assert "LAYER_NORM" not in graph.op_types()
+
+
+def test_sigmoid_times_input_without_fusable_producer_is_silu():
+    nodes = [helper.make_node("Sigmoid", ["x"], ["g"]), helper.make_node("Mul", ["g", "x"], ["y"])]
+    graph = lowered(model_of(nodes, {"x": [2, 3]}, ["y"]))
+    assert [(n.op_type, n.inputs) for n in graph.nodes] == [("SILU", ["x"])]
+
+
 def test_paddle_ocr_rec_resolves_every_rank():
     from lite_converter import zoo
 
@@ -363,6 +406,12 @@ def interpreter():
 
 
 E2E_MODELS = {
+    "decomposed_layer_norm": decomposed_layer_norm_model,
+    "silu_of_input": lambda: model_of(
+        [helper.make_node("Sigmoid", ["x"], ["g"]), helper.make_node("Mul", ["g", "x"], ["y"])],
+        {"x": [2, 3]},
+        ["y"],
+    ),
     "conv_bn_hardswish_pool_fc": lambda: model_of(
         [
             helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2]),
