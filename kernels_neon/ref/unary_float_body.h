@@ -1,8 +1,7 @@
 /* Body of the floating-point unary ops, included once per float type by elementwise_unary_ref.c
  * with FT (the element type) and FSUFFIX (the function name suffix) defined; no include guard on
- * purpose. <tgmath.h> picks the
- * float or double math function from FT, and constants are cast to FT, so each type computes in
- * its own precision like the source framework does. */
+ * purpose. <tgmath.h> picks the float or double math function from FT, and constants are cast to
+ * FT, so each type computes in its own precision like the source framework does. */
 #define UNARY_CAT2(a, b) a##b
 #define UNARY_CAT(a, b) UNARY_CAT2(a, b)
 #define UNARY_FN UNARY_CAT(unary_, FSUFFIX)
