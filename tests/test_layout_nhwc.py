@@ -751,3 +751,16 @@ def test_channel_shuffle_costs_one_transpose():
     assert op_types(g).count("TRANSPOSE") == 3  # input, the shuffle itself, output
     shuffle = [n for n in g.nodes if n.op_type == "TRANSPOSE"][1]
     assert g.tensors[shuffle.inputs[0]].shape == [1, 4, 5, 2, 3]  # NHWC data viewed as [N,H,W,g,C/g]
+
+
+def test_second_run_changes_nothing():
+    b = G()
+    c = b.conv(b.input("x", [1, 3, 4, 4]), 3, 4, (4, 4))
+    g = b.output(b.conv(b.op("RELU", [c], [1, 4, 4, 4]), 4, 2, (4, 4)))
+    to_channels_last(g)
+    once = copy.deepcopy(g)
+    to_channels_last(g)
+    assert op_types(g) == op_types(once)
+    assert sorted(map(str, (t.shape for t in g.tensors.values()))) == sorted(
+        map(str, (t.shape for t in once.tensors.values()))
+    )

@@ -272,6 +272,8 @@ class _LayoutRewriter:
         self.nodes.append(node)
 
     def _channels_last(self, node: Node) -> None:
+        if node.attrs.get("layout") == "NHWC":
+            return self._logical(node)  # already channels-last in the source (or a second run)
         rank = self._rank(node.inputs[0])
         if rank is not None and rank != 4:
             raise ConversionError(
