@@ -267,6 +267,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lite: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `lite inspect m.lite | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except _user_errors() as error:
         if os.environ.get("LITE_DEBUG"):
             traceback.print_exc()
