@@ -379,6 +379,45 @@ def test_sigmoid_times_input_without_fusable_producer_is_silu():
     assert [(n.op_type, n.inputs) for n in graph.nodes] == [("SILU", ["x"])]
 
 
+GELU_ORDERS = {
+    "x_times_a_then_half": [
+        helper.make_node("Mul", ["x", "a"], ["m"]),
+        helper.make_node("Mul", ["m", "half"], ["y"]),
+    ],
+    "x_times_half_a": [
+        helper.make_node("Mul", ["a", "half"], ["m"]),
+        helper.make_node("Mul", ["x", "m"], ["y"]),
+    ],
+    "half_x_times_a": [
+        helper.make_node("Mul", ["half", "x"], ["m"]),
+        helper.make_node("Mul", ["m", "a"], ["y"]),
+    ],
+}
+
+
+def erf_gelu_model(order: str) -> onnx.ModelProto:
+    nodes = [
+        helper.make_node("Div", ["x", "sqrt2"], ["s"]),
+        helper.make_node("Erf", ["s"], ["e"]),
+        helper.make_node("Add", ["one", "e"], ["a"]),
+        *GELU_ORDERS[order],
+    ]
+    inits = [
+        const("sqrt2", np.array(np.sqrt(2.0), np.float32)),
+        const("one", np.array(1.0, np.float32)),
+        const("half", np.array(0.5, np.float32)),
+    ]
+    return model_of(nodes, {"x": [3, 7]}, ["y"], inits, opset=13)
+
+
+@pytest.mark.parametrize("order", sorted(GELU_ORDERS))
+def test_erf_gelu_becomes_gelu(order):
+    graph = lowered(erf_gelu_model(order))
+    assert [(n.op_type, n.inputs, n.attrs) for n in graph.nodes] == [
+        ("GELU", ["x"], {"approximate_tanh": False})
+    ]
+
+
 def test_paddle_ocr_rec_resolves_every_rank():
     from lite_converter import zoo
 
@@ -406,6 +445,7 @@ def interpreter():
 
 
 E2E_MODELS = {
+    "erf_gelu": lambda: erf_gelu_model("half_x_times_a"),
     "decomposed_layer_norm": decomposed_layer_norm_model,
     "silu_of_input": lambda: model_of(
         [helper.make_node("Sigmoid", ["x"], ["g"]), helper.make_node("Mul", ["g", "x"], ["y"])],

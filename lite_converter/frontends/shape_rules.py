@@ -240,6 +240,16 @@ def _same_rank(inf: _Inference, node: Node) -> list[Shape | None]:
     return [None if shape is None else [None] * len(shape)]
 
 
+def _shape(inf: _Inference, node: Node) -> list[Shape | None]:
+    shape = inf.shape(node.inputs[0])
+    if shape is None:
+        return [None]
+    rank = len(shape)
+    start, end = node.attrs.get("start", 0), node.attrs.get("end", rank)
+    start, end = (max(0, min(rank, v + rank if v < 0 else v)) for v in (start, end))
+    return [[max(0, end - start)]]
+
+
 def _split(inf: _Inference, node: Node) -> list[Shape | None]:
     shape = inf.shape(node.inputs[0])
     return [None if shape is None else [None] * len(shape) for _ in node.outputs]
@@ -257,13 +267,17 @@ def _gemm(inf: _Inference, node: Node) -> list[Shape | None]:
 _RULES: dict[str, Callable[[_Inference, Node], list[Shape | None]]] = {
     "Reshape": _reshape, "Transpose": _transpose, "MatMul": _matmul, "Gemm": _gemm, "Concat": _concat,
     "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Flatten": _flatten, "Split": _split,
-    "ArgMax": _arg, "ArgMin": _arg,
+    "ArgMax": _arg, "ArgMin": _arg, "Shape": _shape, "Size": lambda inf, node: [[]],
     **{op: _reduce for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
                               "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp")},
     **{op: _same_rank for op in ("Slice", "Pad", "Resize", "Upsample", "Conv", "ConvTranspose", "MaxPool",
                                  "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Tile",
                                  "DepthToSpace", "SpaceToDepth")},
 }
+
+
+def _static_dims(shape: Shape) -> int:
+    return sum(isinstance(d, int) for d in shape)
 
 
 def infer_missing_shapes(graph: Graph) -> None:
@@ -274,6 +288,7 @@ def infer_missing_shapes(graph: Graph) -> None:
             if index >= len(node.outputs) or not node.outputs[index] or shape is None:
                 continue
             tensor = graph.tensor(node.outputs[index])
-            if tensor.shape is None:
+            if tensor.shape is None or _static_dims(shape) > _static_dims(tensor.shape) \
+                    and len(shape) == len(tensor.shape):
                 tensor.shape = list(shape)
         inference.propagate_value(node)

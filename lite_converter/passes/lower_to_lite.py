@@ -27,6 +27,7 @@ from lite_converter.frontends.onnx_type_inference import fill_gaps
 from lite_converter.ir import ConversionError, Graph, Node
 from lite_converter.passes.lowering import LOWERINGS
 from lite_converter.passes.lowering.fuse_fc_bias import fuse_fc_bias
+from lite_converter.passes.lowering.fuse_gelu import fuse_gelu
 from lite_converter.passes.lowering.fuse_layer_norm import fuse_layer_norm
 from lite_converter.passes.lowering.fuse_silu import fuse_silu
 from lite_converter.passes.lowering.promote_float32 import promote_float32
@@ -66,6 +67,7 @@ def lower_to_lite(graph: Graph) -> None:
     fuse_fc_bias(graph)
     fuse_layer_norm(graph)
     fuse_silu(graph)
+    fuse_gelu(graph)
     promote_float32(graph)
     _unique_names(graph.nodes)
     graph.toposort()
