@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from lite_converter.ir import Graph, Node, Tensor
 from lite_converter.passes.memory_plan import plan_memory
@@ -30,7 +31,7 @@ def lifetimes(g: Graph) -> dict[str, tuple[int, int]]:
         for n in node.inputs:
             if n in life:
                 life[n][1] = max(life[n][1], i)
-    for n in g.outputs:
+    for n in (*g.inputs, *g.outputs):
         life[n][1] = len(g.nodes)
     return {k: (v[0], v[1]) for k, v in life.items()}
 
@@ -55,10 +56,10 @@ def assert_valid(g: Graph, aliases: set[frozenset[str]] = frozenset()) -> None:
             assert not live_together or apart, (a, b)
 
 
-def test_chain_reuses_memory_two_buffers_suffice():
-    g = chain_graph([256, 256, 256, 256, 256])  # 1 KiB each
+def test_chain_reuses_memory_two_buffers_and_the_input_suffice():
+    g = chain_graph([256, 256, 256, 256, 256])  # 1 KiB each; the input stays readable after the run
     plan = plan_memory(g)
-    assert plan is not None and plan.arena_bytes == 2048
+    assert plan is not None and plan.arena_bytes == 3072
     assert_valid(g)
 
 
@@ -67,7 +68,7 @@ def test_offsets_are_64_byte_aligned_for_odd_sizes():
     plan = plan_memory(g)
     assert plan is not None
     assert all(o % 64 == 0 for o in plan.offsets.values())
-    assert plan.arena_bytes == 128  # two 64-byte slots
+    assert plan.arena_bytes == 192  # three 64-byte slots: the input, then two alternating
     assert_valid(g)
 
 
@@ -112,3 +113,32 @@ def test_graph_outputs_stay_live_to_the_end():
     plan = plan_memory(g)
     assert plan is not None and plan.offsets["x1"] != plan.offsets["x2"]
     assert_valid(g)
+
+
+def _runtime_available() -> bool:
+    try:
+        from runtime_arm._library import load_library
+
+        load_library()
+        return True
+    except Exception:  # noqa: BLE001 - any failure means: not built here
+        return False
+
+
+@pytest.mark.skipif(not _runtime_available(), reason="liblite_runtime.so not found")
+def test_plan_in_the_file_matches_the_runtime_arena():
+    """The stored plan is what `lite inspect` shows: it should be the arena the runtime allocates."""
+    from lite_converter import zoo
+    from lite_converter.convert import convert_onnx
+    from lite_converter.reader import read_model
+    from runtime_arm import Interpreter
+
+    try:
+        path = zoo.fetch("cls")
+    except Exception as error:  # noqa: BLE001 - offline
+        pytest.skip(f"PP-OCR cls not available: {error}")
+    data = convert_onnx(path, input_shapes={"x": [1, 3, 48, 192]})
+    plan = read_model(data).memory_plan
+    with Interpreter(model_content=data) as interpreter:
+        interpreter.run({"x": np.zeros((1, 3, 48, 192), np.float32)})
+        assert plan is not None and plan.arena_bytes == interpreter.arena_bytes

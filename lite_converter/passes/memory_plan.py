@@ -32,7 +32,7 @@ class _Block:
 
     size: int
     first: int  # op index that writes it (-1: a graph input, live from the start)
-    last: int  # op index of its last reader (len(nodes): a graph output, live to the end)
+    last: int  # op index of its last reader (len(nodes): graph inputs and outputs, live to the end)
     tensors: list[str]
     offset: int = -1
 
@@ -79,7 +79,8 @@ def _blocks(graph: Graph) -> list[_Block] | None:
                 block_of[source].tensors.append(name)
             elif not new_block(name, index):
                 return None
-    for name in graph.outputs:
+    # Graph inputs stay readable after a run (as in the runtime), outputs until the caller reads them.
+    for name in (*graph.inputs, *graph.outputs):
         if name in block_of:
             block_of[name].last = len(graph.nodes)
     return blocks
