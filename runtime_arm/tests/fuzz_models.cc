@@ -43,13 +43,68 @@ bool read_file(const char* path, std::vector<unsigned char>* out) {
   return true;
 }
 
-// Runs one model; returns the line to print.
 struct Options {
   int64_t dynamic_dim = 8;
   std::vector<int64_t> shape;  // preferred sizes for dynamic dims, by position
   size_t max_arena = size_t{16} << 20;
 };
 
+// Resizes, allocates, sets zero inputs, invokes and reads the outputs once. `skipped` receives a
+// line when the plan is too large to run quickly under the sanitizers.
+lite_status run_round(lite_interpreter* it, const Options& options, int round, const char** stage,
+                      std::vector<unsigned>* dynamic_masks, std::string* skipped, const std::string& prefix) {
+  lite_status s = LITE_OK;
+  *stage = "resize";
+  for (int i = 0; i < lite_interpreter_input_count(it) && s == LITE_OK; ++i) {
+    int64_t declared[LITE_MAX_RANK];
+    int rank = lite_interpreter_input_shape(it, i, declared, LITE_MAX_RANK);
+    if (rank < 0) return LITE_INTERNAL;
+    if (round == 0) dynamic_masks->push_back(0);
+    unsigned& mask = (*dynamic_masks)[static_cast<size_t>(i)];
+    int64_t dims[LITE_MAX_RANK];
+    bool dynamic = false;
+    for (int d = 0; d < rank; ++d) {
+      int64_t want = static_cast<size_t>(rank) == options.shape.size() ? options.shape[static_cast<size_t>(d)]
+                                                                      : options.dynamic_dim;
+      dims[d] = declared[d];
+      if (round == 0 && declared[d] < 0) {
+        dims[d] = want;
+        mask |= 1u << d;
+        dynamic = true;
+      } else if (round == 1 && (mask & (1u << d)) != 0 && dims[d] >= 4) {
+        dims[d] += 1;
+        dynamic = true;
+      }
+    }
+    if (dynamic) s = lite_interpreter_resize_input(it, i, dims, rank);
+  }
+  if (s == LITE_OK) {
+    *stage = "allocate";
+    s = lite_interpreter_allocate(it);
+  }
+  if (s != LITE_OK) return s;
+  if (lite_interpreter_arena_bytes(it) > options.max_arena) {
+    *skipped = prefix + "skipped: arena of " + std::to_string(lite_interpreter_arena_bytes(it)) + " bytes";
+    return s;
+  }
+  *stage = "set_input";
+  for (int i = 0; i < lite_interpreter_input_count(it) && s == LITE_OK; ++i) {
+    std::vector<unsigned char> zeros(lite_interpreter_input_bytes(it, i));
+    s = lite_interpreter_set_input(it, i, zeros.data(), zeros.size());
+  }
+  if (s == LITE_OK) {
+    *stage = "invoke";
+    s = lite_interpreter_invoke(it);
+  }
+  for (int i = 0; i < lite_interpreter_output_count(it) && s == LITE_OK; ++i) {
+    *stage = "get_output";
+    std::vector<unsigned char> out(lite_interpreter_output_bytes(it, i));
+    s = lite_interpreter_get_output(it, i, out.data(), out.size());
+  }
+  return s;
+}
+
+// Runs one model; returns the line to print.
 std::string run_one(const char* path, bool from_memory, const Options& options) {
   std::string prefix = std::string(path) + ": ";
   lite_error error;
@@ -81,40 +136,14 @@ std::string run_one(const char* path, bool from_memory, const Options& options) 
     return prefix + "create: " + status_name(s) + ": " + error.message;
   }
   const char* stage = "resize";
-  for (int i = 0; i < lite_interpreter_input_count(it) && s == LITE_OK; ++i) {
-    int64_t dims[LITE_MAX_RANK];
-    int rank = lite_interpreter_input_shape(it, i, dims, LITE_MAX_RANK);
-    bool dynamic = false;
-    for (int d = 0; d < rank; ++d) {
-      if (dims[d] < 0) {
-        dims[d] = static_cast<size_t>(rank) == options.shape.size() ? options.shape[static_cast<size_t>(d)]
-                                                                     : options.dynamic_dim;
-        dynamic = true;
-      }
-    }
-    if (dynamic) s = lite_interpreter_resize_input(it, i, dims, rank);
-  }
-  if (s == LITE_OK) {
-    stage = "allocate";
-    s = lite_interpreter_allocate(it);
-  }
-  if (s == LITE_OK && lite_interpreter_arena_bytes(it) > options.max_arena) {
-    result = prefix + "skipped: arena of " + std::to_string(lite_interpreter_arena_bytes(it)) + " bytes";
-  } else if (s == LITE_OK) {
-    stage = "set_input";
-    for (int i = 0; i < lite_interpreter_input_count(it) && s == LITE_OK; ++i) {
-      std::vector<unsigned char> zeros(lite_interpreter_input_bytes(it, i));
-      s = lite_interpreter_set_input(it, i, zeros.data(), zeros.size());
-    }
-    if (s == LITE_OK) {
-      stage = "invoke";
-      s = lite_interpreter_invoke(it);
-    }
-    for (int i = 0; i < lite_interpreter_output_count(it) && s == LITE_OK; ++i) {
-      stage = "get_output";
-      std::vector<unsigned char> out(lite_interpreter_output_bytes(it, i));
-      s = lite_interpreter_get_output(it, i, out.data(), out.size());
-    }
+  // Round 0 at the requested sizes; round 1 grows the dynamic dims >= 4 by one (a re-prepare
+  // and re-plan, as after a user's resize) when the model has any.
+  std::vector<unsigned> dynamic_masks;  // per input: which dims were dynamic in the model
+  for (int round = 0; round < 2 && s == LITE_OK && result.empty(); ++round) {
+    s = run_round(it, options, round, &stage, &dynamic_masks, &result, prefix);
+    bool any_dynamic = false;
+    for (unsigned m : dynamic_masks) any_dynamic = any_dynamic || m != 0;
+    if (!any_dynamic) break;
   }
   if (result.empty()) {
     if (s == LITE_OK) {
