@@ -351,6 +351,58 @@ def test_resize_nearest_int32():
     )
 
 
+def test_resize_sizes_from_shape_subgraph():
+    """sizes computed from the input's shape (2x its H and W): evaluated by the runtime at prepare."""
+    x = _randn(1, 3, 5, 7)
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Slice", ["shape", "start", "end"], ["hw"]),
+        helper.make_node("Mul", ["hw", "two"], ["hw2"]),
+        helper.make_node("Concat", ["nc", "hw2"], ["sizes"], axis=0),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear"),
+    ]
+    constants = {
+        "start": np.array([2], np.int64),
+        "end": np.array([4], np.int64),
+        "two": np.array([2], np.int64),
+        "nc": np.array([1, 3], np.int64),
+    }
+    check(make_model(nodes, {"x": x}, {"y": TensorProto.FLOAT}, constants), {"x": x})
+
+
+def test_spatial_ops_after_input_resize():
+    """Conv (packed weights), pooling and resize are prepared again when the input size changes."""
+    from lite_converter.convert import convert_onnx
+    from runtime_arm import Interpreter
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], strides=[2, 1]),
+        helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+        helper.make_node("Resize", ["p", "", "scales"], ["y"], mode="nearest"),
+    ]
+    constants = {
+        "w": _randn(6, 3, 3, 3, seed=1),
+        "b": _randn(6, seed=2),
+        "scales": np.array([1.0, 1.0, 2.0, 2.0], np.float32),
+    }
+    graph_input = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "height", "width"])
+    graph = helper.make_graph(
+        nodes,
+        "dynamic",
+        [graph_input],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, k) for k, v in constants.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 9
+    interpreter = Interpreter(model_content=convert_onnx(model), threads=1)
+    for seed, (h, w) in enumerate([(9, 12), (16, 7), (9, 12)]):
+        feeds = {"x": _randn(1, 3, h, w, seed=seed)}
+        interpreter.resize_input("x", [1, 3, h, w])
+        ours = interpreter.run(feeds)["y"]
+        assert_close("y", ours, run_onnxruntime(model, feeds)["y"])
+
+
 # -- DepthToSpace / SpaceToDepth -------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["DCR", "CRD"])
 @pytest.mark.parametrize(("shape", "block"), [((1, 8, 3, 4), 2), ((2, 18, 2, 3), 3), ((1, 12, 5, 1), 2)])
@@ -455,6 +507,20 @@ def test_layer_norm_3d_last_axis():
     """Transformer shape [batch, tokens, hidden] with a broadcast-free scale and bias."""
     constants = {"scale": _randn(32, seed=1), "bias": _randn(32, seed=2)}
     check_node("LayerNormalization", {"x": _randn(2, 7, 32)}, constants, axis=-1)
+
+
+def test_layer_norm_statistics_outputs():
+    """The optional Mean and InvStdDev outputs, shaped x.shape[:axis] + [1] * (rank - axis)."""
+    x = _randn(2, 3, 4, 5)
+    node = helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y", "mean", "inv_std"], axis=2)
+    outputs = {"y": TensorProto.FLOAT, "mean": TensorProto.FLOAT, "inv_std": TensorProto.FLOAT}
+    constants = {"scale": _randn(4, 5, seed=1), "bias": _randn(4, 5, seed=2)}
+    check(make_model([node], {"x": x}, outputs, constants), {"x": x})
+
+
+def test_layer_norm_broadcast_scale():
+    """A scale smaller than the normalized dims broadcasts over them."""
+    check_node("LayerNormalization", {"x": _randn(2, 3, 4, 5)}, {"scale": _randn(1, 5, seed=1)}, axis=1)
 
 
 @pytest.mark.parametrize("shape", [(1, 4, 5, 6), (2, 3, 7, 1), (1, 2, 16, 16)])
