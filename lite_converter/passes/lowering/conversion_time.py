@@ -1,18 +1,17 @@
-"""Whether a tensor's value can be known before the model runs (so it can become an option)."""
+"""Whether a tensor's value can be known before the model runs.
+
+Shape inputs (docs/OPS.md) need a value at prepare time: a constant, or something computed from
+constants and tensor *shapes* only (the runtime evaluates such shape subgraphs in prepare, and the
+constant folder turns the static ones into constants). A value that depends on graph input data
+cannot be an option or a shape input.
+"""
 
 from __future__ import annotations
 
 from lite_converter.ir import Graph
 
-# Ops whose output depends only on the input's shape (static when the shapes are).
+# Ops whose output depends only on the input's shape.
 _SHAPE_READERS = {"Shape", "Size"}
-
-
-def known_before_run(graph: Graph, name: str) -> bool:
-    """True for constants and values computed from constants and shapes only (the constant
-    folder turns those into constants, the runtime's prepare computes the rest); False when the
-    value depends on graph input data."""
-    return known_at_prepare(graph, name)
 
 
 def known_at_prepare(graph: Graph, name: str) -> bool:
@@ -37,6 +36,6 @@ def known_at_prepare(graph: Graph, name: str) -> bool:
     return visit(name)
 
 
-def input_known_before_run(graph: Graph, inputs: list[str], index: int) -> bool:
-    """``known_before_run`` for an optional input: an absent one counts as known."""
-    return index >= len(inputs) or not inputs[index] or known_before_run(graph, inputs[index])
+def input_known_at_prepare(graph: Graph, inputs: list[str], index: int) -> bool:
+    """``known_at_prepare`` for an optional input: an absent one counts as known."""
+    return index >= len(inputs) or not inputs[index] or known_at_prepare(graph, inputs[index])

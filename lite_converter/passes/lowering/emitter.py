@@ -89,9 +89,6 @@ class Emitter:
         self.emit(op, inputs, [out], **attrs)
         return out
 
-    def output(self, index: int = 0) -> str:
-        return self.source.outputs[index]
-
     def as_int64(self, name: str) -> str:
         """``name`` as an int64 tensor (.lite shape inputs are int64; ONNX also allows int32)."""
         if not name or self.dtype(name) == np.int64:

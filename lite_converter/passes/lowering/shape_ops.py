@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from lite_converter.ir import ConversionError, Graph, Node
-from lite_converter.passes.lowering.conversion_time import input_known_before_run
+from lite_converter.passes.lowering.conversion_time import input_known_at_prepare
 from lite_converter.passes.lowering.emitter import Emitter, normalize_axis
 from lite_converter.passes.lowering.registry import lowers
 
@@ -42,7 +42,7 @@ def lower_flatten(graph: Graph, node: Node) -> list[Node]:
 
 
 def _check_axes_input(graph: Graph, node: Node) -> list[str]:
-    if "axes" in node.attrs or input_known_before_run(graph, node.inputs, 1):
+    if "axes" in node.attrs or input_known_at_prepare(graph, node.inputs, 1):
         return []
     return [f"axes ('{node.inputs[1]}') come from graph input data; they must be known at conversion time"]
 
