@@ -602,6 +602,21 @@ def test_reduce_int(op_type: str, axes: list[int] | None, dtype: type):
     check_node(op_type, {"x": x}, constants, outputs={"y": _ONNX_TYPES[np.dtype(dtype)]}, keepdims=1)
 
 
+@pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMean", "ReduceLogSumExp", "ReduceMin"])
+@pytest.mark.parametrize("axes", [[2], [0, 2], [1], [1, 3], [0, 1, 2, 3]], ids=str)
+@pytest.mark.parametrize("keepdims", [1, 0])
+def test_reduce_with_unit_dims(op_type: str, axes: list[int], keepdims: int):
+    """Size-1 dims reduced or kept next to real ones (the plan drops them when merging axes)."""
+    constants = {"axes": np.array(axes, np.int64)}
+    check_node(op_type, {"x": _randn(1, 5, 1, 3)}, constants, keepdims=keepdims)
+
+
+def test_reduce_empty_axis():
+    """Reducing a zero-length axis yields the identity (0 for ReduceSum)."""
+    x = np.zeros((2, 0, 3), np.float32)
+    check_node("ReduceSum", {"x": x}, {"axes": np.array([1], np.int64)}, keepdims=0)
+
+
 @pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMax"])
 def test_reduce_noop_with_empty_axes(op_type: str):
     check_node(op_type, {"x": _randn(2, 3, 4)}, noop_with_empty_axes=1)
