@@ -418,6 +418,36 @@ def test_erf_gelu_becomes_gelu(order):
     ]
 
 
+@pytest.mark.parametrize(
+    "equation, shapes, ops",
+    [
+        ("ij->ji", [[3, 4]], ["TRANSPOSE"]),
+        ("ijk->ki", [[2, 3, 4]], ["REDUCE_SUM", "TRANSPOSE"]),
+        ("bij,bjk->bik", [[2, 3, 4], [2, 4, 5]], ["MATMUL"]),
+        ("ij,j", [[3, 4], [4]], ["MATMUL"]),
+    ],
+)
+def test_trivial_einsum_lowers_to_one_or_two_ops(equation, shapes, ops):
+    names = [f"in{i}" for i in range(len(shapes))]
+    model = model_of(
+        [helper.make_node("Einsum", names, ["y"], equation=equation)],
+        dict(zip(names, shapes, strict=True)),
+        ["y"],
+    )
+    assert [n.op_type for n in lowered(model).nodes] == ops
+
+
+@pytest.mark.parametrize("equation", ["ii->i", "ij,kl->ijkl", "...ij->...ji", "ijk,jkl->il"])
+def test_non_trivial_einsum_is_refused(equation):
+    model = model_of(
+        [helper.make_node("Einsum", ["a", "b"] if "," in equation else ["a"], ["y"], equation=equation)],
+        {"a": [3, 3, 3], "b": [3, 3, 3]} if "," in equation else {"a": [3, 3]},
+        ["y"],
+    )
+    with pytest.raises(ConversionError, match="equation"):
+        check_supported(load_onnx(model))
+
+
 def test_paddle_ocr_rec_resolves_every_rank():
     from lite_converter import zoo
 
@@ -445,6 +475,20 @@ def interpreter():
 
 
 E2E_MODELS = {
+    "group_norm_opset18_per_group_scale": lambda: model_of(
+        [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2, epsilon=1e-3)],
+        {"x": [2, 6, 3, 3]},
+        ["y"],
+        [const("s", np.array([0.5, 2.0], np.float32)), const("b", np.array([1.0, -1.0], np.float32))],
+        opset=18,
+    ),
+    "rms_norm": lambda: model_of(
+        [helper.make_node("RMSNormalization", ["x", "s"], ["y"], axis=-2)],
+        {"x": [2, 3, 4]},
+        ["y"],
+        [const("s", RNG.standard_normal((3, 4)).astype(np.float32))],
+        opset=23,
+    ),
     "erf_gelu": lambda: erf_gelu_model("half_x_times_a"),
     "decomposed_layer_norm": decomposed_layer_norm_model,
     "silu_of_input": lambda: model_of(

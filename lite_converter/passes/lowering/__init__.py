@@ -4,8 +4,10 @@ Importing this package registers every family's lowerings and support checks.
 """
 
 from lite_converter.passes.lowering import (  # noqa: F401 - imported for their registrations
+    composite_norms,
     convolution,
     dense,
+    einsum,
     elementwise,
     indexing,
     normalization,
