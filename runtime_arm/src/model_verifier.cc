@@ -15,6 +15,8 @@ namespace {
 // A single constant or activation tensor larger than this is refused at load.
 constexpr size_t kMaxTensorBytes = size_t{1} << 31;
 
+bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
+
 const char* name_of(const lite_fb::Tensor* t) { return t->name() != nullptr ? t->name()->c_str() : ""; }
 const char* name_of(const lite_fb::Operator* op) { return op->name() != nullptr ? op->name()->c_str() : ""; }
 
@@ -25,6 +27,9 @@ Status verify_quantization(const lite_fb::Tensor* t, int index, int rank, ErrorS
   size_t n = q->scale() != nullptr ? q->scale()->size() : 0;
   if (n == 0)
     return error->set(Status::kInvalidModel, "tensor %d '%s': quantization without scales", index, name);
+  if (q->zero_point() != nullptr && !aligned8(q->zero_point()->data()))
+    return error->set(Status::kInvalidModel, "tensor %d '%s': the zero_point vector is not 8-byte aligned", index,
+                      name);
   if (q->zero_point() != nullptr && q->zero_point()->size() != n)
     return error->set(Status::kInvalidModel, "tensor %d '%s': %zu quantization scales but %u zero points", index,
                       name, n, q->zero_point()->size());
@@ -63,6 +68,10 @@ Status verify_tensor(const lite_fb::Model& model, int index, ErrorSink* error) {
   if (t->shape() != nullptr && t->shape()->size() > static_cast<flatbuffers::uoffset_t>(kMaxRank))
     return error->set(Status::kInvalidModel, "tensor %d '%s': rank %u exceeds the maximum rank %d", index, name,
                       t->shape()->size(), kMaxRank);
+  // The flatbuffers 2.0.8 Verifier checks only the 4-byte alignment of a vector's length, not the
+  // 8-byte alignment its int64 elements need (reads would be undefined, and fault on armv7).
+  if (t->shape() != nullptr && !aligned8(t->shape()->data()))
+    return error->set(Status::kInvalidModel, "tensor %d '%s': the shape vector is not 8-byte aligned", index, name);
   int64_t dims[kMaxRank] = {};
   bool is_static = true;
   for (int i = 0; i < rank; ++i) {
