@@ -61,11 +61,13 @@ def _float_output(graph: Graph, node: Node) -> bool:
     return dtype is not None and np.dtype(dtype).kind == "f"
 
 
-def _fuse_silu(graph: Graph, mul: Node, producers: dict[str, Node], consumers: dict[str, list[Node]]) -> bool:
+def _fuse_silu(graph: Graph, mul: Node, producers: dict[str, Node], consumers: dict[str, list[Node]],
+               dead: set[int]) -> bool:
     """Fuses ``Mul(x, Sigmoid(x))`` into x's producer."""
     for gate_name in mul.inputs:
         gate = producers.get(gate_name)
-        if gate is None or gate.op_type != "Sigmoid" or only_consumer(graph, gate_name, consumers) is not mul:
+        if gate is None or gate.op_type != "Sigmoid" or id(gate) in dead or \
+                only_consumer(graph, gate_name, consumers) is not mul:
             continue
         x = gate.inputs[0]
         others = [n for n in mul.inputs if n != gate_name]
@@ -77,38 +79,41 @@ def _fuse_silu(graph: Graph, mul: Node, producers: dict[str, Node], consumers: d
             continue
         producer.attrs[fused_activation.ATTR] = fused_activation.make("SILU")
         producer.outputs[0] = mul.outputs[0]
-        graph.nodes = [n for n in graph.nodes if n is not gate and n is not mul]
+        producers[mul.outputs[0]] = producer
+        dead.update((id(gate), id(mul)))
         return True
     return False
 
 
 def fuse_activation(graph: Graph) -> bool:
-    """Fuses every fusable activation; True when anything changed."""
-    changed = False
-    progress = True
-    while progress:
-        progress = False
-        producers = graph.producers()
-        consumers = graph.consumers()
-        for act in graph.nodes:
-            if act.op_type == "Mul" and _fuse_silu(graph, act, producers, consumers):
-                progress = changed = True
-                break
-            if not act.inputs or act.inputs[0] not in producers:
-                continue
-            producer = producers[act.inputs[0]]
-            if producer.op_type not in PRODUCERS or fused_activation.ATTR in producer.attrs or \
-                    only_consumer(graph, act.inputs[0], consumers) is not act or \
-                    not _float_output(graph, producer) or producer.domain:
-                continue
-            value = activation_of(graph, producer, act)
-            if value is None:
-                continue
-            producer.attrs[fused_activation.ATTR] = value
-            if value["kind"] == "PRELU":  # the slope becomes input 3, where CONV_2D takes it
-                producer.inputs = (producer.inputs + ["", ""])[:3] + [value["slope"]]
-            producer.outputs[0] = act.outputs[0]
-            graph.nodes.remove(act)
-            progress = changed = True
-            break
-    return changed
+    """Fuses every fusable activation in one sweep; True when anything changed.
+
+    After a fusion the producer writes the activation's output name, so a following activation
+    sees a producer that already has one and stays a node.
+    """
+    producers = graph.producers()
+    consumers = graph.consumers()
+    dead: set[int] = set()
+    for act in graph.nodes:
+        if id(act) in dead:
+            continue
+        if act.op_type == "Mul" and _fuse_silu(graph, act, producers, consumers, dead):
+            continue
+        if not act.inputs or act.inputs[0] not in producers:
+            continue
+        producer = producers[act.inputs[0]]
+        if producer.op_type not in PRODUCERS or fused_activation.ATTR in producer.attrs or \
+                only_consumer(graph, act.inputs[0], consumers) is not act or \
+                not _float_output(graph, producer) or producer.domain:
+            continue
+        value = activation_of(graph, producer, act)
+        if value is None:
+            continue
+        producer.attrs[fused_activation.ATTR] = value
+        if value["kind"] == "PRELU":  # the slope becomes input 3, where CONV_2D takes it
+            producer.inputs = (producer.inputs + ["", ""])[:3] + [value["slope"]]
+        producer.outputs[0] = act.outputs[0]
+        producers[act.outputs[0]] = producer
+        dead.add(id(act))
+    graph.nodes = [n for n in graph.nodes if id(n) not in dead]
+    return bool(dead)

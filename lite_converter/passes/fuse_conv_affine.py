@@ -52,25 +52,22 @@ def _affine_of(graph: Graph, conv: Node, op: Node) -> tuple[np.ndarray, np.ndarr
 
 
 def fuse_conv_affine(graph: Graph) -> bool:
-    """Folds affine consumers into convs until none is left; True when anything changed."""
-    changed = False
-    progress = True
-    while progress:
-        progress = False
-        consumers = graph.consumers()
-        for conv in graph.nodes:
-            if conv.op_type not in ("Conv", "ConvTranspose") or "fused_activation" in conv.attrs:
-                continue
+    """Folds chains of affine consumers into convs; True when anything changed."""
+    consumers = graph.consumers()
+    dead: set[int] = set()
+    for conv in graph.nodes:
+        if conv.op_type not in ("Conv", "ConvTranspose") or "fused_activation" in conv.attrs:
+            continue
+        while True:
             op = only_consumer(graph, conv.outputs[0], consumers)
             if op is None or op.op_type not in _AFFINE_OPS or "fused_activation" in op.attrs:
-                continue
+                break
             affine = _affine_of(graph, conv, op)
             if affine is None or affine[0] is None or not fold_into_conv(graph, conv, *affine):
-                continue
+                break
             if graph.tensors[op.outputs[0]].dtype is None:
                 graph.tensors[op.outputs[0]].dtype = graph.tensors[conv.outputs[0]].dtype
             conv.outputs[0] = op.outputs[0]
-            graph.nodes.remove(op)
-            progress = changed = True
-            break
-    return changed
+            dead.add(id(op))
+    graph.nodes = [n for n in graph.nodes if id(n) not in dead]
+    return bool(dead)

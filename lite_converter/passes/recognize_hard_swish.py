@@ -60,57 +60,65 @@ def _relu6_of_x_plus_3(graph: Graph, name: str, producers: dict[str, Node],
     return None
 
 
-def _rewrite_once(graph: Graph) -> bool:
+def _match(graph: Graph, node: Node, producers: dict[str, Node],
+           consumers: dict[str, list[Node]]) -> tuple[list[Node], Node] | None:
+    """(nodes to remove, node replacing them) when ``node`` ends one of the patterns."""
+    if node.op_type not in ("Mul", "Div") or len(node.inputs) != 2:
+        return None
+    # Gate: Clip(x+3, 0, 6) / 6 -> HardSigmoid(x, 1/6, 0.5)
+    for operand in node.inputs:
+        found = _relu6_of_x_plus_3(graph, operand, producers, consumers)
+        if found and _divides_by_six(graph, node, operand):
+            x, dead = found
+            return [node, *dead], Node("HardSigmoid", node.name, [x], [node.outputs[0]],
+                                       {"alpha": SIXTH, "beta": 0.5})
+    # x * HardSigmoid(x) -> HardSwish(x)
+    if node.op_type == "Mul":
+        for gate_name in node.inputs:
+            gate = producers.get(gate_name)
+            if gate is None or gate.op_type != "HardSigmoid" or \
+                    only_consumer(graph, gate_name, consumers) is not node:
+                continue
+            if _close(gate.attrs.get("alpha", 0.2), SIXTH) and _close(gate.attrs.get("beta", 0.5), 0.5) \
+                    and _other_input(node, gate_name) == gate.inputs[0]:
+                return [node, gate], Node("HardSwish", node.name, [gate.inputs[0]], [node.outputs[0]])
+    # (x * Clip(x+3, 0, 6)) / 6 -> HardSwish(x)
+    product = producers.get(node.inputs[0])
+    if product is not None and product.op_type == "Mul" and \
+            only_consumer(graph, product.outputs[0], consumers) is node and \
+            _divides_by_six(graph, node, product.outputs[0]):
+        for gate_name in product.inputs:
+            found = _relu6_of_x_plus_3(graph, gate_name, producers, consumers)
+            if found and _other_input(product, gate_name) == found[0]:
+                return [node, product, *found[1]], Node("HardSwish", node.name, [found[0]], [node.outputs[0]])
+    return None
+
+
+def _sweep(graph: Graph) -> bool:
+    """Rewrites every non-overlapping match found with the maps of the graph as it was."""
     producers = graph.producers()
     consumers = graph.consumers()
+    position = {id(n): i for i, n in enumerate(graph.nodes)}
+    dead: set[int] = set()
+    replacement: dict[int, Node] = {}  # first removed node (in graph order) -> its replacement
     for node in graph.nodes:
-        if node.op_type not in ("Mul", "Div") or len(node.inputs) != 2:
+        found = _match(graph, node, producers, consumers)
+        if found is None or any(id(n) in dead for n in found[0]):
             continue
-        # Gate: Clip(x+3, 0, 6) / 6 -> HardSigmoid(x, 1/6, 0.5)
-        for operand in node.inputs:
-            found = _relu6_of_x_plus_3(graph, operand, producers, consumers)
-            if found and _divides_by_six(graph, node, operand):
-                x, dead = found
-                _replace(graph, [node, *dead], Node("HardSigmoid", node.name, [x], [node.outputs[0]],
-                                                    {"alpha": SIXTH, "beta": 0.5}))
-                return True
-        # x * HardSigmoid(x) -> HardSwish(x)
-        if node.op_type == "Mul":
-            for gate_name in node.inputs:
-                gate = producers.get(gate_name)
-                if gate is None or gate.op_type != "HardSigmoid" or \
-                        only_consumer(graph, gate_name, consumers) is not node:
-                    continue
-                if _close(gate.attrs.get("alpha", 0.2), SIXTH) and _close(gate.attrs.get("beta", 0.5), 0.5) \
-                        and _other_input(node, gate_name) == gate.inputs[0]:
-                    swish = Node("HardSwish", node.name, [gate.inputs[0]], node.outputs)
-                    _replace(graph, [node, gate], swish)
-                    return True
-        # (x * Clip(x+3, 0, 6)) / 6 -> HardSwish(x)
-        product = producers.get(node.inputs[0])
-        if product is not None and product.op_type == "Mul" and \
-                only_consumer(graph, product.outputs[0], consumers) is node and \
-                _divides_by_six(graph, node, product.outputs[0]):
-            for gate_name in product.inputs:
-                found = _relu6_of_x_plus_3(graph, gate_name, producers, consumers)
-                if found and _other_input(product, gate_name) == found[0]:
-                    _replace(graph, [node, product, *found[1]],
-                             Node("HardSwish", node.name, [found[0]], [node.outputs[0]]))
-                    return True
-    return False
-
-
-def _replace(graph: Graph, dead: list[Node], new: Node) -> None:
-    index = min(graph.nodes.index(n) for n in dead)
-    ids = {id(n) for n in dead}
-    graph.nodes = [n for n in graph.nodes if id(n) not in ids]
-    graph.nodes.insert(index, new)
-    graph.toposort()
+        dead.update(id(n) for n in found[0])
+        replacement[id(min(found[0], key=lambda n: position[id(n)]))] = found[1]
+    kept = [n for n in graph.nodes if id(n) not in dead or id(n) in replacement]
+    graph.nodes = [replacement.get(id(n), n) for n in kept]
+    return bool(dead)
 
 
 def recognize_hard_swish(graph: Graph) -> bool:
-    """Rewrites every decomposed hard-swish/hard-sigmoid; True when anything changed."""
+    """Rewrites every decomposed hard-swish/hard-sigmoid; True when anything changed.
+
+    A second sweep turns the HardSigmoid gates found by the first into HardSwish where they
+    multiply their own input.
+    """
     changed = False
-    while _rewrite_once(graph):
+    while _sweep(graph):
         changed = True
     return changed
