@@ -497,3 +497,39 @@ def test_paddle_ocr_model_lowers_completely(paddle_model):
     lower_to_lite(graph)
     assert set(graph.op_types()) <= set(OPTIONS_TABLE)
     assert all(t.dtype is not None for t in graph.tensors.values())
+
+
+def test_inference_dropout_mask_becomes_all_true_of_input_shape():
+    nodes = [
+        helper.make_node("Dropout", ["x", "ratio"], ["y", "mask"]),
+        helper.make_node("Cast", ["mask"], ["mask_f"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["y", "mask_f"], ["z"]),
+    ]
+    model = model_of(nodes, {"x": ["N", 3]}, ["z"], [const("ratio", np.array(0.5, np.float32))])
+    graph = optimized(model)
+    assert "Dropout" not in ops(graph)
+    assert_same_as_source(model, graph, {"x": image(4, 3)})
+    lower_to_lite(graph)
+    assert {"SHAPE", "CONSTANT_OF_SHAPE"} <= set(graph.op_types())
+
+
+def test_training_mode_dropout_is_refused():
+    nodes = [helper.make_node("Dropout", ["x", "ratio", "training"], ["y"], name="drop")]
+    model = helper.make_model(
+        helper.make_graph(
+            nodes,
+            "t",
+            [
+                helper.make_tensor_value_info("x", TensorProto.FLOAT, [3]),
+                helper.make_tensor_value_info("training", TensorProto.BOOL, []),
+            ],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            [const("ratio", np.array(0.5, np.float32))],
+        ),
+        opset_imports=[helper.make_opsetid("", 13)],
+    )
+    with pytest.raises(ConversionError, match="drop"):
+        graph = load_onnx(model)
+        check_supported(graph)
+        optimize(graph)
+        lower_to_lite(graph)

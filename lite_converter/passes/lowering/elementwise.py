@@ -23,8 +23,7 @@ UNARY = {"Relu": "RELU", "Sigmoid": "SIGMOID", "Tanh": "TANH", "Exp": "EXP", "Lo
          "Round": "ROUND", "Sign": "SIGN", "Erf": "ERF", "Sin": "SIN", "Cos": "COS", "Tan": "TAN",
          "Asin": "ASIN", "Acos": "ACOS", "Atan": "ATAN", "Sinh": "SINH", "Cosh": "COSH", "Asinh": "ASINH",
          "Acosh": "ACOSH", "Atanh": "ATANH", "Softplus": "SOFTPLUS", "Softsign": "SOFTSIGN", "Mish": "MISH",
-         "Not": "LOGICAL_NOT", "IsNaN": "IS_NAN", "HardSwish": "HARD_SWISH", "Identity": "IDENTITY",
-         "Dropout": "IDENTITY"}
+         "Not": "LOGICAL_NOT", "IsNaN": "IS_NAN", "HardSwish": "HARD_SWISH", "Identity": "IDENTITY"}
 
 SELU_ALPHA = 1.67326319217681884765625
 SELU_GAMMA = 1.05070102214813232421875
@@ -86,6 +85,25 @@ def lower_variadic(graph: Graph, node: Node) -> list[Node]:
 def lower_unary(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     e.emit(UNARY[node.op_type], node.inputs[:1], node.outputs[:1])
+    return e.nodes
+
+
+def _check_dropout(graph: Graph, node: Node) -> list[str]:
+    training = node.inputs[2] if len(node.inputs) > 2 else ""
+    value = graph.constant(training) if training else np.array(False)
+    if value is None or bool(np.asarray(value).reshape(-1)[0]):
+        return ["Dropout in training mode (training_mode not a constant false) is not supported"]
+    return []
+
+
+@lowers("Dropout", check=_check_dropout)
+def lower_dropout(graph: Graph, node: Node) -> list[Node]:
+    """Inference Dropout is the identity (optimize removes it; this covers graphs not optimized)."""
+    e = Emitter(graph, node)
+    e.emit("IDENTITY", node.inputs[:1], node.outputs[:1])
+    if len(node.outputs) > 1 and node.outputs[1]:
+        shape = e.op("SHAPE", node.inputs[:1], np.int64, None, start=0, end=2147483647)
+        e.emit("CONSTANT_OF_SHAPE", [shape], [node.outputs[1]], value=np.array([True]))
     return e.nodes
 
 
