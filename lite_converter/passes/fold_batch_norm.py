@@ -78,7 +78,7 @@ def fold_batch_norm(graph: Graph) -> bool:
     new_nodes: list[Node] = []
     for node in graph.nodes:
         if node.op_type != "BatchNormalization" or node.attrs.get("training_mode", 0) or \
-                len([o for o in node.outputs if o]) != 1:
+                node.attrs.get("spatial", 1) == 0 or len([o for o in node.outputs if o]) != 1:
             new_nodes.append(node)
             continue
         params = bn_scale_shift(graph, node)

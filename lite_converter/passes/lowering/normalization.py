@@ -17,6 +17,8 @@ from lite_converter.passes.lowering.registry import lowers
 def _check_batch_norm(graph: Graph, node: Node) -> list[str]:
     if node.attrs.get("training_mode", 0) or len([o for o in node.outputs if o]) > 1:
         return ["training-mode BatchNormalization (running statistics outputs) is not supported"]
+    if node.attrs.get("spatial", 1) == 0:
+        return ["spatial=0 (per-activation statistics, opset < 9) is not supported"]
     return []
 
 

@@ -110,6 +110,8 @@ def lower_resize(graph: Graph, node: Node) -> list[Node]:
     axes = _axes(graph, node)
     if node.op_type == "Upsample" and "scales" in a:  # Upsample-7
         scales = e.const("scales", np.array(a["scales"], dtype=np.float32))
+    if node.op_type == "Upsample" and "height_scale" in a:  # Upsample-1
+        scales = e.const("scales", np.array([1, 1, a["height_scale"], a["width_scale"]], dtype=np.float32))
     scales_hw = _hw_vector(e, scales, axes, np.float32) if scales else ""
     sizes_hw = _hw_vector(e, sizes, axes, np.int64) if sizes else ""
     if sizes_hw:
