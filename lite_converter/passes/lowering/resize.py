@@ -53,6 +53,8 @@ def _check_resize(graph: Graph, node: Node) -> list[str]:
         problems.append("antialias=1 is not supported")
     if str(a.get("keep_aspect_ratio_policy", "stretch")) != "stretch":
         problems.append(f"keep_aspect_ratio_policy='{a['keep_aspect_ratio_policy']}' is not supported")
+    if [float(v) for v in a.get("scales", [1.0, 1.0])[:2]] != [1.0, 1.0]:  # Upsample-7
+        problems.append("resizing the batch or channel axis is not supported")
     scales, sizes = _operands(node)
     axes = _axes(graph, node)
     for name, neutral in ((scales, 1.0), (sizes, None)):
