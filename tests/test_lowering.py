@@ -475,6 +475,30 @@ def interpreter():
 
 
 E2E_MODELS = {
+    "upsample7_nearest": lambda: model_of(
+        [helper.make_node("Upsample", ["x"], ["y"], scales=[1.0, 1.0, 2.0, 3.0], mode="nearest")],
+        {"x": [1, 2, 3, 4]},
+        ["y"],
+        opset=7,
+    ),
+    "resize10_linear": lambda: model_of(
+        [helper.make_node("Resize", ["x", "scales"], ["y"], mode="linear")],
+        {"x": [1, 2, 3, 4]},
+        ["y"],
+        [const("scales", np.array([1, 1, 2, 2], np.float32))],
+        opset=10,
+    ),
+    "resize11_sizes_cubic": lambda: model_of(
+        [helper.make_node("Resize", ["x", "roi", "scales", "sizes"], ["y"], mode="cubic")],
+        {"x": [1, 2, 5, 6]},
+        ["y"],
+        [
+            const("roi", np.zeros(0, np.float32)),
+            const("scales", np.zeros(0, np.float32)),
+            const("sizes", np.array([1, 2, 9, 4], np.int64)),
+        ],
+        opset=11,
+    ),
     "group_norm_opset18_per_group_scale": lambda: model_of(
         [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2, epsilon=1e-3)],
         {"x": [2, 6, 3, 3]},
