@@ -24,8 +24,8 @@ import pytest
 
 from lite_converter.lite_fb.Model import Model
 
-MUTANTS_PER_SMALL_SEED = 1100
-MUTANTS_OF_REAL_MODEL = 150
+MUTANTS_PER_SMALL_SEED = 2000
+MUTANTS_OF_REAL_MODEL = 300
 BATCH = 300
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "Sanitizer")
 
@@ -189,7 +189,7 @@ def seed_models(
 def run_harness(harness: Path, files: list[Path], list_file: Path, options: list[str]) -> list[str]:
     list_file.write_text("\n".join(str(f) for f in files) + "\n")
     command = [str(harness), *options, f"@{list_file}"]
-    result = subprocess.run(command, capture_output=True,
+    result = subprocess.run(command, capture_output=True, errors="replace",
                             text=True, timeout=600, check=False,
                             env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1",
                                      UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"))
