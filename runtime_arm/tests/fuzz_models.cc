@@ -1,7 +1,7 @@
 // Fuzz harness over the C API (built with ASan/UBSan by `make asan`; driven by
 // tests/test_fuzz_models.py with mutated real .lite files).
 //
-//   fuzz_models [--dynamic-dim N] [--shape D0xD1x...] [--max-arena BYTES] FILE... | @LISTFILE
+//   fuzz_models [--dynamic-dim N] [--shape D0xD1x...] [--grow N] [--max-arena BYTES] FILE... | @LISTFILE
 //
 // For every file: load (alternately from the file and from memory borrowed at a misaligned
 // address), create an interpreter, resize dynamic input dims (to the matching dim of --shape when
@@ -47,6 +47,7 @@ struct Options {
   int64_t dynamic_dim = 8;
   std::vector<int64_t> shape;  // preferred sizes for dynamic dims, by position
   size_t max_arena = size_t{16} << 20;
+  int64_t grow = 1;  // round 1 adds this to every dynamic dim >= 4
 };
 
 // Resizes, allocates, sets zero inputs, invokes and reads the outputs once. `skipped` receives a
@@ -72,7 +73,7 @@ lite_status run_round(lite_interpreter* it, const Options& options, int round, c
         mask |= 1u << d;
         dynamic = true;
       } else if (round == 1 && (mask & (1u << d)) != 0 && dims[d] >= 4) {
-        dims[d] += 1;
+        dims[d] += options.grow;
         dynamic = true;
       }
     }
@@ -136,7 +137,7 @@ std::string run_one(const char* path, bool from_memory, const Options& options) 
     return prefix + "create: " + status_name(s) + ": " + error.message;
   }
   const char* stage = "resize";
-  // Round 0 at the requested sizes; round 1 grows the dynamic dims >= 4 by one (a re-prepare
+  // Round 0 at the requested sizes; round 1 grows the dynamic dims >= 4 by --grow (a re-prepare
   // and re-plan, as after a user's resize) when the model has any.
   std::vector<unsigned> dynamic_masks;  // per input: which dims were dynamic in the model
   for (int round = 0; round < 2 && s == LITE_OK && result.empty(); ++round) {
@@ -174,6 +175,8 @@ int main(int argc, char** argv) {
         if (end == p) break;
         p = *end == 'x' ? end + 1 : end;
       }
+    } else if (std::strcmp(argv[a], "--grow") == 0 && a + 1 < argc) {
+      options.grow = std::atoll(argv[++a]);
     } else if (std::strcmp(argv[a], "--max-arena") == 0 && a + 1 < argc) {
       options.max_arena = static_cast<size_t>(std::atoll(argv[++a]));
     } else if (argv[a][0] == '@') {
