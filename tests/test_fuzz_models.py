@@ -15,6 +15,7 @@ import os
 import random
 import struct
 import subprocess
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -179,10 +180,13 @@ def seed_models(
         ("conv", convert_onnx(small_conv_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
         ("shape", convert_onnx(shape_subgraph_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
     ]
-    cls = zoo.cached_path("cls")
-    if cls.is_file():  # the real PaddleOCR classifier, when `make demo` or the zoo fetched it
-        seeds.append(("ppocr_cls", convert_onnx(cls), MUTANTS_OF_REAL_MODEL, True,
-                      ["--shape", "x".join(map(str, zoo.PADDLEOCR_MODELS["cls"].input_shape))]))
+    try:
+        cls = zoo.fetch("cls")  # the real PaddleOCR classifier (cached after the first download)
+    except zoo.ZooError as error:
+        warnings.warn(f"fuzzing without the PaddleOCR classifier: {error}", stacklevel=1)
+        return seeds
+    shape = "x".join(map(str, zoo.PADDLEOCR_MODELS["cls"].input_shape))
+    seeds.append(("ppocr_cls", convert_onnx(cls), MUTANTS_OF_REAL_MODEL, True, ["--shape", shape]))
     return seeds
 
 
