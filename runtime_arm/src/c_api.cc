@@ -8,6 +8,10 @@
 #include "lite_runtime.h"
 #include "model.h"
 
+#ifndef LITE_RUNTIME_VERSION
+#define LITE_RUNTIME_VERSION "unknown"  // set by CMake from the project version
+#endif
+
 static_assert(static_cast<int>(lite::Status::kInternal) == LITE_INTERNAL, "lite_status must mirror lite::Status");
 static_assert(static_cast<int>(lite_fb::DType::MAX) == LITE_UINT64, "lite_dtype must mirror the schema's DType");
 static_assert(lite::kMaxRank == LITE_MAX_RANK, "LITE_MAX_RANK must equal lite::kMaxRank");
@@ -115,7 +119,7 @@ lite_status index_error(lite_interpreter* it, bool is_input, int i) {
 
 extern "C" {
 
-const char* lite_version(void) { return "0.1.0"; }
+const char* lite_version(void) { return LITE_RUNTIME_VERSION; }
 
 lite_status lite_model_load_file(const char* path, lite_model** model, lite_error* error) {
   lite::ErrorSink sink;
