@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core_model_builder.h"
@@ -279,4 +280,45 @@ LITE_TEST(computed_outputs_must_match_declared_dtype_and_shape) {
   CHECK(wrong_shape.it->resize_input(0, dims, 2) == Status::kOk);
   CHECK_MSG(wrong_shape.it->allocate() == Status::kOk, "%s", wrong_shape.it->error().message().c_str());
   CHECK(wrong_shape.it->tensor(2).ref.shape.dims[0] == 5);
+}
+
+LITE_TEST(interpreters_of_one_model_run_in_parallel_threads) {
+  std::vector<uint8_t> bytes = flatten_model().finish();
+  lite::ErrorSink sink;
+  std::unique_ptr<Model> model;
+  CHECK(Model::load_memory(bytes.data(), bytes.size(), false, lite_test::test_ops(), &model, &sink) == Status::kOk);
+  constexpr int kThreads = 4;
+  int failures[kThreads] = {};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t]() {
+      lite::ErrorSink local;
+      std::unique_ptr<Interpreter> it;
+      if (Interpreter::create(model.get(), 1, &it, &local) != Status::kOk) {
+        ++failures[t];
+        return;
+      }
+      for (int round = 0; round < 50; ++round) {
+        int64_t rows = 1 + (t + round) % 5;
+        int64_t dims[2] = {rows, 3};
+        if (it->resize_input(0, dims, 2) != Status::kOk || it->allocate() != Status::kOk) {
+          ++failures[t];
+          continue;
+        }
+        float* x = static_cast<float*>(it->tensor(0).ref.data);
+        for (int64_t i = 0; i < rows * 3; ++i) x[i] = static_cast<float>(t) * 0.1f + static_cast<float>(i) * 0.01f;
+        if (it->invoke() != Status::kOk) {
+          ++failures[t];
+          continue;
+        }
+        const float* y = static_cast<const float*>(it->tensor(6).ref.data);
+        for (int64_t i = 0; i < rows * 3; ++i) {
+          float want = std::exp(x[i] + 1.0f);
+          if (std::fabs(y[i] - want) > 1e-6f * want) ++failures[t];
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) CHECK_MSG(failures[t] == 0, "thread %d: %d failures", t, failures[t]);
 }

@@ -1,5 +1,6 @@
 #include "core_test_ops.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -14,8 +15,9 @@ using lite::OpContext;
 using lite::Status;
 using lite_fb::DType;
 
-int g_eval_counts[1024];
-int g_live_states = 0;
+// Atomic: the threading test runs these ops from several interpreters at once.
+std::atomic<int> g_eval_counts[1024];
+std::atomic<int> g_live_states{0};
 
 void count(const OpContext* ctx) { ++g_eval_counts[static_cast<int>(ctx->op->opcode())]; }
 
@@ -185,7 +187,9 @@ const lite::OpRegistry& test_ops() {
 }
 
 int eval_count(lite_fb::OpCode opcode) { return g_eval_counts[static_cast<int>(opcode)]; }
-void reset_eval_counts() { std::memset(g_eval_counts, 0, sizeof(g_eval_counts)); }
+void reset_eval_counts() {
+  for (std::atomic<int>& c : g_eval_counts) c = 0;
+}
 int live_states() { return g_live_states; }
 
 }  // namespace lite_test
