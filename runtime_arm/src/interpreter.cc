@@ -278,6 +278,8 @@ Status Interpreter::plan_memory() {
   std::vector<int> group(num);
   for (size_t i = 0; i < num; ++i) group[i] = static_cast<int>(i);
   std::vector<char> in_arena(num, 0);
+  std::vector<char> group_has_output(num, 0);
+  for (size_t i = 0; i < num; ++i) group_has_output[i] = tensors_[i].is_graph_output ? 1 : 0;
   for (size_t i = 0; i < num; ++i) {
     const TensorSlot& slot = tensors_[i];
     if (slot.storage != Storage::kNone) continue;  // constants and prepare-time values
@@ -301,9 +303,12 @@ Status Interpreter::plan_memory() {
       in_arena[static_cast<size_t>(out)] = 0;
       continue;
     }
-    // A graph output sharing a graph input's memory would change when the caller sets the input.
-    if (dst.is_graph_output && src.is_graph_input) continue;
-    group[static_cast<size_t>(out)] = group[static_cast<size_t>(in)];
+    // A graph output sharing a graph input's memory (even through a chain of aliases) would
+    // change when the caller sets the input: such outputs get their own memory (eval copies).
+    size_t root = static_cast<size_t>(group[static_cast<size_t>(in)]);
+    if (tensors_[root].is_graph_input && (group_has_output[root] || dst.is_graph_output)) continue;
+    group[static_cast<size_t>(out)] = static_cast<int>(root);
+    group_has_output[root] = group_has_output[root] || dst.is_graph_output;
   }
 
   // Lifetimes per group root.
