@@ -185,8 +185,8 @@ LITE_API lite_status lite_interpreter_set_input(lite_interpreter* interpreter, i
 /* Direct access to input/output memory (allocates when needed; NULL on error, see
  * lite_interpreter_error_message). Valid until the next resize/allocate/destroy. Output memory may
  * be shared with the model's constants or another output, never with an input (unless the model
- * lists one tensor as both), so writing the next
- * input does not change the last outputs. Never write through lite_interpreter_output_data. */
+ * lists one tensor as both), so writing the next input does not change the last outputs.
+ * Never write through lite_interpreter_output_data. */
 LITE_API void* lite_interpreter_input_data(lite_interpreter* interpreter, int index);
 LITE_API const void* lite_interpreter_output_data(lite_interpreter* interpreter, int index);
 
