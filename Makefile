@@ -57,7 +57,7 @@ demo: $(PACKAGE_STAMP)
 	$(PY) -m lite_converter.demo
 
 lint: $(PACKAGE_STAMP)
-	$(VENV)/bin/ruff check lite_converter slim runtime_arm tests benchmarks
+	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks)
 
 test: $(PACKAGE_STAMP) asan lint
 	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) $(PY) -m pytest -q
