@@ -11,8 +11,13 @@ case is then
 * ``unsupported`` when the converter refuses it with a ConversionError that ``check_supported``
   confirms (an attribute combination or dtype we deliberately do not handle): not counted;
 * ``pass`` when every output has the expected dtype and shape and matches: floats within
-  ``1e-4 * max(1, max|expected|)`` (NaN and infinities in the same places), integers and bools exactly;
+  ``1e-4 * max(1, max|expected|)`` (1e-3 for float16 outputs; NaN and infinities in the same
+  places), integers and bools exactly;
 * ``fail`` otherwise, with the error or the largest difference as the detail.
+
+A case refused only because a shape input (Reshape's shape, Reduce axes, ...) is a graph input is run
+again with those inputs frozen to the case's values (see ``run_case``), since the .lite contract needs
+shape inputs before running; docs/CONFORMANCE.md lists those cases.
 
 Known failures are listed, with a reason, in docs/CONFORMANCE.md, which this module writes::
 
