@@ -44,7 +44,18 @@ def lower_scatter(graph: Graph, node: Node) -> list[Node]:
     return e.nodes
 
 
-@lowers("TopK", shape_inputs=(1,))
+_TOP_K_DTYPES = {np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64)}
+
+
+def check_top_k(graph: Graph, node: Node) -> list[str]:
+    """The TOP_K kernel sorts float32, int32 and int64 values (float16/64 are promoted to float32)."""
+    dtype = graph.tensor(node.inputs[0]).dtype
+    if dtype is None or dtype in _TOP_K_DTYPES or dtype in (np.float16, np.float64):
+        return []
+    return [f"TopK on {dtype} is not supported (float32, int32, int64 only)"]
+
+
+@lowers("TopK", check=check_top_k, shape_inputs=(1,))
 def lower_top_k(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     x = node.inputs[0]
