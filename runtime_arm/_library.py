@@ -12,7 +12,7 @@ import ctypes
 import functools
 import os
 import sys
-from ctypes import POINTER, Structure, c_char, c_char_p, c_float, c_int, c_int64, c_size_t, c_void_p
+from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_size_t, c_void_p
 from pathlib import Path
 
 LIBRARY_NAME = "liblite_runtime.so"
@@ -60,6 +60,18 @@ class TensorInfoStruct(Structure):
     ]
 
 
+class OpProfileStruct(Structure):
+    """``lite_op_profile``."""
+
+    _fields_ = [
+        ("op_index", c_int),
+        ("op_name", c_char_p),
+        ("node_name", c_char_p),
+        ("total_seconds", c_double),
+        ("calls", c_int64),
+    ]
+
+
 # name: (restype, argtypes)
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_version": (c_char_p, []),
@@ -95,6 +107,9 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_arena_bytes": (c_size_t, [c_void_p]),
     "lite_interpreter_tensor_count": (c_int, [c_void_p]),
     "lite_interpreter_tensor_info": (c_int, [c_void_p, c_int, POINTER(TensorInfoStruct)]),
+    "lite_interpreter_set_profiling": (c_int, [c_void_p, c_int]),
+    "lite_interpreter_profile_count": (c_int, [c_void_p]),
+    "lite_interpreter_profile_entry": (c_int, [c_void_p, c_int, POINTER(OpProfileStruct)]),
 }
 
 

@@ -18,6 +18,7 @@ from runtime_arm._library import (
     MAX_RANK,
     MEMORY_COPY,
     ErrorStruct,
+    OpProfileStruct,
     QuantizationStruct,
     TensorInfoStruct,
     load_library,
@@ -261,6 +262,28 @@ class Interpreter:
                 "address": int(info.data or 0),
             })
         return details
+
+    # -- profiling -----------------------------------------------------------------------------
+    def set_profiling(self, enabled: bool = True) -> None:
+        """Starts (and zeroes) or stops per-op timing; when off the runtime reads no clock."""
+        self._check(self._lib.lite_interpreter_set_profiling(self._live(), int(bool(enabled))))
+
+    def profile(self) -> list[dict[str, Any]]:
+        """One dict per op of the graph in execution order: index, op (op code, e.g. "CONV_2D"),
+        node (its name in the model), seconds (total eval time since profiling was enabled) and
+        calls (one per invoke; 0 for ops computed once at prepare time)."""
+        entry = OpProfileStruct()
+        rows = []
+        for i in range(self._lib.lite_interpreter_profile_count(self._live())):
+            self._check(self._lib.lite_interpreter_profile_entry(self._it, i, byref(entry)))
+            rows.append({
+                "index": int(entry.op_index),
+                "op": self._name(entry.op_name),
+                "node": self._name(entry.node_name),
+                "seconds": float(entry.total_seconds),
+                "calls": int(entry.calls),
+            })
+        return rows
 
     @property
     def input_names(self) -> list[str]:

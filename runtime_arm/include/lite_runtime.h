@@ -225,6 +225,27 @@ LITE_API int lite_interpreter_tensor_count(const lite_interpreter* interpreter);
 LITE_API lite_status lite_interpreter_tensor_info(const lite_interpreter* interpreter, int index,
                                                   lite_tensor_info* info);
 
+/* ---- Per-op profiling (tools: `lite bench --profile`) ------------------------------------ */
+
+/* Time spent in one op of the graph since profiling was last enabled. */
+typedef struct lite_op_profile {
+  int op_index;          /* position of the op in the graph's execution order */
+  const char* op_name;   /* op code, e.g. "CONV_2D"; owned by the library */
+  const char* node_name; /* the op's name in the model ("" when it has none); owned by the model */
+  double total_seconds;  /* summed wall time of its eval calls (monotonic clock) */
+  int64_t calls;         /* eval calls: one per invoke; 0 for ops computed once at prepare time */
+} lite_op_profile;
+
+/* enabled != 0 starts profiling and resets every op's counters to zero; 0 stops it (the counters
+ * keep their values). Disabled profiling costs one branch per op, no clock reads. */
+LITE_API lite_status lite_interpreter_set_profiling(lite_interpreter* interpreter, int enabled);
+
+/* Number of profile entries: one per op of the graph. */
+LITE_API int lite_interpreter_profile_count(const lite_interpreter* interpreter);
+
+LITE_API lite_status lite_interpreter_profile_entry(const lite_interpreter* interpreter, int index,
+                                                    lite_op_profile* entry);
+
 #ifdef __cplusplus
 }
 #endif

@@ -334,4 +334,26 @@ lite_status lite_interpreter_tensor_info(const lite_interpreter* it, int index, 
   return LITE_OK;
 }
 
+lite_status lite_interpreter_set_profiling(lite_interpreter* it, int enabled) {
+  if (it == nullptr) return LITE_INVALID_ARGUMENT;
+  it->it->set_profiling(enabled != 0);
+  return LITE_OK;
+}
+
+int lite_interpreter_profile_count(const lite_interpreter* it) { return it != nullptr ? it->it->num_ops() : 0; }
+
+lite_status lite_interpreter_profile_entry(const lite_interpreter* it, int index, lite_op_profile* entry) {
+  if (it == nullptr || entry == nullptr) return LITE_INVALID_ARGUMENT;
+  if (index < 0 || index >= it->it->num_ops())
+    return to_c(it->it->error().set(lite::Status::kInvalidArgument, "op index %d out of range", index));
+  const lite_fb::Operator* op = it->it->op(index);
+  lite::OpProfile profile = it->it->op_profile(index);
+  entry->op_index = index;
+  entry->op_name = lite::opcode_name(op->opcode());
+  entry->node_name = op->name() != nullptr ? op->name()->c_str() : "";
+  entry->total_seconds = profile.seconds;
+  entry->calls = profile.calls;
+  return LITE_OK;
+}
+
 }  // extern "C"

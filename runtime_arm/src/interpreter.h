@@ -38,6 +38,12 @@ struct Node {
   bool done_at_prepare = false;
 };
 
+// Time spent in one op's eval since profiling was enabled (see Interpreter::set_profiling).
+struct OpProfile {
+  double seconds = 0.0;
+  int64_t calls = 0;
+};
+
 class Interpreter {
  public:
   // Outputs of an op are computed at prepare time when all its inputs are known and its outputs
@@ -68,6 +74,13 @@ class Interpreter {
   bool needs_allocate() const { return needs_prepare_; }
   size_t arena_bytes() const { return needs_prepare_ ? 0 : arena_bytes_; }
 
+  // Per-op timing: enabling (re)starts every op's counters at zero; disabled costs one branch per op.
+  void set_profiling(bool enabled);
+  bool profiling() const { return profiling_; }
+  int num_ops() const { return static_cast<int>(nodes_.size()); }
+  const lite_fb::Operator* op(int k) const { return nodes_[static_cast<size_t>(k)].op; }
+  OpProfile op_profile(int k) const;  // zeros when profiling was never enabled
+
   ErrorSink& error() { return error_; }
   const ErrorSink& error() const { return error_; }
 
@@ -80,6 +93,7 @@ class Interpreter {
   Status plan_memory();
   Status op_error(const Node& node, Status status, const char* phase);
   Status check_declared(const Node& node, int output);
+  Status eval_profiled(size_t k);
 
   const Model* model_ = nullptr;
   int num_threads_ = 1;
@@ -95,6 +109,8 @@ class Interpreter {
   // shapes must match the model's declared static dims too (otherwise only dtypes are checked).
   bool inputs_as_declared_ = true;
   ErrorSink error_;
+  bool profiling_ = false;
+  std::vector<OpProfile> profile_;  // one per node while profiling is or was enabled
 };
 
 }  // namespace lite
