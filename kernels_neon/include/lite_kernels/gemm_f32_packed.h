@@ -1,0 +1,79 @@
+/* fp32 GEMM over a pre-packed B: C[m, n] = act(A[m, k] · B[k, n] + bias[n]).
+ *
+ * B (the weights) is packed once into panels of NR columns: per panel NR bias values, then k rows
+ * of NR weights (columns past n are zero). A microkernel computes an MR x NR tile of C from MR rows
+ * of A (read in place, any row stride: the NHWC activation itself for a 1x1 convolution) and one
+ * panel, with the bias folded into the accumulator start and a min/max clamp (None, Relu, Clip /
+ * Relu6) before the store; other activations run on the tile right after it, while it is in cache.
+ *
+ * Every element of C is computed by one microkernel call whose summation order depends only on k,
+ * so any split of C into tiles (e.g. across threads) gives bit-identical results. */
+#ifndef LITE_KERNELS_GEMM_F32_PACKED_H
+#define LITE_KERNELS_GEMM_F32_PACKED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lite_kernels/activation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  float min, max;
+} lite_f32_minmax_params;
+
+/* Computes the top-left mr x nc (mr <= MR, nc <= NR) corner of one MR x NR tile:
+ *   c[i * c_stride + j] = clamp(w[j] + sum_p a[i * a_stride + p] * w[NR + p * NR + j]).
+ * Strides count floats. */
+typedef void (*lite_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
+                                          const float* w, float* c, size_t c_stride,
+                                          const lite_f32_minmax_params* params);
+
+typedef struct {
+  lite_f32_gemm_ukernel_fn ukernel;
+  uint32_t mr, nr;
+  const char* name; /* e.g. "f32_gemm_6x16_avx2" */
+} lite_f32_gemm_config;
+
+/* The best microkernel for n output columns among those `features` (lite_cpu_features() bits)
+ * allow and this build compiled; never NULL (the portable C microkernel needs nothing). Narrow
+ * layers (n <= 16) get a 16-wide tile even where a 32-wide one exists: padding to 32 would waste
+ * half of the work. This is the one place that maps CPU features to GEMM microkernels. */
+const lite_f32_gemm_config* lite_f32_gemm_config_select(uint32_t features, size_t n);
+
+/* Floats of packed B for n columns and depth k. */
+size_t lite_f32_gemm_packed_size(const lite_f32_gemm_config* config, size_t n, size_t k);
+
+/* Packs B given by element strides: B[p, j] = b[p * stride_k + j * stride_n]
+ * (a [k, n] row-major matrix: stride_k = n, stride_n = 1; an [n, k] weight: stride_k = 1, stride_n = k).
+ * bias may be NULL (zeros). */
+void lite_f32_gemm_pack_b(const lite_f32_gemm_config* config, size_t n, size_t k, const float* b, size_t stride_k,
+                          size_t stride_n, const float* bias, float* packed);
+
+/* Computes C rows [0, m) and columns [n_begin, n_end) (n_begin a multiple of NR) from a (row stride lda),
+ * packed B and act (NULL = none); c points at row 0, column 0 (row stride ldc). */
+void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, size_t n_begin, size_t n_end, size_t k,
+                                  const float* a, size_t lda, const float* packed_b, const lite_activation* act,
+                                  float* c, size_t ldc);
+
+/* The microkernels (built only where the ISA is; the config selects among them). */
+void lite_f32_gemm_ukernel_4x8_portable(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
+                                        const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params);
+void lite_f32_gemm_ukernel_6x16_avx2(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride, const float* w,
+                                     float* c, size_t c_stride, const lite_f32_minmax_params* params);
+void lite_f32_gemm_ukernel_8x32_avx512(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
+                                       const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params);
+void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
+                                                const float* w, float* c, size_t c_stride,
+                                                const lite_f32_minmax_params* params);
+void lite_f32_gemm_ukernel_4x8_armv7_neon(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
+                                          const float* w, float* c, size_t c_stride,
+                                          const lite_f32_minmax_params* params);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

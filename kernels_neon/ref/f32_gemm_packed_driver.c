@@ -1,0 +1,84 @@
+/* Packing of B and the tile loop of the packed fp32 GEMM (gemm_f32_packed.h), shared by every
+ * microkernel: only the config's MR/NR and function differ per ISA. */
+#include <math.h>
+#include <string.h>
+
+#include "lite_kernels/gemm_f32_packed.h"
+
+size_t lite_f32_gemm_packed_size(const lite_f32_gemm_config* config, size_t n, size_t k) {
+  const size_t nr = config->nr;
+  const size_t panels = (n + nr - 1) / nr;
+  return panels * nr * (k + 1);
+}
+
+void lite_f32_gemm_pack_b(const lite_f32_gemm_config* config, size_t n, size_t k, const float* b, size_t stride_k,
+                          size_t stride_n, const float* bias, float* packed) {
+  const size_t nr = config->nr;
+  for (size_t j0 = 0; j0 < n; j0 += nr) {
+    const size_t nc = n - j0 < nr ? n - j0 : nr;
+    float* panel = packed + (j0 / nr) * nr * (k + 1);
+    for (size_t j = 0; j < nr; ++j) panel[j] = (bias != NULL && j < nc) ? bias[j0 + j] : 0.0f;
+    float* w = panel + nr;
+    for (size_t p = 0; p < k; ++p) {
+      const float* src = b + p * stride_k + j0 * stride_n;
+      for (size_t j = 0; j < nc; ++j) w[p * nr + j] = src[j * stride_n];
+      for (size_t j = nc; j < nr; ++j) w[p * nr + j] = 0.0f;
+    }
+  }
+}
+
+/* The part of an activation the microkernel cannot do as a clamp, applied to an mr x nc tile. */
+static void activate_tile(const lite_activation* act, float* c, size_t ldc, size_t mr, size_t nc, size_t n0) {
+  for (size_t i = 0; i < mr; ++i) {
+    float* restrict row = c + i * ldc;
+    switch (act->kind) {
+      case LITE_ACT_HARD_SWISH:
+        for (size_t j = 0; j < nc; ++j) {
+          const float x = row[j];
+          float y = x / 6.0f + 0.5f;
+          y = y < 0.0f ? 0.0f : y;
+          y = y > 1.0f ? 1.0f : y;
+          row[j] = x * y;
+        }
+        break;
+      case LITE_ACT_LEAKY_RELU:
+        for (size_t j = 0; j < nc; ++j) row[j] = row[j] >= 0.0f ? row[j] : act->alpha * row[j];
+        break;
+      case LITE_ACT_PRELU:
+        for (size_t j = 0; j < nc; ++j) row[j] = row[j] >= 0.0f ? row[j] : act->prelu_slope[n0 + j] * row[j];
+        break;
+      default:
+        for (size_t j = 0; j < nc; ++j) row[j] = lite_activate(act, row[j], n0 + j);
+        break;
+    }
+  }
+}
+
+void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, size_t n_begin, size_t n_end, size_t k,
+                                  const float* a, size_t lda, const float* packed_b, const lite_activation* act,
+                                  float* c, size_t ldc) {
+  lite_f32_minmax_params mm = {-INFINITY, INFINITY};
+  int post = 0;
+  if (act != NULL) {
+    switch (act->kind) {
+      case LITE_ACT_NONE: break;
+      case LITE_ACT_RELU: mm.min = 0.0f; break;
+      case LITE_ACT_CLIP:
+        mm.min = act->alpha;
+        mm.max = act->beta;
+        break;
+      default: post = 1; break;
+    }
+  }
+  const size_t mr_max = config->mr, nr = config->nr;
+  for (size_t j0 = n_begin; j0 < n_end; j0 += nr) {
+    const size_t nc = n_end - j0 < nr ? n_end - j0 : nr;
+    const float* panel = packed_b + (j0 / nr) * nr * (k + 1);
+    for (size_t i0 = 0; i0 < m; i0 += mr_max) {
+      const size_t mr = m - i0 < mr_max ? m - i0 : mr_max;
+      float* tile = c + i0 * ldc + j0;
+      config->ukernel(mr, nc, k, a + i0 * lda, lda, panel, tile, ldc, &mm);
+      if (post) activate_tile(act, tile, ldc, mr, nc, j0);
+    }
+  }
+}
