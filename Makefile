@@ -20,7 +20,7 @@ DEPS_STAMP := $(VENV)/.deps
 PACKAGE_STAMP := $(VENV)/.package
 ASAN_DIR := build/asan
 
-.PHONY: help demo test install asan schema lint clean
+.PHONY: help demo test install asan schema lint clean bench bench-deps
 
 help:
 	@echo "make demo    convert and run the PaddleOCR mobile models, compare with onnxruntime"
@@ -28,6 +28,7 @@ help:
 	@echo "make install .venv with the package (editable) and its dev tools"
 	@echo "make asan    the runtime, C tests and fuzz harness under ASan/UBSan in $(ASAN_DIR)"
 	@echo "make schema  regenerate the flatbuffers code from runtime_arm/schema/lite.fbs"
+	@echo "make bench   benchmarks/RESULTS.md: our runtime against onnxruntime, LiteRT, ncnn, MNN"
 
 $(SYSTEM_STAMP):
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -64,6 +65,22 @@ test: $(PACKAGE_STAMP) asan lint
 
 schema:
 	runtime_arm/schema/generate.sh
+
+# The peers of `lite bench --compare`: the `bench` extra of pyproject.toml (pinned), and pnnx (ONNX ->
+# ncnn) without its dependencies, which name an unpinned torch.
+BENCH_STAMP := $(VENV)/.bench-deps
+PNNX_VERSION := 20261020
+
+$(BENCH_STAMP): pyproject.toml | $(PACKAGE_STAMP)
+	$(PY) -m pip install -q $$($(PY) -c "import tomllib; \
+	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['bench']))")
+	$(PY) -m pip install -q --no-deps pnnx==$(PNNX_VERSION)
+	@touch $@
+
+bench-deps: $(BENCH_STAMP)
+
+bench: $(PACKAGE_STAMP) $(BENCH_STAMP)
+	$(PY) benchmarks/run_benchmarks.py
 
 clean:
 	rm -rf build

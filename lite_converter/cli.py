@@ -3,6 +3,7 @@
     lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]
     lite inspect model.lite [--json]
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
+    lite bench model.onnx [--input-shape x=1,3,224,224] [--threads 2] [--profile] [--compare onnxruntime]
 
 A user error (missing file, unsupported op, bad argument) prints one message on stderr and exits
 with status 1 (2 for command-line usage errors), never a traceback: set LITE_DEBUG=1 to see one.
@@ -238,6 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     run.set_defaults(handler=command_run)
+
+    from lite_converter.bench_cli import add_bench_command
+
+    add_bench_command(commands, shape_help)
     return parser
 
 

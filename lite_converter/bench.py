@@ -1,0 +1,245 @@
+"""`lite bench`: latency, memory and achieved GFLOP/s of a model on our runtime, optionally per op and
+side by side with peer runtimes on the same model and inputs.
+
+Peers run in this process, interleaved with ours (every timed iteration runs each runner once,
+starting with a different one each time), so that the machine's load drifts hit all runners alike:
+on a shared machine only figures from one interleaved run are comparable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lite_converter.bench_stats import LatencyStats, peak_rss_bytes, summarize
+from lite_converter.flops import FlopsReport, model_flops
+from lite_converter.peers import PeerRequest, PeerUnavailable, open_peer
+from lite_converter.reader import LiteModel, read_model
+
+OURS = "lite"
+
+
+class BenchError(Exception):
+    """A problem with the benchmark's inputs the user can fix (bad shape, missing file)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchConfig:
+    model: Path  # .lite or .onnx
+    input_shapes: dict[str, list[int]] = dataclasses.field(default_factory=dict)
+    threads: int = 1
+    warmup: int = 3
+    runs: int = 20
+    profile: bool = False
+    compare: Sequence[str] = ()
+    workdir: Path | None = None  # converted models (ours and the peers'); a temporary one by default
+    seed: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class OpTime:
+    """One op of the per-op profile: seconds per call, averaged over the profiled runs."""
+
+    index: int
+    op: str
+    node: str
+    seconds: float
+    flops: int
+
+
+@dataclasses.dataclass(frozen=True)
+class RunnerResult:
+    """One runtime's figures; ``unavailable`` holds the reason when it could not run."""
+
+    name: str
+    version: str = ""
+    first_run: float | None = None
+    stats: LatencyStats | None = None
+    max_abs_diff: float | None = None  # largest difference of its outputs from ours (first run)
+    unavailable: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchResult:
+    model: Path
+    lite_path: Path
+    onnx_path: Path | None
+    threads: int
+    input_shapes: dict[str, tuple[int, ...]]
+    init_seconds: float  # load (map + verify) and prepare (shapes + memory plan)
+    ours: RunnerResult
+    arena_bytes: int
+    peak_rss_bytes: int  # the Python process, after our first run and before any peer was loaded
+    flops: FlopsReport
+    profile: list[OpTime] | None
+    peers: list[RunnerResult]
+
+    @property
+    def gflops_per_second(self) -> float:
+        assert self.ours.stats is not None
+        return self.flops.total / self.ours.stats.median / 1e9
+
+
+# -- models and inputs ----------------------------------------------------------------------------
+def prepare_models(config: BenchConfig, workdir: Path) -> tuple[Path, Path | None]:
+    """(.lite to run, source .onnx for peers or None). An .onnx is converted with the given shapes;
+    for a .lite the peers use MODEL.onnx beside it when there is one."""
+    model = config.model
+    if not model.is_file():
+        raise BenchError(f"no such file: {model}")
+    if model.suffix == ".onnx":
+        from lite_converter.convert import convert_onnx
+
+        lite_path = workdir / f"{model.stem}.lite"
+        convert_onnx(model, output_path=lite_path, input_shapes=config.input_shapes or None)
+        return lite_path, model
+    sibling = model.with_suffix(".onnx")
+    return model, sibling if sibling.is_file() else None
+
+
+def make_feeds(model: LiteModel, shapes: dict[str, list[int]], seed: int) -> dict[str, np.ndarray]:
+    """Random inputs of the model's dtypes, with the given shapes where the model's are dynamic."""
+    from lite_converter.cli import random_input
+
+    names = [t.name for t in model.input_tensors]
+    unknown = sorted(set(shapes) - set(names))
+    if unknown:
+        raise BenchError(f"--input-shape names unknown input(s) {unknown}; the model's inputs are {names}")
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for tensor in model.input_tensors:
+        shape = shapes.get(tensor.name, tensor.shape)
+        if shape is None or any(d < 0 for d in shape):
+            raise BenchError(
+                f"input '{tensor.name}' has a dynamic shape: give --input-shape {tensor.name}=D0,D1,...")
+        feeds[tensor.name] = random_input(tensor, list(shape), rng)
+    return feeds
+
+
+# -- measurement ----------------------------------------------------------------------------------
+def _timed(function: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def _max_abs_diff(ours: dict[str, np.ndarray], theirs: dict[str, np.ndarray]) -> float | None:
+    """Compares outputs by name, else by position; None when they cannot be paired (shape mismatch)."""
+    pairs = [(ours[n], theirs[n]) for n in ours if n in theirs]
+    if len(pairs) != len(ours):
+        pairs = list(zip(ours.values(), theirs.values(), strict=False))
+    worst = 0.0
+    for a, b in pairs:
+        b = np.asarray(b)
+        if a.size != b.size or a.dtype.kind != "f":
+            return None
+        if a.shape != b.shape and a.ndim == 4 and b.ndim in (3, 4) and a.size == b.size:
+            b = b.reshape(a.shape)
+        worst = max(worst, float(np.max(np.abs(a.reshape(-1).astype(np.float64)
+                                                - b.reshape(-1).astype(np.float64)), initial=0.0)))
+    return worst if pairs else None
+
+
+def _profile(interpreter: Any, feeds: dict[str, np.ndarray], runs: int, flops: FlopsReport) -> list[OpTime]:
+    """Per-op seconds per call over ``runs`` extra invokes, slowest first (after the timed runs, so
+    the clock reads around each op do not touch the latency figures)."""
+    interpreter.set_profiling(True)
+    for _ in range(runs):
+        interpreter.run(feeds)
+    rows = interpreter.profile()
+    interpreter.set_profiling(False)
+    per_op = flops.by_index()
+    times = [OpTime(r["index"], r["op"], r["node"], r["seconds"] / r["calls"], per_op.get(r["index"], 0))
+             for r in rows if r["calls"] > 0]
+    return sorted(times, key=lambda t: t.seconds, reverse=True)
+
+
+def benchmark(config: BenchConfig) -> BenchResult:
+    """Runs the whole benchmark described by ``config``."""
+    if config.threads < 1 or config.runs < 1 or config.warmup < 0:
+        raise BenchError("--threads and --runs must be >= 1, --warmup >= 0")
+    with tempfile.TemporaryDirectory(prefix="lite-bench-") as temporary:
+        workdir = config.workdir or Path(temporary)
+        workdir.mkdir(parents=True, exist_ok=True)
+        return _benchmark(config, workdir)
+
+
+def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
+    from runtime_arm import Interpreter
+
+    lite_path, onnx_path = prepare_models(config, workdir)
+    model = read_model(lite_path)
+    feeds = make_feeds(model, config.input_shapes, config.seed)
+
+    start = time.perf_counter()
+    interpreter = Interpreter(lite_path, threads=config.threads)
+    declared = {d["name"]: tuple(int(x) for x in d["shape"]) for d in interpreter.get_input_details()}
+    for name, array in feeds.items():
+        if declared[name] != array.shape:
+            interpreter.resize_input(name, array.shape)
+    interpreter.allocate_tensors()
+    init_seconds = time.perf_counter() - start
+
+    outputs: dict[str, np.ndarray] = {}
+
+    def run_ours() -> None:
+        outputs.update(interpreter.run(feeds))
+
+    first_run = _timed(run_ours)
+    reference = dict(outputs)
+    rss = peak_rss_bytes()
+    shapes = {d["index"]: d["shape"] for d in interpreter.tensor_details()}
+    flops = model_flops(model, shapes)
+
+    runners: list[tuple[str, Callable[[], object]]] = [(OURS, run_ours)]
+    peers: dict[str, RunnerResult] = {}
+    for name in config.compare:
+        if onnx_path is None:
+            peers[name] = RunnerResult(name, unavailable=f"needs the source ONNX ({config.model.stem}.onnx "
+                                                         "beside the .lite, or bench the .onnx)")
+            continue
+        try:
+            session = open_peer(name, PeerRequest(onnx_path, feeds, config.threads, workdir))
+            peer_first = time.perf_counter()
+            peer_outputs = session.run()
+            peer_first = time.perf_counter() - peer_first
+        except PeerUnavailable as error:
+            peers[name] = RunnerResult(name, unavailable=str(error))
+            continue
+        except Exception as error:  # noqa: BLE001 - a peer crashing on this model is a result, not our bug
+            peers[name] = RunnerResult(name, unavailable=f"failed: {type(error).__name__}: {error}")
+            continue
+        peers[name] = RunnerResult(name, version=getattr(session, "version", ""), first_run=peer_first,
+                                   max_abs_diff=_max_abs_diff(reference, peer_outputs))
+        runners.append((name, session.run))
+
+    for _ in range(config.warmup):
+        for _, run in runners:
+            run()
+    samples: dict[str, list[float]] = {name: [] for name, _ in runners}
+    for iteration in range(config.runs):
+        shift = iteration % len(runners)
+        for name, run in runners[shift:] + runners[:shift]:
+            samples[name].append(_timed(run))
+
+    profile = _profile(interpreter, feeds, config.runs, flops) if config.profile else None
+    ours = RunnerResult(OURS, version=_our_version(), first_run=first_run, stats=summarize(samples[OURS]))
+    peer_results = [dataclasses.replace(r, stats=summarize(samples[r.name])) if r.name in samples else r
+                    for r in peers.values()]
+    result = BenchResult(config.model, lite_path, onnx_path, config.threads,
+                         {name: tuple(a.shape) for name, a in feeds.items()}, init_seconds, ours,
+                         interpreter.arena_bytes, rss, flops, profile, peer_results)
+    interpreter.close()
+    return result
+
+
+def _our_version() -> str:
+    from runtime_arm._library import load_library
+
+    return load_library().lite_version().decode()
