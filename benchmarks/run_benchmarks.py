@@ -1,0 +1,245 @@
+"""Regenerates benchmarks/RESULTS.md (what `make bench` runs): our runtime against every installed peer.
+
+Models: MobileNetV2-1.0 and ResNet-18 at 224 (the torch architectures of tests/models, seeded weights,
+exported to ONNX) and PaddleOCR's PP-OCRv4 det at 640x640 and rec at 48x320 (lite_converter.zoo), each at
+1 and 2 threads. Every (model, threads) row is one `lite bench --compare` measurement: all runtimes in
+this process, interleaved per iteration, so the machine's load drifts hit them alike. The table also
+gives the stripped runtime library per target and, once lite_converter.bench_qemu exists, the
+instructions per inference under qemu for aarch64 and armv7.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from lite_converter.bench import BenchConfig, BenchResult, benchmark  # noqa: E402
+from lite_converter.bench_cli import qemu_counter_available  # noqa: E402
+from lite_converter.peers import PEERS  # noqa: E402
+
+COMMAND = "make bench  (= .venv/bin/python benchmarks/run_benchmarks.py)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    label: str
+    input_shape: tuple[int, ...]
+    fetch: Callable[[Path], Path]  # writes/finds the ONNX file, returns its path
+
+
+def _torch_model(name: str) -> Callable[[Path], Path]:
+    def fetch(directory: Path) -> Path:
+        from tests.models import ARCHITECTURES, export_onnx
+
+        return export_onnx(ARCHITECTURES[name], directory / name)
+
+    return fetch
+
+
+def _zoo_model(key: str) -> Callable[[Path], Path]:
+    def fetch(directory: Path) -> Path:
+        from lite_converter import zoo
+
+        source = zoo.fetch(key)
+        target = directory / key / source.name  # a folder of its own: peers write converted files beside
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+        return target
+
+    return fetch
+
+
+WORKLOADS = [
+    Workload("MobileNetV2-1.0", (1, 3, 224, 224), _torch_model("mobilenet_v2")),
+    Workload("ResNet-18", (1, 3, 224, 224), _torch_model("resnet18")),
+    Workload("PP-OCRv4 det", (1, 3, 640, 640), _zoo_model("det")),
+    Workload("PP-OCRv4 rec", (1, 3, 48, 320), _zoo_model("rec")),
+]
+
+
+def _input_name(onnx_path: Path) -> str:
+    import onnx
+
+    graph = onnx.load(str(onnx_path), load_external_data=False).graph
+    initializers = {t.name for t in graph.initializer}
+    return next(i.name for i in graph.input if i.name not in initializers)
+
+
+# -- the machine ----------------------------------------------------------------------------------
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def stripped_size(library: Path, strip: str) -> str:
+    """Bytes of the library after `strip`, or why it cannot be told."""
+    if not library.is_file():
+        return f"not built ({library.relative_to(REPO) if library.is_relative_to(REPO) else library})"
+    if shutil.which(strip) is None:
+        return f"{strip} not installed"
+    with tempfile.TemporaryDirectory() as directory:
+        copy = Path(directory) / library.name
+        shutil.copy(library, copy)
+        done = subprocess.run([strip, "--strip-unneeded", str(copy)], capture_output=True, text=True,
+                              check=False)
+        if done.returncode != 0:
+            return f"strip failed: {done.stderr.strip()}"
+        return f"{copy.stat().st_size / 1024:.0f} KiB ({copy.stat().st_size} bytes)"
+
+
+def library_sizes() -> list[tuple[str, str]]:
+    from runtime_arm._library import library_path
+
+    return [
+        (f"x86-64 (host, {library_path()})", stripped_size(library_path(), "strip")),
+        ("aarch64 (build/aarch64, `make cross`)",
+         stripped_size(REPO / "build/aarch64/runtime_arm/liblite_runtime.so", "aarch64-linux-gnu-strip")),
+        ("armv7 (build/armv7, `make cross`)",
+         stripped_size(REPO / "build/armv7/runtime_arm/liblite_runtime.so", "arm-linux-gnueabihf-strip")),
+    ]
+
+
+# -- the report -----------------------------------------------------------------------------------
+def _cell(result: BenchResult, peer: str) -> str:
+    row = next(r for r in result.peers if r.name == peer)
+    if row.stats is None:
+        return "not run¹"
+    ours = result.ours.stats
+    assert ours is not None
+    return f"{row.stats.median * 1e3:.1f} ({row.stats.median / ours.median:.2f})"
+
+
+def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str], runs: int, warmup: int,
+                     elapsed: float, instructions: list[str]) -> str:
+    peers = list(PEERS)
+    first = rows[0][1]
+    versions = {OURS_LABEL: first.ours.version}
+    for _, result in rows:
+        for peer in result.peers:
+            if peer.version:
+                versions[peer.name] = peer.version
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Generated by `{COMMAND}` on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC "
+        f"in {elapsed / 60:.1f} min.",
+        "",
+        f"- Machine: {cpu_model()}, {os.cpu_count()} cores (shared with other jobs: absolute times are "
+        "noisy; "
+        f"the ratios come from one interleaved run per row), Linux {platform.release()}, Python "
+        f"{platform.python_version()}.",
+        f"- Runtimes: {', '.join(f'{name} {version}' for name, version in versions.items())}.",
+        f"- Method: per row, every runtime loads the same model and the same random input; {warmup} warm-up "
+        f"runs, then {runs} timed runs, each iteration running every runtime once (rotating which goes "
+        "first). A run copies the inputs in, infers and copies the outputs out. Times are medians in ms; "
+        "the ratio in parentheses is that runtime's median over ours (> 1: we are faster). GFLOP/s is "
+        "our achieved rate (FLOPs from lite_converter/flops.py: 2 x MACs of conv/FC/matmul plus "
+        "elementwise work). Peers run on the source ONNX (onnxruntime), its MNN conversion (MNN's "
+        "converter module) and its ncnn conversion (pnnx).",
+        "- Our kernels are still mostly the portable reference C (the fast GEMM/winograd paths are "
+        "landing now); these are the honest numbers of the commit that produced this file.",
+        "",
+        "| model | input | threads | GFLOPs | lite ms | lite GFLOP/s | "
+        + " | ".join(f"{p} ms (ratio)" for p in peers) + " | max abs diff vs ours |",
+        "|" + " --- |" * (7 + len(peers)),
+    ]
+    for workload, result in rows:
+        stats = result.ours.stats
+        assert stats is not None
+        diffs = ", ".join(f"{p.name} {p.max_abs_diff:.2g}" for p in result.peers
+                          if p.max_abs_diff is not None)
+        lines.append(
+            f"| {workload.label} | {'x'.join(str(d) for d in workload.input_shape)} | {result.threads} | "
+            f"{result.flops.total / 1e9:.3f} | {stats.median * 1e3:.1f} | {result.gflops_per_second:.2f} | "
+            + " | ".join(_cell(result, p) for p in peers) + f" | {diffs or '-'} |")
+    lines += ["", "¹ Not run:"]
+    lines += [f"- {note}" for note in notes] or ["- (every peer ran every model)"]
+    lines += ["", "## Runtime library size (stripped)", "",
+              "| target | liblite_runtime.so |", "| --- | --- |"]
+    lines += [f"| {target} | {size} |" for target, size in library_sizes()]
+    lines += ["", "## Instructions per inference under qemu (aarch64, armv7)", ""]
+    lines += instructions
+    return "\n".join(lines) + "\n"
+
+
+OURS_LABEL = "lite"
+
+
+def _instruction_counts(models: list[tuple[Workload, Path]]) -> list[str]:
+    if not qemu_counter_available():
+        return ["Not available yet: `lite_converter.bench_qemu` (the qemu instruction-counting plugin "
+                "driver) has not landed."]
+    from lite_converter import bench_qemu  # type: ignore[attr-defined]
+
+    lines = ["| model | target | instructions per inference |", "| --- | --- | --- |"]
+    for workload, lite_path in models:
+        for target in ("aarch64", "armv7"):
+            try:
+                count = bench_qemu.count_instructions(lite_path, target=target)
+            except Exception as error:  # noqa: BLE001 - report the failure in the table
+                count = f"failed: {type(error).__name__}: {error}"
+            lines.append(f"| {workload.label} | {target} | {count} |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    parser.add_argument("--models", help="comma-separated subset of: "
+                        + ", ".join(w.label for w in WORKLOADS))
+    parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "RESULTS.md")
+    parser.add_argument("--workdir", type=Path, help="keep exported and converted models here")
+    args = parser.parse_args(argv)
+    selected = [w for w in WORKLOADS if not args.models or w.label in args.models.split(",")]
+    threads = [int(t) for t in args.threads.split(",")]
+
+    start = datetime.datetime.now().timestamp()
+    rows: list[tuple[Workload, BenchResult]] = []
+    notes: dict[tuple[str, str], list[str]] = {}  # (peer, reason) -> the rows it applies to
+    lite_models: list[tuple[Workload, Path]] = []
+    with tempfile.TemporaryDirectory(prefix="lite-benchmarks-") as temporary:
+        workdir = args.workdir or Path(temporary)
+        for workload in selected:
+            onnx_path = workload.fetch(workdir)
+            shapes = {_input_name(onnx_path): list(workload.input_shape)}
+            for count in threads:
+                print(f"{workload.label} {workload.input_shape} threads {count} ...", flush=True)
+                result = benchmark(BenchConfig(onnx_path, shapes, count, args.warmup, args.runs,
+                                               compare=tuple(PEERS), workdir=onnx_path.parent))
+                rows.append((workload, result))
+                for peer in result.peers:
+                    if peer.unavailable:
+                        where = notes.setdefault((peer.name, peer.unavailable), [])
+                        label = f"{workload.label} ({count} thread{'s' if count > 1 else ''})"
+                        where.append(label)
+            lite_models.append((workload, result.lite_path))
+        instructions = _instruction_counts(lite_models)
+        elapsed = datetime.datetime.now().timestamp() - start
+        note_lines = [f"{peer} on {', '.join(where)}: {reason}" for (peer, reason), where in notes.items()]
+        text = results_markdown(rows, note_lines, args.runs, args.warmup, elapsed, instructions)
+    args.output.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
