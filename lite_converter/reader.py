@@ -260,7 +260,9 @@ def _tensor(fb: Any, index: int, buffers: list[Any], data: bytes) -> TensorInfo:
     if quant is not None:
         quantization = {
             "scale": [float(quant.Scale(j)) for j in range(quant.ScaleLength())],
-            "zero_point": [int(quant.ZeroPoint(j)) for j in range(quant.ZeroPointLength())],
+            # an absent zero_point vector means zeros (the writer omits it for symmetric per-channel weights)
+            "zero_point": [int(quant.ZeroPoint(j)) for j in range(quant.ZeroPointLength())]
+            or [0] * quant.ScaleLength(),
             "axis": int(quant.Axis()),
         }
     return TensorInfo(index, name, dtype, shape, dim_names, buffer, array, offset, quantization)

@@ -197,10 +197,13 @@ def _write_quantization(builder: flatbuffers.Builder, tensor: Tensor) -> int:
     if tensor.quant.axis is None and (scale.size != 1 or zero_point.size != 1):
         raise ConversionError(f"tensor '{tensor.name}': per-tensor quantization with {scale.size} scales")
     scale_vec = builder.CreateNumpyVector(scale)
-    zero_point_vec = builder.CreateNumpyVector(zero_point)
+    # Per-channel symmetric weights: an absent zero_point vector means all zeros (8 bytes per channel saved).
+    all_zero = tensor.quant.axis is not None and not zero_point.any()
+    zero_point_vec = None if all_zero else builder.CreateNumpyVector(zero_point)
     fb_quantization.QuantizationStart(builder)
     fb_quantization.QuantizationAddScale(builder, scale_vec)
-    fb_quantization.QuantizationAddZeroPoint(builder, zero_point_vec)
+    if zero_point_vec is not None:
+        fb_quantization.QuantizationAddZeroPoint(builder, zero_point_vec)
     fb_quantization.QuantizationAddAxis(builder, -1 if tensor.quant.axis is None else int(tensor.quant.axis))
     return fb_quantization.QuantizationEnd(builder)
 

@@ -5,6 +5,12 @@
 
 namespace lite {
 
+// int8 (issue 4): ADD's int8 path is chosen by input 0's dtype; QUANTIZE / DEQUANTIZE (quantize.cc).
+OpKernel add_int8_op_kernel();
+OpKernel quantize_op_kernel();
+OpKernel dequantize_op_kernel();
+OpKernel int8_dispatch(lite_fb::OpCode opcode, const OpKernel& fp32, const OpKernel& int8);
+
 void register_elementwise_ops(OpRegistry& registry) {
   using lite_fb::OpCode;
   const OpKernel binary = binary_op_kernel();
@@ -16,6 +22,9 @@ void register_elementwise_ops(OpRegistry& registry) {
   registry.add(OpCode::IDENTITY, identity_kernel());  // shares the input's memory
   registry.add(OpCode::CAST, cast_op_kernel());
   registry.add(OpCode::WHERE, where_op_kernel());
+  registry.add(OpCode::ADD, int8_dispatch(OpCode::ADD, binary, add_int8_op_kernel()));
+  registry.add(OpCode::QUANTIZE, quantize_op_kernel());
+  registry.add(OpCode::DEQUANTIZE, dequantize_op_kernel());
 }
 
 }  // namespace lite

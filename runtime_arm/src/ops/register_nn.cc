@@ -20,19 +20,28 @@ OpKernel reduce_op_kernel();
 OpKernel arg_minmax_op_kernel();
 OpKernel cumsum_op_kernel();
 OpKernel top_k_op_kernel();
+// int8 paths (issue 4), chosen by input 0's dtype through int8_dispatch (quant_params_int8.h)
+OpKernel conv2d_int8_op_kernel();
+OpKernel fully_connected_int8_op_kernel();
+OpKernel max_pool_int8_op_kernel();
+OpKernel global_average_pool_int8_op_kernel();
+OpKernel int8_dispatch(lite_fb::OpCode opcode, const OpKernel& fp32, const OpKernel& int8);
 
 void register_nn_ops(OpRegistry& registry) {
   using lite_fb::OpCode;
-  registry.add(OpCode::CONV_2D, conv2d_op_kernel());
+  registry.add(OpCode::CONV_2D, int8_dispatch(OpCode::CONV_2D, conv2d_op_kernel(), conv2d_int8_op_kernel()));
   registry.add(OpCode::CONV_TRANSPOSE_2D, conv_transpose2d_op_kernel());
-  registry.add(OpCode::MAX_POOL_2D, pool2d_op_kernel());
+  registry.add(OpCode::MAX_POOL_2D,
+               int8_dispatch(OpCode::MAX_POOL_2D, pool2d_op_kernel(), max_pool_int8_op_kernel()));
   registry.add(OpCode::AVERAGE_POOL_2D, pool2d_op_kernel());
-  registry.add(OpCode::GLOBAL_AVERAGE_POOL, global_pool_op_kernel());
+  registry.add(OpCode::GLOBAL_AVERAGE_POOL, int8_dispatch(OpCode::GLOBAL_AVERAGE_POOL, global_pool_op_kernel(),
+                                                          global_average_pool_int8_op_kernel()));
   registry.add(OpCode::GLOBAL_MAX_POOL, global_pool_op_kernel());
   registry.add(OpCode::RESIZE, resize_op_kernel());
   registry.add(OpCode::DEPTH_TO_SPACE, depth_to_space_op_kernel());
   registry.add(OpCode::SPACE_TO_DEPTH, depth_to_space_op_kernel());
-  registry.add(OpCode::FULLY_CONNECTED, fully_connected_op_kernel());
+  registry.add(OpCode::FULLY_CONNECTED, int8_dispatch(OpCode::FULLY_CONNECTED, fully_connected_op_kernel(),
+                                                      fully_connected_int8_op_kernel()));
   registry.add(OpCode::MATMUL, matmul_op_kernel());
   registry.add(OpCode::SOFTMAX, softmax_op_kernel());
   registry.add(OpCode::LOG_SOFTMAX, softmax_op_kernel());

@@ -1,0 +1,38 @@
+/* int8 pooling on NHWC data; input and output share one scale and zero point. */
+#include "lite_kernels/qs8_kernels.h"
+
+void lite_qs8_global_average_pool_nhwc_ref(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
+                                           const int8_t* input, int8_t* output) {
+  const int64_t count = (int64_t)spatial;
+  for (size_t n = 0; n < batch; ++n)
+    for (size_t c = 0; c < channels; ++c) {
+      int64_t sum = 0;
+      for (size_t s = 0; s < spatial; ++s) sum += (int64_t)input[(n * spatial + s) * channels + c] - zero_point;
+      const int64_t rounded = count == 0 ? 0 : (sum >= 0 ? (sum + count / 2) / count : (sum - count / 2) / count);
+      int64_t v = rounded + zero_point;
+      if (v < -128) v = -128;
+      if (v > 127) v = 127;
+      output[n * channels + c] = (int8_t)v;
+    }
+}
+
+void lite_qs8_max_pool2d_nhwc_ref(const lite_conv2d_params* p, const int8_t* input, int8_t* output) {
+  for (size_t n = 0; n < p->batch; ++n)
+    for (size_t oh = 0; oh < p->out_h; ++oh)
+      for (size_t ow = 0; ow < p->out_w; ++ow)
+        for (size_t c = 0; c < p->out_c; ++c) {
+          int32_t best = -128;
+          for (size_t kh = 0; kh < p->kernel_h; ++kh) {
+            const size_t ih_padded = oh * p->stride_h + kh * p->dilation_h;
+            if (ih_padded < p->pad_top || ih_padded - p->pad_top >= p->in_h) continue;
+            for (size_t kw = 0; kw < p->kernel_w; ++kw) {
+              const size_t iw_padded = ow * p->stride_w + kw * p->dilation_w;
+              if (iw_padded < p->pad_left || iw_padded - p->pad_left >= p->in_w) continue;
+              const int8_t v = input[((n * p->in_h + ih_padded - p->pad_top) * p->in_w + iw_padded - p->pad_left) *
+                                         p->in_c + c];
+              if (v > best) best = v;
+            }
+          }
+          output[((n * p->out_h + oh) * p->out_w + ow) * p->out_c + c] = (int8_t)best;
+        }
+}

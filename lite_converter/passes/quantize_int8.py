@@ -1,0 +1,155 @@
+"""Post-training int8 quantization of a lowered, channels-last graph (docs/QUANTIZATION.md).
+
+Given a calibrated real range per activation tensor, the pass turns the ops the int8 runtime
+implements into int8 ops and leaves every other op in fp32, with QUANTIZE / DEQUANTIZE at the
+borders:
+
+* CONV_2D (incl. depthwise) and FULLY_CONNECTED with a constant weight and a fused NONE / RELU /
+  CLIP activation: int8 weight per output channel, int32 bias, int8 output;
+* ADD of two activations of the same shape (as seen in calibration), fused NONE / RELU / CLIP;
+* MAX_POOL_2D (no fused activation) and GLOBAL_AVERAGE_POOL: the output keeps the input's scale and
+  zero point (max is exact, the mean stays within the input's range).
+
+Every int8 op's output ``y`` is renamed ``y`` + "_int8" and a DEQUANTIZE writes the original ``y``
+back, so graph outputs and fp32 readers see what they saw before; DEQUANTIZEs nobody reads are
+dropped at the end. An fp32 tensor read by an int8 op gets one QUANTIZE.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from lite_converter.ir import ConversionError, Graph, Node, QuantParams
+from lite_converter.passes.quantize_params import activation_params, bias_int32, weight_per_channel
+
+FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
+WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
+POOL_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
+INT8_SUFFIX = "_int8"
+
+
+@dataclasses.dataclass
+class QuantizeInputs:
+    """What calibration found: real ranges and seen shapes per tensor; node names kept fp32."""
+
+    ranges: dict[str, tuple[float, float]]
+    shapes: dict[str, set[tuple[int, ...]]] = dataclasses.field(default_factory=dict)
+    skip_nodes: set[str] = dataclasses.field(default_factory=set)
+
+
+def _activation_kind(node: Node) -> str:
+    act = node.attrs.get("activation")
+    return "NONE" if not act else str(act.get("kind", "NONE"))
+
+
+def _activations(graph: Graph, node: Node) -> list[str]:
+    return [name for name in node.inputs if name and graph.constant(name) is None]
+
+
+def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
+    """True when the int8 runtime implements ``node`` as it stands and calibration covered it."""
+    if node.name in inputs.skip_nodes or not node.outputs or node.outputs[0] not in inputs.ranges:
+        return False
+    acts = _activations(graph, node)
+    if any(graph.tensors[name].dtype != np.float32 or name not in inputs.ranges for name in acts):
+        return False
+    op = node.op_type
+    if op in WEIGHTED_OPS:
+        weight = graph.constant(node.inputs[1]) if len(node.inputs) > 1 else None
+        rank = 4 if op == "CONV_2D" else 2
+        return (
+            weight is not None and weight.ndim == rank and weight.dtype == np.float32
+            and acts == [node.inputs[0]] and len([n for n in node.inputs if n]) <= 3
+            and _activation_kind(node) in FUSABLE_ACTIVATIONS
+            and node.attrs.get("padding", "EXPLICIT") == "EXPLICIT"
+        )
+    if op == "ADD":
+        if len(acts) != 2 or len(node.inputs) != 2 or _activation_kind(node) not in FUSABLE_ACTIVATIONS:
+            return False
+        seen_a, seen_b = inputs.shapes.get(acts[0]), inputs.shapes.get(acts[1])
+        return bool(seen_a) and seen_a == seen_b and len(seen_a) == 1
+    if op == "MAX_POOL_2D":
+        explicit = node.attrs.get("padding", "EXPLICIT") == "EXPLICIT"
+        return (acts == node.inputs[:1] and _activation_kind(node) == "NONE" and explicit
+                and not node.attrs.get("ceil_mode", False))
+    if op == "GLOBAL_AVERAGE_POOL":
+        return acts == node.inputs[:1]
+    return False
+
+
+def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
+    """Rewrites ``graph`` in place; returns the names of the nodes now running in int8."""
+    chosen = [node for node in graph.nodes if int8_capable(graph, node, inputs)]
+    chosen_ids = {id(node) for node in chosen}
+    int8_of: dict[str, str] = {}  # fp32 tensor name -> its int8 twin
+    params_of: dict[str, QuantParams] = {}
+    new_nodes: list[Node] = []
+
+    def params_for(name: str) -> QuantParams:
+        if name not in params_of:
+            low, high = inputs.ranges[name]
+            params_of[name] = activation_params(low, high)
+        return params_of[name]
+
+    def int8_input(name: str) -> str:
+        if name in int8_of:
+            return int8_of[name]
+        source = graph.tensors[name]
+        q_name = graph.add_tensor(name + INT8_SUFFIX, np.int8, source.shape)
+        graph.tensors[q_name].quant = params_for(name)
+        new_nodes.append(Node("QUANTIZE", graph.unique_name(name + "_quantize"), [name], [q_name]))
+        int8_of[name] = q_name
+        return q_name
+
+    for node in graph.nodes:
+        if id(node) not in chosen_ids:
+            new_nodes.append(node)
+            continue
+        acts = _activations(graph, node)
+        new_inputs = list(node.inputs)
+        for i, name in enumerate(node.inputs):
+            if name in acts:
+                new_inputs[i] = int8_input(name)
+        out = node.outputs[0]
+        if node.op_type in POOL_OPS:
+            params_of[out] = params_for(acts[0])  # shared scale and zero point
+        out_params = params_for(out)
+        if node.op_type in WEIGHTED_OPS:
+            _quantize_weights(graph, node, new_inputs, params_for(acts[0]))
+        node.inputs = new_inputs
+        out_tensor = graph.tensors[out]
+        q_out = graph.add_tensor(out + INT8_SUFFIX, np.int8, out_tensor.shape)
+        graph.tensors[q_out].quant = out_params
+        node.outputs = [q_out] + node.outputs[1:]
+        int8_of[out] = q_out
+        new_nodes.append(node)
+        new_nodes.append(Node("DEQUANTIZE", graph.unique_name(out + "_dequantize"), [q_out], [out]))
+    graph.nodes = new_nodes
+    _drop_unread_dequantize(graph)
+    graph.remove_unused_tensors()
+    return [node.name for node in chosen]
+
+
+def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_params: QuantParams) -> None:
+    weight = graph.constant(node.inputs[1])
+    assert weight is not None
+    q_weight, w_params = weight_per_channel(weight)
+    new_inputs[1] = graph.add_constant(node.inputs[1] + INT8_SUFFIX, q_weight)
+    graph.tensors[new_inputs[1]].quant = w_params
+    bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
+    if len(node.inputs) > 2 and node.inputs[2] and bias is None:
+        raise ConversionError(f"node '{node.name}': int8 needs a constant bias")
+    if bias is not None:
+        q_bias = bias_int32(bias.reshape(-1), input_params.scale[0], w_params.scale)
+        new_inputs[2] = graph.add_constant(node.inputs[2] + "_int32", q_bias)
+        graph.tensors[new_inputs[2]].quant = QuantParams(
+            (np.float64(input_params.scale[0]) * w_params.scale.astype(np.float64)).astype(np.float32),
+            np.zeros(q_bias.size, np.int64), 0)
+
+
+def _drop_unread_dequantize(graph: Graph) -> None:
+    """Removes DEQUANTIZE nodes whose fp32 output nobody reads (repeated: nothing cascades today)."""
+    read = {name for node in graph.nodes for name in node.inputs if name} | set(graph.outputs)
+    graph.nodes = [n for n in graph.nodes if not (n.op_type == "DEQUANTIZE" and n.outputs[0] not in read)]

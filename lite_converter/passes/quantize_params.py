@@ -1,0 +1,49 @@
+"""Quantization parameters of the int8 scheme (docs/QUANTIZATION.md), shared by the converter's
+int8 pass and slim's fake-quant simulation so both use exactly the same numbers.
+
+* activations: asymmetric per-tensor int8, the calibrated range widened to contain 0 (so that
+  zero padding and ReLU's 0 are exact), scale = (max - min) / 255 as float32, zero point rounded;
+* weights: symmetric per output channel, scale = max|w[c]| / 127, values in [-127, 127];
+* bias: int32 with scale s_in * s_w[c] (double product of the float32 scales), zero point 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lite_converter.ir import QuantParams
+
+INT8_MIN, INT8_MAX = -128, 127
+WEIGHT_MAX = 127  # symmetric weights avoid -128, so |w| <= 127 and negation never overflows
+
+
+def activation_params(low: float, high: float) -> QuantParams:
+    """Per-tensor asymmetric int8 parameters covering [low, high] and 0."""
+    low, high = min(float(low), 0.0), max(float(high), 0.0)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError(f"calibrated range [{low}, {high}] is not finite")
+    span = high - low
+    scale = np.float32(span / (INT8_MAX - INT8_MIN)) if span > 0 else np.float32(1.0)
+    if scale <= 0 or not np.isfinite(scale):  # a range so small that float32 underflows
+        scale = np.float32(np.finfo(np.float32).tiny)
+    zero_point = int(np.clip(np.round(INT8_MIN - low / float(scale)), INT8_MIN, INT8_MAX))
+    return QuantParams(np.array([scale], np.float32), np.array([zero_point], np.int64), None)
+
+
+def weight_per_channel(weight: np.ndarray) -> tuple[np.ndarray, QuantParams]:
+    """Symmetric per-output-channel (axis 0) int8 weights and their parameters."""
+    w = np.asarray(weight, np.float32)
+    channels = w.shape[0]
+    abs_max = np.abs(w.reshape(channels, -1)).max(axis=1) if w.size else np.zeros(channels, np.float32)
+    scale = (abs_max / WEIGHT_MAX).astype(np.float32)
+    scale[~(scale > 0)] = np.float32(1.0)  # an all-zero channel: any scale, its values are 0
+    broadcast = scale.reshape((channels,) + (1,) * (w.ndim - 1))
+    q = np.clip(np.rint(w / broadcast), -WEIGHT_MAX, WEIGHT_MAX).astype(np.int8)
+    return q, QuantParams(scale, np.zeros(channels, np.int64), 0)
+
+
+def bias_int32(bias: np.ndarray, input_scale: np.float32, weight_scale: np.ndarray) -> np.ndarray:
+    """int32 bias with scale s_in * s_w[c] (saturated to the int32 range)."""
+    scale = np.float64(input_scale) * weight_scale.astype(np.float64)
+    q = np.rint(np.asarray(bias, np.float64) / scale)
+    return np.clip(q, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)

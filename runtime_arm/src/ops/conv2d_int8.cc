@@ -1,0 +1,121 @@
+// CONV_2D on int8 tensors: x INT8 [N,H,W,Ci] (per tensor), weight INT8 [Co,KH,KW,Ci/group]
+// (symmetric, per output channel), bias INT32 [Co] (scale s_in * s_w[c], zero point 0) optional,
+// y INT8 [N,OH,OW,Co] (per tensor). Fused RELU / CLIP become the output clamp. The per-channel
+// multipliers are computed once at prepare (quant_params_int8.h).
+#include <new>
+#include <vector>
+
+#include "lite_kernels/qs8_kernels.h"
+#include "op_api.h"
+#include "quant_params_int8.h"
+#include "window_geometry.h"
+
+namespace lite {
+namespace {
+
+struct ConvInt8State {
+  lite_conv2d_params params{};
+  QuantInt8 in, out;
+  int32_t act_min = -128, act_max = 127;
+  std::vector<int32_t> multiplier, shift;
+};
+
+Status geometry(OpContext* ctx, const lite_fb::Conv2DOptions* o, lite_conv2d_params* p) {
+  const TensorRef* x = ctx->input(0);
+  const TensorRef* w = ctx->input(1);
+  if (x->shape.rank != 4 || w->shape.rank != 4)
+    return fail(ctx, Status::kShapeError, "x must be [N,H,W,C] and weight [Co,KH,KW,Ci/group]");
+  const int64_t group = o != nullptr ? o->group() : 1;
+  const int64_t sh = o != nullptr ? o->stride_h() : 1, sw = o != nullptr ? o->stride_w() : 1;
+  const int64_t dh = o != nullptr ? o->dilation_h() : 1, dw = o != nullptr ? o->dilation_w() : 1;
+  if (group < 1 || sh < 1 || sw < 1 || dh < 1 || dw < 1)
+    return fail(ctx, Status::kInvalidModel, "strides, dilations and group must be >= 1");
+  const int64_t ci = x->shape.dims[3], co = w->shape.dims[0];
+  if (ci % group != 0 || co % group != 0 || w->shape.dims[3] != ci / group || w->shape.dims[1] < 1 ||
+      w->shape.dims[2] < 1)
+    return fail(ctx, Status::kShapeError, "weight does not fit %lld input channels in %lld groups",
+                static_cast<long long>(ci), static_cast<long long>(group));
+  const lite_fb::Padding padding = o != nullptr ? o->padding() : lite_fb::Padding::EXPLICIT;
+  WindowAxis h, wa;
+  if (!sliding_window_axis(padding, false, x->shape.dims[1], w->shape.dims[1], sh, dh, o != nullptr ? o->pad_top() : 0,
+                           o != nullptr ? o->pad_bottom() : 0, &h) ||
+      !sliding_window_axis(padding, false, x->shape.dims[2], w->shape.dims[2], sw, dw, o != nullptr ? o->pad_left() : 0,
+                           o != nullptr ? o->pad_right() : 0, &wa))
+    return fail(ctx, Status::kShapeError, "kernel does not fit the padded input");
+  if (h.pad_begin < 0 || wa.pad_begin < 0) return fail(ctx, Status::kInvalidModel, "pads must be >= 0");
+  p->batch = static_cast<size_t>(x->shape.dims[0]);
+  p->in_h = static_cast<size_t>(x->shape.dims[1]);
+  p->in_w = static_cast<size_t>(x->shape.dims[2]);
+  p->in_c = static_cast<size_t>(ci);
+  p->out_h = static_cast<size_t>(h.out);
+  p->out_w = static_cast<size_t>(wa.out);
+  p->out_c = static_cast<size_t>(co);
+  p->kernel_h = static_cast<size_t>(w->shape.dims[1]);
+  p->kernel_w = static_cast<size_t>(w->shape.dims[2]);
+  p->stride_h = static_cast<size_t>(sh);
+  p->stride_w = static_cast<size_t>(sw);
+  p->dilation_h = static_cast<size_t>(dh);
+  p->dilation_w = static_cast<size_t>(dw);
+  p->pad_top = static_cast<size_t>(h.pad_begin);
+  p->pad_left = static_cast<size_t>(wa.pad_begin);
+  p->groups = static_cast<size_t>(group);
+  return Status::kOk;
+}
+
+Status prepare(OpContext* ctx) {
+  if (ctx->input(0) == nullptr || ctx->input(1) == nullptr || ctx->output(0) == nullptr)
+    return fail(ctx, Status::kInvalidModel, "needs inputs x and weight and one output");
+  if (ctx->input(3) != nullptr) return fail(ctx, Status::kUnsupported, "int8 CONV_2D has no PRELU");
+  ConvInt8State* st = new (std::nothrow) ConvInt8State;
+  if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate op state");
+  ctx->state = st;
+  const lite_fb::Conv2DOptions* o = ctx->op->options_as_Conv2DOptions();
+  Status s = per_tensor_int8(ctx, ctx->input(0), "x", &st->in);
+  if (s == Status::kOk) s = per_tensor_int8(ctx, ctx->output(0), "y", &st->out);
+  if (s == Status::kOk) s = geometry(ctx, o, &st->params);
+  if (s != Status::kOk) return s;
+  const int64_t co = static_cast<int64_t>(st->params.out_c);
+  const TensorRef* bias = ctx->input(2);
+  if (bias != nullptr && (bias->dtype != lite_fb::DType::INT32 || bias->shape.num_elements() != co))
+    return fail(ctx, Status::kInvalidModel, "int8 CONV_2D bias must be INT32 with %lld values",
+                static_cast<long long>(co));
+  s = channel_multipliers(ctx, ctx->input(1), co, st->in, st->out, &st->multiplier, &st->shift);
+  if (s == Status::kOk)
+    s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, st->out, &st->act_min, &st->act_max);
+  if (s != Status::kOk) return s;
+  TensorRef* y = ctx->output(0);
+  y->dtype = lite_fb::DType::INT8;
+  y->shape.rank = 4;
+  y->shape.dims[0] = static_cast<int64_t>(st->params.batch);
+  y->shape.dims[1] = static_cast<int64_t>(st->params.out_h);
+  y->shape.dims[2] = static_cast<int64_t>(st->params.out_w);
+  y->shape.dims[3] = co;
+  return Status::kOk;
+}
+
+Status eval(OpContext* ctx) {
+  const ConvInt8State* st = static_cast<const ConvInt8State*>(ctx->state);
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;
+  lite_qs8_requant_params rq{st->in.zero_point, st->out.zero_point, st->act_min, st->act_max, st->multiplier.data(),
+                             st->shift.data()};
+  const TensorRef* bias = ctx->input(2);
+  lite_qs8_conv2d_nhwc_ref(&st->params, &rq, static_cast<const int8_t*>(ctx->input(0)->data),
+                           static_cast<const int8_t*>(ctx->input(1)->data),
+                           bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr,
+                           static_cast<int8_t*>(ctx->output(0)->data));
+  return Status::kOk;
+}
+
+void free_state(void* state) { delete static_cast<ConvInt8State*>(state); }
+
+}  // namespace
+
+OpKernel conv2d_int8_op_kernel() {
+  OpKernel k;
+  k.prepare = prepare;
+  k.eval = eval;
+  k.free_state = free_state;
+  return k;
+}
+
+}  // namespace lite

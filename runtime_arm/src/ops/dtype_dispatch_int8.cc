@@ -1,0 +1,77 @@
+// Routes an op code to its generic or quantized-int8 implementation by input 0 (INT8 with quantization
+// parameters), at prepare. The
+// chosen kernel's state is wrapped with a flag, so eval and free_state reach the same kernel.
+#include <new>
+
+#include "quant_params_int8.h"
+
+namespace lite {
+namespace {
+
+constexpr int kMaxOpCodes = 1024;
+OpKernel g_fp32[kMaxOpCodes];
+OpKernel g_int8[kMaxOpCodes];
+
+struct DispatchState {
+  bool is_int8 = false;
+  void* inner = nullptr;
+  void (*free_inner)(void*) = nullptr;
+};
+
+int code_of(const OpContext* ctx) { return static_cast<int>(ctx->op->opcode()); }
+
+const OpKernel& chosen(int code, bool is_int8) { return is_int8 ? g_int8[code] : g_fp32[code]; }
+
+Status prepare(OpContext* ctx) {
+  const int code = code_of(ctx);
+  const TensorRef* x = ctx->input(0);
+  // Quantized int8 only: a plain int8 tensor (no quantization, e.g. integer ADD) stays on the
+  // generic kernel.
+  const bool is_int8 = x != nullptr && x->dtype == lite_fb::DType::INT8 && x->quantization != nullptr;
+  const OpKernel& k = chosen(code, is_int8);
+  ctx->state = nullptr;
+  Status s = k.prepare(ctx);
+  void* inner = ctx->state;
+  DispatchState* wrapped = new (std::nothrow) DispatchState;
+  if (wrapped == nullptr) {
+    if (inner != nullptr && k.free_state != nullptr) k.free_state(inner);
+    ctx->state = nullptr;
+    return fail(ctx, Status::kOutOfMemory, "cannot allocate op state");
+  }
+  wrapped->is_int8 = is_int8;
+  wrapped->inner = inner;
+  wrapped->free_inner = k.free_state;
+  ctx->state = wrapped;
+  return s;
+}
+
+Status eval(OpContext* ctx) {
+  DispatchState* wrapped = static_cast<DispatchState*>(ctx->state);
+  if (wrapped == nullptr) return fail(ctx, Status::kInternal, "eval before prepare");
+  ctx->state = wrapped->inner;
+  Status s = chosen(code_of(ctx), wrapped->is_int8).eval(ctx);
+  ctx->state = wrapped;
+  return s;
+}
+
+void free_state(void* state) {
+  DispatchState* wrapped = static_cast<DispatchState*>(state);
+  if (wrapped == nullptr) return;
+  if (wrapped->inner != nullptr && wrapped->free_inner != nullptr) wrapped->free_inner(wrapped->inner);
+  delete wrapped;
+}
+
+}  // namespace
+
+OpKernel int8_dispatch(lite_fb::OpCode opcode, const OpKernel& fp32, const OpKernel& int8) {
+  const int code = static_cast<int>(opcode);
+  g_fp32[code] = fp32;
+  g_int8[code] = int8;
+  OpKernel k = fp32;
+  k.prepare = prepare;
+  k.eval = eval;
+  k.free_state = free_state;  // the wrapper remembers which kernel's free_state owns the inner state
+  return k;
+}
+
+}  // namespace lite

@@ -1,0 +1,126 @@
+// Pools on int8 tensors, which keep the input's scale and zero point (the converter gives the output
+// the same quantization): MAX_POOL_2D (no fused activation) and GLOBAL_AVERAGE_POOL (rounded mean).
+#include <new>
+
+#include "lite_kernels/qs8_kernels.h"
+#include "op_api.h"
+#include "quant_params_int8.h"
+#include "window_geometry.h"
+
+namespace lite {
+namespace {
+
+Status same_quantization(OpContext* ctx, QuantInt8* q) {
+  QuantInt8 qy;
+  Status s = per_tensor_int8(ctx, ctx->input(0), "x", q);
+  if (s == Status::kOk) s = per_tensor_int8(ctx, ctx->output(0), "y", &qy);
+  if (s != Status::kOk) return s;
+  if (q->scale != qy.scale || q->zero_point != qy.zero_point)
+    return fail(ctx, Status::kInvalidModel, "int8 pooling needs the same scale and zero point in and out");
+  if (ctx->input(0)->shape.rank != 4) return fail(ctx, Status::kShapeError, "x must be [N,H,W,C]");
+  return Status::kOk;
+}
+
+Status max_pool_geometry(OpContext* ctx, lite_conv2d_params* p) {
+  const lite_fb::Pool2DOptions* o = ctx->op->options_as_Pool2DOptions();
+  if (o == nullptr) return fail(ctx, Status::kInvalidModel, "needs Pool2DOptions");
+  if (o->activation() != nullptr && o->activation()->kind() != lite_fb::ActivationKind::NONE)
+    return fail(ctx, Status::kUnsupported, "int8 MAX_POOL_2D has no fused activation");
+  const Shape& x = ctx->input(0)->shape;
+  if (o->kernel_h() < 1 || o->kernel_w() < 1 || o->stride_h() < 1 || o->stride_w() < 1 || o->dilation_h() < 1 ||
+      o->dilation_w() < 1 || o->pad_top() < 0 || o->pad_left() < 0 || o->pad_bottom() < 0 || o->pad_right() < 0)
+    return fail(ctx, Status::kInvalidModel, "kernel, strides, dilations must be >= 1 and pads >= 0");
+  WindowAxis h, w;
+  if (!sliding_window_axis(o->padding(), o->ceil_mode(), x.dims[1], o->kernel_h(), o->stride_h(), o->dilation_h(),
+                           o->pad_top(), o->pad_bottom(), &h) ||
+      !sliding_window_axis(o->padding(), o->ceil_mode(), x.dims[2], o->kernel_w(), o->stride_w(), o->dilation_w(),
+                           o->pad_left(), o->pad_right(), &w))
+    return fail(ctx, Status::kShapeError, "the pooling window does not fit the padded input");
+  *p = lite_conv2d_params{};
+  p->batch = static_cast<size_t>(x.dims[0]);
+  p->in_h = static_cast<size_t>(x.dims[1]);
+  p->in_w = static_cast<size_t>(x.dims[2]);
+  p->in_c = p->out_c = static_cast<size_t>(x.dims[3]);
+  p->out_h = static_cast<size_t>(h.out);
+  p->out_w = static_cast<size_t>(w.out);
+  p->kernel_h = static_cast<size_t>(o->kernel_h());
+  p->kernel_w = static_cast<size_t>(o->kernel_w());
+  p->stride_h = static_cast<size_t>(o->stride_h());
+  p->stride_w = static_cast<size_t>(o->stride_w());
+  p->dilation_h = static_cast<size_t>(o->dilation_h());
+  p->dilation_w = static_cast<size_t>(o->dilation_w());
+  p->pad_top = static_cast<size_t>(h.pad_begin);
+  p->pad_left = static_cast<size_t>(w.pad_begin);
+  p->groups = 1;
+  return Status::kOk;
+}
+
+Status max_pool_prepare(OpContext* ctx) {
+  QuantInt8 q;
+  Status s = same_quantization(ctx, &q);
+  lite_conv2d_params p;
+  if (s == Status::kOk) s = max_pool_geometry(ctx, &p);
+  if (s != Status::kOk) return s;
+  TensorRef* y = ctx->output(0);
+  y->dtype = lite_fb::DType::INT8;
+  y->shape.rank = 4;
+  y->shape.dims[0] = static_cast<int64_t>(p.batch);
+  y->shape.dims[1] = static_cast<int64_t>(p.out_h);
+  y->shape.dims[2] = static_cast<int64_t>(p.out_w);
+  y->shape.dims[3] = static_cast<int64_t>(p.out_c);
+  return Status::kOk;
+}
+
+Status max_pool_eval(OpContext* ctx) {
+  lite_conv2d_params p;
+  Status s = max_pool_geometry(ctx, &p);
+  if (s != Status::kOk) return s;
+  lite_qs8_max_pool2d_nhwc_ref(&p, static_cast<const int8_t*>(ctx->input(0)->data),
+                               static_cast<int8_t*>(ctx->output(0)->data));
+  return Status::kOk;
+}
+
+Status global_average_prepare(OpContext* ctx) {
+  QuantInt8 q;
+  Status s = same_quantization(ctx, &q);
+  if (s != Status::kOk) return s;
+  TensorRef* y = ctx->output(0);
+  const Shape& x = ctx->input(0)->shape;
+  y->dtype = lite_fb::DType::INT8;
+  y->shape.rank = 4;
+  y->shape.dims[0] = x.dims[0];
+  y->shape.dims[1] = 1;
+  y->shape.dims[2] = 1;
+  y->shape.dims[3] = x.dims[3];
+  return Status::kOk;
+}
+
+Status global_average_eval(OpContext* ctx) {
+  QuantInt8 q;
+  Status s = per_tensor_int8(ctx, ctx->input(0), "x", &q);
+  if (s != Status::kOk) return s;
+  const Shape& x = ctx->input(0)->shape;
+  lite_qs8_global_average_pool_nhwc_ref(static_cast<size_t>(x.dims[0]), static_cast<size_t>(x.dims[1] * x.dims[2]),
+                                        static_cast<size_t>(x.dims[3]), q.zero_point,
+                                        static_cast<const int8_t*>(ctx->input(0)->data),
+                                        static_cast<int8_t*>(ctx->output(0)->data));
+  return Status::kOk;
+}
+
+}  // namespace
+
+OpKernel max_pool_int8_op_kernel() {
+  OpKernel k;
+  k.prepare = max_pool_prepare;
+  k.eval = max_pool_eval;
+  return k;
+}
+
+OpKernel global_average_pool_int8_op_kernel() {
+  OpKernel k;
+  k.prepare = global_average_prepare;
+  k.eval = global_average_eval;
+  return k;
+}
+
+}  // namespace lite

@@ -1,0 +1,85 @@
+"""Calibration: run the fp32 model on the calibration batches and observe every activation tensor.
+
+The model that runs is the lowered, channels-last graph itself (serialized with every tensor to
+observe added as a graph output) on our runtime, not onnxruntime on the source ONNX: the tensors
+observed are then exactly the tensors the int8 pass quantizes (after activation fusion, Conv+BN
+folding and the NHWC layout change, which rename and remove tensors of the source graph), with no
+name mapping to get wrong. The fp32 runtime matches onnxruntime (tests/test_real_models.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+
+from lite_converter.ir import Graph
+from lite_converter.passes.memory_plan import plan_memory
+from lite_converter.passes.quantize_int8 import POOL_OPS, WEIGHTED_OPS
+from lite_converter.writer import serialize
+from runtime_arm import Interpreter
+from slim.config import QuantConfig
+from slim.observers import Observer, make_observer
+from slim.progress import ProgressBar
+
+OBSERVED_OPS = (*WEIGHTED_OPS, *POOL_OPS, "ADD")
+
+
+@dataclasses.dataclass
+class CalibrationResult:
+    """Real range and shapes seen per tensor name of the lowered graph."""
+
+    ranges: dict[str, tuple[float, float]]
+    shapes: dict[str, set[tuple[int, ...]]]
+
+
+def tensors_to_observe(graph: Graph) -> list[str]:
+    """fp32 activation inputs and outputs of the ops that may become int8."""
+    names: dict[str, None] = {}
+    for node in graph.nodes:
+        if node.op_type not in OBSERVED_OPS:
+            continue
+        for name in (*node.inputs, node.outputs[0]):
+            tensor = graph.tensors.get(name) if name else None
+            if tensor is not None and not tensor.is_constant and tensor.dtype == np.float32:
+                names[name] = None
+    return list(names)
+
+
+def with_outputs(graph: Graph, names: list[str]) -> bytes:
+    """The .lite bytes of ``graph`` with ``names`` added as graph outputs (physical layout)."""
+    probe = copy.deepcopy(graph)
+    for name in names:
+        if name not in probe.outputs and name not in probe.inputs:
+            probe.outputs.append(name)
+            probe.output_layouts[name] = ""
+    return serialize(probe, plan_memory(probe))
+
+
+def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantConfig,
+              algorithm_of: dict[str, str]) -> CalibrationResult:
+    """Observes every tensor of tensors_to_observe(graph) over ``batches``.
+
+    ``algorithm_of`` maps a tensor name to the algorithm of its producer's override (default:
+    config.algorithm).
+    """
+    names = tensors_to_observe(graph)
+    observers: dict[str, Observer] = {
+        name: make_observer(algorithm_of.get(name, config.algorithm), config) for name in names}
+    shapes: dict[str, set[tuple[int, ...]]] = {name: set() for name in names}
+    interpreter = Interpreter(model_content=with_outputs(graph, names))
+    used = batches if config.max_batches is None else batches[: config.max_batches]
+    bar = ProgressBar(len(used), "calibrating", enabled=config.progress)
+    try:
+        for batch in used:
+            outputs = interpreter.run(batch)
+            for name in names:
+                value = outputs[name] if name in outputs else batch[name]
+                observers[name].update(value)
+                shapes[name].add(tuple(value.shape))
+            bar.step()
+    finally:
+        bar.close()
+        interpreter.close()
+    return CalibrationResult({name: obs.range() for name, obs in observers.items()}, shapes)

@@ -1,0 +1,197 @@
+"""The int8 oracle: numpy code reproducing the runtime's integer arithmetic bit for bit.
+
+Every function mirrors one C function of kernels_neon (ref/qs8_*.c, requantize.h) and the
+prepare-time parameter computation of runtime_arm/src/ops/quant_params_int8.h; docs/QUANTIZATION.md
+states the arithmetic once for both. ``simulate_node`` evaluates one int8 node of a quantized IR
+graph from its input values, which is how tests check every int8 tensor the runtime produces.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from lite_converter.ir import Graph, Node
+
+
+# -- fixed-point parameters (quant_params_int8.h, ref/requantize_ref.c) ----------------------------
+def quantize_multiplier(real: float) -> tuple[int, int]:
+    """(multiplier, shift) with real ~= multiplier * 2^-shift, multiplier in [2^30, 2^31)."""
+    if not real >= 0.0 or math.isinf(real):
+        raise ValueError(f"multiplier {real} is not a finite non-negative number")
+    if real == 0.0:
+        return 0, 1
+    q, e = math.frexp(real)
+    m = math.floor(q * 2147483648.0 + 0.5)
+    if m == 1 << 31:
+        m //= 2
+        e += 1
+    shift = 31 - e
+    if shift < 1:
+        raise ValueError(f"multiplier {real} is too large (>= 2^30)")
+    if shift > 62:
+        return 0, 1
+    return m, shift
+
+
+def quantize_multiplier_pair(real_a: float, real_b: float) -> tuple[int, int, int]:
+    """(multiplier_a, multiplier_b, shared shift), the shift chosen from the larger multiplier."""
+    top, shift = quantize_multiplier(max(real_a, real_b))
+    if top == 0:
+        return 0, 0, 1
+    return math.floor(math.ldexp(real_a, shift) + 0.5), math.floor(math.ldexp(real_b, shift) + 0.5), shift
+
+
+def channel_multipliers(input_scale: float, weight_scales: np.ndarray,
+                        output_scale: float) -> tuple[np.ndarray, ...]:
+    """Per-channel (multiplier, shift) of s_in * s_w[c] / s_out, in double from the float32 scales."""
+    s_in, s_out = float(np.float32(input_scale)), float(np.float32(output_scale))
+    pairs = [quantize_multiplier(s_in * float(sw) / s_out)
+             for sw in np.asarray(weight_scales, np.float32).reshape(-1)]
+    return np.array([m for m, _ in pairs], np.int64), np.array([s for _, s in pairs], np.int64)
+
+
+# -- integer arithmetic (requantize.h) -------------------------------------------------------------
+def rounding_shift_right(value: np.ndarray, shift: np.ndarray | int) -> np.ndarray:
+    """floor((value + 2^(shift-1)) / 2^shift) on int64 (numpy's >> on int64 is that floor)."""
+    value = np.asarray(value, np.int64)
+    shift = np.asarray(shift, np.int64)
+    return (value + (np.int64(1) << (shift - 1))) >> shift
+
+
+def requantize(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, zero_point: int,
+               low: int, high: int) -> np.ndarray:
+    product = np.asarray(acc, np.int64) * np.asarray(multiplier, np.int64)
+    out = rounding_shift_right(product, shift) + zero_point
+    return np.clip(out, low, high).astype(np.int8)
+
+
+def quantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    """clamp(rint(x / scale) + zp) computed in float32 like lite_qs8_quantize_f32_ref."""
+    r = np.rint(np.asarray(x, np.float32) / np.float32(scale)) + np.float32(zero_point)
+    r = np.where(np.isnan(r), np.float32(zero_point), r)
+    return np.clip(r, -128, 127).astype(np.int8)
+
+
+def dequantize(q: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    return np.float32(scale) * (np.asarray(q, np.int32) - zero_point).astype(np.float32)
+
+
+def activation_range(activation: dict[str, Any] | None, scale: float, zero_point: int) -> tuple[int, int]:
+    """The int8 clamp of a fused NONE / RELU / CLIP activation (quantize of 0, alpha, beta)."""
+    kind = (activation or {}).get("kind", "NONE")
+    if kind == "NONE":
+        return -128, 127
+    if kind == "RELU":
+        return int(quantize(np.float32(0.0), scale, zero_point)), 127
+    if kind == "CLIP":
+        return (int(quantize(np.float32(activation["alpha"]), scale, zero_point)),
+                int(quantize(np.float32(activation["beta"]), scale, zero_point)))
+    raise ValueError(f"activation {kind} has no int8 form")
+
+
+# -- ops (ref/qs8_*.c) -----------------------------------------------------------------------------
+def conv2d_nhwc(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, attrs: dict[str, Any],
+                input_zero_point: int) -> np.ndarray:
+    """The int64 accumulators of an int8 NHWC convolution (padding = input zero point)."""
+    n, h, w, ci = x.shape
+    co, kh, kw, cig = weight.shape
+    groups = int(attrs.get("group", 1))
+    sh, sw = int(attrs.get("stride_h", 1)), int(attrs.get("stride_w", 1))
+    dh, dw = int(attrs.get("dilation_h", 1)), int(attrs.get("dilation_w", 1))
+    pt, pl = int(attrs.get("pad_top", 0)), int(attrs.get("pad_left", 0))
+    pb, pr = int(attrs.get("pad_bottom", 0)), int(attrs.get("pad_right", 0))
+    oh = (h + pt + pb - (dh * (kh - 1) + 1)) // sh + 1
+    ow = (w + pl + pr - (dw * (kw - 1) + 1)) // sw + 1
+    centered = np.asarray(x, np.int64) - input_zero_point
+    padded = np.pad(centered, ((0, 0), (pt, pb), (pl, pr), (0, 0)))  # real 0 == zero point
+    wg = np.asarray(weight, np.int64).reshape(groups, co // groups, kh, kw, cig)
+    acc = np.zeros((n, oh, ow, groups, co // groups), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            window = padded[:, i * dh: i * dh + sh * (oh - 1) + 1: sh,
+                            j * dw: j * dw + sw * (ow - 1) + 1: sw, :]
+            acc += np.einsum("nhwgc,goc->nhwgo", window.reshape(n, oh, ow, groups, cig), wg[:, :, i, j, :])
+    acc = acc.reshape(n, oh, ow, co)
+    if bias is not None:
+        acc += np.asarray(bias, np.int64)
+    return acc
+
+
+def fully_connected(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None,
+                    input_zero_point: int) -> np.ndarray:
+    acc = (np.asarray(x, np.int64) - input_zero_point) @ np.asarray(weight, np.int64).T
+    return acc + (np.asarray(bias, np.int64) if bias is not None else 0)
+
+
+def add(a: np.ndarray, qa: tuple[float, int], b: np.ndarray, qb: tuple[float, int], qy: tuple[float, int],
+        low: int, high: int) -> np.ndarray:
+    ma, mb, shift = quantize_multiplier_pair(float(np.float32(qa[0])) / float(np.float32(qy[0])),
+                                             float(np.float32(qb[0])) / float(np.float32(qy[0])))
+    total = (np.asarray(a, np.int64) - qa[1]) * ma + (np.asarray(b, np.int64) - qb[1]) * mb
+    return np.clip(rounding_shift_right(total, shift) + qy[1], low, high).astype(np.int8)
+
+
+def global_average_pool(x: np.ndarray, zero_point: int) -> np.ndarray:
+    n, h, w, c = x.shape
+    total = (np.asarray(x, np.int64) - zero_point).sum(axis=(1, 2), keepdims=True)
+    count = h * w
+    rounded = np.where(total >= 0, (total + count // 2) // count, -((-total + count // 2) // count))
+    return np.clip(rounded + zero_point, -128, 127).astype(np.int8)
+
+
+def max_pool(x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
+    n, h, w, c = x.shape
+    kh, kw = int(attrs["kernel_h"]), int(attrs["kernel_w"])
+    sh, sw = int(attrs.get("stride_h", 1)), int(attrs.get("stride_w", 1))
+    dh, dw = int(attrs.get("dilation_h", 1)), int(attrs.get("dilation_w", 1))
+    pt, pl = int(attrs.get("pad_top", 0)), int(attrs.get("pad_left", 0))
+    pb, pr = int(attrs.get("pad_bottom", 0)), int(attrs.get("pad_right", 0))
+    oh = (h + pt + pb - (dh * (kh - 1) + 1)) // sh + 1
+    ow = (w + pl + pr - (dw * (kw - 1) + 1)) // sw + 1
+    padded = np.pad(np.asarray(x, np.int8), ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=-128)
+    out = np.full((n, oh, ow, c), -128, np.int8)
+    for i in range(kh):
+        for j in range(kw):
+            window = padded[:, i * dh: i * dh + sh * (oh - 1) + 1: sh,
+                            j * dw: j * dw + sw * (ow - 1) + 1: sw, :]
+            out = np.maximum(out, window)
+    return out
+
+
+# -- one node of a quantized graph ------------------------------------------------------------------
+def _per_tensor(graph: Graph, name: str) -> tuple[float, int]:
+    quant = graph.tensors[name].quant
+    assert quant is not None, f"tensor {name} has no quantization"
+    return float(quant.scale.reshape(-1)[0]), int(quant.zero_point.reshape(-1)[0])
+
+
+def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np.ndarray:
+    """The output of int8 ``node`` (or a QUANTIZE / DEQUANTIZE) from its input ``values``."""
+    op = node.op_type
+    x = values[node.inputs[0]]
+    if op == "QUANTIZE":
+        return quantize(x, *_per_tensor(graph, node.outputs[0]))
+    if op == "DEQUANTIZE":
+        return dequantize(x, *_per_tensor(graph, node.inputs[0]))
+    qx, qy = _per_tensor(graph, node.inputs[0]), _per_tensor(graph, node.outputs[0])
+    low, high = activation_range(node.attrs.get("activation"), *qy)
+    if op in ("CONV_2D", "FULLY_CONNECTED"):
+        weight_tensor = graph.tensors[node.inputs[1]]
+        assert weight_tensor.data is not None and weight_tensor.quant is not None
+        bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
+        multiplier, shift = channel_multipliers(qx[0], weight_tensor.quant.scale, qy[0])
+        if op == "CONV_2D":
+            acc = conv2d_nhwc(x, weight_tensor.data, bias, node.attrs, qx[1])
+        else:
+            acc = fully_connected(x, weight_tensor.data, bias, qx[1])
+        return requantize(acc, multiplier, shift, qy[1], low, high)
+    if op == "ADD":
+        return add(x, qx, values[node.inputs[1]], _per_tensor(graph, node.inputs[1]), qy, low, high)
+    if op == "GLOBAL_AVERAGE_POOL":
+        return global_average_pool(x, qx[1])
+    if op == "MAX_POOL_2D":
+        return max_pool(x, node.attrs)
+    raise ValueError(f"no int8 simulation for {op}")

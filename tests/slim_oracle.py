@@ -1,0 +1,37 @@
+"""Checks every int8 tensor a quantized .lite model computes against slim's fake-quant simulation.
+
+The runtime runs the quantized graph with every activation exposed as a graph output; each int8
+op (and each QUANTIZE / DEQUANTIZE) is then re-computed by slim.fake_quant.simulate_node from the
+runtime's own input values for that op, so an error is pinned to the op that made it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lite_converter.ir import Graph
+from runtime_arm import Interpreter
+from slim.calibrate import with_outputs
+from slim.fake_quant import simulate_node
+
+SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "CONV_2D", "FULLY_CONNECTED", "ADD", "MAX_POOL_2D",
+                 "GLOBAL_AVERAGE_POOL")
+
+
+def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, float]:
+    """{node name: max |runtime - simulation|} over the int8-related nodes (in LSB for int8 outputs)."""
+    used = (t for node in graph.nodes for t in (*node.inputs, *node.outputs) if t)
+    names = list(dict.fromkeys(t for t in used if not graph.tensors[t].is_constant))
+    with Interpreter(model_content=with_outputs(graph, names)) as interpreter:
+        values = dict(interpreter.run(feeds))
+    values.update(feeds)
+    errors: dict[str, float] = {}
+    for node in graph.nodes:
+        int8_node = any(graph.tensors[t].dtype == np.int8 for t in (*node.inputs, *node.outputs) if t)
+        if node.op_type not in SIMULATED_OPS or not int8_node:
+            continue
+        expected = simulate_node(graph, node, values).astype(np.float64)
+        got = values[node.outputs[0]].astype(np.float64)
+        assert got.shape == expected.shape, (node.name, got.shape, expected.shape)
+        errors[node.name] = float(np.abs(got - expected).max()) if got.size else 0.0
+    return errors

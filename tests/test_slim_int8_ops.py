@@ -1,0 +1,102 @@
+"""int8 runtime ops against the fake-quant simulation (within 1 LSB) on small nets and MobileNetV2."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import slim
+from slim.fake_quant import quantize_multiplier, rounding_shift_right
+from tests.conftest import small_conv_net
+from tests.slim_oracle import int8_mismatches
+
+
+def every_int8_op_net() -> onnx.ModelProto:
+    """Conv+Relu -> MaxPool -> depthwise Conv+Clip(0,6) -> Conv + Add(skip) -> GAP -> Flatten -> Gemm,
+    with a Sigmoid branch that stays fp32 (QUANTIZE / DEQUANTIZE at its borders) added back in int8."""
+    rng = np.random.default_rng(3)
+    w = {
+        "w1": rng.standard_normal((8, 3, 3, 3)).astype(np.float32) * 0.4,
+        "b1": rng.standard_normal(8).astype(np.float32) * 0.2,
+        "wd": rng.standard_normal((8, 1, 3, 3)).astype(np.float32) * 0.5,
+        "bd": rng.standard_normal(8).astype(np.float32) * 0.1,
+        "w3": rng.standard_normal((8, 8, 1, 1)).astype(np.float32) * 0.3,
+        "fc_w": rng.standard_normal((5, 8)).astype(np.float32) * 0.5,
+        "fc_b": rng.standard_normal(5).astype(np.float32) * 0.1,
+    }
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                         name="maxpool"),
+        helper.make_node("Conv", ["p1", "wd", "bd"], ["cd"], pads=[1, 1, 1, 1], group=8, name="depthwise"),
+        helper.make_node("Clip", ["cd", "lo", "hi"], ["r2"], name="relu6"),
+        helper.make_node("Conv", ["r2", "w3"], ["c3"], name="project"),
+        helper.make_node("Add", ["c3", "p1"], ["s"], name="skip"),
+        helper.make_node("Sigmoid", ["s"], ["g"], name="gate"),
+        helper.make_node("Add", ["g", "s"], ["m"], name="mix"),
+        helper.make_node("GlobalAveragePool", ["m"], ["gap"], name="gap"),
+        helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["y"], transB=1, name="fc"),
+    ]
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    inits += [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in (("lo", 0), ("hi", 6))]
+    graph = helper.make_graph(nodes, "every_int8_op",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _batches(shape: tuple[int, ...], count: int, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
+
+
+def test_multiplier_and_rounding_shift() -> None:
+    """The fixed-point parameters are exact where they can be and round half toward +inf."""
+    assert quantize_multiplier(0.5) == (1 << 30, 31)
+    assert quantize_multiplier(1.0) == (1 << 30, 30)
+    assert quantize_multiplier(0.0) == (0, 1)
+    assert quantize_multiplier(2.0 ** -40) == (0, 1)
+    np.testing.assert_array_equal(rounding_shift_right(np.array([3, -3, 5, -5, 4]), 1), [2, -1, 3, -2, 2])
+
+
+@pytest.mark.parametrize("algorithm", ["abs_max", "avg", "hist", "mse", "kl"])
+def test_small_net_every_op_matches_simulation(algorithm: str) -> None:
+    model = every_int8_op_net()
+    data = _batches((1, 3, 12, 12), 6)
+    result = slim.compress(model, None, data, slim.QuantConfig(algorithm=algorithm, progress=False))
+    assert set(result.int8_nodes) == {"conv1", "maxpool", "depthwise", "project", "skip", "mix", "gap", "fc"}
+    errors = int8_mismatches(result.graph, {"x": data[0]})
+    assert len(errors) >= 9 and max(errors.values()) <= 1.0, errors
+
+
+def test_dynamic_shape_net_and_skip_list() -> None:
+    data = _batches((1, 3, 9, 7), 3, seed=1)
+    config = slim.QuantConfig(skip_nodes=["conv2"], progress=False)
+    result = slim.compress(small_conv_net(), None, data, config)
+    assert "conv2" not in result.int8_nodes and "conv1" in result.int8_nodes
+    errors = int8_mismatches(result.graph, {"x": data[0]})
+    assert max(errors.values()) <= 1.0, errors
+
+
+def test_mobilenet_v2_every_int8_tensor_matches_simulation(tmp_path) -> None:
+    """The full MobileNetV2 graph (random weights, random BatchNorm statistics) at 64x64."""
+    torch = pytest.importorskip("torch")
+    from tests.models import ARCHITECTURES, build_seeded
+
+    model = build_seeded(ARCHITECTURES["mobilenet_v2_legacy"])
+    path = tmp_path / "mobilenet_v2.onnx"
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.zeros(1, 3, 64, 64),), str(path), input_names=["input"],
+                          output_names=["logits"], opset_version=13, dynamo=False)
+    data = _batches((1, 3, 64, 64), 4, seed=2)
+    result = slim.compress(str(path), tmp_path / "mobilenet_v2.lite", data, slim.QuantConfig(progress=False))
+    convs = [n for n in result.graph.nodes if n.op_type == "CONV_2D"]
+    assert len(convs) == 52 and all(n.name in result.int8_nodes for n in convs)
+    errors = int8_mismatches(result.graph, {"input": data[0]})
+    assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
+    ratio = (tmp_path / "mobilenet_v2.lite").stat().st_size / path.stat().st_size
+    assert ratio <= 0.27, ratio
