@@ -12,6 +12,8 @@ set(LITE_CROSS_QEMU qemu-arm)
 set(CMAKE_STRIP ${LITE_CROSS_TRIPLE}-strip CACHE FILEPATH "strip for the target")
 
 set(CMAKE_C_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard")
-set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard")
+# -Wno-psabi: GCC notes that std::vector iterators are passed differently than GCC < 7.1 did;
+# nothing here links against such old C++ code.
+set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard -Wno-psabi")
 
 include(${CMAKE_CURRENT_LIST_DIR}/lite_cross_common.cmake)

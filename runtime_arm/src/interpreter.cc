@@ -349,7 +349,9 @@ Status Interpreter::plan_memory() {
     request_root.push_back(i);
   }
   ArenaPlan plan;
-  if (!plan_arena(requests, kTensorAlignment, size_t{1} << 40, &plan))
+  // 1 TiB on 64-bit targets, half the address space on 32-bit ones (armv7), where 1 << 40 overflows.
+  constexpr size_t kMaxArenaBytes = sizeof(size_t) >= 8 ? static_cast<size_t>(uint64_t{1} << 40) : SIZE_MAX / 2;
+  if (!plan_arena(requests, kTensorAlignment, kMaxArenaBytes, &plan))
     return error_.set(Status::kOutOfMemory, "the activation arena size overflows");
   if (!arena_.allocate(plan.total_bytes, true))
     return error_.set(Status::kOutOfMemory, "cannot allocate an activation arena of %zu bytes", plan.total_bytes);
