@@ -205,7 +205,7 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
                                                          "beside the .lite, or bench the .onnx)")
             continue
         try:
-            session = open_peer(name, PeerRequest(onnx_path, feeds, config.threads, workdir))
+            session = open_peer(name, PeerRequest(onnx_path, feeds, config.threads, workdir, lite_path))
             peer_first = time.perf_counter()
             peer_outputs = session.run()
             peer_first = time.perf_counter() - peer_first

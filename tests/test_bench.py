@@ -224,3 +224,41 @@ def test_lite_path_is_what_ran(tmp_path, small_conv_onnx):
     onnx.save(small_conv_onnx, path)
     result = benchmark(BenchConfig(path, {"x": [1, 3, 8, 8]}, runs=1, warmup=0, workdir=tmp_path / "w"))
     assert result.lite_path == Path(tmp_path / "w" / "keep.lite") and result.lite_path.is_file()
+
+
+# -- LiteRT through our .lite -> .tflite exporter --------------------------------------------------
+def test_tflite_export_names_the_ops_it_does_not_cover(shape_subgraph_onnx):
+    pytest.importorskip("ai_edge_litert", reason="LiteRT not installed: `make bench-deps` installs it")
+    from lite_converter.peers.tflite_export import ExportUnsupported, export_tflite
+
+    model = read_model(convert_onnx(shape_subgraph_onnx, input_shapes={"x": [1, 3, 8, 8]}))
+    with pytest.raises(ExportUnsupported, match="SOFTMAX"):
+        export_tflite(model)
+
+
+def test_litert_runs_the_exported_model_and_agrees(tmp_path):
+    pytest.importorskip("ai_edge_litert", reason="LiteRT not installed: `make bench-deps` installs it")
+    # stride-2 conv with symmetric pads (needs an explicit PAD: TFLite's SAME pads bottom/right only),
+    # depthwise conv (SAME), max pool with explicit pads (PADV2 with -inf), dense head
+    rng = np.random.default_rng(3)
+    weights = {"w": rng.standard_normal((8, 3, 3, 3)).astype(np.float32),
+               "b": rng.standard_normal(8).astype(np.float32),
+               "dw": rng.standard_normal((8, 1, 3, 3)).astype(np.float32),
+               "fc": rng.standard_normal((5, 8 * 4 * 4)).astype(np.float32)}
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], strides=[2, 2], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("Conv", ["r", "dw"], ["d"], group=8, pads=[1, 1, 1, 1]),
+             helper.make_node("Clip", ["d", "lo", "hi"], ["d6"]),
+             helper.make_node("MaxPool", ["d6"], ["p"], kernel_shape=[3, 3], strides=[2, 2],
+                              pads=[1, 1, 1, 1]),
+             helper.make_node("Flatten", ["p"], ["f"]),
+             helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1)]
+    weights |= {"lo": np.array(0, np.float32), "hi": np.array(6, np.float32)}
+    path = tmp_path / "cnn.onnx"
+    onnx.save(_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])], weights), path)
+    result = benchmark(BenchConfig(path, runs=2, warmup=0, compare=("litert",), workdir=tmp_path / "w"))
+    (row,) = result.peers
+    assert row.unavailable is None, row.unavailable
+    assert row.max_abs_diff is not None and row.max_abs_diff < 1e-4
+    assert (tmp_path / "w" / "cnn.tflite").is_file()

@@ -16,12 +16,14 @@ class PeerUnavailable(Exception):
 @dataclasses.dataclass(frozen=True)
 class PeerRequest:
     """What a peer is asked to run: the source ONNX, the inputs (NCHW, as the ONNX model takes them),
-    the thread count, and a scratch directory for converted model files."""
+    the thread count, a scratch directory for converted model files, and our converted .lite
+    (the source of the .tflite for LiteRT)."""
 
     onnx_path: Path
     feeds: dict[str, np.ndarray]
     threads: int
     workdir: Path
+    lite_path: Path | None = None
 
 
 class PeerSession(Protocol):

@@ -1,19 +1,37 @@
 """LiteRT (pip ``ai-edge-litert``, the successor of tflite-runtime) on a .tflite of the same model.
 
-LiteRT needs a .tflite file. The converters that make one from ONNX or torch (onnx2tf, ai-edge-torch /
-litert-torch) all require TensorFlow or a torch/TF pairing that cannot be installed next to the pinned
-CPU torch here, so a .tflite is used only when one sits next to the ONNX file (``model.tflite`` beside
-``model.onnx``); otherwise the peer reports why it was not run.
+The .tflite is ``MODEL.tflite`` beside ``MODEL.onnx`` when the user has one; otherwise it is written
+from our converted .lite graph by :mod:`lite_converter.peers.tflite_export` (no ONNX -> TFLite
+converter installs here: onnx2tf and ai-edge-torch need TensorFlow). Models with ops the exporter does
+not cover are reported as not run, with the ops named.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
 from lite_converter.peers.base import PeerRequest, PeerUnavailable
 
-NO_CONVERTER = ("no .tflite converter available here (onnx2tf and ai-edge-torch need TensorFlow); "
-                "put MODEL.tflite next to MODEL.onnx")
+
+def tflite_for(request: PeerRequest) -> Path:
+    beside = request.onnx_path.with_suffix(".tflite")
+    if beside.is_file():
+        return beside
+    if request.lite_path is None:
+        raise PeerUnavailable("no .tflite: put MODEL.tflite next to MODEL.onnx")
+    from lite_converter.peers.tflite_export import ExportUnsupported, export_tflite
+    from lite_converter.reader import read_model
+
+    try:
+        data = export_tflite(read_model(request.lite_path))
+    except ExportUnsupported as error:
+        raise PeerUnavailable(f"no .tflite: our .lite -> .tflite exporter does not cover {error} "
+                              "(and onnx2tf / ai-edge-torch need TensorFlow, not installable here)") from None
+    target = request.workdir / f"{request.lite_path.stem}.tflite"
+    target.write_bytes(data)
+    return target
 
 
 class LiteRtSession:
@@ -22,21 +40,22 @@ class LiteRtSession:
             from ai_edge_litert.interpreter import Interpreter
         except ImportError:
             raise PeerUnavailable("not installed (make bench-deps)") from None
-        tflite = request.onnx_path.with_suffix(".tflite")
-        if not tflite.is_file():
-            raise PeerUnavailable(NO_CONVERTER)
-        self._interpreter = Interpreter(model_path=str(tflite), num_threads=request.threads)
-        details = self._interpreter.get_input_details()
-        self._inputs = []
-        for detail, array in zip(details, request.feeds.values(), strict=True):
-            value = array
-            if tuple(detail["shape"]) != array.shape and array.ndim == 4:
-                value = np.ascontiguousarray(array.transpose(0, 2, 3, 1))  # NCHW -> NHWC
-            self._interpreter.resize_tensor_input(detail["index"], value.shape)
-            self._inputs.append((detail["index"], value.astype(detail["dtype"])))
-        self._interpreter.allocate_tensors()
+        path = tflite_for(request)
+        try:
+            self._interpreter = Interpreter(model_path=str(path), num_threads=request.threads)
+            details = self._interpreter.get_input_details()
+            self._inputs = []
+            for detail, array in zip(details, request.feeds.values(), strict=True):
+                if tuple(detail["shape"]) != array.shape:
+                    self._interpreter.resize_tensor_input(detail["index"], array.shape)
+                self._inputs.append((detail["index"], np.ascontiguousarray(array, dtype=detail["dtype"])))
+            self._interpreter.allocate_tensors()
+        except (ValueError, RuntimeError) as error:
+            raise PeerUnavailable(f"LiteRT cannot load {path.name}: {error}") from None
         self._outputs = self._interpreter.get_output_details()
-        self.version = "ai-edge-litert"
+        from importlib.metadata import version
+
+        self.version = version("ai-edge-litert")
 
     def run(self) -> dict[str, np.ndarray]:
         for index, value in self._inputs:

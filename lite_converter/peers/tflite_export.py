@@ -1,0 +1,314 @@
+"""Writes a .tflite from a converted .lite graph, so that LiteRT can be benchmarked on the same model.
+
+No ONNX -> TFLite converter installs here (onnx2tf and ai-edge-torch need TensorFlow), but our .lite
+graph is already what TFLite wants: channels-last activations, conv weights [Co, KH, KW, Ci] (TFLite's
+OHWI), BatchNorm folded, activations fused. This module maps that graph onto the TFLite schema (the
+object API of ``ai_edge_litert.schema_py_generated``, which the LiteRT wheel ships) for the ops plain
+CNNs use; any other op raises :class:`ExportUnsupported` naming it. LiteRT then runs the very graph
+our runtime runs (the same folding and fusion), which makes the comparison one of kernels and
+scheduling, not of graph optimizations. Shapes must be static (convert with fixed input shapes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from lite_converter.reader import LiteModel, OperatorInfo
+
+
+class ExportUnsupported(Exception):
+    """The graph uses an op or a variant this exporter does not write."""
+
+
+def _schema() -> Any:  # noqa: ANN401 - generated module
+    from ai_edge_litert import schema_py_generated
+
+    return schema_py_generated
+
+
+class _TfliteWriter:
+    def __init__(self, model: LiteModel) -> None:
+        self.s = _schema()
+        self.model = model
+        self.tensors: list[Any] = []
+        self.buffers: list[Any] = [self.s.BufferT()]  # buffer 0: the empty buffer of activations
+        self.codes: dict[int, int] = {}
+        self.operator_codes: list[Any] = []
+        self.operators: list[Any] = []
+        self.mapped: dict[int, int] = {}
+
+    # -- tensors ----------------------------------------------------------------------------------
+    def _add_tensor(self, shape: Sequence[int], tensor_type: int, name: str, data: np.ndarray | None) -> int:
+        buffer = 0
+        if data is not None:
+            entry = self.s.BufferT()
+            entry.data = np.frombuffer(np.ascontiguousarray(data).tobytes(), dtype=np.uint8)
+            self.buffers.append(entry)
+            buffer = len(self.buffers) - 1
+        tensor = self.s.TensorT()
+        tensor.shape = [int(d) for d in shape]
+        tensor.type = tensor_type
+        tensor.buffer = buffer
+        tensor.name = name
+        self.tensors.append(tensor)
+        return len(self.tensors) - 1
+
+    def tensor(self, index: int) -> int:
+        """The TFLite tensor of .lite tensor ``index`` (float32 only)."""
+        if index in self.mapped:
+            return self.mapped[index]
+        info = self.model.tensors[index]
+        if info.dtype != "FLOAT32":
+            raise ExportUnsupported(f"tensor {info.name!r} of dtype {info.dtype}")
+        if info.shape is None or any(d < 0 for d in info.shape):
+            raise ExportUnsupported(f"tensor {info.name!r} has a dynamic shape: fix the input shapes")
+        data = np.asarray(info.data, dtype=np.float32) if info.data is not None else None
+        self.mapped[index] = self._add_tensor(info.shape, self.s.TensorType.FLOAT32, info.name, data)
+        return self.mapped[index]
+
+    def constant(self, array: np.ndarray, name: str) -> int:
+        types = {np.dtype(np.float32): self.s.TensorType.FLOAT32, np.dtype(np.int32): self.s.TensorType.INT32}
+        return self._add_tensor(array.shape, types[array.dtype], name, array)
+
+    def activation(self, shape: Sequence[int], name: str) -> int:
+        return self._add_tensor(shape, self.s.TensorType.FLOAT32, name, None)
+
+    def shape_of(self, index: int) -> list[int]:
+        shape = self.model.tensors[index].shape
+        assert shape is not None
+        return list(shape)
+
+    # -- operators --------------------------------------------------------------------------------
+    def emit(self, builtin: int, inputs: list[int], outputs: list[int], options_type: int = 0,
+             options: Any = None) -> None:  # noqa: ANN401 - generated option classes
+        if builtin not in self.codes:
+            code = self.s.OperatorCodeT()
+            code.builtinCode = builtin
+            code.deprecatedBuiltinCode = min(builtin, 127)
+            code.version = 1
+            self.operator_codes.append(code)
+            self.codes[builtin] = len(self.operator_codes) - 1
+        op = self.s.OperatorT()
+        op.opcodeIndex = self.codes[builtin]
+        op.inputs = inputs
+        op.outputs = outputs
+        op.builtinOptionsType = options_type
+        op.builtinOptions = options
+        self.operators.append(op)
+
+    def finish(self) -> bytes:
+        import flatbuffers
+
+        graph = self.s.SubGraphT()
+        graph.inputs = [self.tensor(i) for i in self.model.inputs]
+        graph.outputs = [self.tensor(i) for i in self.model.outputs]
+        graph.tensors = self.tensors
+        graph.operators = self.operators
+        graph.name = "main"
+        model = self.s.ModelT()
+        model.version = 3
+        model.description = "written by lite_converter.peers.tflite_export"
+        model.operatorCodes = self.operator_codes
+        model.subgraphs = [graph]
+        model.buffers = self.buffers
+        builder = flatbuffers.Builder(1 << 20)
+        builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+        return bytes(builder.Output())
+
+
+def _fused(op: OperatorInfo, s: Any) -> int:  # noqa: ANN401
+    activation = op.options.get("activation") or {"kind": "NONE"}
+    kind = activation.get("kind", "NONE")
+    if kind == "NONE":
+        return s.ActivationFunctionType.NONE
+    if kind == "RELU":
+        return s.ActivationFunctionType.RELU
+    is_relu6_clip = kind == "CLIP" and (activation.get("alpha"), activation.get("beta")) == (0.0, 6.0)
+    if kind == "RELU6" or is_relu6_clip:
+        return s.ActivationFunctionType.RELU6
+    raise ExportUnsupported(f"{op.opcode} {op.name!r} with fused activation {kind}")
+
+
+def _same_pads(size: int, out: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+    total = max((out - 1) * stride + (kernel - 1) * dilation + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+def _padding(w: _TfliteWriter, op: OperatorInfo, x: int, kernel: tuple[int, int],
+             pad_value: float) -> tuple[int, int]:
+    """(TFLite padding, input tensor): SAME or VALID when they match the op's explicit pads, else an
+    explicit PAD (PADV2 with ``pad_value``) in front and VALID."""
+    o = op.options
+    shape, out = w.shape_of(op.inputs[0]), w.shape_of(op.outputs[0])
+    pads = (o.get("pad_top", 0), o.get("pad_bottom", 0), o.get("pad_left", 0), o.get("pad_right", 0))
+    strides = (o.get("stride_h", 1), o.get("stride_w", 1))
+    dilations = (o.get("dilation_h", 1), o.get("dilation_w", 1))
+    if o.get("padding", "EXPLICIT") not in ("EXPLICIT", "VALID", "SAME"):
+        raise ExportUnsupported(f"{op.opcode} {op.name!r} padding {o.get('padding')}")
+    if o.get("padding") == "VALID" or not any(pads):
+        return w.s.Padding.VALID, x
+    same = _same_pads(shape[1], out[1], kernel[0], strides[0], dilations[0]) + \
+        _same_pads(shape[2], out[2], kernel[1], strides[1], dilations[1])
+    if o.get("padding") == "SAME" or (pads == same and all(-(-shape[i + 1] // strides[i]) == out[i + 1]
+                                                            for i in range(2))):
+        return w.s.Padding.SAME, x
+    padded_shape = [shape[0], shape[1] + pads[0] + pads[1], shape[2] + pads[2] + pads[3], shape[3]]
+    padded = w.activation(padded_shape, f"{op.name}_padded")
+    amounts = w.constant(np.array([[0, 0], [pads[0], pads[1]], [pads[2], pads[3]], [0, 0]], np.int32),
+                         f"{op.name}_pads")
+    if pad_value == 0.0:
+        w.emit(w.s.BuiltinOperator.PAD, [x, amounts], [padded], w.s.BuiltinOptions.PadOptions,
+               w.s.PadOptionsT())
+    else:
+        value = w.constant(np.array(pad_value, np.float32), f"{op.name}_pad_value")
+        w.emit(w.s.BuiltinOperator.PADV2, [x, amounts, value], [padded], w.s.BuiltinOptions.PadV2Options,
+               w.s.PadV2OptionsT())
+    return w.s.Padding.VALID, padded
+
+
+def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s, o = w.s, op.options
+    if len(op.inputs) > 3 and op.inputs[3] >= 0:
+        raise ExportUnsupported(f"CONV_2D {op.name!r} with a fused PReLU")
+    weights = np.asarray(w.model.tensors[op.inputs[1]].data, np.float32)
+    if weights is None or weights.ndim != 4:
+        raise ExportUnsupported(f"CONV_2D {op.name!r} with non-constant weights")
+    co, kh, kw, ci_per_group = weights.shape
+    ci = w.shape_of(op.inputs[0])[3]
+    group = int(o.get("group", 1))
+    has_bias = len(op.inputs) > 2 and op.inputs[2] >= 0
+    bias = w.tensor(op.inputs[2]) if has_bias else w.constant(np.zeros(co, np.float32), f"{op.name}_bias")
+    padding, x = _padding(w, op, w.tensor(op.inputs[0]), (kh, kw), 0.0)
+    if group == 1:
+        options = s.Conv2DOptionsT()
+        builtin, options_type = s.BuiltinOperator.CONV_2D, s.BuiltinOptions.Conv2DOptions
+        filters = w.tensor(op.inputs[1])
+    elif group == ci and ci_per_group == 1:
+        options = s.DepthwiseConv2DOptionsT()
+        options.depthMultiplier = co // ci
+        builtin, options_type = s.BuiltinOperator.DEPTHWISE_CONV_2D, s.BuiltinOptions.DepthwiseConv2DOptions
+        filters = w.constant(np.ascontiguousarray(weights.transpose(3, 1, 2, 0)), f"{op.name}_depthwise")
+    else:
+        raise ExportUnsupported(f"CONV_2D {op.name!r} with {group} groups (neither plain nor depthwise)")
+    options.padding = padding
+    options.strideH, options.strideW = o.get("stride_h", 1), o.get("stride_w", 1)
+    options.dilationHFactor, options.dilationWFactor = o.get("dilation_h", 1), o.get("dilation_w", 1)
+    options.fusedActivationFunction = _fused(op, s)
+    w.emit(builtin, [x, filters, bias], [w.tensor(op.outputs[0])], options_type, options)
+
+
+def _pool(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s, o = w.s, op.options
+    is_max = op.opcode == "MAX_POOL_2D"
+    if o.get("ceil_mode") or o.get("dilation_h", 1) != 1 or o.get("dilation_w", 1) != 1:
+        raise ExportUnsupported(f"{op.opcode} {op.name!r} with ceil_mode or dilation")
+    kernel = (o["kernel_h"], o["kernel_w"])
+    padding, x = _padding(w, op, w.tensor(op.inputs[0]), kernel, -3.4e38 if is_max else 0.0)
+    if not is_max and x != w.tensor(op.inputs[0]) and not o.get("count_include_pad"):
+        raise ExportUnsupported(f"AVERAGE_POOL_2D {op.name!r} excluding asymmetric explicit pads")
+    options = s.Pool2DOptionsT()
+    options.padding = padding
+    options.strideH, options.strideW = o.get("stride_h", 1), o.get("stride_w", 1)
+    options.filterHeight, options.filterWidth = kernel
+    options.fusedActivationFunction = _fused(op, s)
+    builtin = s.BuiltinOperator.MAX_POOL_2D if is_max else s.BuiltinOperator.AVERAGE_POOL_2D
+    w.emit(builtin, [x], [w.tensor(op.outputs[0])], s.BuiltinOptions.Pool2DOptions, options)
+
+
+def _binary(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s = w.s
+    builtin, options_type, options = {
+        "ADD": (s.BuiltinOperator.ADD, s.BuiltinOptions.AddOptions, s.AddOptionsT()),
+        "SUB": (s.BuiltinOperator.SUB, s.BuiltinOptions.SubOptions, s.SubOptionsT()),
+        "MUL": (s.BuiltinOperator.MUL, s.BuiltinOptions.MulOptions, s.MulOptionsT()),
+    }[op.opcode]
+    options.fusedActivationFunction = _fused(op, s)
+    w.emit(builtin, [w.tensor(i) for i in op.inputs], [w.tensor(op.outputs[0])], options_type, options)
+
+
+def _reshape(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s = w.s
+    target = w.shape_of(op.outputs[0])
+    options = s.ReshapeOptionsT()
+    options.newShape = target
+    shape = w.constant(np.array(target, np.int32), f"{op.name}_shape")
+    w.emit(s.BuiltinOperator.RESHAPE, [w.tensor(op.inputs[0]), shape], [w.tensor(op.outputs[0])],
+           s.BuiltinOptions.ReshapeOptions, options)
+
+
+def _transpose(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s = w.s
+    perm = op.options.get("perm") or list(range(len(w.shape_of(op.inputs[0])) - 1, -1, -1))
+    w.emit(s.BuiltinOperator.TRANSPOSE, [w.tensor(op.inputs[0]), w.constant(np.array(perm, np.int32),
+           f"{op.name}_perm")], [w.tensor(op.outputs[0])], s.BuiltinOptions.TransposeOptions,
+           s.TransposeOptionsT())
+
+
+def _global_average(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s = w.s
+    options = s.ReducerOptionsT()
+    options.keepDims = True
+    axes = w.constant(np.array([1, 2], np.int32), f"{op.name}_axes")
+    w.emit(s.BuiltinOperator.MEAN, [w.tensor(op.inputs[0]), axes], [w.tensor(op.outputs[0])],
+           s.BuiltinOptions.ReducerOptions, options)
+
+
+def _fully_connected(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s = w.s
+    options = s.FullyConnectedOptionsT()
+    options.fusedActivationFunction = _fused(op, s)
+    options.keepNumDims = len(w.shape_of(op.inputs[0])) > 2
+    inputs = [w.tensor(op.inputs[0]), w.tensor(op.inputs[1])]
+    if len(op.inputs) > 2 and op.inputs[2] >= 0:
+        inputs.append(w.tensor(op.inputs[2]))
+    w.emit(s.BuiltinOperator.FULLY_CONNECTED, inputs, [w.tensor(op.outputs[0])],
+           s.BuiltinOptions.FullyConnectedOptions, options)
+
+
+def _unary(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s = w.s
+    code = op.opcode
+    if code == "CLIP":
+        o = op.options
+        if (o.get("alpha"), o.get("beta")) != (0.0, 6.0):
+            raise ExportUnsupported(f"CLIP {op.name!r} other than [0, 6]")
+        code = "RELU6"
+    builtin = getattr(s.BuiltinOperator, code)
+    w.emit(builtin, [w.tensor(op.inputs[0])], [w.tensor(op.outputs[0])])
+
+
+_WRITERS = {
+    "CONV_2D": _conv,
+    "MAX_POOL_2D": _pool,
+    "AVERAGE_POOL_2D": _pool,
+    "ADD": _binary,
+    "SUB": _binary,
+    "MUL": _binary,
+    "RESHAPE": _reshape,
+    "FLATTEN": _reshape,
+    "SQUEEZE": _reshape,
+    "UNSQUEEZE": _reshape,
+    "TRANSPOSE": _transpose,
+    "GLOBAL_AVERAGE_POOL": _global_average,
+    "FULLY_CONNECTED": _fully_connected,
+    "RELU": _unary,
+    "RELU6": _unary,
+    "CLIP": _unary,
+    "SIGMOID": _unary,
+    "TANH": _unary,
+    "HARD_SWISH": _unary,
+}
+
+
+def export_tflite(model: LiteModel) -> bytes:
+    """The .tflite bytes of ``model``; ExportUnsupported names the first op it cannot write."""
+    unsupported = sorted({op.opcode for op in model.operators if op.opcode not in _WRITERS})
+    if unsupported:
+        raise ExportUnsupported(f"op(s) {', '.join(unsupported)}")
+    writer = _TfliteWriter(model)
+    for op in model.operators:
+        _WRITERS[op.opcode](writer, op)
+    return writer.finish()
