@@ -1,0 +1,152 @@
+/* The Winograd F(m x m, 3 x 3) convolution body, written once over a vector abstraction and
+ * instantiated per ISA (f32_winograd_nhwc_portable.c, x86/f32_winograd_nhwc_avx2.c, ...). The
+ * including file defines the LV_* macros (see f32_dwconv_winograd_vector_activation.h) and
+ * LITE_WINOGRAD_ENTRY, the public name. The transforms come from the generated
+ * f32_winograd_transforms.h; the alpha^2 multiplies run on the packed GEMM microkernels.
+ *
+ * Scratch layout per block of TB tiles: V[t][tile][ci_pad] (transformed input, t = alpha^2 points)
+ * then M[t][tile][co_pad] (products); ci_pad / co_pad round the channels up to the vector width so
+ * the transforms always move whole vectors (the GEMM reads only in_c columns and writes only out_c,
+ * the padding columns of M stay zero). */
+#include <stddef.h>
+#include <string.h>
+
+#include "f32_dwconv_winograd_vector_activation.h"
+#include "f32_winograd_transforms.h"
+#include "lite_kernels/winograd.h"
+
+#define WG_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* Loads channels [c, c + LV_W) of one pixel; `avail` < LV_W reads only that many (rest zero). */
+WG_ALWAYS_INLINE LV_T wg_load_partial(const float* src, size_t avail) {
+  if (avail >= (size_t)LV_W) return LV_LOAD(src);
+  float buf[LV_W];
+  for (size_t k = 0; k < (size_t)LV_W; ++k) buf[k] = k < avail ? src[k] : 0.0f;
+  return LV_LOAD(buf);
+}
+
+WG_ALWAYS_INLINE void wg_bt(int M, const LV_T* in, LV_T* out) {
+  if (M == 2)
+    LITE_WINO_F2_BT(LV, in, out);
+  else if (M == 4)
+    LITE_WINO_F4_BT(LV, in, out);
+  else
+    LITE_WINO_F6_BT(LV, in, out);
+}
+
+WG_ALWAYS_INLINE void wg_at(int M, const LV_T* in, LV_T* out) {
+  if (M == 2)
+    LITE_WINO_F2_AT(LV, in, out);
+  else if (M == 4)
+    LITE_WINO_F4_AT(LV, in, out);
+  else
+    LITE_WINO_F6_AT(LV, in, out);
+}
+
+/* B^T d B of the alpha x alpha input tile whose top-left pixel is (iy0, ix0) (may lie in the padding),
+ * all channels, into v[t * t_stride + c]. */
+WG_ALWAYS_INLINE void wg_input_tile(int M, const lite_conv2d_params* p, const float* image, ptrdiff_t iy0,
+                                    ptrdiff_t ix0, size_t ci_pad, float* v, size_t t_stride) {
+  const int A = M + 2;
+  const size_t C = p->in_c;
+  int row_in[8], col_in[8];
+  for (int i = 0; i < A; ++i) {
+    row_in[i] = iy0 + i >= 0 && iy0 + i < (ptrdiff_t)p->in_h;
+    col_in[i] = ix0 + i >= 0 && ix0 + i < (ptrdiff_t)p->in_w;
+  }
+  for (size_t c = 0; c < ci_pad; c += (size_t)LV_W) {
+    const size_t avail = C - c;
+    LV_T tmp[8][8];
+    for (int j = 0; j < A; ++j) {
+      LV_T col[8], res[8];
+      for (int i = 0; i < A; ++i)
+        col[i] = row_in[i] && col_in[j]
+                     ? wg_load_partial(image + ((size_t)(iy0 + i) * p->in_w + (size_t)(ix0 + j)) * C + c, avail)
+                     : LV_SET1(0.0f);
+      wg_bt(M, col, res);
+      for (int i = 0; i < A; ++i) tmp[i][j] = res[i];
+    }
+    for (int i = 0; i < A; ++i) {
+      LV_T res[8];
+      wg_bt(M, tmp[i], res);
+      for (int j = 0; j < A; ++j) LV_STORE(v + (size_t)(i * A + j) * t_stride + c, res[j]);
+    }
+  }
+}
+
+/* A^T M A + bias, activation, store of the m x m output tile at (oy0, ox0) clipped to the output. */
+WG_ALWAYS_INLINE void wg_output_tile(int M, const lite_conv2d_params* p, const float* mat, size_t t_stride,
+                                     size_t co_pad, const float* bias, const lite_activation* act, float* out_image,
+                                     size_t oy0, size_t ox0) {
+  const int A = M + 2;
+  const size_t C = p->out_c;
+  const size_t my = p->out_h - oy0 < (size_t)M ? p->out_h - oy0 : (size_t)M;
+  const size_t mx = p->out_w - ox0 < (size_t)M ? p->out_w - ox0 : (size_t)M;
+  for (size_t c = 0; c < co_pad; c += (size_t)LV_W) {
+    const size_t avail = C - c;
+    LV_T tmp[6][8];
+    for (int j = 0; j < A; ++j) {
+      LV_T col[8], res[6];
+      for (int i = 0; i < A; ++i) col[i] = LV_LOAD(mat + (size_t)(i * A + j) * t_stride + c);
+      wg_at(M, col, res);
+      for (int i = 0; i < M; ++i) tmp[i][j] = res[i];
+    }
+    const LV_T b = bias != NULL ? wg_load_partial(bias + c, avail) : LV_SET1(0.0f);
+    for (size_t i = 0; i < my; ++i) {
+      LV_T y[6];
+      wg_at(M, tmp[i], y);
+      float* row = out_image + ((oy0 + i) * p->out_w + ox0) * C + c;
+      for (size_t j = 0; j < mx; ++j) {
+        const LV_T val = LV_ADD(y[j], b);
+        if (avail >= (size_t)LV_W) {
+          lv_store_activated(act, val, c, row + j * C);
+        } else {
+          float buf[LV_W];
+          LV_STORE(buf, val);
+          for (size_t k = 0; k < avail; ++k) row[j * C + k] = act != NULL ? lite_activate(act, buf[k], c + k) : buf[k];
+        }
+      }
+    }
+  }
+}
+
+WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite_conv2d_params* p, const float* input,
+                             const float* packed, const float* bias, const lite_activation* act, float* output,
+                             float* scratch, size_t tr_begin, size_t tr_end) {
+  const size_t A = (size_t)M + 2, T2 = A * A;
+  const size_t tiles_y = (p->out_h + (size_t)M - 1) / (size_t)M, tiles_x = (p->out_w + (size_t)M - 1) / (size_t)M;
+  const size_t ci_pad = (p->in_c + LV_W - 1) / LV_W * LV_W, co_pad = (p->out_c + LV_W - 1) / LV_W * LV_W;
+  const size_t TB = lite_f32_winograd_block_tiles(M, p);
+  const size_t per_t = lite_f32_gemm_packed_size(gemm, p->out_c, p->in_c);
+  float* v = scratch;
+  float* mat = scratch + T2 * TB * ci_pad;
+  memset(mat, 0, sizeof(float) * T2 * TB * co_pad);
+  const size_t in_image = p->in_h * p->in_w * p->in_c, out_image = p->out_h * p->out_w * p->out_c;
+  const size_t lo = tr_begin * tiles_x, hi = tr_end * tiles_x;
+  for (size_t start = lo; start < hi; start += TB) {
+    const size_t nb = hi - start < TB ? hi - start : TB;
+    for (size_t b = 0; b < nb; ++b) {
+      const size_t idx = start + b, tr = idx / tiles_x, tx = idx % tiles_x, n = tr / tiles_y, ty = tr % tiles_y;
+      wg_input_tile(M, p, input + n * in_image, (ptrdiff_t)(ty * (size_t)M) - (ptrdiff_t)p->pad_top,
+                    (ptrdiff_t)(tx * (size_t)M) - (ptrdiff_t)p->pad_left, ci_pad, v + b * ci_pad, TB * ci_pad);
+    }
+    for (size_t t = 0; t < T2; ++t)
+      lite_f32_gemm_packed_compute(gemm, nb, 0, p->out_c, p->in_c, v + t * TB * ci_pad, ci_pad, packed + t * per_t,
+                                   NULL, mat + t * TB * co_pad, co_pad);
+    for (size_t b = 0; b < nb; ++b) {
+      const size_t idx = start + b, tr = idx / tiles_x, tx = idx % tiles_x, n = tr / tiles_y, ty = tr % tiles_y;
+      wg_output_tile(M, p, mat + b * co_pad, TB * co_pad, co_pad, bias, act, output + n * out_image, ty * (size_t)M,
+                     tx * (size_t)M);
+    }
+  }
+}
+
+LITE_F32_WINOGRAD_DECLARE(LITE_WINOGRAD_ENTRY) {
+  if (act != NULL && act->kind == LITE_ACT_NONE) act = NULL;
+  if (m == 2)
+    wg_run(2, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
+  else if (m == 4)
+    wg_run(4, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
+  else
+    wg_run(6, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
+}

@@ -1,0 +1,123 @@
+/* Winograd F(m, 3): applicability, the cost rule, the weight transform + packing done at prepare,
+ * scratch sizing and the run-time choice of the transform variant. */
+#include <stdlib.h>
+
+#include "f32_winograd_transforms.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/winograd.h"
+
+/* Widest vector of any variant: channel padding in the scratch is sized for it. */
+#define WG_MAX_LANES 16
+
+int lite_f32_winograd_applies(const lite_conv2d_params* p) {
+  return p->groups == 1 && p->kernel_h == 3 && p->kernel_w == 3 && p->stride_h == 1 && p->stride_w == 1 &&
+         p->dilation_h == 1 && p->dilation_w == 1 && p->in_c > 0 && p->out_c > 0;
+}
+
+/* Operation counts per tile (from kernels_neon/tools/winograd_transforms.py, counting one add or
+ * multiply-add per nonzero of B^T / A^T beyond the first of each row):
+ *   input transform  2 * alpha 1-D transforms: F(2,3) 32, F(6,3) 576 ops per input channel
+ *   output transform (alpha + m) 1-D transforms: F(2,3) 24, F(6,3) 448 ops per output channel
+ *   multiply         alpha^2 * in_c * out_c multiply-adds (16 or 64), against 9 * m^2 for a direct
+ *                    (or im2col + GEMM) convolution of the same tile.
+ * The transforms stream every value through memory once for few operations each while the GEMM
+ * runs near peak, so a transform op is weighted as 4 multiply-adds. Partial tiles at the right and
+ * bottom edges are counted whole, which keeps small images on the direct path. */
+int lite_f32_winograd_choose(size_t in_c, size_t out_c, size_t out_h, size_t out_w) {
+  static const struct {
+    int m;
+    double in_ops, out_ops;
+  } algos[] = {{2, 32.0, 24.0}, {6, 576.0, 448.0}};
+  const double transform_weight = 4.0;
+  const double direct = 9.0 * (double)in_c * (double)out_c * (double)out_h * (double)out_w;
+  double best = direct;
+  int best_m = 0;
+  for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); ++i) {
+    const double m = algos[i].m, alpha = m + 2.0;
+    const double tiles = (double)((out_h + (size_t)m - 1) / (size_t)m) * (double)((out_w + (size_t)m - 1) / (size_t)m);
+    const double cost = tiles * (alpha * alpha * (double)in_c * (double)out_c +
+                                 transform_weight * (algos[i].in_ops * (double)in_c + algos[i].out_ops * (double)out_c));
+    if (cost < best) {
+      best = cost;
+      best_m = algos[i].m;
+    }
+  }
+  return best_m;
+}
+
+static size_t alpha2(int m) { return (size_t)(m + 2) * (size_t)(m + 2); }
+
+size_t lite_f32_winograd_packed_weight_size(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* p) {
+  return alpha2(m) * lite_f32_gemm_packed_size(gemm, p->out_c, p->in_c);
+}
+
+/* U_t[ci][co] = (G g G^T)[i][j] for t = i * alpha + j, in double, then packed as GEMM B [in_c x out_c]. */
+int lite_f32_winograd_pack_weight(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* p,
+                                  const float* weight, float* packed) {
+  const double(*g)[3] = m == 2 ? lite_wino_f2_g : (m == 4 ? lite_wino_f4_g : lite_wino_f6_g);
+  const size_t A = (size_t)m + 2, Ci = p->in_c, Co = p->out_c;
+  const size_t per_t = lite_f32_gemm_packed_size(gemm, Co, Ci);
+  float* u = malloc(sizeof(float) * (Ci * Co + 1));
+  if (u == NULL) return 0;
+  for (size_t i = 0; i < A; ++i)
+    for (size_t j = 0; j < A; ++j) {
+      for (size_t co = 0; co < Co; ++co)
+        for (size_t ci = 0; ci < Ci; ++ci) {
+          double s = 0.0;
+          for (size_t a = 0; a < 3; ++a)
+            for (size_t b = 0; b < 3; ++b) s += g[i][a] * (double)weight[((co * 3 + a) * 3 + b) * Ci + ci] * g[j][b];
+          u[ci * Co + co] = (float)s;
+        }
+      lite_f32_gemm_pack_b(gemm, Co, Ci, u, Co, 1, NULL, packed + (i * A + j) * per_t);
+    }
+  free(u);
+  return 1;
+}
+
+size_t lite_f32_winograd_tile_rows(int m, const lite_conv2d_params* p) {
+  return p->batch * ((p->out_h + (size_t)m - 1) / (size_t)m);
+}
+
+size_t lite_f32_winograd_block_tiles(int m, const lite_conv2d_params* p) {
+  const size_t budget = 256 * 1024; /* floats (1 MiB) of transformed input + products */
+  const size_t ci = (p->in_c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES;
+  const size_t co = (p->out_c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES;
+  size_t tb = budget / (alpha2(m) * (ci + co));
+  if (tb < 16) tb = 16;
+  if (tb > 128) tb = 128;
+  return tb;
+}
+
+size_t lite_f32_winograd_scratch_size(int m, const lite_conv2d_params* p) {
+  const size_t ci = (p->in_c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES;
+  const size_t co = (p->out_c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES;
+  return alpha2(m) * lite_f32_winograd_block_tiles(m, p) * (ci + co);
+}
+
+lite_f32_winograd_fn lite_f32_winograd_select(void) {
+  const uint32_t f = lite_cpu_features();
+#if defined(__x86_64__)
+  if (f & LITE_CPU_X86_AVX512) return lite_f32_winograd_nhwc_avx512;
+  if (f & LITE_CPU_X86_AVX2) return lite_f32_winograd_nhwc_avx2;
+#elif defined(__aarch64__)
+  if (f & LITE_CPU_ARM_NEON) return lite_f32_winograd_nhwc_aarch64_neonfma;
+#elif defined(__arm__)
+  if (f & LITE_CPU_ARM_NEON) return lite_f32_winograd_nhwc_armv7_neonfma;
+#endif
+  (void)f;
+  return lite_f32_winograd_nhwc_portable;
+}
+
+const char* lite_f32_winograd_selected_name(void) {
+  const lite_f32_winograd_fn fn = lite_f32_winograd_select();
+#if defined(__x86_64__)
+  if (fn == lite_f32_winograd_nhwc_avx512) return "avx512";
+  if (fn == lite_f32_winograd_nhwc_avx2) return "avx2";
+#elif defined(__aarch64__)
+  if (fn == lite_f32_winograd_nhwc_aarch64_neonfma) return "neonfma";
+#elif defined(__arm__)
+  if (fn == lite_f32_winograd_nhwc_armv7_neonfma) return "neonfma";
+#endif
+  (void)fn;
+  return "portable";
+}

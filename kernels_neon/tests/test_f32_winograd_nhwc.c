@@ -1,0 +1,168 @@
+/* Winograd F(2,3), F(4,3), F(6,3) (every transform variant the CPU runs, over the GEMM microkernel
+ * the CPU selects and the portable one) against the reference direct convolution
+ * lite_f32_conv2d_nhwc_ref (the oracle): odd, non-square and 1-pixel images, padding none / same /
+ * asymmetric / wider than the kernel, channels around every vector width, batch > 1, every fused
+ * activation incl. per-channel PReLU, with and without bias.
+ *
+ * Tolerance, per case: max |out - ref| <= tol(m) * max(1, max|sum|) (sum = the convolution before
+ * its activation, the magnitude the transforms round at) with tol = 1e-5 (F(2,3)),
+ * 5e-5 (F(4,3)), 1e-4 (F(6,3)) on data uniform in [-1, 1). The transforms' fp32 rounding grows with
+ * the tile (kernels_neon/tools/winograd_transforms.py measures ~2e-6, ~1e-5, ~2e-5 vs float64, where a
+ * direct fp32 sum shows ~3e-7); the largest error seen per m is printed.
+ * Also checked: tile rows computed in pieces are bit-identical to one call; nothing is written
+ * outside the output; the cost rule's choices on clear-cut shapes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lite_kernels/conv2d.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/winograd.h"
+#include "kernel_test.h"
+
+static kt_rng g_rng = {777u};
+static float rand_unit(void) { return kt_rand_uniform(&g_rng, -1.0f, 1.0f); }
+
+typedef struct {
+  const char* name;
+  lite_f32_winograd_fn fn;
+  int available;
+} variant;
+
+static double g_worst[7];
+
+static double tolerance(int m) { return m == 2 ? 1e-5 : (m == 4 ? 5e-5 : 1e-4); }
+
+static void expect(int ok, const char* what) { kt_record(ok, __FILE__, __LINE__, what); }
+
+static int run_case(const variant* v, const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* p,
+                    int act_kind, int with_bias) {
+  const size_t Ci = p->in_c, Co = p->out_c;
+  const size_t in_n = p->batch * p->in_h * p->in_w * Ci, out_n = p->batch * p->out_h * p->out_w * Co;
+  const size_t w_n = Co * 9 * Ci, guard = 23;
+  float* in = malloc(sizeof(float) * (in_n + 1));
+  float* w = malloc(sizeof(float) * (w_n + 1));
+  float* bias = malloc(sizeof(float) * (Co + 1));
+  float* slope = malloc(sizeof(float) * (Co + 1));
+  float* ref_packed = malloc(sizeof(float) * (w_n + 1));
+  float* packed = malloc(sizeof(float) * (lite_f32_winograd_packed_weight_size(gemm, m, p) + 1));
+  float* scratch = malloc(sizeof(float) * (lite_f32_winograd_scratch_size(m, p) + 1));
+  float* ref = malloc(sizeof(float) * (out_n + 1));
+  float* plain = malloc(sizeof(float) * (out_n + 1));
+  float* out = malloc(sizeof(float) * (out_n + guard));
+  float* split = malloc(sizeof(float) * (out_n + 1));
+  for (size_t i = 0; i < in_n; ++i) in[i] = rand_unit();
+  for (size_t i = 0; i < w_n; ++i) w[i] = rand_unit();
+  for (size_t i = 0; i < Co; ++i) {
+    bias[i] = rand_unit();
+    slope[i] = 0.3f * rand_unit();
+  }
+  lite_activation act = {act_kind, 0.2f, 0.6f, slope};
+  if (act_kind == LITE_ACT_CLIP) act.alpha = -0.4f;
+  const float* b = with_bias ? bias : NULL;
+  lite_f32_conv2d_pack_weight_ref(p, w, ref_packed);
+  lite_f32_conv2d_nhwc_ref(p, in, ref_packed, b, &act, ref);
+  lite_f32_conv2d_nhwc_ref(p, in, ref_packed, b, NULL, plain); /* the scale errors are relative to */
+  int ok = lite_f32_winograd_pack_weight(gemm, m, p, w, packed);
+  for (size_t i = 0; i < out_n + guard; ++i) out[i] = 12345.0f;
+  const size_t rows = lite_f32_winograd_tile_rows(m, p);
+  v->fn(gemm, m, p, in, packed, b, &act, out, scratch, 0, rows);
+  for (size_t r0 = 0, step = 1; r0 < rows; r0 += step, step = step % 2 + 1)
+    v->fn(gemm, m, p, in, packed, b, &act, split, scratch, r0, r0 + step < rows ? r0 + step : rows);
+  double max_ref = 1.0, max_err = 0.0;
+  for (size_t i = 0; i < out_n; ++i) {
+    if (fabs(plain[i]) > max_ref) max_ref = fabs(plain[i]);
+    const double e = fabs((double)out[i] - (double)ref[i]);
+    if (!(e <= max_err)) max_err = isnan(e) ? INFINITY : e;
+  }
+  if (max_err / max_ref > g_worst[m]) g_worst[m] = max_err / max_ref;
+  ok &= max_err <= tolerance(m) * max_ref;
+  for (size_t i = out_n; i < out_n + guard; ++i) ok &= out[i] == 12345.0f;
+  ok &= memcmp(out, split, sizeof(float) * out_n) == 0;
+  if (!ok)
+    fprintf(stderr, "FAIL %s/%s F(%d,3): n%zu %zux%zu ci%zu co%zu pad t%zu l%zu -> %zux%zu act %d bias %d: err %g (max|ref| %g)\n",
+            v->name, gemm->name, m, p->batch, p->in_h, p->in_w, Ci, Co, p->pad_top, p->pad_left, p->out_h, p->out_w,
+            act_kind, with_bias, max_err, max_ref);
+  free(in), free(w), free(bias), free(slope), free(ref_packed), free(packed), free(scratch), free(ref), free(plain), free(out),
+      free(split);
+  return ok;
+}
+
+static int make_params(lite_conv2d_params* p, size_t n, size_t h, size_t w, size_t ci, size_t co, size_t pt,
+                       size_t pl, size_t pb, size_t pr) {
+  memset(p, 0, sizeof(*p));
+  if (h + pt + pb < 3 || w + pl + pr < 3) return 0;
+  p->batch = n, p->in_h = h, p->in_w = w, p->in_c = ci, p->out_c = co, p->groups = 1;
+  p->kernel_h = p->kernel_w = 3, p->stride_h = p->stride_w = 1, p->dilation_h = p->dilation_w = 1;
+  p->pad_top = pt, p->pad_left = pl;
+  p->out_h = h + pt + pb - 2;
+  p->out_w = w + pl + pr - 2;
+  return 1;
+}
+
+static void run_variant(const variant* v, const lite_f32_gemm_config* gemm) {
+  static const size_t sizes[][2] = {{1, 1}, {3, 3}, {2, 5}, {7, 7}, {8, 13}, {14, 9}};
+  static const size_t pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 2, 0}, {3, 2, 1, 4}};
+  static const size_t chans[][2] = {{1, 1}, {3, 5}, {8, 8}, {16, 17}, {17, 33}};
+  lite_conv2d_params p;
+  char what[64];
+  int k = 0;
+  for (int m = 2; m <= 6; m += 2)
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); ++si)
+      for (size_t pi = 0; pi < sizeof(pads) / sizeof(pads[0]); ++pi)
+        for (size_t ci = 0; ci < sizeof(chans) / sizeof(chans[0]); ++ci, ++k) {
+          if (!make_params(&p, 1 + (size_t)(k % 5 == 0), sizes[si][0], sizes[si][1], chans[ci][0], chans[ci][1],
+                           pads[pi][0], pads[pi][1], pads[pi][2], pads[pi][3]))
+            continue;
+          snprintf(what, sizeof(what), "%s F(%d,3) case %d", v->name, m, k);
+          expect(run_case(v, gemm, m, &p, k % 10, k % 3 != 0), what);
+        }
+  /* every activation on a mid-size layer */
+  for (int m = 2; m <= 6; m += 2)
+    for (int act = 0; act <= 9; ++act)
+      if (make_params(&p, 1, 13, 14, 40, 20, 1, 1, 1, 1)) {
+        snprintf(what, sizeof(what), "%s F(%d,3) act %d", v->name, m, act);
+        expect(run_case(v, gemm, m, &p, act, 1), what);
+      }
+}
+
+int main(void) {
+  const uint32_t f = lite_cpu_features();
+  variant variants[] = {
+      {"portable", lite_f32_winograd_nhwc_portable, 1},
+#if defined(__x86_64__)
+      {"avx2", lite_f32_winograd_nhwc_avx2, (f & LITE_CPU_X86_AVX2) != 0},
+      {"avx512", lite_f32_winograd_nhwc_avx512, (f & LITE_CPU_X86_AVX512) != 0},
+#elif defined(__aarch64__)
+      {"aarch64_neonfma", lite_f32_winograd_nhwc_aarch64_neonfma, (f & LITE_CPU_ARM_NEON) != 0},
+#elif defined(__arm__)
+      {"armv7_neonfma", lite_f32_winograd_nhwc_armv7_neonfma, (f & LITE_CPU_ARM_NEON) != 0},
+#endif
+  };
+  const lite_f32_gemm_config* gemms[] = {lite_f32_gemm_config_select(0, 64), lite_f32_gemm_config_select(f, 64)};
+  for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); ++i) {
+    if (!variants[i].available) {
+      kt_skip(variants[i].name);
+      continue;
+    }
+    /* The transforms do not depend on the GEMM: each variant runs over the GEMM this CPU selects,
+     * the portable transforms also over the portable GEMM. */
+    for (size_t g = i == 0 ? 0 : 1; g < 2; ++g) {
+      if (g == 1 && gemms[1] == gemms[0] && i == 0) continue;
+      const int before = kt_global()->passed + kt_global()->failed, failed = kt_global()->failed;
+      run_variant(&variants[i], gemms[g]);
+      printf("%s over %s: %d cases, %d failed\n", variants[i].name, gemms[g]->name,
+             kt_global()->passed + kt_global()->failed - before, kt_global()->failed - failed);
+    }
+  }
+  for (int m = 2; m <= 6; m += 2)
+    printf("F(%d,3): worst max|err| / max(1, max|sum|) = %.2e (bound %.0e)\n", m, g_worst[m], tolerance(m));
+  /* cost rule on clear-cut shapes */
+  expect(lite_f32_winograd_choose(3, 3, 640, 640) == 0, "choose: 3 channels -> direct");
+  expect(lite_f32_winograd_choose(64, 64, 1, 1) == 0, "choose: 1x1 output -> direct");
+  expect(lite_f32_winograd_choose(256, 256, 56, 56) == 6, "choose: 256x256 at 56x56 -> F(6,3)");
+  expect(lite_f32_winograd_choose(16, 16, 4, 4) == 2, "choose: 16x16 at 4x4 -> F(2,3)");
+  printf("selected: %s\n", lite_f32_winograd_selected_name());
+  return kt_finish();
+}
