@@ -262,3 +262,33 @@ def test_litert_runs_the_exported_model_and_agrees(tmp_path):
     assert row.unavailable is None, row.unavailable
     assert row.max_abs_diff is not None and row.max_abs_diff < 1e-4
     assert (tmp_path / "w" / "cnn.tflite").is_file()
+
+
+def test_litert_export_of_unfusable_activations_resize_concat_deconv(tmp_path):
+    """The PP-OCR det ingredients: hard-sigmoid and hard-swish after convs (separate ops in TFLite),
+    channel concat, nearest x2 resize, stride-2 transposed conv followed by a sigmoid."""
+    pytest.importorskip("ai_edge_litert", reason="LiteRT not installed: `make bench-deps` installs it")
+    rng = np.random.default_rng(4)
+    weights = {"w1": rng.standard_normal((4, 4, 1, 1)).astype(np.float32),
+               "w2": rng.standard_normal((4, 4, 3, 3)).astype(np.float32),
+               "wt": rng.standard_normal((8, 2, 2, 2)).astype(np.float32),
+               "bt": rng.standard_normal(2).astype(np.float32),
+               "roi": np.zeros(0, np.float32), "scales": np.array([1, 1, 2, 2], np.float32)}
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"]),
+             helper.make_node("HardSigmoid", ["c1"], ["hs"], alpha=0.2, beta=0.5),
+             helper.make_node("Conv", ["x", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("HardSwish", ["c2"], ["hw"]),
+             helper.make_node("Concat", ["hs", "hw"], ["cat"], axis=1),
+             helper.make_node("Resize", ["cat", "roi", "scales"], ["up"], mode="nearest",
+                              coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+             helper.make_node("ConvTranspose", ["cat", "wt", "bt"], ["t"], strides=[2, 2]),
+             helper.make_node("Sigmoid", ["t"], ["prob"])]
+    path = tmp_path / "det_like.onnx"
+    outputs = [helper.make_tensor_value_info("up", TensorProto.FLOAT, [1, 8, 16, 16]),
+               helper.make_tensor_value_info("prob", TensorProto.FLOAT, [1, 2, 16, 16])]
+    onnx.save(_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])], outputs,
+                     weights), path)
+    result = benchmark(BenchConfig(path, runs=2, warmup=0, compare=("litert",), workdir=tmp_path / "w"))
+    (row,) = result.peers
+    assert row.unavailable is None, row.unavailable
+    assert row.max_abs_diff is not None and row.max_abs_diff < 1e-4

@@ -132,6 +132,39 @@ def _fused(op: OperatorInfo, s: Any) -> int:  # noqa: ANN401
     raise ExportUnsupported(f"{op.opcode} {op.name!r} with fused activation {kind}")
 
 
+def _scalar(w: _TfliteWriter, value: float, name: str) -> int:
+    return w.constant(np.array([value], np.float32), name)
+
+
+def _activation_tail(w: _TfliteWriter, op: OperatorInfo) -> tuple[int, int, Any]:
+    """(fused activation code, tensor the op writes, finish()): activations TFLite cannot fuse
+    (sigmoid, hard-swish, hard-sigmoid) become their own ops after it, reading an intermediate."""
+    s = w.s
+    activation = op.options.get("activation") or {"kind": "NONE"}
+    out = w.tensor(op.outputs[0])
+    if activation.get("kind") not in ("SIGMOID", "HARD_SWISH", "HARD_SIGMOID"):
+        return _fused(op, s), out, lambda: None
+    shape = w.shape_of(op.outputs[0])
+    raw = w.activation(shape, f"{op.name}_linear")
+
+    def finish() -> None:
+        kind = activation["kind"]
+        if kind == "SIGMOID":
+            w.emit(s.BuiltinOperator.LOGISTIC, [raw], [out])
+        elif kind == "HARD_SWISH":
+            w.emit(s.BuiltinOperator.HARD_SWISH, [raw], [out])
+        else:  # max(0, min(1, a*x + b)) = relu6(6a*x + 6b) / 6
+            alpha, beta = float(activation["alpha"]), float(activation["beta"])
+            scaled = w.activation(shape, f"{op.name}_hs_scaled")
+            shifted = w.activation(shape, f"{op.name}_hs_relu6")
+            none, relu6 = s.ActivationFunctionType.NONE, s.ActivationFunctionType.RELU6
+            _emit_binary(w, "MUL", [raw, _scalar(w, 6 * alpha, f"{op.name}_6a")], scaled, none)
+            _emit_binary(w, "ADD", [scaled, _scalar(w, 6 * beta, f"{op.name}_6b")], shifted, relu6)
+            _emit_binary(w, "MUL", [shifted, _scalar(w, 1 / 6, f"{op.name}_sixth")], out, none)
+
+    return s.ActivationFunctionType.NONE, raw, finish
+
+
 def _same_pads(size: int, out: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
     total = max((out - 1) * stride + (kernel - 1) * dilation + 1 - size, 0)
     return total // 2, total - total // 2
@@ -196,8 +229,9 @@ def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
     options.padding = padding
     options.strideH, options.strideW = o.get("stride_h", 1), o.get("stride_w", 1)
     options.dilationHFactor, options.dilationWFactor = o.get("dilation_h", 1), o.get("dilation_w", 1)
-    options.fusedActivationFunction = _fused(op, s)
-    w.emit(builtin, [x, filters, bias], [w.tensor(op.outputs[0])], options_type, options)
+    options.fusedActivationFunction, target, finish = _activation_tail(w, op)
+    w.emit(builtin, [x, filters, bias], [target], options_type, options)
+    finish()
 
 
 def _pool(w: _TfliteWriter, op: OperatorInfo) -> None:
@@ -218,15 +252,79 @@ def _pool(w: _TfliteWriter, op: OperatorInfo) -> None:
     w.emit(builtin, [x], [w.tensor(op.outputs[0])], s.BuiltinOptions.Pool2DOptions, options)
 
 
-def _binary(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _emit_binary(w: _TfliteWriter, opcode: str, inputs: list[int], output: int, fused: int) -> None:
     s = w.s
     builtin, options_type, options = {
         "ADD": (s.BuiltinOperator.ADD, s.BuiltinOptions.AddOptions, s.AddOptionsT()),
         "SUB": (s.BuiltinOperator.SUB, s.BuiltinOptions.SubOptions, s.SubOptionsT()),
         "MUL": (s.BuiltinOperator.MUL, s.BuiltinOptions.MulOptions, s.MulOptionsT()),
-    }[op.opcode]
-    options.fusedActivationFunction = _fused(op, s)
-    w.emit(builtin, [w.tensor(i) for i in op.inputs], [w.tensor(op.outputs[0])], options_type, options)
+    }[opcode]
+    options.fusedActivationFunction = fused
+    w.emit(builtin, inputs, [output], options_type, options)
+
+
+def _binary(w: _TfliteWriter, op: OperatorInfo) -> None:
+    fused, target, finish = _activation_tail(w, op)
+    _emit_binary(w, op.opcode, [w.tensor(i) for i in op.inputs], target, fused)
+    finish()
+
+
+def _concat(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s = w.s
+    options = s.ConcatenationOptionsT()
+    options.axis = int(op.options.get("axis", 0))
+    options.fusedActivationFunction = s.ActivationFunctionType.NONE
+    w.emit(s.BuiltinOperator.CONCATENATION, [w.tensor(i) for i in op.inputs], [w.tensor(op.outputs[0])],
+           s.BuiltinOptions.ConcatenationOptions, options)
+
+
+def _resize(w: _TfliteWriter, op: OperatorInfo) -> None:
+    """ONNX Resize on H, W: nearest (asymmetric, floor) and linear (half-pixel, asymmetric, align-corners)
+    are TFLite's RESIZE_NEAREST_NEIGHBOR / RESIZE_BILINEAR with the matching flags."""
+    s, o = w.s, op.options
+    mode, coordinates = o.get("mode"), o.get("coordinate_mode")
+    size = w.constant(np.array(w.shape_of(op.outputs[0])[1:3], np.int32), f"{op.name}_size")
+    if mode == "NEAREST" and coordinates == "ASYMMETRIC" and o.get("nearest_mode") == "FLOOR":
+        options = s.ResizeNearestNeighborOptionsT()
+        options.alignCorners, options.halfPixelCenters = False, False
+        builtin = s.BuiltinOperator.RESIZE_NEAREST_NEIGHBOR
+        options_type = s.BuiltinOptions.ResizeNearestNeighborOptions
+    elif mode == "LINEAR" and coordinates in ("HALF_PIXEL", "ASYMMETRIC", "ALIGN_CORNERS"):
+        options = s.ResizeBilinearOptionsT()
+        options.alignCorners = coordinates == "ALIGN_CORNERS"
+        options.halfPixelCenters = coordinates == "HALF_PIXEL"
+        builtin, options_type = s.BuiltinOperator.RESIZE_BILINEAR, s.BuiltinOptions.ResizeBilinearOptions
+    else:
+        raise ExportUnsupported(f"RESIZE {op.name!r} mode {mode} / {coordinates}")
+    w.emit(builtin, [w.tensor(op.inputs[0]), size], [w.tensor(op.outputs[0])], options_type, options)
+
+
+def _conv_transpose(w: _TfliteWriter, op: OperatorInfo) -> None:
+    s, o = w.s, op.options
+    pads = [o.get(k, 0) for k in ("pad_top", "pad_left", "pad_bottom", "pad_right", "output_padding_h",
+                                  "output_padding_w")]
+    if any(pads) or o.get("group", 1) != 1 or o.get("dilation_h", 1) != 1 or o.get("dilation_w", 1) != 1:
+        raise ExportUnsupported(f"CONV_TRANSPOSE_2D {op.name!r} with pads, groups or dilation")
+    weights = np.asarray(w.model.tensors[op.inputs[1]].data, np.float32)  # [Ci, KH, KW, Co]
+    filters = w.constant(np.ascontiguousarray(weights.transpose(3, 1, 2, 0)), f"{op.name}_ohwi")
+    output_shape = w.constant(np.array(w.shape_of(op.outputs[0]), np.int32), f"{op.name}_output_shape")
+    inputs = [output_shape, filters, w.tensor(op.inputs[0])]
+    if len(op.inputs) > 2 and op.inputs[2] >= 0:
+        inputs.append(w.tensor(op.inputs[2]))
+    options = s.TransposeConvOptionsT()
+    options.padding = s.Padding.VALID
+    options.strideH, options.strideW = o.get("stride_h", 1), o.get("stride_w", 1)
+    fused, target, finish = _activation_tail(w, op)
+    if fused != s.ActivationFunctionType.NONE:  # TRANSPOSE_CONV fuses activations only in newer versions
+        raw = w.activation(w.shape_of(op.outputs[0]), f"{op.name}_linear")
+        w.emit(s.BuiltinOperator.TRANSPOSE_CONV, inputs, [raw], s.BuiltinOptions.TransposeConvOptions,
+               options)
+        relu = fused == s.ActivationFunctionType.RELU
+        w.emit(s.BuiltinOperator.RELU if relu else s.BuiltinOperator.RELU6, [raw], [target])
+    else:
+        w.emit(s.BuiltinOperator.TRANSPOSE_CONV, inputs, [target], s.BuiltinOptions.TransposeConvOptions,
+               options)
+    finish()
 
 
 def _reshape(w: _TfliteWriter, op: OperatorInfo) -> None:
@@ -276,7 +374,7 @@ def _unary(w: _TfliteWriter, op: OperatorInfo) -> None:
         if (o.get("alpha"), o.get("beta")) != (0.0, 6.0):
             raise ExportUnsupported(f"CLIP {op.name!r} other than [0, 6]")
         code = "RELU6"
-    builtin = getattr(s.BuiltinOperator, code)
+    builtin = getattr(s.BuiltinOperator, {"SIGMOID": "LOGISTIC"}.get(code, code))
     w.emit(builtin, [w.tensor(op.inputs[0])], [w.tensor(op.outputs[0])])
 
 
@@ -284,6 +382,9 @@ _WRITERS = {
     "CONV_2D": _conv,
     "MAX_POOL_2D": _pool,
     "AVERAGE_POOL_2D": _pool,
+    "CONCAT": _concat,
+    "RESIZE": _resize,
+    "CONV_TRANSPOSE_2D": _conv_transpose,
     "ADD": _binary,
     "SUB": _binary,
     "MUL": _binary,
