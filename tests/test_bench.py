@@ -135,7 +135,7 @@ def test_bench_cli_reports_positive_consistent_figures(tmp_path, small_conv_lite
     assert "over 6 runs" in text
     arena = _number(r"arena .*?\((\d+) bytes\)", text)
     assert arena >= 4 * 8 * 32 * 32  # at least the 8x32x32 float features it computes
-    assert _number(r"process peak RSS ([\d.]+) MiB", text) > 1
+    assert _number(r"process peak RSS ([\d.]+) [MG]iB", text) > 0  # a whole Python process: MiB at least
     assert _number(r"\((\d+) per inference\)", text) == small_conv_flops(32, 32)
     rate = _number(r"achieved ([\d.]+) GFLOP/s", text)
     assert rate == pytest.approx(small_conv_flops(32, 32) / (median * 1e-3) / 1e9, rel=0.05, abs=0.01)
