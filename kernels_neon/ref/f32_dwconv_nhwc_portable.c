@@ -1,15 +1,5 @@
-/* Depthwise convolution, portable C: the shared body over a one-lane "vector" (a float). The
- * specialized 3x3/5x5 row loops still keep their weights in locals; the compiler may vectorize. */
-#define LV_T float
-#define LV_W 1
-#define LV_LOAD(p) (*(p))
-#define LV_STORE(p, v) (*(p) = (v))
-#define LV_SET1(x) (x)
-#define LV_ADD(a, b) ((a) + (b))
-#define LV_SUB(a, b) ((a) - (b))
-#define LV_MUL(a, b) ((a) * (b))
-#define LV_FMA(acc, a, b) ((acc) + (a) * (b))
-#define LV_MAX(a, b) ((a) > (b) ? (a) : (b))
-#define LV_MIN(a, b) ((a) < (b) ? (a) : (b))
+/* Depthwise convolution, portable C: the shared body over a 4-float struct "vector"
+ * (f32_dwconv_winograd_portable_vector.h), channels innermost like the SIMD variants. */
+#include "f32_dwconv_winograd_portable_vector.h"
 #define LITE_DWCONV_ENTRY lite_f32_dwconv_nhwc_portable
 #include "f32_dwconv_nhwc_body.h"

@@ -20,23 +20,33 @@ int lite_f32_winograd_applies(const lite_conv2d_params* p) {
  *   output transform (alpha + m) 1-D transforms: F(2,3) 24, F(6,3) 448 ops per output channel
  *   multiply         alpha^2 * in_c * out_c multiply-adds (16 or 64), against 9 * m^2 for a direct
  *                    (or im2col + GEMM) convolution of the same tile.
- * The transforms stream every value through memory once for few operations each while the GEMM
- * runs near peak, so a transform op is weighted as 4 multiply-adds. Partial tiles at the right and
- * bottom edges are counted whole, which keeps small images on the direct path. */
+ * Two effects of the GEMM that operation counts alone miss, both measured (kernels_neon tests'
+ * shapes, AVX-512): rows (tiles, or pixels for the direct path) are computed in groups of up to 8
+ * (the microkernel height), so a count is rounded up to 8; and every block of up to 16 tiles (64
+ * pixels for im2col) streams the whole packed weight (alpha^2 or 9 times in_c * out_c floats) from
+ * memory, counted as one multiply-add per float. A transform op counts as one multiply-add (the
+ * transforms are vectorized over channels). Below 8 channels the transforms run on partial
+ * vectors and the GEMMs are tiny: the direct path. Partial tiles at the right and bottom edges count
+ * whole, which keeps small images on the direct path. */
+static double round8(double x) { return (double)(((size_t)x + 7) / 8 * 8); }
+
 int lite_f32_winograd_choose(size_t in_c, size_t out_c, size_t out_h, size_t out_w) {
   static const struct {
     int m;
     double in_ops, out_ops;
   } algos[] = {{2, 32.0, 24.0}, {6, 576.0, 448.0}};
-  const double transform_weight = 4.0;
-  const double direct = 9.0 * (double)in_c * (double)out_c * (double)out_h * (double)out_w;
+  if (in_c < 8 || out_c < 8) return 0;
+  const double ci = (double)in_c, co = (double)out_c, pixels = (double)out_h * (double)out_w;
+  const double direct = round8(pixels) * 9.0 * ci * co + (double)(((size_t)pixels + 63) / 64) * 9.0 * ci * co;
   double best = direct;
   int best_m = 0;
   for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); ++i) {
-    const double m = algos[i].m, alpha = m + 2.0;
-    const double tiles = (double)((out_h + (size_t)m - 1) / (size_t)m) * (double)((out_w + (size_t)m - 1) / (size_t)m);
-    const double cost = tiles * (alpha * alpha * (double)in_c * (double)out_c +
-                                 transform_weight * (algos[i].in_ops * (double)in_c + algos[i].out_ops * (double)out_c));
+    const size_t m = (size_t)algos[i].m;
+    const double alpha = (double)m + 2.0;
+    const size_t tiles = ((out_h + m - 1) / m) * ((out_w + m - 1) / m);
+    const double blocks = (double)((tiles + 15) / 16);
+    const double cost = round8((double)tiles) * alpha * alpha * ci * co + blocks * alpha * alpha * ci * co +
+                        (double)tiles * (algos[i].in_ops * ci + algos[i].out_ops * co);
     if (cost < best) {
       best = cost;
       best_m = algos[i].m;

@@ -162,7 +162,9 @@ int main(void) {
   expect(lite_f32_winograd_choose(3, 3, 640, 640) == 0, "choose: 3 channels -> direct");
   expect(lite_f32_winograd_choose(64, 64, 1, 1) == 0, "choose: 1x1 output -> direct");
   expect(lite_f32_winograd_choose(256, 256, 56, 56) == 6, "choose: 256x256 at 56x56 -> F(6,3)");
-  expect(lite_f32_winograd_choose(16, 16, 4, 4) == 2, "choose: 16x16 at 4x4 -> F(2,3)");
+  expect(lite_f32_winograd_choose(32, 32, 8, 8) == 2, "choose: 32x32 at 8x8 -> F(2,3)");
+  expect(lite_f32_winograd_choose(256, 256, 14, 14) == 2, "choose: 256x256 at 14x14 -> F(2,3)");
+  expect(lite_f32_winograd_choose(24, 24, 160, 160) == 6, "choose: 24x24 at 160x160 -> F(6,3)");
   printf("selected: %s\n", lite_f32_winograd_selected_name());
   return kt_finish();
 }
