@@ -28,6 +28,8 @@ help:
 	@echo "make install .venv with the package (editable) and its dev tools"
 	@echo "make asan    the runtime, C tests and fuzz harness under ASan/UBSan in $(ASAN_DIR)"
 	@echo "make schema  regenerate the flatbuffers code from runtime_arm/schema/lite.fbs"
+	@echo "make cross   runtime, kernel tests, run_model, lite_bench for aarch64 and armv7 (build/aarch64, build/armv7)"
+	@echo "make qemu-plugin  the qemu instruction-count plugin ($(QEMU_PLUGIN))"
 	@echo "make bench   benchmarks/RESULTS.md: our runtime against onnxruntime, LiteRT, ncnn, MNN"
 
 $(SYSTEM_STAMP):
@@ -60,7 +62,7 @@ demo: $(PACKAGE_STAMP)
 lint: $(PACKAGE_STAMP)
 	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks)
 
-test: $(PACKAGE_STAMP) asan lint
+test: $(PACKAGE_STAMP) asan lint cross qemu-plugin
 	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) $(PY) -m pytest -q
 
 schema:
@@ -84,3 +86,37 @@ bench: $(PACKAGE_STAMP) $(BENCH_STAMP)
 
 clean:
 	rm -rf build
+
+# ---- ARM cross builds, qemu and instruction counting (docs/BUILDING_ARM.md) ----------------------
+# Debian's cross compilers; Release, -Werror, LITE_BUILD_TOOLS=ON. Only what runs on the target is
+# built: the runtime library, every kernel test executable, run_model and lite_bench.
+CROSS_TARGETS := aarch64 armv7
+CROSS_TOOLCHAIN_aarch64 := runtime_arm/cmake/aarch64-linux-gnu.cmake
+CROSS_TOOLCHAIN_armv7 := runtime_arm/cmake/arm-linux-gnueabihf.cmake
+CROSS_STRIP_aarch64 := aarch64-linux-gnu-strip
+CROSS_STRIP_armv7 := arm-linux-gnueabihf-strip
+CROSS_SIZE_TARGET_KB_aarch64 := 600
+CROSS_JOBS ?= 2
+KERNEL_TEST_TARGETS := $(patsubst kernels_neon/tests/%.c,kernel_%,$(wildcard kernels_neon/tests/test_*.c))
+CROSS_BUILD_TARGETS := lite_runtime run_model lite_bench $(KERNEL_TEST_TARGETS)
+QEMU_PLUGIN := build/qemu-plugin/liblite_insn_count.so
+
+.PHONY: cross $(addprefix cross-,$(CROSS_TARGETS)) qemu-plugin
+
+cross: $(addprefix cross-,$(CROSS_TARGETS))
+
+$(addprefix cross-,$(CROSS_TARGETS)): cross-%: $(DEPS_STAMP)
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B build/$* -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DLITE_BUILD_TOOLS=ON -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/$(CROSS_TOOLCHAIN_$*) >/dev/null
+	@set -o pipefail; PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/$* -j $(CROSS_JOBS) \
+	  --target $(CROSS_BUILD_TARGETS) | sed '/^\[[0-9]*\/[0-9]*\] /d; /^ninja: no work to do/d'
+	@$(CROSS_STRIP_$*) -o build/$*/liblite_runtime.stripped.so build/$*/runtime_arm/liblite_runtime.so
+	@bytes=$$(stat -c %s build/$*/liblite_runtime.stripped.so); \
+	  echo "$*: liblite_runtime.so stripped $$bytes bytes ($$((bytes / 1024)) KB)$(if $(CROSS_SIZE_TARGET_KB_$*), target <= $(CROSS_SIZE_TARGET_KB_$*) KB)"
+
+# A host shared library loaded by qemu-user (-plugin); see benchmarks/qemu_insn_count/.
+qemu-plugin: $(QEMU_PLUGIN)
+
+$(QEMU_PLUGIN): benchmarks/qemu_insn_count/insn_count_plugin.c benchmarks/qemu_insn_count/lite_qemu_plugin_api.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -o $@ $<
