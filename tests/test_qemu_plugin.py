@@ -1,0 +1,71 @@
+"""The qemu instruction counter (benchmarks/qemu_insn_count + lite_converter.bench_qemu).
+
+What makes a count usable: it is deterministic (same binary, model and CPU: the same number), it
+counts inference only (loading and the first run, which packs weights, are outside the markers: the
+count grows by one inference's worth per extra run, with no fixed offset), and it follows the work
+(a model with more MACs costs more instructions).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lite_converter.bench_qemu import REPO_ROOT, count_instructions, shape_arguments
+
+SHAPE = {0: [1, 3, 24, 24]}
+
+
+@pytest.fixture(scope="module")
+def built() -> None:
+    """lite_bench for both targets and the plugin, brought up to date (incremental)."""
+    if shutil.which("qemu-aarch64") is None or shutil.which("aarch64-linux-gnu-gcc") is None:
+        pytest.skip("qemu-user / the cross compilers are not installed (make test installs them)")
+    proc = subprocess.run(["make", "-s", "cross", "qemu-plugin"], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=1800)
+    assert proc.returncode == 0, f"make failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory: pytest.TempPathFactory, small_conv_lite: bytes) -> Path:
+    path = tmp_path_factory.mktemp("insn") / "small_conv.lite"
+    path.write_bytes(small_conv_lite)
+    return path
+
+
+def test_count_is_deterministic_and_excludes_setup(built: None, small_model: Path):
+    one = count_instructions(small_model, "aarch64", runs=1, shapes=SHAPE)
+    again = count_instructions(small_model, "aarch64", runs=1, shapes=SHAPE)
+    three = count_instructions(small_model, "aarch64", runs=3, shapes=SHAPE)
+    assert one["instructions"] == again["instructions"]
+    assert (one["iterations"], three["iterations"]) == (1, 3)
+    # Three inferences cost three times one, up to the few instructions of the loop and markers:
+    # loading, allocation and weight packing (first run) are not counted.
+    assert abs(three["instructions"] - 3 * one["instructions"]) < 200
+    # A conv net of 24x24x(3*9*8 + 8*8) MACs cannot run in fewer instructions than ~MACs / 4 lanes.
+    macs = 24 * 24 * (3 * 9 * 8 + 8 * 8)
+    assert macs / 4 < one["instructions_per_inference"] < 200 * macs
+
+
+def test_count_follows_the_work(built: None, small_model: Path):
+    small = count_instructions(small_model, "aarch64", runs=1, shapes=SHAPE)
+    large = count_instructions(small_model, "aarch64", runs=1, shapes={0: [1, 3, 48, 48]})
+    assert 3.0 < large["instructions"] / small["instructions"] < 5.0  # 4x the pixels
+
+
+def test_count_on_armv7(built: None, small_model: Path):
+    result = count_instructions(small_model, "armv7", runs=2, shapes=SHAPE)
+    assert result["cpu"] == "cortex-a7" and result["iterations"] == 2
+    assert result["instructions_per_inference"] > 24 * 24 * (3 * 9 * 8 + 8 * 8) / 4
+
+
+def test_shape_arguments():
+    assert shape_arguments({0: [1, 3, 48, 192], 2: [5]}) == ["--shape", "0:1x3x48x192", "--shape", "2:5"]
+
+
+def test_unknown_target_is_refused(small_model: Path):
+    with pytest.raises(ValueError, match="unknown target"):
+        count_instructions(small_model, "riscv64")
