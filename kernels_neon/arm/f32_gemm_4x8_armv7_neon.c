@@ -47,6 +47,13 @@ void lite_f32_gemm_ukernel_4x8_armv7_neon(size_t mr, size_t nc, size_t k, const 
     float* out = nc == NR ? c + i * c_stride : tmp;
     vst1q_f32(out, vminq_f32(vmaxq_f32(acc[i][0], lo), hi));
     vst1q_f32(out + 4, vminq_f32(vmaxq_f32(acc[i][1], lo), hi));
+    if (params->hard_swish) { /* armv7 NEON has no vector division: the reference's x / 6 per lane */
+      for (size_t j = 0; j < NR; ++j) {
+        float g = out[j] / 6.0f + 0.5f;
+        g = g < 0.0f ? 0.0f : g;
+        out[j] = out[j] * (g > 1.0f ? 1.0f : g);
+      }
+    }
     if (nc != NR) memcpy(c + i * c_stride, tmp, nc * sizeof(float));
   }
 }

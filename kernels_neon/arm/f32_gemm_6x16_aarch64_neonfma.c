@@ -40,7 +40,14 @@ void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, 
   for (size_t i = 0; i < mr; ++i) {
     float tmp[NR];
     float* out = nc == NR ? c + i * c_stride : tmp;
-    for (size_t q = 0; q < 4; ++q) vst1q_f32(out + 4 * q, vminq_f32(vmaxq_f32(acc[i][q], lo), hi));
+    for (size_t q = 0; q < 4; ++q) {
+      float32x4_t v = vminq_f32(vmaxq_f32(acc[i][q], lo), hi);
+      if (params->hard_swish) { /* x * clamp(x / 6 + 0.5, 0, 1), with the division of the reference */
+        const float32x4_t g = vaddq_f32(vdivq_f32(v, vdupq_n_f32(6.0f)), vdupq_n_f32(0.5f));
+        v = vmulq_f32(v, vminq_f32(vmaxq_f32(g, vdupq_n_f32(0.0f)), vdupq_n_f32(1.0f)));
+      }
+      vst1q_f32(out + 4 * q, v);
+    }
     if (nc != NR) memcpy(c + i * c_stride, tmp, nc * sizeof(float));
   }
 }

@@ -26,7 +26,13 @@ void lite_f32_gemm_ukernel_4x8_portable(size_t mr, size_t nc, size_t k, const fl
     for (size_t j = 0; j < nc; ++j) {
       float v = acc[i][j];
       v = v < lo ? lo : v;
-      out[j] = v > hi ? hi : v;
+      v = v > hi ? hi : v;
+      if (params->hard_swish) {
+        float g = v / 6.0f + 0.5f;
+        g = g < 0.0f ? 0.0f : g;
+        v = v * (g > 1.0f ? 1.0f : g);
+      }
+      out[j] = v;
     }
   }
 }

@@ -32,15 +32,6 @@ static void activate_tile(const lite_activation* act, float* c, size_t ldc, size
   for (size_t i = 0; i < mr; ++i) {
     float* restrict row = c + i * ldc;
     switch (act->kind) {
-      case LITE_ACT_HARD_SWISH:
-        for (size_t j = 0; j < nc; ++j) {
-          const float x = row[j];
-          float y = x / 6.0f + 0.5f;
-          y = y < 0.0f ? 0.0f : y;
-          y = y > 1.0f ? 1.0f : y;
-          row[j] = x * y;
-        }
-        break;
       case LITE_ACT_LEAKY_RELU:
         for (size_t j = 0; j < nc; ++j) row[j] = row[j] >= 0.0f ? row[j] : act->alpha * row[j];
         break;
@@ -57,7 +48,7 @@ static void activate_tile(const lite_activation* act, float* c, size_t ldc, size
 void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, size_t n_begin, size_t n_end, size_t k,
                                   const float* a, size_t lda, const float* packed_b, const lite_activation* act,
                                   float* c, size_t ldc) {
-  lite_f32_minmax_params mm = {-INFINITY, INFINITY};
+  lite_f32_minmax_params mm = {-INFINITY, INFINITY, 0};
   int post = 0;
   if (act != NULL) {
     switch (act->kind) {
@@ -67,6 +58,7 @@ void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, 
         mm.min = act->alpha;
         mm.max = act->beta;
         break;
+      case LITE_ACT_HARD_SWISH: mm.hard_swish = 1; break;
       default: post = 1; break;
     }
   }

@@ -44,10 +44,17 @@ void lite_f32_gemm_ukernel_6x16_avx2(size_t mr, size_t nc, size_t k, const float
     c5h = _mm256_fmadd_ps(x, bh, c5h);
   }
   const __m256 lo = _mm256_set1_ps(params->min), hi = _mm256_set1_ps(params->max);
+  const __m256 six = _mm256_set1_ps(6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
+               one = _mm256_set1_ps(1.0f);
+  const int hard_swish = params->hard_swish;
   __m256 acc[MR][2] = {{c0l, c0h}, {c1l, c1h}, {c2l, c2h}, {c3l, c3h}, {c4l, c4h}, {c5l, c5h}};
   for (size_t i = 0; i < mr; ++i) {
-    const __m256 vl = _mm256_min_ps(_mm256_max_ps(acc[i][0], lo), hi);
-    const __m256 vh = _mm256_min_ps(_mm256_max_ps(acc[i][1], lo), hi);
+    __m256 vl = _mm256_min_ps(_mm256_max_ps(acc[i][0], lo), hi);
+    __m256 vh = _mm256_min_ps(_mm256_max_ps(acc[i][1], lo), hi);
+    if (hard_swish) { /* x * clamp(x / 6 + 0.5, 0, 1), with the division of the reference */
+      vl = _mm256_mul_ps(vl, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(_mm256_div_ps(vl, six), half), zero), one));
+      vh = _mm256_mul_ps(vh, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(_mm256_div_ps(vh, six), half), zero), one));
+    }
     float* out = c + i * c_stride;
     if (nc == NR) {
       _mm256_storeu_ps(out, vl);

@@ -51,9 +51,18 @@ void lite_f32_gemm_ukernel_8x32_avx512(size_t mr, size_t nc, size_t k, const flo
                              {c4l, c4h}, {c5l, c5h}, {c6l, c6h}, {c7l, c7h}};
   const __mmask16 mask_l = nc >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nc) - 1u);
   const __mmask16 mask_h = nc >= 32 ? (__mmask16)0xFFFF : (nc <= 16 ? (__mmask16)0 : (__mmask16)((1u << (nc - 16)) - 1u));
+  const __m512 six = _mm512_set1_ps(6.0f), half = _mm512_set1_ps(0.5f), zero = _mm512_setzero_ps(),
+               one = _mm512_set1_ps(1.0f);
+  const int hard_swish = params->hard_swish;
   for (size_t i = 0; i < mr; ++i) {
     float* out = c + i * c_stride;
-    _mm512_mask_storeu_ps(out, mask_l, _mm512_min_ps(_mm512_max_ps(acc[i][0], lo), hi));
-    _mm512_mask_storeu_ps(out + 16, mask_h, _mm512_min_ps(_mm512_max_ps(acc[i][1], lo), hi));
+    __m512 vl = _mm512_min_ps(_mm512_max_ps(acc[i][0], lo), hi);
+    __m512 vh = _mm512_min_ps(_mm512_max_ps(acc[i][1], lo), hi);
+    if (hard_swish) { /* x * clamp(x / 6 + 0.5, 0, 1), with the division of the reference */
+      vl = _mm512_mul_ps(vl, _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(_mm512_div_ps(vl, six), half), zero), one));
+      vh = _mm512_mul_ps(vh, _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(_mm512_div_ps(vh, six), half), zero), one));
+    }
+    _mm512_mask_storeu_ps(out, mask_l, vl);
+    _mm512_mask_storeu_ps(out + 16, mask_h, vh);
   }
 }

@@ -42,6 +42,10 @@ Status Interpreter::create(const Model* model, int num_threads, std::unique_ptr<
   if (it == nullptr) return error->set(Status::kOutOfMemory, "out of memory");
   it->model_ = model;
   it->num_threads_ = num_threads < 1 ? 1 : num_threads;
+  if (it->num_threads_ > 1) {
+    it->pool_ = ThreadPool::create(it->num_threads_);
+    if (it->pool_ == nullptr) return error->set(Status::kOutOfMemory, "cannot start %d threads", it->num_threads_);
+  }
   const lite_fb::Graph* g = model->graph();
   int n = model->num_tensors();
   it->tensors_.resize(static_cast<size_t>(n));
@@ -96,6 +100,7 @@ Status Interpreter::create(const Model* model, int num_threads, std::unique_ptr<
     node.ctx.outputs = node.outputs.data();
     node.ctx.num_outputs = static_cast<int>(node.outputs.size());
     node.ctx.num_threads = it->num_threads_;
+    node.ctx.pool = it->pool_.get();
     node.ctx.error_sink = &it->error_;
     node.ctx.report = &ErrorSink::report;
   }

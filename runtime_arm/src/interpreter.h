@@ -9,6 +9,7 @@
 #include "error_sink.h"
 #include "model.h"
 #include "op_api.h"
+#include "thread_pool.h"
 
 namespace lite {
 
@@ -97,6 +98,7 @@ class Interpreter {
 
   const Model* model_ = nullptr;
   int num_threads_ = 1;
+  std::unique_ptr<ThreadPool> pool_;  // lent to ops as ctx.pool; null with one thread
   std::vector<TensorSlot> tensors_;
   std::vector<Node> nodes_;
   std::vector<int> inputs_, outputs_;

@@ -4,7 +4,8 @@
  * of NR weights (columns past n are zero). A microkernel computes an MR x NR tile of C from MR rows
  * of A (read in place, any row stride: the NHWC activation itself for a 1x1 convolution) and one
  * panel, with the bias folded into the accumulator start and a min/max clamp (None, Relu, Clip /
- * Relu6) before the store; other activations run on the tile right after it, while it is in cache.
+ * Relu6) or HardSwish before the store; other activations run on the tile right after it, while it
+ * is in cache.
  *
  * Every element of C is computed by one microkernel call whose summation order depends only on k,
  * so any split of C into tiles (e.g. across threads) gives bit-identical results. */
@@ -21,11 +22,12 @@ extern "C" {
 #endif
 
 typedef struct {
-  float min, max;
+  float min, max; /* clamp of the sum (None: -inf/+inf, Relu: 0/+inf, Clip / Relu6) */
+  int hard_swish;  /* nonzero: then y = y * clamp(y / 6 + 0.5, 0, 1) (MobileNetV3, PP-OCR) */
 } lite_f32_minmax_params;
 
 /* Computes the top-left mr x nc (mr <= MR, nc <= NR) corner of one MR x NR tile:
- *   c[i * c_stride + j] = clamp(w[j] + sum_p a[i * a_stride + p] * w[NR + p * NR + j]).
+ *   c[i * c_stride + j] = act(clamp(w[j] + sum_p a[i * a_stride + p] * w[NR + p * NR + j])).
  * Strides count floats. */
 typedef void (*lite_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                           const float* w, float* c, size_t c_stride,

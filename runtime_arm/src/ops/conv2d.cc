@@ -1,12 +1,17 @@
 // CONV_2D: x [N,H,W,Ci], weight [Co,KH,KW,Ci/group], bias? [Co], prelu_slope? [Co] -> [N,OH,OW,Co].
-// A constant weight is packed once at prepare into the kernel's layout (kept as the op's state);
-// a computed weight is packed into scratch at every eval.
+// choose_algorithm picks the GEMM paths (packed weights kept as the op's state) or the reference
+// kernel (grouped convolutions, computed weights: packed into scratch at every eval).
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
+#include <new>
 
 #include "fused_activation_check.h"
 #include "lite_kernels/conv2d.h"
 #include "op_api.h"
 #include "op_util.h"
+#include "packed_gemm.h"
+#include "thread_pool.h"
 #include "window_geometry.h"
 
 namespace lite {
@@ -55,6 +60,9 @@ Status conv_params(OpContext* ctx, lite_conv2d_params* p) {
     return fail(ctx, Status::kInvalidModel, "strides, dilations and group must be >= 1");
   if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0)
     return fail(ctx, Status::kInvalidModel, "pads must be >= 0");
+  if (w->shape.dims[1] < 1 || w->shape.dims[2] < 1)
+    return fail(ctx, Status::kShapeError, "weight kernel %lldx%lld must be at least 1x1",
+                static_cast<long long>(w->shape.dims[1]), static_cast<long long>(w->shape.dims[2]));
   const int64_t ci = x->shape.dims[3], co = w->shape.dims[0];
   if (ci % a.group != 0 || co % a.group != 0)
     return fail(ctx, Status::kShapeError, "input channels %lld and output channels %lld must be multiples of group %lld",
@@ -95,6 +103,39 @@ Status conv_params(OpContext* ctx, lite_conv2d_params* p) {
   return Status::kOk;
 }
 
+// How a convolution runs. choose_algorithm is the one place that decides: a new algorithm
+// (depthwise, winograd) adds a value here, a condition there and a case in eval.
+enum class ConvAlgorithm {
+  kReference,   // lite_f32_conv2d_nhwc_ref: any conv (grouped, computed weights); the oracle
+  kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
+  kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
+};
+
+ConvAlgorithm choose_algorithm(const lite_conv2d_params& p, bool weight_and_bias_constant) {
+  if (!weight_and_bias_constant || p.groups != 1) return ConvAlgorithm::kReference;
+  if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+      p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w)
+    return ConvAlgorithm::kGemm1x1;
+  return ConvAlgorithm::kIm2colGemm;
+}
+
+struct ConvState {
+  ConvAlgorithm algorithm = ConvAlgorithm::kReference;
+  float* ref_packed = nullptr;  // kReference with a constant weight: [kh, kw, ci, co]
+  PackedGemm* gemm = nullptr;   // GEMM algorithms: B = weight as [kh*kw*ci, co] + bias
+  size_t im2col_rows = 0;       // kIm2colGemm: output pixels per tile (per-thread scratch rows)
+};
+
+void free_state(void* state) {
+  ConvState* st = static_cast<ConvState*>(state);
+  if (st == nullptr) return;
+  std::free(st->ref_packed);
+  packed_gemm_free(st->gemm);
+  delete st;
+}
+
+bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
+
 Status prepare(OpContext* ctx) {
   lite_conv2d_params p{};
   Status s = conv_params(ctx, &p);
@@ -108,39 +149,115 @@ Status prepare(OpContext* ctx) {
   y->shape.dims[2] = static_cast<int64_t>(p.out_w);
   y->shape.dims[3] = static_cast<int64_t>(p.out_c);
 
-  const size_t packed_bytes = lite_f32_conv2d_packed_weight_size(&p) * sizeof(float);
   const TensorRef* w = ctx->input(1);
-  if (w->value_known && w->data != nullptr) {
-    float* packed = static_cast<float*>(std::malloc(packed_bytes > 0 ? packed_bytes : 1));
-    if (packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate %zu bytes of packed weight", packed_bytes);
-    lite_f32_conv2d_pack_weight_ref(&p, static_cast<const float*>(w->data), packed);
-    ctx->state = packed;
-  } else {
-    ctx->scratch_bytes_requested = packed_bytes;
+  const TensorRef* bias = ctx->input(2);
+  ConvState* st = new (std::nothrow) ConvState();
+  if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "out of memory");
+  ctx->state = st;
+  st->algorithm = choose_algorithm(p, is_constant(w) && is_constant(bias));
+  const size_t k = p.kernel_h * p.kernel_w * p.in_c;
+  switch (st->algorithm) {
+    case ConvAlgorithm::kGemm1x1:
+    case ConvAlgorithm::kIm2colGemm: {
+      // The .lite weight [co, kh, kw, ci] is B^T: B[p, j] = weight[j * k + p].
+      st->gemm = packed_gemm_create(p.out_c, k, static_cast<const float*>(w->data), 1, k,
+                                    bias != nullptr ? static_cast<const float*>(bias->data) : nullptr);
+      if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+      if (st->algorithm == ConvAlgorithm::kIm2colGemm) {
+        const size_t mr = st->gemm->config->mr;
+        const size_t cap = mr * ((64 + mr - 1) / mr);  // about 64 pixels
+        size_t rows = (32768 / (k > 0 ? k : 1)) / mr * mr;  // about 128 KiB of im2col per tile
+        rows = rows < mr ? mr : (rows > cap ? cap : rows);
+        st->im2col_rows = rows;
+        ctx->scratch_bytes_requested = static_cast<size_t>(ctx->num_threads) * rows * k * sizeof(float);
+      }
+      break;
+    }
+    case ConvAlgorithm::kReference: {
+      const size_t packed_bytes = lite_f32_conv2d_packed_weight_size(&p) * sizeof(float);
+      if (is_constant(w)) {
+        st->ref_packed = static_cast<float*>(std::malloc(packed_bytes > 0 ? packed_bytes : 1));
+        if (st->ref_packed == nullptr)
+          return fail(ctx, Status::kOutOfMemory, "cannot allocate %zu bytes of packed weight", packed_bytes);
+        lite_f32_conv2d_pack_weight_ref(&p, static_cast<const float*>(w->data), st->ref_packed);
+      } else {
+        ctx->scratch_bytes_requested = packed_bytes;
+      }
+      break;
+    }
   }
   return Status::kOk;
+}
+
+// Copies the receptive fields of output pixels [first, first + rows) into rows of k floats, in the
+// weight's (kh, kw, ci) order; taps in the padding are zeros.
+void im2col_rows(const lite_conv2d_params& p, const float* x, size_t first, size_t rows, float* out) {
+  const size_t ci = p.in_c, k = p.kernel_h * p.kernel_w * ci;
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t pixel = first + r;
+    const size_t ow = pixel % p.out_w, oh = (pixel / p.out_w) % p.out_h, b = pixel / (p.out_w * p.out_h);
+    float* row = out + r * k;
+    for (size_t kh = 0; kh < p.kernel_h; ++kh) {
+      const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dilation_h) - static_cast<ptrdiff_t>(p.pad_top);
+      for (size_t kw = 0; kw < p.kernel_w; ++kw) {
+        const ptrdiff_t iw =
+            static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dilation_w) - static_cast<ptrdiff_t>(p.pad_left);
+        float* dst = row + (kh * p.kernel_w + kw) * ci;
+        if (ih < 0 || iw < 0 || ih >= static_cast<ptrdiff_t>(p.in_h) || iw >= static_cast<ptrdiff_t>(p.in_w)) {
+          std::memset(dst, 0, ci * sizeof(float));
+        } else {
+          std::memcpy(dst, x + ((b * p.in_h + static_cast<size_t>(ih)) * p.in_w + static_cast<size_t>(iw)) * ci,
+                      ci * sizeof(float));
+        }
+      }
+    }
+  }
 }
 
 Status eval(OpContext* ctx) {
   lite_conv2d_params p{};
   Status s = conv_params(ctx, &p);
   if (s != Status::kOk) return s;
-  const float* packed = static_cast<const float*>(ctx->state);
-  if (packed == nullptr) {
-    float* scratch = static_cast<float*>(ctx->scratch);
-    lite_f32_conv2d_pack_weight_ref(&p, static_cast<const float*>(ctx->input(1)->data), scratch);
-    packed = scratch;
-  }
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
+  const ConvState* st = static_cast<const ConvState*>(ctx->state);
+  if (st == nullptr) return fail(ctx, Status::kInternal, "not prepared");
   const TensorRef* bias = ctx->input(2);
   const ConvAttrs a = read_attrs(ctx);
   const lite_activation act = to_kernel_activation(a.activation, ctx->input(3));
-  lite_f32_conv2d_nhwc_ref(&p, static_cast<const float*>(ctx->input(0)->data), packed,
-                           bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act,
-                           static_cast<float*>(ctx->output(0)->data));
-  return Status::kOk;
+  const float* x = static_cast<const float*>(ctx->input(0)->data);
+  float* y = static_cast<float*>(ctx->output(0)->data);
+  const size_t pixels = p.batch * p.out_h * p.out_w;
+  switch (st->algorithm) {
+    case ConvAlgorithm::kGemm1x1:
+      packed_gemm_run(*st->gemm, ctx->pool, pixels, x, p.in_c, &act, y, p.out_c);
+      return Status::kOk;
+    case ConvAlgorithm::kIm2colGemm: {
+      const size_t k = p.kernel_h * p.kernel_w * p.in_c, rows = st->im2col_rows;
+      float* scratch = static_cast<float*>(ctx->scratch);
+      const PackedGemm& g = *st->gemm;
+      parallel_for(ctx->pool, (pixels + rows - 1) / rows, [&](size_t t, int worker) {
+        const size_t first = t * rows, count = pixels - first < rows ? pixels - first : rows;
+        float* cols = scratch + static_cast<size_t>(worker) * rows * k;
+        im2col_rows(p, x, first, count, cols);
+        lite_f32_gemm_packed_compute(g.config, count, 0, g.n, k, cols, k, g.packed, &act, y + first * p.out_c,
+                                     p.out_c);
+      });
+      return Status::kOk;
+    }
+    case ConvAlgorithm::kReference: {
+      const float* packed = st->ref_packed;
+      if (packed == nullptr) {
+        float* scratch = static_cast<float*>(ctx->scratch);
+        lite_f32_conv2d_pack_weight_ref(&p, static_cast<const float*>(ctx->input(1)->data), scratch);
+        packed = scratch;
+      }
+      lite_f32_conv2d_nhwc_ref(&p, x, packed, bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act,
+                               y);
+      return Status::kOk;
+    }
+  }
+  return fail(ctx, Status::kInternal, "unknown algorithm");
 }
-
-void free_state(void* state) { std::free(state); }
 
 }  // namespace
 

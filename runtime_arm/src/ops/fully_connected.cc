@@ -1,12 +1,13 @@
 // FULLY_CONNECTED: x [..., K], weight [N, K], bias? [N] -> [..., N], y = x · weightᵀ + bias.
-// The weight is transposed to [K, N] for the kernel: once at prepare when it is a constant (the
-// op's state), else into scratch at every eval.
+// A constant weight and bias are packed once at prepare for the CPU's GEMM microkernel (the op's
+// state); a computed one is transposed to [K, N] into scratch at every eval for the reference GEMM.
 #include <cstdlib>
 
 #include "fused_activation_check.h"
 #include "lite_kernels/gemm.h"
 #include "op_api.h"
 #include "op_util.h"
+#include "packed_gemm.h"
 
 namespace lite {
 namespace {
@@ -54,15 +55,18 @@ Status prepare(OpContext* ctx) {
   y->dtype = lite_fb::DType::FLOAT32;
   y->shape = x->shape;
   y->shape.dims[y->shape.rank - 1] = static_cast<int64_t>(d.n);
-  const size_t bytes = d.n * d.k * sizeof(float);
   const TensorRef* w = ctx->input(1);
-  if (w->value_known && w->data != nullptr) {
-    float* packed = static_cast<float*>(std::malloc(bytes > 0 ? bytes : 1));
-    if (packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate %zu bytes of packed weight", bytes);
-    lite_f32_transpose_2d_ref(d.n, d.k, static_cast<const float*>(w->data), packed);
-    ctx->state = packed;
+  const TensorRef* bias = ctx->input(2);
+  const bool constant = w->value_known && w->data != nullptr &&
+                        (bias == nullptr || (bias->value_known && bias->data != nullptr));
+  if (constant) {
+    // [n, k] weight = B^T: B[p, j] = weight[j * k + p].
+    PackedGemm* g = packed_gemm_create(d.n, d.k, static_cast<const float*>(w->data), 1, d.k,
+                                       bias != nullptr ? static_cast<const float*>(bias->data) : nullptr);
+    if (g == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    ctx->state = g;
   } else {
-    ctx->scratch_bytes_requested = bytes;
+    ctx->scratch_bytes_requested = d.n * d.k * sizeof(float);
   }
   return Status::kOk;
 }
@@ -71,22 +75,26 @@ Status eval(OpContext* ctx) {
   FcDims d;
   Status s = fc_dims(ctx, &d);
   if (s != Status::kOk) return s;
-  const float* packed = static_cast<const float*>(ctx->state);
-  if (packed == nullptr) {
-    float* scratch = static_cast<float*>(ctx->scratch);
-    lite_f32_transpose_2d_ref(d.n, d.k, static_cast<const float*>(ctx->input(1)->data), scratch);
-    packed = scratch;
-  }
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* bias = ctx->input(2);
   const lite_fb::FullyConnectedOptions* o = ctx->op->options_as_FullyConnectedOptions();
   const lite_activation act = to_kernel_activation(o != nullptr ? o->activation() : nullptr, nullptr);
+  const PackedGemm* g = static_cast<const PackedGemm*>(ctx->state);
+  if (g != nullptr) {
+    packed_gemm_run(*g, ctx->pool, d.m, static_cast<const float*>(ctx->input(0)->data), d.k, &act,
+                    static_cast<float*>(ctx->output(0)->data), d.n);
+    return Status::kOk;
+  }
+  // Computed weight or bias: the reference GEMM over the weight transposed into scratch.
+  float* packed = static_cast<float*>(ctx->scratch);
+  lite_f32_transpose_2d_ref(d.n, d.k, static_cast<const float*>(ctx->input(1)->data), packed);
   lite_f32_gemm_ref(d.m, d.n, d.k, static_cast<const float*>(ctx->input(0)->data), d.k, packed, d.n,
                     bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act,
                     static_cast<float*>(ctx->output(0)->data), d.n);
   return Status::kOk;
 }
 
-void free_state(void* state) { std::free(state); }
+void free_state(void* state) { packed_gemm_free(static_cast<PackedGemm*>(state)); }
 
 }  // namespace
 

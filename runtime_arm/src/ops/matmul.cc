@@ -1,10 +1,12 @@
 // MATMUL: ONNX MatMul (numpy matmul): a 1-D operand gets a dim of 1 prepended (a) or appended (b)
 // which is removed from the result; the batch dims (all but the last two) broadcast.
-// float32 (with fused activation), int32, int64.
+// float32 (with fused activation), int32, int64. A constant float32 B without batch dims of its own
+// is packed once at prepare for the CPU's GEMM microkernel; other cases run the reference GEMM.
 #include "fused_activation_check.h"
 #include "lite_kernels/gemm.h"
 #include "op_api.h"
 #include "op_util.h"
+#include "packed_gemm.h"
 
 namespace lite {
 namespace {
@@ -70,8 +72,17 @@ Status prepare(OpContext* ctx) {
   if (y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one output");
   y->dtype = ctx->input(0)->dtype;
   y->shape = out_shape;
+  // float32 with a constant B shared by every batch: one GEMM over all rows of A, B packed once.
+  const TensorRef* b = ctx->input(1);
+  if (b->dtype == lite_fb::DType::FLOAT32 && b->value_known && b->data != nullptr && g.b_batch.num_elements() == 1) {
+    PackedGemm* packed = packed_gemm_create(g.n, g.k, static_cast<const float*>(b->data), g.n, 1, nullptr);
+    if (packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed B");
+    ctx->state = packed;
+  }
   return Status::kOk;
 }
+
+void free_state(void* state) { packed_gemm_free(static_cast<PackedGemm*>(state)); }
 
 // Index of batch element `flat` of the broadcast batch shape within an operand's batch shape.
 size_t operand_batch_index(const MatMulGeometry& g, const Shape& operand, size_t flat) {
@@ -91,12 +102,18 @@ Status eval(OpContext* ctx) {
   Shape out_shape;
   Status s = geometry(ctx, &g, &out_shape);
   if (s != Status::kOk) return s;
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* a = ctx->input(0);
   const TensorRef* b = ctx->input(1);
   const size_t batches = static_cast<size_t>(g.batch.num_elements());
   const size_t a_size = g.m * g.k, b_size = g.k * g.n, c_size = g.m * g.n;
   const lite_fb::MatMulOptions* o = ctx->op->options_as_MatMulOptions();
   const lite_activation act = to_kernel_activation(o != nullptr ? o->activation() : nullptr, nullptr);
+  if (ctx->state != nullptr) {  // B unbatched: A's batches are consecutive rows of one [batches * m, k] matrix
+    packed_gemm_run(*static_cast<const PackedGemm*>(ctx->state), ctx->pool, batches * g.m,
+                    static_cast<const float*>(a->data), g.k, &act, static_cast<float*>(ctx->output(0)->data), g.n);
+    return Status::kOk;
+  }
   for (size_t i = 0; i < batches; ++i) {
     const size_t ai = operand_batch_index(g, g.a_batch, i) * a_size;
     const size_t bi = operand_batch_index(g, g.b_batch, i) * b_size;
@@ -127,6 +144,7 @@ OpKernel matmul_op_kernel() {
   OpKernel k;
   k.prepare = prepare;
   k.eval = eval;
+  k.free_state = free_state;
   return k;
 }
 

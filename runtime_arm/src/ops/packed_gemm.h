@@ -1,0 +1,29 @@
+// A constant B (weights + bias) packed once for the fp32 GEMM microkernel chosen from the CPU
+// features, and the threaded tile loop over it. Shared by CONV_2D, FULLY_CONNECTED and MATMUL.
+#pragma once
+
+#include <cstddef>
+
+#include "lite_kernels/activation.h"
+#include "lite_kernels/gemm_f32_packed.h"
+#include "thread_pool.h"
+
+namespace lite {
+
+struct PackedGemm {
+  const lite_f32_gemm_config* config = nullptr;
+  float* packed = nullptr;  // lite_f32_gemm_packed_size floats
+  size_t n = 0, k = 0;
+};
+
+// Packs B[p, j] = b[p * stride_k + j * stride_n] with bias (may be null). Null on out of memory.
+PackedGemm* packed_gemm_create(size_t n, size_t k, const float* b, size_t stride_k, size_t stride_n,
+                               const float* bias);
+void packed_gemm_free(PackedGemm* gemm);
+
+// C[m, n] = act(A[m, k] · B + bias), split into fixed tiles (kRowsPerTile x kColumnsPerTile rounded
+// to the microkernel tile) run on the pool; results do not depend on the split.
+void packed_gemm_run(const PackedGemm& gemm, ThreadPool* pool, size_t m, const float* a, size_t lda,
+                     const lite_activation* act, float* c, size_t ldc);
+
+}  // namespace lite

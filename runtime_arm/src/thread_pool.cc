@@ -1,0 +1,74 @@
+// Workers sleep on a condition variable between jobs; within a job, tasks are claimed from an
+// atomic counter (dynamic scheduling: which thread runs a task varies, what a task computes does not).
+#include "thread_pool.h"
+
+#include <new>
+
+namespace lite {
+
+std::unique_ptr<ThreadPool> ThreadPool::create(int num_threads) {
+  std::unique_ptr<ThreadPool> pool(new (std::nothrow) ThreadPool());
+  if (pool == nullptr) return nullptr;
+  if (num_threads < 1) num_threads = 1;
+  pool->workers_.reserve(static_cast<size_t>(num_threads - 1));
+  ThreadPool* self = pool.get();
+  for (int w = 1; w < num_threads; ++w) pool->workers_.emplace_back([self, w] { self->worker_loop(w); });
+  return pool;
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  start_cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::run_tasks(int worker) {
+  for (;;) {
+    const size_t t = next_.fetch_add(1, std::memory_order_relaxed);
+    if (t >= n_) break;
+    fn_(context_, t, worker);
+  }
+}
+
+void ThreadPool::worker_loop(int worker) {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    run_tasks(worker);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--busy_ == 0) done_cv_.notify_one();
+    }
+  }
+}
+
+void ThreadPool::parallel_for(size_t n, TaskFn fn, void* context) {
+  if (n == 0) return;
+  if (workers_.empty() || n == 1) {
+    for (size_t t = 0; t < n; ++t) fn(context, t, 0);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fn_ = fn;
+    context_ = context;
+    n_ = n;
+    next_.store(0, std::memory_order_relaxed);
+    busy_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  start_cv_.notify_all();
+  run_tasks(0);
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_cv_.wait(lock, [&] { return busy_ == 0; });
+}
+
+}  // namespace lite

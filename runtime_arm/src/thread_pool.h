@@ -1,0 +1,70 @@
+// A fixed set of worker threads owned by one interpreter, lent to ops through OpContext::pool.
+// The only operation is parallel_for over [0, n) tasks: the calling thread works too, and the
+// call returns when every task is done. Ops split work into tiles whose count and bounds do not
+// depend on the number of threads, so results are bit-identical for any thread count.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace lite {
+
+class ThreadPool {
+ public:
+  // task(context, task_index, worker_index): worker_index in [0, num_threads()) is unique among the
+  // calls running at the same moment (for per-thread scratch).
+  using TaskFn = void (*)(void* context, size_t task, int worker);
+
+  // Creates num_threads - 1 workers (the caller of parallel_for is worker 0). Returns null when
+  // threads cannot be started; num_threads <= 1 gives a pool that runs everything inline.
+  static std::unique_ptr<ThreadPool> create(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+  void parallel_for(size_t n, TaskFn fn, void* context);
+
+  // Convenience for lambdas: f(task, worker).
+  template <typename F>
+  void parallel_for(size_t n, F& f) {
+    parallel_for(
+        n, [](void* c, size_t t, int w) { (*static_cast<F*>(c))(t, w); },
+        const_cast<void*>(static_cast<const void*>(&f)));
+  }
+
+ private:
+  ThreadPool() = default;
+  void worker_loop(int worker);
+  void run_tasks(int worker);
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable start_cv_, done_cv_;
+  // The current job (valid while busy_ > 0).
+  TaskFn fn_ = nullptr;
+  void* context_ = nullptr;
+  size_t n_ = 0;
+  std::atomic<size_t> next_{0};
+  uint64_t generation_ = 0;
+  int busy_ = 0;  // workers still inside the current job
+  bool stop_ = false;
+};
+
+// Runs f(task, worker) for task in [0, n) on the pool, or inline when pool is null.
+template <typename F>
+void parallel_for(ThreadPool* pool, size_t n, const F& f) {
+  if (pool == nullptr || pool->num_threads() <= 1 || n <= 1) {
+    for (size_t t = 0; t < n; ++t) f(t, 0);
+    return;
+  }
+  pool->parallel_for(n, f);
+}
+
+}  // namespace lite
