@@ -105,6 +105,27 @@ DW_ALWAYS_INLINE void dw_row(const lite_conv2d_params* p, const float* restrict 
       if (hoist) {
         LV_T wv[25];
         for (size_t t = 0; t < KH * KW; ++t) wv[t] = LV_LOAD(w + t * C + c);
+        /* Stride 1: four pixels at a time, four independent FMA chains hide the FMA latency (one
+         * chain of KH*KW dependent FMAs per pixel would stall); each pixel's sum order is unchanged.
+         * (Measured slower at stride 2, where the loads of the four pixels spread twice as far.) */
+        for (; SW == 1 && ow + 4 <= g.ow_hi; ow += 4) {
+          const float* in = in_row + (ow * SW - p->pad_left) * C;
+          LV_T a0 = b, a1 = b, a2 = b, a3 = b;
+          for (size_t kh = 0; kh < KH; ++kh)
+            for (size_t kw = 0; kw < KW; ++kw) {
+              const float* x = in + (kh * DH * g.in_w + kw * DW) * C;
+              const LV_T wt = wv[kh * KW + kw];
+              a0 = LV_FMA(a0, LV_LOAD(x), wt);
+              a1 = LV_FMA(a1, LV_LOAD(x + SW * C), wt);
+              a2 = LV_FMA(a2, LV_LOAD(x + 2 * SW * C), wt);
+              a3 = LV_FMA(a3, LV_LOAD(x + 3 * SW * C), wt);
+            }
+          float* o = out + ow * C + c;
+          lv_store_activated(act, a0, c, o);
+          lv_store_activated(act, a1, c, o + C);
+          lv_store_activated(act, a2, c, o + 2 * C);
+          lv_store_activated(act, a3, c, o + 3 * C);
+        }
         for (; ow < g.ow_hi; ++ow) {
           const float* in = in_row + (ow * SW - p->pad_left) * C;
           LV_T acc = b;
