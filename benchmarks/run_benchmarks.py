@@ -190,20 +190,30 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
 OURS_LABEL = "lite"
 
 
-def _instruction_counts(models: list[tuple[Workload, Path]]) -> list[str]:
+def _instruction_counts(models: list[tuple[Workload, Path, int]]) -> list[str]:
+    """Instructions per inference of each (static-shape) .lite under qemu, one counted run each
+    (the count is deterministic), single-threaded."""
     if not qemu_counter_available():
         return ["Not available yet: `lite_converter.bench_qemu` (the qemu instruction-counting plugin "
                 "driver) has not landed."]
-    from lite_converter import bench_qemu  # type: ignore[attr-defined]
+    from lite_converter import bench_qemu
 
-    lines = ["| model | target | instructions per inference |", "| --- | --- | --- |"]
-    for workload, lite_path in models:
+    lines = ["Counted by `lite_converter.bench_qemu` (the cross-built `lite_bench` under qemu-user with an "
+             "instruction-counting plugin; loading and the first run excluded; 1 thread). A device-"
+             "independent cost figure, not a latency.", "",
+             "| model | target (qemu -cpu) | instructions per inference | FLOPs per instruction |",
+             "| --- | --- | --- | --- |"]
+    for workload, lite_path, flops in models:
         for target in ("aarch64", "armv7"):
             try:
-                count = bench_qemu.count_instructions(lite_path, target=target)
+                count = bench_qemu.count_instructions(lite_path, target=target, runs=1)
             except Exception as error:  # noqa: BLE001 - report the failure in the table
-                count = f"failed: {type(error).__name__}: {error}"
-            lines.append(f"| {workload.label} | {target} | {count} |")
+                lines.append(f"| {workload.label} | {target} | failed: {type(error).__name__}: "
+                             f"{str(error)[-200:]} | - |")
+                continue
+            per_inference = count["instructions_per_inference"]
+            lines.append(f"| {workload.label} | {target} ({count['cpu']}) | {per_inference / 1e6:.1f} M | "
+                         f"{flops / per_inference:.2f} |")
     return lines
 
 
@@ -216,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
                         + ", ".join(w.label for w in WORKLOADS))
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "RESULTS.md")
     parser.add_argument("--workdir", type=Path, help="keep exported and converted models here")
+    parser.add_argument("--no-qemu", action="store_true", help="skip the instruction counts under qemu")
     args = parser.parse_args(argv)
     selected = [w for w in WORKLOADS if not args.models or w.label in args.models.split(",")]
     threads = [int(t) for t in args.threads.split(",")]
@@ -223,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     start = datetime.datetime.now().timestamp()
     rows: list[tuple[Workload, BenchResult]] = []
     notes: dict[tuple[str, str], list[str]] = {}  # (peer, reason) -> the rows it applies to
-    lite_models: list[tuple[Workload, Path]] = []
+    lite_models: list[tuple[Workload, Path, int]] = []
     with tempfile.TemporaryDirectory(prefix="lite-benchmarks-") as temporary:
         workdir = args.workdir or Path(temporary)
         for workload in selected:
@@ -239,8 +250,8 @@ def main(argv: list[str] | None = None) -> int:
                         where = notes.setdefault((peer.name, peer.unavailable), [])
                         label = f"{workload.label} ({count} thread{'s' if count > 1 else ''})"
                         where.append(label)
-            lite_models.append((workload, result.lite_path))
-        instructions = _instruction_counts(lite_models)
+            lite_models.append((workload, result.lite_path, result.flops.total))
+        instructions = ["Skipped (--no-qemu)."] if args.no_qemu else _instruction_counts(lite_models)
         elapsed = datetime.datetime.now().timestamp() - start
         note_lines = [f"{peer} on {', '.join(where)}: {reason}" for (peer, reason), where in notes.items()]
         text = results_markdown(rows, note_lines, args.runs, args.warmup, elapsed, instructions)

@@ -36,7 +36,8 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     bench.add_argument("--compare", type=_peer_list, default=[], metavar="PEERS",
                        help="comma-separated peers run interleaved with ours: onnxruntime,litert,ncnn,mnn")
     bench.add_argument("--target", choices=TARGETS,
-                       help="count instructions per inference of the cross-built runtime under qemu")
+                       help="instead of timing: count instructions per inference of the cross-built "
+                            "runtime under qemu (lite_converter.bench_qemu; 2 counted runs)")
     bench.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     bench.set_defaults(handler=command_bench)
 
@@ -64,12 +65,52 @@ def qemu_counter_available() -> bool:
 
 
 def _command_target(args: argparse.Namespace) -> int:
-    from lite_converter.cli import UserError
+    """Instructions per inference on an ARM target and FLOPs per instruction: qemu's time means
+    nothing for a device, but its instruction count is deterministic."""
+    import tempfile
+
+    from lite_converter.bench import BenchConfig, BenchError, make_feeds, prepare_models
+    from lite_converter.cli import UserError, _shapes
+    from lite_converter.reader import read_model
 
     if not qemu_counter_available():
         raise UserError(f"--target {args.target}: instruction counting under qemu is not available yet "
                         "(lite_converter.bench_qemu is missing)")
-    from lite_converter import bench_qemu  # type: ignore[attr-defined]
+    from lite_converter import bench_qemu
 
-    print(bench_qemu.count_instructions(args.model, target=args.target))
+    config = BenchConfig(Path(args.model), _shapes(args.input_shape), args.threads, seed=args.seed)
+    with tempfile.TemporaryDirectory(prefix="lite-bench-target-") as workdir:
+        try:
+            lite_path, _ = prepare_models(config, Path(workdir))
+            model = read_model(lite_path)
+            feeds = make_feeds(model, config.input_shapes, config.seed)
+        except BenchError as error:
+            raise UserError(str(error)) from None
+        shapes = {i: feeds[t.name].shape for i, t in enumerate(model.input_tensors)}
+        try:
+            result = bench_qemu.count_instructions(lite_path, target=args.target, runs=2, shapes=shapes,
+                                                   threads=args.threads)
+        except bench_qemu.InstructionCountError as error:
+            raise UserError(str(error)) from None
+        flops = _flops_with_shapes(lite_path, feeds)
+    per_inference = result["instructions_per_inference"]
+    print(f"model: {args.model} on {result['target']} (qemu -cpu {result['cpu']}, {result['threads']} "
+          f"thread(s), {result['iterations']} counted runs)")
+    print(f"  instructions per inference: {per_inference:.0f} ({per_inference / 1e6:.1f} M)")
+    if flops:
+        print(f"  FLOPs: {flops / 1e9:.4f} G, {flops / per_inference:.3f} FLOPs per instruction")
     return 0
+
+
+def _flops_with_shapes(lite_path: Path, feeds: dict) -> int:
+    """FLOPs with every shape resolved by the host runtime (dynamic models included)."""
+    from lite_converter.flops import model_flops
+    from lite_converter.reader import read_model
+    from runtime_arm import Interpreter
+
+    with Interpreter(lite_path) as interpreter:
+        for name, array in feeds.items():
+            interpreter.resize_input(name, array.shape)
+        interpreter.allocate_tensors()
+        shapes = {d["index"]: d["shape"] for d in interpreter.tensor_details()}
+    return model_flops(read_model(lite_path), shapes).total

@@ -203,6 +203,25 @@ def test_bench_target_without_qemu_counter_says_so(tmp_path, small_conv_lite, ca
     assert "not available yet" in capsys.readouterr().err
 
 
+def test_bench_target_counts_instructions_under_qemu(tmp_path, small_conv_lite, capsys):
+    if importlib.util.find_spec("lite_converter.bench_qemu") is None:
+        pytest.skip("lite_converter.bench_qemu not available")
+    from lite_converter import bench_qemu
+
+    spec = bench_qemu.TARGETS["aarch64"]
+    if not (spec.lite_bench.exists() and bench_qemu.PLUGIN_PATH.exists()):
+        pytest.skip("no aarch64 lite_bench or qemu plugin: `make cross qemu-plugin`")
+    path = tmp_path / "m.lite"
+    path.write_bytes(small_conv_lite)
+    assert main(["bench", str(path), "--target", "aarch64", "--input-shape", "x=1,3,16,16"]) == 0
+    text = capsys.readouterr().out
+    instructions = _number(r"instructions per inference: (\d+)", text)
+    assert _number(r"FLOPs: ([\d.]+) G", text) == pytest.approx(small_conv_flops(16, 16) / 1e9, abs=1e-4)
+    per_instruction = _number(r"([\d.]+) FLOPs per instruction", text)
+    assert per_instruction == pytest.approx(small_conv_flops(16, 16) / instructions, rel=0.01)
+    assert instructions > small_conv_flops(16, 16) / 16  # no ISA here does more than 16 FLOPs per instruction
+
+
 @pytest.mark.parametrize("peer, modules", [("mnn", ["MNN", "_tools"]), ("ncnn", ["ncnn", "pnnx"])])
 def test_bench_optional_peer_runs_and_agrees(tmp_path, small_conv_onnx, peer, modules):
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
