@@ -3,6 +3,7 @@
     lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]
     lite inspect model.lite [--json]
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
+    lite compress model.onnx -o model.lite --config int8 --data calibration_dir/ [--algorithm kl]
     lite bench model.onnx [--input-shape x=1,3,224,224] [--threads 2] [--profile] [--compare onnxruntime]
 
 A user error (missing file, unsupported op, bad argument) prints one message on stderr and exits
@@ -243,6 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
     from lite_converter.bench_cli import add_bench_command
 
     add_bench_command(commands, shape_help)
+
+    from slim.compress_cli import add_compress_command
+
+    add_compress_command(commands, shape_help)
     return parser
 
 
