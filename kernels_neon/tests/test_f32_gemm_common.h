@@ -1,7 +1,8 @@
 /* Shared body of the packed fp32 GEMM microkernel tests (test_f32_gemm_<variant>.c): the variant's
  * config is packed and run over odd M/N/K, edge tiles, strided A/C, every fused activation and
  * tiles computed in pieces, against the reference GEMM lite_f32_gemm_ref (the oracle).
- * A variant the CPU cannot run is reported as skipped ("0 passed, 0 failed"). */
+ * Results go through the shared harness kernel_test.h (closing line "N passed, M failed"); a variant
+ * the CPU cannot run is skipped ("0 passed, 0 failed"), e.g. AVX-512 on an AVX2-only host. */
 #ifndef LITE_TEST_F32_GEMM_COMMON_H
 #define LITE_TEST_F32_GEMM_COMMON_H
 
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/gemm.h"
 #include "lite_kernels/gemm_f32_packed.h"
@@ -63,7 +65,7 @@ static int gemm_case(const lite_f32_gemm_config* cfg, size_t m, size_t n, size_t
       const float r = ref[i * ldc + j], o = out[i * ldc + j];
       const float tol = 1e-5f * (float)(k + 1) * (1.0f + fabsf(r));
       if (!(fabsf(r - o) <= tol)) {
-        printf("FAIL %s m=%zu n=%zu k=%zu act=%d bt=%d split=%d at [%zu,%zu]: got %g want %g\n", cfg->name, m, n, k,
+        fprintf(stderr, "FAIL %s m=%zu n=%zu k=%zu act=%d bt=%d split=%d at [%zu,%zu]: got %g want %g\n", cfg->name, m, n, k,
                act_kind, b_transposed, split, i, j, o, r);
         ok = 0;
         break;
@@ -81,18 +83,15 @@ static int gemm_case(const lite_f32_gemm_config* cfg, size_t m, size_t n, size_t
   return ok;
 }
 
-/* Runs every case for the config selected by `features` (which must be `expected_name`). */
+/* Runs every case for the config selected by `features` (which must be `expected_name`);
+ * returns the exit code of kt_finish(). */
 __attribute__((unused)) static int run_gemm_variant_tests(uint32_t features, size_t n_hint, const char* expected_name) {
   if ((lite_cpu_features_detected() & features) != features) {
-    printf("%s: CPU lacks the features, skipped\n0 passed, 0 failed\n", expected_name);
-    return 0;
+    kt_skip("the CPU lacks the variant's features");
+    return kt_finish();
   }
   const lite_f32_gemm_config* cfg = lite_f32_gemm_config_select(features, n_hint);
-  int passed = 0, failed = 0;
-  if (strcmp(cfg->name, expected_name) != 0) {
-    printf("FAIL selection: got %s, want %s\n", cfg->name, expected_name);
-    ++failed;
-  }
+  KT_CHECK(strcmp(cfg->name, expected_name) == 0);
   const size_t ms[] = {1, 2, 3, 5, 6, 7, 8, 9, 13, 17, 31};
   const size_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 65};
   const size_t ks[] = {0, 1, 2, 3, 7, 16, 27, 64, 129};
@@ -100,16 +99,12 @@ __attribute__((unused)) static int run_gemm_variant_tests(uint32_t features, siz
     for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni)
       for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ++ki) {
         const int act = (int)((mi + ni + ki) % 10); /* every activation kind 0..9 over the sweep */
-        const int ok = gemm_case(cfg, ms[mi], ns[ni], ks[ki], act, (int)(ni & 1), (int)(ki & 1));
-        ok ? ++passed : ++failed;
+        KT_CHECK(gemm_case(cfg, ms[mi], ns[ni], ks[ki], act, (int)(ni & 1), (int)(ki & 1)));
       }
-  for (int act = 0; act <= 9; ++act) { /* every activation on a full multi-tile case */
-    const int ok = gemm_case(cfg, 19, 37, 45, act, act & 1, 1);
-    ok ? ++passed : ++failed;
-  }
-  printf("%s: %d passed, %d failed\n", cfg->name, passed, failed);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  for (int act = 0; act <= 9; ++act) /* every activation on a full multi-tile case */
+    KT_CHECK(gemm_case(cfg, 19, 37, 45, act, act & 1, 1));
+  fprintf(stderr, "%s\n", cfg->name);
+  return kt_finish();
 }
 
 #endif

@@ -21,8 +21,9 @@ class ThreadPool {
   // calls running at the same moment (for per-thread scratch).
   using TaskFn = void (*)(void* context, size_t task, int worker);
 
-  // Creates num_threads - 1 workers (the caller of parallel_for is worker 0). Returns null when
-  // threads cannot be started; num_threads <= 1 gives a pool that runs everything inline.
+  // Creates num_threads - 1 workers (the caller of parallel_for is worker 0); num_threads <= 1 gives
+  // a pool that runs everything inline. Returns null when out of memory. (A thread that the OS
+  // refuses to start aborts the process: the runtime is built without exceptions.)
   static std::unique_ptr<ThreadPool> create(int num_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
