@@ -27,14 +27,15 @@ def convert_to_ncnn(onnx_path: Path, shapes: list[tuple[int, ...]], workdir: Pat
     """(param, bin) from pnnx, run in its own directory (it writes several side files)."""
     tag = "_".join("x".join(str(d) for d in shape) for shape in shapes)
     folder = workdir / f"pnnx_{onnx_path.stem}_{tag}"
-    param, weights = folder / f"{onnx_path.stem}.ncnn.param", folder / f"{onnx_path.stem}.ncnn.bin"
+    param, weights = folder / "model.ncnn.param", folder / "model.ncnn.bin"  # named: pnnx mangles stems
     if param.is_file() and weights.is_file():
         return param, weights
     folder.mkdir(parents=True, exist_ok=True)
     for source in [onnx_path, *onnx_path.parent.glob(onnx_path.name + ".data")]:
         shutil.copy(source, folder / source.name)  # external data keeps the name the model refers to
     shape_text = ",".join("[" + ",".join(str(d) for d in shape) + "]" for shape in shapes)
-    done = subprocess.run([str(_pnnx_executable()), onnx_path.name, f"inputshape={shape_text}"], cwd=folder,
+    done = subprocess.run([str(_pnnx_executable()), onnx_path.name, f"inputshape={shape_text}",
+                           f"ncnnparam={param.name}", f"ncnnbin={weights.name}"], cwd=folder,
                           capture_output=True, text=True, timeout=900, check=False)
     if done.returncode != 0 or not param.is_file():
         tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
