@@ -161,8 +161,9 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
         "converter module), its ncnn conversion (pnnx) and, for LiteRT, a .tflite written from our "
         "converted .lite graph by lite_converter/peers/tflite_export.py (the same folded and fused "
         "graph we run; no ONNX -> TFLite converter installs here without TensorFlow).",
-        "- Our kernels are still mostly the portable reference C (the fast GEMM/winograd paths are "
-        "landing now); these are the honest numbers of the commit that produced this file.",
+        "- These are the numbers of the commit named above, nothing tuned for the table: rerun `make bench` "
+        "after kernel work lands. On a machine whose 2 cores are busy with other jobs, 2-thread rows "
+        "mostly measure contention (runtimes whose workers spin while waiting suffer most).",
         "",
         "| model | input | threads | GFLOPs | lite ms | lite GFLOP/s | "
         + " | ".join(f"{p} ms (ratio)" for p in peers) + " | max abs diff vs ours |",
