@@ -6,6 +6,8 @@
 #include <cstring>
 #include <new>
 
+#include "conv2d_depthwise.h"
+#include "conv2d_winograd.h"
 #include "fused_activation_check.h"
 #include "lite_kernels/conv2d.h"
 #include "op_api.h"
@@ -109,13 +111,17 @@ enum class ConvAlgorithm {
   kReference,   // lite_f32_conv2d_nhwc_ref: any conv (grouped, computed weights); the oracle
   kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
   kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
+  kDepthwise,   // groups == in_c == out_c: lite_f32_dwconv (conv2d_depthwise.cc)
+  kWinograd,    // 3x3 s1 d1 groups 1 where the cost rule picks F(2,3)/F(6,3) (conv2d_winograd.cc)
 };
 
 ConvAlgorithm choose_algorithm(const lite_conv2d_params& p, bool weight_and_bias_constant) {
+  if (weight_and_bias_constant && depthwise_conv_applies(p)) return ConvAlgorithm::kDepthwise;
   if (!weight_and_bias_constant || p.groups != 1) return ConvAlgorithm::kReference;
   if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
       p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w)
     return ConvAlgorithm::kGemm1x1;
+  if (winograd_conv_choose(p) != 0) return ConvAlgorithm::kWinograd;
   return ConvAlgorithm::kIm2colGemm;
 }
 
@@ -124,6 +130,8 @@ struct ConvState {
   float* ref_packed = nullptr;  // kReference with a constant weight: [kh, kw, ci, co]
   PackedGemm* gemm = nullptr;   // GEMM algorithms: B = weight as [kh*kw*ci, co] + bias
   size_t im2col_rows = 0;       // kIm2colGemm: output pixels per tile (per-thread scratch rows)
+  DepthwiseConv* depthwise = nullptr;  // kDepthwise: weight packed as [kh*kw, c]
+  WinogradConv* winograd = nullptr;    // kWinograd: transformed + packed weight
 };
 
 void free_state(void* state) {
@@ -131,6 +139,8 @@ void free_state(void* state) {
   if (st == nullptr) return;
   std::free(st->ref_packed);
   packed_gemm_free(st->gemm);
+  depthwise_conv_free(st->depthwise);
+  winograd_conv_free(st->winograd);
   delete st;
 }
 
@@ -173,6 +183,15 @@ Status prepare(OpContext* ctx) {
       }
       break;
     }
+    case ConvAlgorithm::kDepthwise:
+      st->depthwise = depthwise_conv_create(p, static_cast<const float*>(w->data));
+      if (st->depthwise == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+      break;
+    case ConvAlgorithm::kWinograd:
+      st->winograd = winograd_conv_create(p, winograd_conv_choose(p), static_cast<const float*>(w->data));
+      if (st->winograd == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+      ctx->scratch_bytes_requested = winograd_conv_scratch_bytes(*st->winograd, ctx->num_threads);
+      break;
     case ConvAlgorithm::kReference: {
       const size_t packed_bytes = lite_f32_conv2d_packed_weight_size(&p) * sizeof(float);
       if (is_constant(w)) {
@@ -244,6 +263,14 @@ Status eval(OpContext* ctx) {
       });
       return Status::kOk;
     }
+    case ConvAlgorithm::kDepthwise:
+      depthwise_conv_run(*st->depthwise, p, ctx->pool, x,
+                         bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act, y);
+      return Status::kOk;
+    case ConvAlgorithm::kWinograd:
+      winograd_conv_run(*st->winograd, p, ctx->pool, x,
+                        bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act, y, ctx->scratch);
+      return Status::kOk;
     case ConvAlgorithm::kReference: {
       const float* packed = st->ref_packed;
       if (packed == nullptr) {

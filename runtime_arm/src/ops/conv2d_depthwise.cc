@@ -1,0 +1,47 @@
+// Depthwise CONV_2D glue: weight packing at prepare, row tasks at eval (see conv2d_depthwise.h).
+#include "conv2d_depthwise.h"
+
+#include <cstdlib>
+#include <new>
+
+#include "thread_pool.h"
+
+namespace lite {
+
+bool depthwise_conv_applies(const lite_conv2d_params& p) { return lite_f32_dwconv_applies(&p) != 0; }
+
+DepthwiseConv* depthwise_conv_create(const lite_conv2d_params& p, const float* weight) {
+  DepthwiseConv* dw = new (std::nothrow) DepthwiseConv();
+  if (dw == nullptr) return nullptr;
+  const size_t n = lite_f32_dwconv_packed_weight_size(&p);
+  dw->packed = static_cast<float*>(std::malloc((n > 0 ? n : 1) * sizeof(float)));
+  if (dw->packed == nullptr) {
+    delete dw;
+    return nullptr;
+  }
+  lite_f32_dwconv_pack_weight(&p, weight, dw->packed);
+  dw->fn = lite_f32_dwconv_select();
+  return dw;
+}
+
+void depthwise_conv_free(DepthwiseConv* dw) {
+  if (dw == nullptr) return;
+  std::free(dw->packed);
+  delete dw;
+}
+
+void depthwise_conv_run(const DepthwiseConv& dw, const lite_conv2d_params& p, ThreadPool* pool, const float* x,
+                        const float* bias, const lite_activation* act, float* y) {
+  const size_t rows = p.batch * p.out_h;
+  // About 16K output values per task: enough work to amortize a task, enough tasks to balance.
+  const size_t row_values = p.out_w * p.out_c > 0 ? p.out_w * p.out_c : 1;
+  size_t per_task = 16384 / row_values;
+  if (per_task < 1) per_task = 1;
+  const size_t tasks = (rows + per_task - 1) / per_task;
+  parallel_for(pool, tasks, [&](size_t t, int) {
+    const size_t begin = t * per_task, end = begin + per_task < rows ? begin + per_task : rows;
+    dw.fn(&p, x, dw.packed, bias, act, y, begin, end);
+  });
+}
+
+}  // namespace lite

@@ -1,0 +1,60 @@
+// Winograd CONV_2D glue: cost rule, weight transform at prepare, tile-row tasks at eval
+// (see conv2d_winograd.h).
+#include "conv2d_winograd.h"
+
+#include <cstdlib>
+#include <new>
+
+#include "lite_kernels/cpu_features.h"
+#include "thread_pool.h"
+
+namespace lite {
+
+int winograd_conv_choose(const lite_conv2d_params& p) {
+  if (!lite_f32_winograd_applies(&p) || p.batch == 0 || p.out_h == 0 || p.out_w == 0) return 0;
+  return lite_f32_winograd_choose(p.in_c, p.out_c, p.out_h, p.out_w);
+}
+
+WinogradConv* winograd_conv_create(const lite_conv2d_params& p, int m, const float* weight) {
+  WinogradConv* wg = new (std::nothrow) WinogradConv();
+  if (wg == nullptr) return nullptr;
+  wg->m = m;
+  wg->gemm = lite_f32_gemm_config_select(lite_cpu_features(), p.out_c);
+  wg->fn = lite_f32_winograd_select();
+  const size_t n = lite_f32_winograd_packed_weight_size(wg->gemm, m, &p);
+  wg->packed = static_cast<float*>(std::malloc((n > 0 ? n : 1) * sizeof(float)));
+  if (wg->packed == nullptr || !lite_f32_winograd_pack_weight(wg->gemm, m, &p, weight, wg->packed)) {
+    winograd_conv_free(wg);
+    return nullptr;
+  }
+  wg->scratch_floats = lite_f32_winograd_scratch_size(m, &p);
+  // A task covers at least one block of tiles so the GEMMs see full blocks.
+  const size_t tiles_x = (p.out_w + static_cast<size_t>(m) - 1) / static_cast<size_t>(m);
+  const size_t block = lite_f32_winograd_block_tiles(m, &p);
+  wg->rows_per_task = (block + tiles_x - 1) / tiles_x;
+  return wg;
+}
+
+void winograd_conv_free(WinogradConv* wg) {
+  if (wg == nullptr) return;
+  std::free(wg->packed);
+  delete wg;
+}
+
+size_t winograd_conv_scratch_bytes(const WinogradConv& wg, int num_threads) {
+  return static_cast<size_t>(num_threads > 0 ? num_threads : 1) * wg.scratch_floats * sizeof(float);
+}
+
+void winograd_conv_run(const WinogradConv& wg, const lite_conv2d_params& p, ThreadPool* pool, const float* x,
+                       const float* bias, const lite_activation* act, float* y, void* scratch) {
+  const size_t rows = lite_f32_winograd_tile_rows(wg.m, &p), per_task = wg.rows_per_task;
+  const size_t tasks = (rows + per_task - 1) / per_task;
+  float* base = static_cast<float*>(scratch);
+  parallel_for(pool, tasks, [&](size_t t, int worker) {
+    const size_t begin = t * per_task, end = begin + per_task < rows ? begin + per_task : rows;
+    wg.fn(wg.gemm, wg.m, &p, x, wg.packed, bias, act, y, base + static_cast<size_t>(worker) * wg.scratch_floats,
+          begin, end);
+  });
+}
+
+}  // namespace lite

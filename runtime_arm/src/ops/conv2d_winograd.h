@@ -1,0 +1,39 @@
+// Winograd F(m, 3) path of CONV_2D (3x3, stride 1, dilation 1, groups 1): lite_f32_winograd_choose
+// (the cost rule) picks F(2,3), F(6,3) or neither; the weight is transformed and packed for the
+// GEMM microkernel once at prepare; eval splits the tile rows over the thread pool, each worker
+// with its own scratch (bit-identical for any thread count).
+#pragma once
+
+#include <cstddef>
+
+#include "lite_kernels/conv2d.h"
+#include "lite_kernels/winograd.h"
+
+namespace lite {
+
+class ThreadPool;
+
+struct WinogradConv {
+  int m = 0;  // output tile size: 2, 4 or 6
+  const lite_f32_gemm_config* gemm = nullptr;
+  lite_f32_winograd_fn fn = nullptr;
+  float* packed = nullptr;
+  size_t scratch_floats = 0;  // per worker
+  size_t rows_per_task = 1;   // tile rows
+};
+
+// The tile size the cost rule picks for this convolution, 0 for none (or not applicable).
+int winograd_conv_choose(const lite_conv2d_params& p);
+
+// Transforms and packs the .lite weight [Co, 3, 3, Ci]; nullptr when out of memory.
+WinogradConv* winograd_conv_create(const lite_conv2d_params& p, int m, const float* weight);
+void winograd_conv_free(WinogradConv* wg);
+
+// Scratch bytes for num_threads workers (request it at prepare).
+size_t winograd_conv_scratch_bytes(const WinogradConv& wg, int num_threads);
+
+// y = act(conv(x) + bias); bias and act may be null; scratch as requested.
+void winograd_conv_run(const WinogradConv& wg, const lite_conv2d_params& p, ThreadPool* pool, const float* x,
+                       const float* bias, const lite_activation* act, float* y, void* scratch);
+
+}  // namespace lite
