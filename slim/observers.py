@@ -121,9 +121,10 @@ class MseObserver(SampleObserver):
 
 
 class KlObserver(SampleObserver):
-    """For each candidate clipping: every histogram bin is assigned the int8 level it quantizes to;
-    a level's mass is spread evenly over its non-empty bins; the divergence from the original
-    histogram is measured (clipped bins fall onto the edge levels, which is the cost of clipping)."""
+    """TensorRT's entropy calibration, for an asymmetric range: for each candidate clipping, P is the
+    histogram inside it with the clipped-off mass folded onto its edge bins, Q is the histogram inside
+    it (without the folded mass) quantized to the candidate's int8 levels, each level's mass spread
+    evenly over its non-empty bins; the candidate with the smallest KL(P || Q) wins."""
 
     BINS = 2048
 
@@ -132,19 +133,27 @@ class KlObserver(SampleObserver):
         if not self.sample.size or low == high:
             return (low, high)
         counts, edges = np.histogram(self.sample, bins=self.BINS, range=(low, high))
-        reference = counts.astype(np.float64) / counts.sum()
-        nonzero = reference > 0
+        counts = counts.astype(np.float64)
         centers = (edges[:-1] + edges[1:]) / 2
         best, best_kl = (low, high), np.inf
         for ratio in np.linspace(1.0, 0.2, CANDIDATES):
             candidate = (low * ratio, high * ratio)
+            inside = np.flatnonzero((centers >= candidate[0]) & (centers <= candidate[1]))
+            if inside.size < 2:
+                continue
+            kept = counts[inside]
+            p = kept.copy()
+            p[0] += counts[: inside[0]].sum()
+            p[-1] += counts[inside[-1] + 1:].sum()
             params = activation_params(*candidate)
-            level = np.clip(np.rint(centers / float(params.scale[0])) + int(params.zero_point[0]), -128, 127)
-            level = (level + 128).astype(np.int64)
-            mass = np.bincount(level, weights=reference, minlength=256)
-            filled = np.bincount(level, weights=nonzero.astype(np.float64), minlength=256)
-            approx = np.where(nonzero, mass[level] / np.maximum(filled[level], 1), 0.0)
-            kl = float(np.sum(reference[nonzero] * np.log(reference[nonzero] / approx[nonzero])))
+            scale, zero_point = float(params.scale[0]), int(params.zero_point[0])
+            level = (np.clip(np.rint(centers[inside] / scale) + zero_point, -128, 127) + 128).astype(np.int64)
+            mass = np.bincount(level, weights=kept, minlength=256)
+            filled = np.bincount(level, weights=(kept > 0).astype(np.float64), minlength=256)
+            q = np.where(kept > 0, mass[level] / np.maximum(filled[level], 1), 0.0)
+            p, q = p / p.sum(), (q + 1e-12) / (q + 1e-12).sum()
+            used = p > 0
+            kl = float(np.sum(p[used] * np.log(p[used] / q[used])))
             if kl < best_kl:
                 best, best_kl = candidate, kl
         return best
