@@ -105,7 +105,8 @@ QEMU_PLUGIN := build/qemu-plugin/liblite_insn_count.so
 
 cross: $(addprefix cross-,$(CROSS_TARGETS))
 
-$(addprefix cross-,$(CROSS_TARGETS)): cross-%: $(DEPS_STAMP)
+# order-only: cmake and ninja must exist in .venv; a newer pyproject.toml is `make install`'s business
+$(addprefix cross-,$(CROSS_TARGETS)): cross-%: | $(DEPS_STAMP)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B build/$* -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DLITE_BUILD_TOOLS=ON -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/$(CROSS_TOOLCHAIN_$*) >/dev/null
 	@set -o pipefail; PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/$* -j $(CROSS_JOBS) \
