@@ -8,13 +8,14 @@ count grows by one inference's worth per extra run, with no fixed offset), and i
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from lite_converter.bench_qemu import REPO_ROOT, count_instructions, shape_arguments
+from lite_converter.bench_qemu import REPO_ROOT, TARGETS, count_instructions, shape_arguments
 
 SHAPE = {0: [1, 3, 24, 24]}
 
@@ -69,3 +70,21 @@ def test_shape_arguments():
 def test_unknown_target_is_refused(small_model: Path):
     with pytest.raises(ValueError, match="unknown target"):
         count_instructions(small_model, "riscv64")
+
+
+def test_lite_bench_reports(built: None, small_model: Path):
+    """lite_bench's JSON report on aarch64 with two threads: every field, ordered latency statistics."""
+    spec = TARGETS["aarch64"]
+    proc = subprocess.run([*spec.command(), str(spec.lite_bench), str(small_model), "--json",
+                           "--threads", "2", "--warmup", "1", "--runs", "5", *shape_arguments(SHAPE)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert (report["threads"], report["warmup"], report["runs"]) == (2, 1, 5)
+    assert 0 < report["min_ms"] <= report["median_ms"] <= report["p90_ms"]
+    assert report["init_ms"] > 0 and report["first_run_ms"] > 0
+    assert report["arena_bytes"] >= 24 * 24 * 8 * 4  # at least one 24x24x8 fp32 activation
+    assert report["peak_rss_kb"] > 0
+    bad = subprocess.run([*spec.command(), str(spec.lite_bench), str(small_model), "--runs", "0"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "usage" in bad.stderr
