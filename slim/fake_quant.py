@@ -63,7 +63,8 @@ def rounding_shift_right(value: np.ndarray, shift: np.ndarray | int) -> np.ndarr
 
 def requantize(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, zero_point: int,
                low: int, high: int) -> np.ndarray:
-    product = np.asarray(acc, np.int64) * np.asarray(multiplier, np.int64)
+    saturated = np.clip(np.asarray(acc, np.int64), np.iinfo(np.int32).min, np.iinfo(np.int32).max)
+    product = saturated * np.asarray(multiplier, np.int64)
     out = rounding_shift_right(product, shift) + zero_point
     return np.clip(out, low, high).astype(np.int8)
 

@@ -27,10 +27,13 @@ static inline int64_t lite_rounding_shift_right(int64_t value, int shift) {
   return q;
 }
 
-/* acc * m rounded, plus the output zero point, clamped to [act_min, act_max] (int8 range or a
- * fused RELU / CLIP range on the quantized axis). */
+/* acc (first saturated to the int32 range, as an int32 accumulator would hold it; this also keeps
+ * acc * multiplier below 2^62) times m, rounded, plus the output zero point, clamped to
+ * [act_min, act_max] (int8 range or a fused RELU / CLIP range on the quantized axis). */
 static inline int8_t lite_requantize_to_int8(int64_t acc, int32_t multiplier, int shift, int32_t output_zero_point,
                                              int32_t act_min, int32_t act_max) {
+  if (acc > INT32_MAX) acc = INT32_MAX;
+  if (acc < INT32_MIN) acc = INT32_MIN;
   int64_t v = lite_rounding_shift_right(acc * (int64_t)multiplier, shift) + output_zero_point;
   if (v < act_min) v = act_min;
   if (v > act_max) v = act_max;
