@@ -89,7 +89,8 @@ clean:
 
 # ---- ARM cross builds, qemu and instruction counting (docs/BUILDING_ARM.md) ----------------------
 # Debian's cross compilers; Release, -Werror, LITE_BUILD_TOOLS=ON. Only what runs on the target is
-# built: the runtime library, every kernel test executable, run_model and lite_bench.
+# built: the runtime library, every kernel test executable, run_model and lite_bench (+ a static
+# lite_bench, whose symbols the instruction counter can attribute counts to).
 CROSS_TARGETS := aarch64 armv7
 CROSS_TOOLCHAIN_aarch64 := runtime_arm/cmake/aarch64-linux-gnu.cmake
 CROSS_TOOLCHAIN_armv7 := runtime_arm/cmake/arm-linux-gnueabihf.cmake
@@ -98,7 +99,7 @@ CROSS_STRIP_armv7 := arm-linux-gnueabihf-strip
 CROSS_SIZE_TARGET_KB_aarch64 := 600
 CROSS_JOBS ?= 2
 KERNEL_TEST_TARGETS := $(patsubst kernels_neon/tests/%.c,kernel_%,$(wildcard kernels_neon/tests/test_*.c))
-CROSS_BUILD_TARGETS := lite_runtime run_model lite_bench $(KERNEL_TEST_TARGETS)
+CROSS_BUILD_TARGETS := lite_runtime run_model lite_bench lite_bench_static $(KERNEL_TEST_TARGETS)
 QEMU_PLUGIN := build/qemu-plugin/liblite_insn_count.so
 
 .PHONY: cross $(addprefix cross-,$(CROSS_TARGETS)) qemu-plugin

@@ -28,6 +28,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_PATH = REPO_ROOT / "build" / "qemu-plugin" / "liblite_insn_count.so"
 _RESULT = re.compile(r"lite_insn_count: instructions=(\d+) iterations=(\d+) begins=(\d+) ends=(\d+)")
+_SYMBOL = re.compile(r"lite_insn_symbol: instructions=(\d+) name=(.*)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +43,11 @@ class QemuTarget:
     @property
     def lite_bench(self) -> Path:
         return self.build_dir / "runtime_arm" / "tools" / "lite_bench"
+
+    @property
+    def lite_bench_static(self) -> Path:
+        """lite_bench with the runtime linked in: qemu sees its functions' symbols."""
+        return self.build_dir / "runtime_arm" / "tools" / "lite_bench_static"
 
     def command(self, cpu: str | None = None) -> list[str]:
         """The emulator prefix for a target executable (binfmt is not set up: always explicit)."""
@@ -63,7 +69,7 @@ class InstructionCountError(RuntimeError):
 def ensure_built(target: str) -> None:
     """Builds lite_bench for ``target`` and the plugin with the Makefile when either is missing."""
     spec = TARGETS[target]
-    if spec.lite_bench.exists() and PLUGIN_PATH.exists():
+    if spec.lite_bench.exists() and spec.lite_bench_static.exists() and PLUGIN_PATH.exists():
         return
     subprocess.run(["make", "-s", f"cross-{target}", "qemu-plugin"], cwd=REPO_ROOT, check=True)
 
@@ -84,12 +90,15 @@ def count_instructions(
     shapes: Mapping[int, Sequence[int]] | None = None,
     threads: int = 1,
     timeout: float = 1800.0,
+    top: int = 0,
 ) -> dict:
     """Guest instructions of one inference of ``model_path`` on ``target`` ("aarch64" | "armv7").
 
     Runs lite_bench with ``runs`` counted inferences after its uncounted first run. Returns
     ``instructions_per_inference`` (total / iterations; with threads > 1 it sums every thread,
     spinning workers included) plus the raw ``instructions`` and ``iterations`` and the settings.
+    With ``top`` > 0 it runs the statically linked lite_bench and adds ``top_functions``: the
+    ``top`` functions executing the most instructions, as (symbol, instructions per inference).
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {sorted(TARGETS)}")
@@ -100,20 +109,24 @@ def count_instructions(
     cpu = cpu or spec.default_cpu
     with tempfile.TemporaryDirectory(prefix="lite_insn_") as tmp:
         out = Path(tmp) / "count.txt"
-        command = [*spec.command(cpu), "-plugin", f"{PLUGIN_PATH},out={out}", str(spec.lite_bench),
+        plugin = f"{PLUGIN_PATH},out={out}" + (f",top={top}" if top > 0 else "")
+        binary = spec.lite_bench_static if top > 0 else spec.lite_bench
+        command = [*spec.command(cpu), "-plugin", plugin, str(binary),
                    str(model_path), "--warmup", "0", "--runs", str(runs), "--threads", str(threads),
                    *shape_arguments(shapes)]
         proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         if proc.returncode != 0:
             raise InstructionCountError(f"lite_bench failed under {spec.qemu} (exit {proc.returncode}): "
                                         f"{proc.stderr.strip()[-2000:]}")
-        match = _RESULT.search(out.read_text()) if out.exists() else None
+        report = out.read_text() if out.exists() else ""
+        match = _RESULT.search(report)
     if match is None:
         raise InstructionCountError("the plugin wrote no count (is lite_bench stripped?)")
     instructions, iterations, begins, ends = (int(g) for g in match.groups())
     if begins != 1 or ends != 1 or iterations != runs:
         raise InstructionCountError(f"markers seen begin={begins} end={ends} iterations={iterations}, "
                                     f"expected 1, 1, {runs}")
+    functions = [(name, int(count) / iterations) for count, name in _SYMBOL.findall(report)]
     return {
         "target": target,
         "cpu": cpu,
@@ -122,6 +135,7 @@ def count_instructions(
         "instructions": instructions,
         "iterations": iterations,
         "instructions_per_inference": instructions / iterations,
+        **({"top_functions": functions} if top > 0 else {}),
     }
 
 
@@ -143,9 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--shape", action="append", default=[], metavar="INDEX:D0xD1x...")
+    parser.add_argument("--top", type=int, default=0, help="also list the N most expensive functions")
     args = parser.parse_args(argv)
     shapes = {int(s.split(":")[0]): [int(d) for d in s.split(":")[1].split("x")] for s in args.shape}
-    result = count_instructions(args.model, args.target, args.runs, args.cpu, shapes, args.threads)
+    result = count_instructions(args.model, args.target, args.runs, args.cpu, shapes, args.threads,
+                                top=args.top)
     print(f"{args.model} on {result['target']} (-cpu {result['cpu']}, {result['threads']} thread(s)): "
           f"{result['instructions_per_inference'] / 1e6:.1f} M instructions per inference "
           f"({result['iterations']} counted)")
@@ -153,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if flops:
         per_instruction = flops / result["instructions_per_inference"]
         print(f"  {flops / 1e6:.1f} MFLOPs, {per_instruction:.2f} FLOPs per instruction")
+    for name, count in result.get("top_functions", []):
+        share = count / result["instructions_per_inference"]
+        print(f"  {count / 1e6:10.2f} M  {share:6.1%}  {name}")
     return 0
 
 

@@ -88,3 +88,16 @@ def test_lite_bench_reports(built: None, small_model: Path):
     bad = subprocess.run([*spec.command(), str(spec.lite_bench), str(small_model), "--runs", "0"],
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def test_top_functions(built: None, small_model: Path):
+    """top=N attributes the count to functions of the statically linked lite_bench: a kernel leads."""
+    shared = count_instructions(small_model, "aarch64", runs=1, shapes=SHAPE)
+    result = count_instructions(small_model, "aarch64", runs=1, shapes=SHAPE, top=3)
+    functions = result["top_functions"]
+    assert 1 <= len(functions) <= 3
+    counts = [count for _, count in functions]
+    assert counts == sorted(counts, reverse=True) and sum(counts) <= result["instructions_per_inference"]
+    assert functions[0][0].startswith("lite_"), functions  # C kernels are named lite_<op>_...
+    # Same code, linked differently (no PLT calls): the totals agree closely.
+    assert abs(result["instructions"] - shared["instructions"]) < 0.01 * shared["instructions"]
