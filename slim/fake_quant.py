@@ -177,6 +177,10 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return quantize(x, *_per_tensor(graph, node.outputs[0]))
     if op == "DEQUANTIZE":
         return dequantize(x, *_per_tensor(graph, node.inputs[0]))
+    if op == "TRANSPOSE":
+        return np.transpose(x, node.attrs["perm"])
+    if op in ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE"):
+        return x.reshape(values[node.outputs[0]].shape)  # the shape logic is the fp32 op's, tested elsewhere
     qx, qy = _per_tensor(graph, node.inputs[0]), _per_tensor(graph, node.outputs[0])
     low, high = activation_range(node.attrs.get("activation"), *qy)
     if op in ("CONV_2D", "FULLY_CONNECTED"):

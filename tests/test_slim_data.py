@@ -93,6 +93,6 @@ def test_cli_compress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["compress", str(model), "-o", str(tmp_path / "net.lite"), "--data", str(data),
                  "--algorithm", "avg"]) == 0
     out = capsys.readouterr().out
-    assert "int8 ops: 4" in out and (tmp_path / "net.lite").is_file()
+    assert "int8 ops: 6" in out and (tmp_path / "net.lite").is_file()
     assert main(["compress", str(model), "--data", str(tmp_path / "missing")]) == 1
     assert "does not exist" in capsys.readouterr().err

@@ -8,7 +8,9 @@ borders:
   CLIP activation: int8 weight per output channel, int32 bias, int8 output;
 * ADD of two activations of the same shape (as seen in calibration), fused NONE / RELU / CLIP;
 * MAX_POOL_2D (no fused activation) and GLOBAL_AVERAGE_POOL: the output keeps the input's scale and
-  zero point (max is exact, the mean stays within the input's range).
+  zero point (max is exact, the mean stays within the input's range);
+* RESHAPE / FLATTEN / SQUEEZE / UNSQUEEZE / TRANSPOSE whose input is already int8 (the output of an
+  int8 op): they move bytes, so the output shares the input's scale and zero point.
 
 Every int8 op's output ``y`` is renamed ``y`` + "_int8" and a DEQUANTIZE writes the original ``y``
 back, so graph outputs and fp32 readers see what they saw before; DEQUANTIZEs nobody reads are
@@ -27,6 +29,8 @@ from lite_converter.passes.quantize_params import activation_params, bias_int32,
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
 WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
 POOL_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
+# Ops that only move values: int8 when their input already is, with the input's scale and zero point.
+MOVE_OPS = ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
 INT8_SUFFIX = "_int8"
 
 
@@ -103,7 +107,19 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
         int8_of[name] = q_name
         return q_name
 
+    moved: list[str] = []
     for node in graph.nodes:
+        if _moves_int8(graph, node, int8_of, inputs):
+            out = node.outputs[0]
+            params_of[out] = params_for(node.inputs[0])
+            node.inputs = [int8_of[node.inputs[0]], *node.inputs[1:]]
+            q_out = graph.add_tensor(out + INT8_SUFFIX, np.int8, graph.tensors[out].shape)
+            graph.tensors[q_out].quant = params_of[out]
+            node.outputs = [q_out]
+            int8_of[out] = q_out
+            moved.append(node.name)
+            new_nodes += [node, Node("DEQUANTIZE", graph.unique_name(out + "_dequantize"), [q_out], [out])]
+            continue
         if id(node) not in chosen_ids:
             new_nodes.append(node)
             continue
@@ -129,7 +145,14 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
     graph.nodes = new_nodes
     _drop_unread_dequantize(graph)
     graph.remove_unused_tensors()
-    return [node.name for node in chosen]
+    return [node.name for node in chosen] + moved
+
+
+def _moves_int8(graph: Graph, node: Node, int8_of: dict[str, str], inputs: QuantizeInputs) -> bool:
+    """A byte-moving op whose data input is int8 already and whose other inputs are constants."""
+    return (node.op_type in MOVE_OPS and node.name not in inputs.skip_nodes and len(node.outputs) == 1
+            and bool(node.inputs) and node.inputs[0] in int8_of
+            and all(graph.constant(name) is not None for name in node.inputs[1:] if name))
 
 
 def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_params: QuantParams) -> None:
