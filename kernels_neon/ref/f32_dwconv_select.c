@@ -31,6 +31,15 @@ lite_f32_dwconv_fn lite_f32_dwconv_select(void) {
   return lite_f32_dwconv_nhwc_portable;
 }
 
+lite_f32_dwconv_fn lite_f32_dwconv_select_for(size_t channels) {
+  const lite_f32_dwconv_fn best = lite_f32_dwconv_select();
+#if defined(__x86_64__)
+  if (best == lite_f32_dwconv_nhwc_avx512 && channels % 16 > channels % 8) return lite_f32_dwconv_nhwc_avx2;
+#endif
+  (void)channels;
+  return best;
+}
+
 const char* lite_f32_dwconv_selected_name(void) {
   const lite_f32_dwconv_fn fn = lite_f32_dwconv_select();
 #if defined(__x86_64__)

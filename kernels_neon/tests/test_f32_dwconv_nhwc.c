@@ -157,5 +157,12 @@ int main(void) {
            kt_global()->passed + kt_global()->failed - passed - failed, kt_global()->failed - failed);
   }
   printf("selected: %s\n", lite_f32_dwconv_selected_name());
+#if defined(__x86_64__)
+  /* per-channel-count choice: 24 channels leave no tail on AVX2 but 8 on AVX-512 */
+  if (f & LITE_CPU_X86_AVX512) {
+    KT_CHECK(lite_f32_dwconv_select_for(24) == lite_f32_dwconv_nhwc_avx2);
+    KT_CHECK(lite_f32_dwconv_select_for(32) == lite_f32_dwconv_nhwc_avx512);
+  }
+#endif
   return kt_finish();
 }

@@ -81,6 +81,10 @@ LITE_F32_WINOGRAD_DECLARE(lite_f32_winograd_nhwc_armv7_neonfma);
 lite_f32_winograd_fn lite_f32_winograd_select(void);
 const char* lite_f32_winograd_selected_name(void);
 
+/* The variant for these channel counts: among those this CPU runs, the one leaving the fewest
+ * channels in partial vectors (in_c % lanes + out_c % lanes), the widest on a tie. */
+lite_f32_winograd_fn lite_f32_winograd_select_for(size_t in_c, size_t out_c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,7 @@ DepthwiseConv* depthwise_conv_create(const lite_conv2d_params& p, const float* w
     return nullptr;
   }
   lite_f32_dwconv_pack_weight(&p, weight, dw->packed);
-  dw->fn = lite_f32_dwconv_select();
+  dw->fn = lite_f32_dwconv_select_for(p.in_c);
   return dw;
 }
 

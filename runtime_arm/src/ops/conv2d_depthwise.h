@@ -1,5 +1,5 @@
 // Depthwise convolution path of CONV_2D (groups == in_c == out_c): the weight is packed once at
-// prepare into [KH*KW, C] and the variant for this CPU (lite_f32_dwconv_select) runs over output
+// prepare into [KH*KW, C] and the variant for this CPU and C (lite_f32_dwconv_select_for) runs over output
 // rows split into fixed-size tasks on the thread pool (bit-identical for any thread count).
 #pragma once
 
