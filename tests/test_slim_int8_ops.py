@@ -101,3 +101,17 @@ def test_mobilenet_v2_every_int8_tensor_matches_simulation(tmp_path) -> None:
     assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
     ratio = (tmp_path / "mobilenet_v2.lite").stat().st_size / path.stat().st_size
     assert ratio <= 0.27, ratio
+
+
+@pytest.mark.parametrize(("key", "shape"), [("cls", (1, 3, 48, 192)), ("rec", (1, 3, 48, 160))])
+def test_ppocr_int8_ops_match_simulation(key: str, shape: tuple[int, ...]) -> None:
+    """Real models nobody here wrote (HardSwish convs stay fp32, with QUANTIZE / DEQUANTIZE borders)."""
+    from lite_converter import zoo
+
+    path = zoo.fetch(key)
+    rng = np.random.default_rng(0)
+    data = [rng.uniform(-1, 1, shape).astype(np.float32) for _ in range(3)]
+    result = slim.compress(path, None, data, slim.QuantConfig(progress=False))
+    assert len(result.int8_nodes) >= 20
+    errors = int8_mismatches(result.graph, {result.graph.inputs[0]: data[0]})
+    assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
