@@ -1,31 +1,43 @@
 """Fuzzes the runtime with mutated REAL .lite files under ASan/UBSan.
 
 Seeds are models converted from ONNX by lite_converter (a small conv net, a net with a
-Shape -> Gather -> Concat -> Reshape subgraph and dynamic dims, and the PaddleOCR direction
-classifier when it is in the local model cache). Mutations are seeded: random bit flips, extreme
-byte values, truncation, and targeted hits found by walking the flatbuffer (vector lengths, tensor
-indices, dims, dtypes, op codes), chunk duplication and zeroing. The harness
+Shape -> Gather -> Concat -> Reshape subgraph and dynamic dims, a chain of the ops that read shape
+inputs and window options, and the PaddleOCR direction classifier when it is in the local model
+cache). Mutations are seeded: random bit flips, extreme byte values, truncation, and targeted hits
+found by walking the flatbuffer (vector lengths, tensor indices, dims, dtypes, op codes, option
+fields, elements of small constants such as shape inputs), chunk duplication and zeroing. Option
+and shape-input hits keep the file valid, so those mutants reach the ops' prepare and eval. The harness
 (runtime_arm/tests/fuzz_models.cc) loads, verifies, resizes, runs each file: every file must end
 in success or an error with a message, never a crash, leak or sanitizer report.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib
+import math
 import os
 import random
 import struct
 import subprocess
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from unittest import mock
 
+import flatbuffers
+import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.lite_fb.Model import Model
+from lite_converter.lite_fb.OpOptions import OpOptions
 
 MUTANTS_PER_SMALL_SEED = 2000
+MUTANTS_OF_OPS_SEED = 4000
 MUTANTS_OF_REAL_MODEL = 300
 BATCH = 300
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "Sanitizer")
@@ -41,25 +53,57 @@ class Targets:
         self.dims: list[int] = []     # int64 dims
         self.dtypes: list[int] = []   # int8
         self.opcodes: list[int] = []  # uint16
+        self.options: list[tuple[int, str]] = []  # option fields (and option vector elements): offset, format
+        self.shape_values: list[tuple[int, str]] = []  # elements of small INT32/INT64/FLOAT32 constants
         model = Model.GetRootAs(data, 0)
         self._vector(model._tab, 12, 4)  # buffers
+        buffer_data: list[tuple[int, int]] = []  # (start, length) of each buffer's data
         for b in range(model.BuffersLength()):
-            self._vector(model.Buffers(b)._tab, 4, 1)
+            elements = self._vector(model.Buffers(b)._tab, 4, 1)
+            buffer_data.append((elements[0], len(elements)) if elements else (0, 0))
         graph = model.Graph()
         for field in (4, 6):  # tensors, operators
             self._vector(graph._tab, field, 4)
         for field in (8, 10):  # graph inputs, outputs
             self.indices += self._vector(graph._tab, field, 4)
         for t in range(graph.TensorsLength()):
-            tab = graph.Tensors(t)._tab
+            tensor = graph.Tensors(t)
+            tab = tensor._tab
             self.dims += self._vector(tab, 8, 8)
             self.dtypes += self._scalar(tab, 6)
             self.indices += self._scalar(tab, 12)
+            # Shape inputs (reshape shapes, pads, starts/ends/steps, repeats, scales, k, axis, ...)
+            # are small integer or float constants: their values are what the ops' prepare reads.
+            fmt = SMALL_CONSTANT_FORMATS.get(tensor.Dtype())
+            start, length = buffer_data[tensor.Buffer()] if tensor.Buffer() < len(buffer_data) else (0, 0)
+            if fmt is not None and 0 < length <= SMALL_CONSTANT_BYTES:
+                size = struct.calcsize(fmt)
+                self.shape_values += [(start + i, fmt) for i in range(0, length - size + 1, size)]
         for k in range(graph.OperatorsLength()):
-            tab = graph.Operators(k)._tab
+            operator = graph.Operators(k)
+            tab = operator._tab
             self.opcodes += self._scalar(tab, 4)
             for field in (8, 10):
                 self.indices += self._vector(tab, field, 4)
+            options = operator.Options()
+            if options is not None:
+                self._options(options, OPTIONS_TABLES.get(operator.OptionsType(), ""))
+
+    def _options(self, tab: object, table: str) -> None:
+        """Offsets and formats of the fields present in one options table (see option_fields)."""
+        for slot, fmt in option_fields(table).values():
+            o = tab.Offset(4 + 2 * slot)
+            if not o:
+                continue  # absent: the runtime reads the schema default
+            if fmt == "activation":  # struct Activation { kind: byte; alpha: float; beta: float; }
+                self.options += [(tab.Pos + o, "<b"), (tab.Pos + o + 4, "<f"), (tab.Pos + o + 8, "<f")]
+            elif fmt.startswith("["):  # vector: its length and its elements
+                size = struct.calcsize(fmt[1:])
+                start, n = tab.Vector(o), tab.VectorLen(o)
+                self.lengths.append(start - 4)
+                self.options += [(start + i * size, fmt[1:]) for i in range(n)]
+            else:
+                self.options.append((tab.Pos + o, fmt))
 
     @staticmethod
     def _scalar(tab: object, voffset: int) -> list[int]:
@@ -73,6 +117,57 @@ class Targets:
         start, n = tab.Vector(o), tab.VectorLen(o)
         self.lengths.append(start - 4)
         return [start + i * element_size for i in range(n)]
+
+
+SMALL_CONSTANT_FORMATS = {0: "<f", 6: "<i", 7: "<q"}  # DType FLOAT32, INT32, INT64
+SMALL_CONSTANT_BYTES = 64
+OPTIONS_TABLES = {value: name for name, value in vars(OpOptions).items()
+                  if not name.startswith("_") and value}
+_SLOT_FORMATS = {"PrependInt32Slot": "<i", "PrependFloat32Slot": "<f", "PrependBoolSlot": "<B",
+                 "PrependInt8Slot": "<b", "PrependUint8Slot": "<B", "PrependInt64Slot": "<q",
+                 "PrependStructSlot": "activation"}
+_VECTOR_FORMATS = {1: "[<B", 4: "[<i", 8: "[<q"}
+
+
+class _Recorder:
+    """Stands in for a flatbuffers.Builder: remembers the first call made on it."""
+
+    def __init__(self) -> None:
+        self.call: tuple[str, tuple[object, ...]] | None = None
+
+    def __getattr__(self, method: str) -> Callable[..., int]:
+        def record(*args: object) -> int:
+            if self.call is None:
+                self.call = (method, args)
+            return 0
+
+        return record
+
+
+@functools.cache
+def option_fields(table: str) -> dict[str, tuple[int, str]]:
+    """{CamelName: (vtable slot, struct format)} of every field of options table ``table``, read
+    from the flatc-generated builder functions: "<i" etc. for scalars, "[<i" for vectors, "activation"."""
+    if not table:
+        return {}
+    module = importlib.import_module(f"lite_converter.lite_fb.{table}")
+    fields = {}
+    for name in sorted(dir(module)):
+        if not name.startswith(f"{table}Add"):
+            continue
+        field = name[len(table) + 3:]
+        recorder = _Recorder()
+        getattr(module, name)(recorder, 0)
+        assert recorder.call is not None
+        method, args = recorder.call
+        if method == "PrependUOffsetTRelativeSlot":
+            start = _Recorder()
+            getattr(module, f"{table}Start{field}Vector")(start, 0)
+            assert start.call is not None
+            fields[field] = (int(args[0]), _VECTOR_FORMATS[int(start.call[1][0])])
+        elif method in _SLOT_FORMATS:
+            fields[field] = (int(args[0]), _SLOT_FORMATS[method])
+    return fields
 
 
 # -- mutators ------------------------------------------------------------------------------------
@@ -129,6 +224,42 @@ def bad_enum(data: bytearray, targets: Targets, rng: random.Random) -> None:
             struct.pack_into("<H", data, position, value)
 
 
+HOSTILE_INTS = [0, 1, 2, 3, 7, -1, -2, -7, 1 << 16, 1 << 20, 2**31 - 1, 2**31, 2**32, 2**62, 2**63 - 1,
+                -(2**31), -(2**62), -(2**63)]
+HOSTILE_FLOATS = [math.nan, math.inf, -math.inf, 0.0, -0.0, -1.0, 0.5, 3.0, 1e-30, 1e-45, 1e10, 1e30, 3.4e38]
+
+
+def hostile_value(fmt: str, rng: random.Random) -> bytes:
+    """An extreme value that fits the struct format (wrapped into range for small integer types)."""
+    if fmt == "<f":
+        return struct.pack(fmt, rng.choice(HOSTILE_FLOATS))
+    bits = 8 * struct.calcsize(fmt)
+    value = rng.choice(HOSTILE_INTS) % (1 << bits)
+    if fmt.islower() and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return struct.pack(fmt, value)
+
+
+def bad_option(data: bytearray, targets: Targets, rng: random.Random) -> None:
+    """An option field (stride, pad, kernel, axis, perm entry, block size, epsilon, ...) made hostile."""
+    if targets.options:
+        position, fmt = rng.choice(targets.options)
+        value = hostile_value(fmt, rng)
+        if position + len(value) <= len(data):
+            data[position:position + len(value)] = value
+
+
+def bad_shape_value(data: bytearray, targets: Targets, rng: random.Random) -> None:
+    """An element of a small constant (a shape input: reshape shape, pads, slice steps, repeats,
+    resize scales, split sizes, top-k k, ...) made hostile, so the mutant passes the verifier."""
+    for _ in range(rng.randint(1, 2)):
+        if targets.shape_values:
+            position, fmt = rng.choice(targets.shape_values)
+            value = hostile_value(fmt, rng)
+            if position + len(value) <= len(data):
+                data[position:position + len(value)] = value
+
+
 def truncate(data: bytearray, targets: Targets, rng: random.Random) -> None:
     del data[rng.randrange(len(data)):]
 
@@ -145,8 +276,10 @@ def zero_chunk(data: bytearray, targets: Targets, rng: random.Random) -> None:
     data[start:start + n] = bytes(n)
 
 
+# bad_option and bad_shape_value twice: their mutants stay valid files and reach the ops.
 MUTATORS: list[Mutator] = [bit_flips, extreme_bytes, huge_length, bad_index, bad_dim, bad_enum, truncate,
-                           duplicate_chunk, zero_chunk]
+                           duplicate_chunk, zero_chunk, bad_option, bad_option,
+                           bad_shape_value, bad_shape_value]
 
 
 def mutate(seed_data: bytes, targets: Targets, rng: random.Random, structure_only: bool) -> tuple[bytes, str]:
@@ -168,6 +301,96 @@ def mutate(seed_data: bytes, targets: Targets, rng: random.Random, structure_onl
     return bytes(data), "+".join(names)
 
 
+# -- seeds ---------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def every_option_field_written() -> Iterator[None]:
+    """Makes the flatbuffers builder write fields equal to their schema default too (strides of 1,
+    axis 0, ...), so that mutants can change them: an absent field cannot be hit."""
+    original = flatbuffers.Builder.__init__
+
+    def init(self: flatbuffers.Builder, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)
+        self.forceDefaults = True
+
+    with mock.patch.object(flatbuffers.Builder, "__init__", init):
+        yield
+
+
+def shape_ops_net() -> onnx.ModelProto:
+    """The ops that read shape inputs or windowed options, chained with dynamic H and W: Pad, Slice,
+    Resize, Conv, ConvTranspose, pools, DepthToSpace / SpaceToDepth, LRN, InstanceNorm, Tile, Split,
+    Expand, Transpose, Reshape, CumSum, TopK, and a Shape -> Range -> OneHot -> ConstantOfShape
+    branch. Every shape input is a constant the mutators can make hostile."""
+    rng = np.random.default_rng(2)
+
+    def weights(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) * 0.3).astype(np.float32)
+
+    constants = {
+        "pads": np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64),
+        "pad_value": np.array(0.5, np.float32),
+        "starts": np.array([1, 1], np.int64),
+        "ends": np.array([-1, -1], np.int64),
+        "slice_axes": np.array([2, 3], np.int64),
+        "steps": np.array([1, 1], np.int64),
+        "scales": np.array([1, 1, 2, 2], np.float32),
+        "w_conv": weights(4, 4, 3, 3),
+        "b_conv": weights(4),
+        "w_convt": weights(4, 2, 2, 2),
+        "in_scale": weights(4),
+        "in_bias": weights(4),
+        "repeats": np.array([1, 1, 1, 2], np.int64),
+        "expand_shape": np.array([2, 1, 1, 1], np.int64),
+        "flat_shape": np.array([2, -1], np.int64),
+        "cum_axis": np.array(1, np.int64),
+        "k": np.array([3], np.int64),
+        "two": np.array(2, np.int64),
+        "zero": np.array(0, np.int64),
+        "one": np.array(1, np.int64),
+        "depth": np.array(4, np.int64),
+        "onehot_values": np.array([0, 1], np.float32),
+    }
+    node = helper.make_node
+    nodes = [
+        node("Pad", ["x", "pads", "pad_value"], ["padded"], mode="constant"),
+        node("Slice", ["padded", "starts", "ends", "slice_axes", "steps"], ["sliced"]),
+        node("Resize", ["sliced", "", "scales"], ["resized"], mode="nearest"),
+        node("Conv", ["resized", "w_conv", "b_conv"], ["conv"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        node("ConvTranspose", ["conv", "w_convt"], ["convt"], strides=[2, 2], group=2),
+        node("MaxPool", ["convt"], ["maxpool"], kernel_shape=[2, 2], strides=[2, 2]),
+        node("AveragePool", ["maxpool"], ["avgpool"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+             count_include_pad=1),
+        node("DepthToSpace", ["avgpool"], ["d2s"], blocksize=2),
+        node("SpaceToDepth", ["d2s"], ["s2d"], blocksize=2),
+        node("LRN", ["s2d"], ["lrn"], size=3),
+        node("InstanceNormalization", ["lrn", "in_scale", "in_bias"], ["inorm"]),
+        node("Tile", ["inorm", "repeats"], ["tiled"]),
+        node("Split", ["tiled"], ["half_a", "half_b"], axis=3, num_outputs=2),
+        node("Add", ["half_a", "half_b"], ["summed"]),
+        node("Expand", ["summed", "expand_shape"], ["expanded"]),
+        node("Transpose", ["expanded"], ["nhwc"], perm=[0, 2, 3, 1]),
+        node("Reshape", ["nhwc", "flat_shape"], ["flat"]),
+        node("CumSum", ["flat", "cum_axis"], ["cumsum"]),
+        node("TopK", ["cumsum", "k"], ["top_values", "top_indices"], axis=-1),
+        node("Softmax", ["top_values"], ["y"], axis=-1),
+        node("Shape", ["x"], ["x_shape"]),
+        node("Gather", ["x_shape", "two"], ["height"], axis=0),
+        node("Range", ["zero", "height", "one"], ["rows"]),
+        node("OneHot", ["rows", "depth", "onehot_values"], ["onehot"], axis=-1),
+        node("Shape", ["onehot"], ["onehot_shape"]),
+        node("ConstantOfShape", ["onehot_shape"], ["ones"],
+             value=numpy_helper.from_array(np.array([1], np.float32))),
+        node("Add", ["onehot", "ones"], ["onehot_plus"]),
+        node("ReduceSum", ["onehot_plus"], ["z"], keepdims=0),
+    ]
+    graph = helper.make_graph(
+        nodes, "shape_ops_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, "h", "w"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(value, name) for name, value in constants.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+
+
 # -- the test ------------------------------------------------------------------------------------
 def seed_models(
     small_conv_onnx: onnx.ModelProto, shape_subgraph_onnx: onnx.ModelProto
@@ -176,9 +399,12 @@ def seed_models(
     from lite_converter import zoo
     from lite_converter.convert import convert_onnx
 
+    with every_option_field_written():
+        ops = convert_onnx(shape_ops_net())
     seeds = [
         ("conv", convert_onnx(small_conv_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
         ("shape", convert_onnx(shape_subgraph_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
+        ("ops", ops, MUTANTS_OF_OPS_SEED, False, ["--dynamic-dim", "6"]),
     ]
     try:
         cls = zoo.fetch("cls")  # the real PaddleOCR classifier (cached after the first download)
@@ -239,6 +465,10 @@ def test_mutated_real_models_never_crash(tmp_path, asan_build, small_conv_onnx, 
     # The test can fail: a good share must be refused at load, and some must still run.
     assert outcomes["load"] >= 0.25 * mutants, outcomes
     assert outcomes["ok"] >= 0.05 * mutants, outcomes
+    # ... and a good share must get past the verifier into the ops' prepare and eval (the option
+    # and shape-input mutators keep the file valid).
+    reached = sum(outcomes[stage] for stage in ("allocate", "invoke", "get_output", "ok", "skipped"))
+    assert reached >= 0.3 * mutants, outcomes
     for line in lines:
         if not line.endswith(": ok") and ": skipped:" not in line:
             assert len(line.split(": ", 3)[-1]) > 5, f"an error without a real message: {line}"

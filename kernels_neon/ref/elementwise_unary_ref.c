@@ -19,9 +19,12 @@
 #undef FT
 #undef FSUFFIX
 
-/* Converts a float clip bound into the integer range [tmin, tmax] without overflowing. */
-#define CLAMP_BOUND(T, value, tmin, tmax) \
-  ((value) >= (double)(tmax) ? (T)(tmax) : ((value) <= (double)(tmin) ? (T)(tmin) : (T)(value)))
+/* Converts a float clip bound into the integer range [tmin, tmax] without overflowing; a NaN bound
+ * (from the model's options) is no bound: `if_nan` (tmin for the lower bound, tmax for the upper). */
+#define CLAMP_BOUND(T, value, tmin, tmax, if_nan)                                                    \
+  ((value) != (value) ? (T)(if_nan)                                                                  \
+                      : ((value) >= (double)(tmax) ? (T)(tmax)                                       \
+                                                   : ((value) <= (double)(tmin) ? (T)(tmin) : (T)(value))))
 
 #define INT_MAP(T, EXPR)               \
   for (size_t i = 0; i < n; ++i) {     \
@@ -39,8 +42,8 @@
       case LITE_UN_SIGN: INT_MAP(T, v > 0 ? 1 : (v < 0 ? -1 : 0));                           \
       case LITE_UN_RELU: INT_MAP(T, v > 0 ? v : 0);                                          \
       case LITE_UN_CLIP: {                                                                   \
-        const T lo = CLAMP_BOUND(T, (double)p->alpha, TMIN, TMAX);                           \
-        const T hi = CLAMP_BOUND(T, (double)p->beta, TMIN, TMAX);                            \
+        const T lo = CLAMP_BOUND(T, (double)p->alpha, TMIN, TMAX, TMIN);                     \
+        const T hi = CLAMP_BOUND(T, (double)p->beta, TMIN, TMAX, TMAX);                      \
         INT_MAP(T, v < lo ? lo : (v > hi ? hi : v));                                         \
       }                                                                                      \
       default: return -1;                                                                    \
@@ -54,8 +57,8 @@
       case LITE_UN_RELU: INT_MAP(T, v);                                                      \
       case LITE_UN_SIGN: INT_MAP(T, v > 0 ? 1 : 0);                                          \
       case LITE_UN_CLIP: {                                                                   \
-        const T lo = CLAMP_BOUND(T, (double)p->alpha, 0, TMAX);                              \
-        const T hi = CLAMP_BOUND(T, (double)p->beta, 0, TMAX);                               \
+        const T lo = CLAMP_BOUND(T, (double)p->alpha, 0, TMAX, 0);                           \
+        const T hi = CLAMP_BOUND(T, (double)p->beta, 0, TMAX, TMAX);                         \
         INT_MAP(T, v < lo ? lo : (v > hi ? hi : v));                                         \
       }                                                                                      \
       default: return -1;                                                                    \

@@ -44,6 +44,8 @@ void lite_f32_conv2d_nhwc_ref(const lite_conv2d_params* p, const float* input, c
                               const float* bias, const lite_activation* act, float* output) {
   const size_t cout = p->out_c, cig = p->in_c / p->groups;
   const size_t tap_stride = cig * cout;
+  /* No input channel: every tap adds nothing (skipped, however large the kernel). */
+  const size_t kernel_h = cig == 0 ? 0 : p->kernel_h;
   for (size_t n = 0; n < p->batch; ++n) {
     const float* image = input + n * p->in_h * p->in_w * p->in_c;
     for (size_t oh = 0; oh < p->out_h; ++oh) {
@@ -53,7 +55,7 @@ void lite_f32_conv2d_nhwc_ref(const lite_conv2d_params* p, const float* input, c
           memcpy(out, bias, cout * sizeof(float));
         else
           memset(out, 0, cout * sizeof(float));
-        for (size_t kh = 0; kh < p->kernel_h; ++kh) {
+        for (size_t kh = 0; kh < kernel_h; ++kh) {
           /* ih = oh * stride + kh * dilation - pad, skipped when outside the image */
           const size_t ih_padded = oh * p->stride_h + kh * p->dilation_h;
           if (ih_padded < p->pad_top || ih_padded - p->pad_top >= p->in_h) continue;

@@ -15,7 +15,9 @@ void lite_f32_conv_transpose2d_nhwc_ref(const lite_conv_transpose2d_params* p, c
     else
       memset(output + i * cout, 0, cout * sizeof(float));
   }
-  for (size_t n = 0; n < p->batch; ++n) {
+  /* No input or output channel per group: nothing to scatter (skipped, however large the input). */
+  const size_t batch = cig == 0 || cog == 0 ? 0 : p->batch;
+  for (size_t n = 0; n < batch; ++n) {
     for (size_t ih = 0; ih < p->in_h; ++ih) {
       for (size_t iw = 0; iw < p->in_w; ++iw) {
         const float* in = input + ((n * p->in_h + ih) * p->in_w + iw) * p->in_c;

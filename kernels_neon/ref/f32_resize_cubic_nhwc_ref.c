@@ -13,7 +13,8 @@ typedef struct {
 
 static cubic_taps cubic_taps_at(const lite_resize_params* p, size_t out_index, double scale, size_t in_len,
                                 size_t out_len) {
-  const double x = lite_resize_source_coordinate(p->coordinate_mode, out_index, scale, in_len, out_len);
+  double x = lite_resize_source_coordinate(p->coordinate_mode, out_index, scale, in_len, out_len);
+  if (!isfinite(x)) x = 0.0; /* the tap indices below are converted to size_t */
   const double lower = floor(x);
   const double t = x - lower, a = p->cubic_coeff_a;
   /* Keys' kernel evaluated at distances 1 + t, t, 1 - t, 2 - t from the taps lower-1 .. lower+2. */

@@ -12,7 +12,7 @@ typedef struct {
 static linear_tap linear_taps(const lite_resize_params* p, size_t out_index, double scale, size_t in_len,
                               size_t out_len) {
   double x = lite_resize_source_coordinate(p->coordinate_mode, out_index, scale, in_len, out_len);
-  if (x < 0.0) x = 0.0;
+  if (!(x >= 0.0)) x = 0.0; /* also NaN: the (size_t) conversion below must see a value in range */
   if (x > (double)(in_len - 1)) x = (double)(in_len - 1);
   linear_tap t;
   t.i0 = (size_t)x;

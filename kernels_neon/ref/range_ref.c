@@ -1,4 +1,5 @@
 /* Reference RANGE for float and integer dtypes. */
+#include <float.h>
 #include <math.h>
 
 #include "lite_kernels/dtype.h"
@@ -27,7 +28,11 @@ int64_t lite_range_count(int dtype, const void* start, const void* limit, const 
     return -1;
   if (d == 0.0) return -1;
   /* limit - start in the element type first, then the division in double, like onnxruntime. */
-  const double diff = dtype == LITE_DT_F32 ? (double)(float)(l - s) : l - s;
+  const double raw = l - s;
+  /* (float) of a double beyond FLT_MAX is undefined in C: such a difference is +-infinity. */
+  const double diff = dtype != LITE_DT_F32 ? raw
+                      : fabs(raw) > FLT_MAX ? (raw > 0 ? INFINITY : -INFINITY)
+                                            : (double)(float)raw;
   const double n = ceil(diff / d);
   if (!(n > 0.0)) return 0;
   if (n > 9.0e15) return -1;

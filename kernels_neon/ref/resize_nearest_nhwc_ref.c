@@ -23,7 +23,7 @@ static size_t nearest_index(const lite_resize_params* p, size_t out_index, doubl
     case LITE_RESIZE_ROUND_PREFER_FLOOR:
     default: picked = x - lower > 0.5 ? lower + 1.0 : lower; break;
   }
-  if (picked < 0.0) return 0;
+  if (!(picked >= 0.0)) return 0; /* also NaN: the (size_t) conversion below must see a value in range */
   if (picked > (double)(in_len - 1)) return in_len - 1;
   return (size_t)picked;
 }

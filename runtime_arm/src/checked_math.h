@@ -17,14 +17,22 @@ inline bool checked_align_up(size_t value, size_t alignment, size_t* out) {
   return true;
 }
 
-// Number of elements of `dims`; false when a dim is negative or the product overflows `limit`.
+// Number of elements of `dims`; false when a dim is negative or the product of the non-zero dims
+// exceeds `limit`. Zero dims are left out of that product so that an empty tensor cannot carry
+// huge dims (a [0, 2^40, 2^40] shape would overflow every stride and partial product computed
+// from it): every tensor that passes has all partial products of its dims within `limit`.
 inline bool checked_num_elements(const int64_t* dims, int rank, size_t limit, size_t* out) {
-  size_t n = 1;
+  size_t nonzero = 1;
+  bool empty = false;
   for (int i = 0; i < rank; ++i) {
     if (dims[i] < 0) return false;
-    if (!checked_mul(n, static_cast<size_t>(dims[i]), &n) || n > limit) return false;
+    if (dims[i] == 0) {
+      empty = true;
+      continue;
+    }
+    if (!checked_mul(nonzero, static_cast<size_t>(dims[i]), &nonzero) || nonzero > limit) return false;
   }
-  *out = n;
+  *out = empty ? 0 : nonzero;
   return true;
 }
 

@@ -6,7 +6,8 @@
 // For every file: load (alternately from the file and from memory borrowed at a misaligned
 // address), create an interpreter, resize dynamic input dims (to the matching dim of --shape when
 // the input's rank equals its rank, else to N), zero the inputs, invoke, read the
-// outputs. Prints one line per file, "<path>: ok" or "<path>: <stage>: <status>: <message>".
+// outputs. Prints one line per file, "<path>: ok" or "<path>: <stage>: <status>: <message>"
+// (control characters in the message printed as '?').
 // Any crash, leak or sanitizer report is a bug in the runtime; the process exits 0 otherwise.
 #include <cstdio>
 #include <cstdlib>
@@ -197,6 +198,10 @@ int main(int argc, char** argv) {
   }
   for (size_t i = 0; i < paths.size(); ++i) {
     std::string line = run_one(paths[i].c_str(), i % 2 == 1, options);
+    // One line per file: a control character in a message (a mutated node or tensor name) is
+    // shown as '?', so that a newline cannot split the line.
+    for (char& c : line)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   }

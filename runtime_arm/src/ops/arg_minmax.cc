@@ -46,6 +46,7 @@ Status eval(OpContext* ctx) {
   int axis = 0;
   Status s = resolve_axis(ctx, &axis);
   if (s != Status::kOk) return s;
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* x = ctx->input(0);
   const AxisSplit v = split_at_axis(x->shape, axis);
   const lite_fb::ArgOptions* o = ctx->op->options_as_ArgOptions();

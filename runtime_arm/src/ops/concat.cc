@@ -41,6 +41,7 @@ Status concat_prepare(OpContext* ctx) {
 
 Status concat_eval(OpContext* ctx) {
   TensorRef* y = ctx->output(0);
+  if (y->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   int axis = 0;
   normalize_axis(ctx->op->options_as_ConcatOptions()->axis(), y->shape.rank, &axis);
   int64_t outer = 1, inner = 1;

@@ -24,6 +24,9 @@ Status constant_of_shape_prepare(OpContext* ctx) {
       return fail(ctx, Status::kInvalidModel, "negative dim %lld", static_cast<long long>(dims[static_cast<size_t>(i)]));
     y->shape.dims[i] = dims[static_cast<size_t>(i)];
   }
+  if (!shape_within_limits(y->shape))
+    return fail(ctx, Status::kShapeError, "shape %s has over %lld elements", ShapeText(y->shape).c_str(),
+                static_cast<long long>(kMaxOpDim));
   const lite_fb::ConstantOfShapeOptions* options = ctx->op->options_as_ConstantOfShapeOptions();
   const auto* value = options != nullptr ? options->value() : nullptr;
   if (value != nullptr && value->size() != 0 && value->size() != dtype_size(y->dtype))

@@ -54,6 +54,9 @@ Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
   if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0 || a.output_padding_h < 0 ||
       a.output_padding_w < 0)
     return fail(ctx, Status::kInvalidModel, "pads and output_padding must be >= 0");
+  if (w->shape.dims[1] < 1 || w->shape.dims[2] < 1)
+    return fail(ctx, Status::kShapeError, "weight kernel %lldx%lld must be at least 1x1",
+                static_cast<long long>(w->shape.dims[1]), static_cast<long long>(w->shape.dims[2]));
   const int64_t ci = x->shape.dims[3];
   if (w->shape.dims[0] != ci)
     return fail(ctx, Status::kShapeError, "weight has %lld input channels, x has %lld",
@@ -73,7 +76,19 @@ Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
                               a.pad_bottom, a.output_padding_h, &h) ||
       !transposed_window_axis(a.padding, x->shape.dims[2], w->shape.dims[2], a.stride_w, a.dilation_w, a.pad_left,
                               a.pad_right, a.output_padding_w, &wa))
-    return fail(ctx, Status::kShapeError, "pads leave an empty output");
+    return fail(ctx, Status::kShapeError,
+                "no valid output size for input %lldx%lld, kernel %lldx%lld, strides %lldx%lld, dilations %lldx%lld, "
+                "pads %lld,%lld,%lld,%lld, output_padding %lldx%lld (empty, or too large)",
+                static_cast<long long>(x->shape.dims[1]), static_cast<long long>(x->shape.dims[2]),
+                static_cast<long long>(w->shape.dims[1]), static_cast<long long>(w->shape.dims[2]),
+                static_cast<long long>(a.stride_h), static_cast<long long>(a.stride_w),
+                static_cast<long long>(a.dilation_h), static_cast<long long>(a.dilation_w),
+                static_cast<long long>(a.pad_top), static_cast<long long>(a.pad_left),
+                static_cast<long long>(a.pad_bottom), static_cast<long long>(a.pad_right),
+                static_cast<long long>(a.output_padding_h), static_cast<long long>(a.output_padding_w));
+  if (h.out > kMaxOpDim || wa.out > kMaxOpDim)
+    return fail(ctx, Status::kShapeError, "output size %lldx%lld is too large", static_cast<long long>(h.out),
+                static_cast<long long>(wa.out));
   p->batch = static_cast<size_t>(x->shape.dims[0]);
   p->in_h = static_cast<size_t>(x->shape.dims[1]);
   p->in_w = static_cast<size_t>(x->shape.dims[2]);
@@ -112,6 +127,7 @@ Status eval(OpContext* ctx) {
   lite_conv_transpose2d_params p{};
   Status s = conv_transpose_params(ctx, &p);
   if (s != Status::kOk) return s;
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* bias = ctx->input(2);
   const lite_activation act = to_kernel_activation(read_attrs(ctx).activation, nullptr);
   lite_f32_conv_transpose2d_nhwc_ref(&p, static_cast<const float*>(ctx->input(0)->data),

@@ -2,6 +2,7 @@
 // (DepthToSpaceOptions: block_size, crd_mode). Any dtype: only elements move.
 #include "lite_kernels/depth_to_space.h"
 #include "op_api.h"
+#include "op_util.h"
 
 namespace lite {
 namespace {
@@ -16,15 +17,17 @@ Status prepare(OpContext* ctx) {
   const lite_fb::DepthToSpaceOptions* o = ctx->op->options_as_DepthToSpaceOptions();
   if (o == nullptr || o->block_size() < 1) return fail(ctx, Status::kInvalidModel, "needs block_size >= 1");
   const int64_t b = o->block_size();
+  const int64_t bb = b * b;  // b < 2^31: no overflow
   y->dtype = x->dtype;
   y->shape = x->shape;
   if (to_space(ctx)) {
-    if (x->shape.dims[3] % (b * b) != 0)
+    if (x->shape.dims[3] % bb != 0)
       return fail(ctx, Status::kShapeError, "channels %lld are not a multiple of block_size^2 = %lld",
-                  static_cast<long long>(x->shape.dims[3]), static_cast<long long>(b * b));
-    y->shape.dims[1] = x->shape.dims[1] * b;
-    y->shape.dims[2] = x->shape.dims[2] * b;
-    y->shape.dims[3] = x->shape.dims[3] / (b * b);
+                  static_cast<long long>(x->shape.dims[3]), static_cast<long long>(bb));
+    if (!checked_mul_i64(x->shape.dims[1], b, &y->shape.dims[1]) ||
+        !checked_mul_i64(x->shape.dims[2], b, &y->shape.dims[2]))
+      return fail(ctx, Status::kShapeError, "block_size %lld is too large", static_cast<long long>(b));
+    y->shape.dims[3] = x->shape.dims[3] / bb;
   } else {
     if (x->shape.dims[1] % b != 0 || x->shape.dims[2] % b != 0)
       return fail(ctx, Status::kShapeError, "height %lld and width %lld must be multiples of block_size %lld",
@@ -32,13 +35,17 @@ Status prepare(OpContext* ctx) {
                   static_cast<long long>(b));
     y->shape.dims[1] = x->shape.dims[1] / b;
     y->shape.dims[2] = x->shape.dims[2] / b;
-    y->shape.dims[3] = x->shape.dims[3] * b * b;
+    if (!checked_mul_i64(x->shape.dims[3], bb, &y->shape.dims[3]))
+      return fail(ctx, Status::kShapeError, "block_size %lld is too large", static_cast<long long>(b));
   }
+  if (!shape_within_limits(y->shape))
+    return fail(ctx, Status::kShapeError, "block_size %lld makes the output too large", static_cast<long long>(b));
   return Status::kOk;
 }
 
 Status eval(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // the kernel walks the pixels regardless
   const lite_fb::DepthToSpaceOptions* o = ctx->op->options_as_DepthToSpaceOptions();
   const size_t n = static_cast<size_t>(x->shape.dims[0]), h = static_cast<size_t>(x->shape.dims[1]),
                w = static_cast<size_t>(x->shape.dims[2]), c = static_cast<size_t>(x->shape.dims[3]);

@@ -19,12 +19,19 @@ Status expand_prepare(OpContext* ctx) {
     return fail(ctx, Status::kUnsupported, "shape rank %zu exceeds %d", dims.size(), kMaxRank);
   Shape target;
   target.rank = static_cast<int>(dims.size());
-  for (int i = 0; i < target.rank; ++i) target.dims[i] = dims[static_cast<size_t>(i)];
+  for (int i = 0; i < target.rank; ++i) {
+    target.dims[i] = dims[static_cast<size_t>(i)];
+    if (target.dims[i] < 0)
+      return fail(ctx, Status::kInvalidModel, "negative dim %lld in the shape", static_cast<long long>(target.dims[i]));
+  }
   const TensorRef* x = ctx->input(0);
   TensorRef* y = ctx->output(0);
   if (!broadcast_shapes(x->shape, target, &y->shape))
     return fail(ctx, Status::kShapeError, "shape %s does not broadcast with %s", ShapeText(x->shape).c_str(),
                 ShapeText(target).c_str());
+  if (!shape_within_limits(y->shape))
+    return fail(ctx, Status::kShapeError, "expanding %s to %s gives over %lld elements", ShapeText(x->shape).c_str(),
+                ShapeText(target).c_str(), static_cast<long long>(kMaxOpDim));
   y->dtype = x->dtype;
   return Status::kOk;
 }

@@ -49,6 +49,7 @@ Status gather_eval(OpContext* ctx) {
   const TensorRef* indices = ctx->input(1);
   int axis = 0;
   normalize_axis(gather_options(ctx) != nullptr ? gather_options(ctx)->axis() : 0, data->shape.rank, &axis);
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write or check
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d) outer *= data->shape.dims[d];
   for (int d = axis + 1; d < data->shape.rank; ++d) inner *= data->shape.dims[d];

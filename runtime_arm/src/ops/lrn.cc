@@ -21,6 +21,7 @@ Status prepare(OpContext* ctx) {
 
 Status eval(OpContext* ctx) {
   const Shape& s = ctx->input(0)->shape;
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const lite_fb::LrnOptions* o = ctx->op->options_as_LrnOptions();
   lite_f32_lrn_nhwc_ref(static_cast<size_t>(s.dims[0] * s.dims[1] * s.dims[2]), static_cast<size_t>(s.dims[3]),
                         static_cast<size_t>(o->size()), o->alpha(), o->beta(), o->bias(),

@@ -40,6 +40,9 @@ Status one_hot_prepare(OpContext* ctx) {
   y->dtype = values->dtype;
   y->shape.rank = rank;
   for (int d = 0, j = 0; d < rank; ++d) y->shape.dims[d] = d == axis ? depth : indices->shape.dims[j++];
+  if (!shape_within_limits(y->shape))
+    return fail(ctx, Status::kShapeError, "depth %lld makes the output %s too large", static_cast<long long>(depth),
+                ShapeText(y->shape).c_str());
   return Status::kOk;
 }
 

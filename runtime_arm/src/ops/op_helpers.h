@@ -53,6 +53,10 @@ inline Status read_shape_input(OpContext* ctx, int index, const char* what, std:
   if (t->dtype != lite_fb::DType::INT64 && t->dtype != lite_fb::DType::INT32)
     return fail(ctx, Status::kInvalidModel, "input %d (%s) must be INT64 or INT32, not %s", index, what,
                 dtype_name(t->dtype));
+  constexpr int64_t kMaxShapeInputValues = int64_t{1} << 20;  // far beyond any rank, pads or split count
+  if (t->shape.num_elements() > kMaxShapeInputValues)
+    return fail(ctx, Status::kInvalidModel, "input %d (%s) has %lld values (at most %lld)", index, what,
+                static_cast<long long>(t->shape.num_elements()), static_cast<long long>(kMaxShapeInputValues));
   if (!read_int_values(t, values))
     return fail(ctx, Status::kUnsupported,
                 "input %d (%s, tensor '%s') must have a value at prepare time (a constant or computed from "

@@ -49,6 +49,30 @@ inline bool read_int_values(const TensorRef* t, std::vector<int64_t>* values) {
   return true;
 }
 
+// Values read from a model (shape-input entries, repeats, pads, sizes, option values) are
+// untrusted: every op output is refused by the core above 2 GiB, so no output dim and no element
+// count may exceed kMaxOpDim. Ops check a value against it before using it in arithmetic, and
+// use the checked helpers below where several such values combine.
+constexpr int64_t kMaxOpDim = int64_t{1} << 31;
+
+// Overflow-checked int64 arithmetic; false (and *out unspecified) on overflow.
+inline bool checked_add_i64(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
+inline bool checked_mul_i64(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+// Whether `shape` is acceptable as an op output: every dim in [0, kMaxOpDim] and the product of
+// the non-zero dims at most kMaxOpDim (the core's rule for every tensor), so num_elements(),
+// strides and every partial product of its dims are free of overflow.
+inline bool shape_within_limits(const Shape& shape) {
+  if (shape.rank < 0 || shape.rank > kMaxRank) return false;
+  int64_t nonzero = 1;
+  for (int i = 0; i < shape.rank; ++i) {
+    const int64_t d = shape.dims[i];
+    if (d < 0 || d > kMaxOpDim) return false;
+    if (d != 0 && (!checked_mul_i64(nonzero, d, &nonzero) || nonzero > kMaxOpDim)) return false;
+  }
+  return true;
+}
+
 inline lite_activation to_kernel_activation(const lite_fb::Activation* a, const TensorRef* prelu_slope) {
   lite_activation act{LITE_ACT_NONE, 0.0f, 0.0f, nullptr};
   if (a == nullptr) return act;

@@ -35,6 +35,15 @@ Status read_pads(OpContext* ctx, PadAmounts* pads) {
     if (!normalize_axis(axes[i], rank, &axis))
       return fail(ctx, Status::kInvalidModel, "axis %lld is out of range for rank %d", static_cast<long long>(axes[i]),
                   rank);
+    const int64_t dim = ctx->input(0)->shape.dims[axis];
+    for (int64_t pad : {values[i], values[n + i]}) {
+      // A pad may crop at most the whole axis and add at most kMaxOpDim: beyond that the output
+      // cannot exist, and the bound keeps dim + begin + end and the kernel's index math in range.
+      if (pad < -dim || pad > kMaxOpDim)
+        return fail(ctx, Status::kShapeError, "pad %lld on axis %d of size %lld is out of range [%lld, %lld]",
+                    static_cast<long long>(pad), axis, static_cast<long long>(dim), static_cast<long long>(-dim),
+                    static_cast<long long>(kMaxOpDim));
+    }
     pads->begin[axis] = values[i];
     pads->end[axis] = values[n + i];
   }
@@ -54,12 +63,18 @@ Status pad_prepare(OpContext* ctx) {
   y->dtype = x->dtype;
   y->shape = x->shape;
   for (int d = 0; d < x->shape.rank; ++d) {
-    y->shape.dims[d] = x->shape.dims[d] + pads.begin[d] + pads.end[d];
+    y->shape.dims[d] = x->shape.dims[d] + pads.begin[d] + pads.end[d];  // in range: read_pads bounds the pads
     if (y->shape.dims[d] < 0)
       return fail(ctx, Status::kShapeError, "pads crop axis %d of %s below zero", d, ShapeText(x->shape).c_str());
+    if (y->shape.dims[d] > kMaxOpDim)
+      return fail(ctx, Status::kShapeError, "pads make axis %d of %s larger than %lld", d, ShapeText(x->shape).c_str(),
+                  static_cast<long long>(kMaxOpDim));
     if (mode != lite_fb::PadMode::CONSTANT && x->shape.dims[d] == 0 && y->shape.dims[d] > 0)
       return fail(ctx, Status::kShapeError, "%s padding of the empty axis %d", lite_fb::EnumNamePadMode(mode), d);
   }
+  if (!shape_within_limits(y->shape))
+    return fail(ctx, Status::kShapeError, "padding %s gives %s, over %lld elements", ShapeText(x->shape).c_str(),
+                ShapeText(y->shape).c_str(), static_cast<long long>(kMaxOpDim));
   const TensorRef* value = ctx->input(2);
   if (value != nullptr && value->shape.num_elements() > 1)
     return fail(ctx, Status::kInvalidModel, "constant_value must be a scalar");

@@ -71,6 +71,7 @@ Status eval(OpContext* ctx) {
   lite_pool2d_params p{};
   Status s = pool_params(ctx, &p);
   if (s != Status::kOk) return s;
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const lite_activation act = to_kernel_activation(ctx->op->options_as_Pool2DOptions()->activation(), nullptr);
   const float* x = static_cast<const float*>(ctx->input(0)->data);
   float* y = static_cast<float*>(ctx->output(0)->data);

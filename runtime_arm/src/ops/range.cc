@@ -24,6 +24,9 @@ Status range_prepare(OpContext* ctx) {
                                      ctx->input(2)->data);
   if (n < 0) return fail(ctx, Status::kInvalidModel, "delta is 0, the count is too large or the dtype %s is unsupported",
                          dtype_name(start->dtype));
+  if (n > kMaxOpDim)
+    return fail(ctx, Status::kShapeError, "the range has %lld elements (at most %lld)", static_cast<long long>(n),
+                static_cast<long long>(kMaxOpDim));
   TensorRef* y = ctx->output(0);
   y->dtype = start->dtype;
   y->shape.rank = 1;

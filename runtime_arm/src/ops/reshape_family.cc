@@ -42,7 +42,8 @@ Status reshape_prepare(OpContext* ctx) {
   Shape out;
   out.rank = static_cast<int>(target.size());
   int infer = -1;
-  int64_t known = 1;
+  int64_t known = 1;  // product of the non-zero target dims, at most kMaxOpDim
+  bool has_zero = false;
   for (int i = 0; i < out.rank; ++i) {
     int64_t d = target[static_cast<size_t>(i)];
     if (d == 0 && !allowzero) {
@@ -52,12 +53,20 @@ Status reshape_prepare(OpContext* ctx) {
     if (d == -1) {
       if (infer >= 0) return fail(ctx, Status::kInvalidModel, "more than one -1 in the target shape");
       infer = i;
+      out.dims[i] = 1;
       continue;
     }
     if (d < 0) return fail(ctx, Status::kInvalidModel, "invalid target dim %lld", static_cast<long long>(d));
     out.dims[i] = d;
-    known *= d;
+    if (d == 0) {
+      has_zero = true;
+    } else if (!checked_mul_i64(known, d, &known) || known > kMaxOpDim) {
+      return fail(ctx, Status::kShapeError,
+                  "target dim %lld at position %d makes the shape too large (over %lld elements)",
+                  static_cast<long long>(d), i, static_cast<long long>(kMaxOpDim));
+    }
   }
+  if (has_zero) known = 0;
   if (infer >= 0) {
     const int64_t total = in.num_elements();
     if (known == 0 || total % known != 0)

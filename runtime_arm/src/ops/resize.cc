@@ -44,17 +44,32 @@ Status resize_params(OpContext* ctx, lite_resize_params* p) {
     if (!scales->value_known || scales->data == nullptr)
       return fail(ctx, Status::kUnsupported, "scales must be known at prepare time (a constant or a shape computation)");
     const float* s = static_cast<const float*>(scales->data);
-    if (!(s[0] > 0.0f) || !(s[1] > 0.0f)) return fail(ctx, Status::kInvalidArgument, "scales must be > 0");
+    if (!(s[0] > 0.0f) || !(s[1] > 0.0f) || !std::isfinite(s[0]) || !std::isfinite(s[1]))
+      return fail(ctx, Status::kInvalidArgument, "scales must be finite and > 0, got %g and %g",
+                  static_cast<double>(s[0]), static_cast<double>(s[1]));
     p->scale_h = s[0];
     p->scale_w = s[1];
-    out_h = static_cast<int64_t>(std::floor(static_cast<double>(in_h) * p->scale_h));
-    out_w = static_cast<int64_t>(std::floor(static_cast<double>(in_w) * p->scale_w));
+    // Checked in double before the conversion to int64 (undefined for values out of range).
+    const double h = std::floor(static_cast<double>(in_h) * p->scale_h);
+    const double w = std::floor(static_cast<double>(in_w) * p->scale_w);
+    if (!(h <= static_cast<double>(kMaxOpDim)) || !(w <= static_cast<double>(kMaxOpDim)))
+      return fail(ctx, Status::kShapeError, "scales %g x %g make the %lldx%lld input too large",
+                  static_cast<double>(s[0]), static_cast<double>(s[1]), static_cast<long long>(in_h),
+                  static_cast<long long>(in_w));
+    out_h = static_cast<int64_t>(h);
+    out_w = static_cast<int64_t>(w);
   } else {
     std::vector<int64_t> v;
+    if (sizes->shape.num_elements() != 2)
+      return fail(ctx, Status::kInvalidModel, "sizes must have 2 values (h, w), got %lld",
+                  static_cast<long long>(sizes->shape.num_elements()));
     if (!read_int_values(sizes, &v))
       return fail(ctx, Status::kUnsupported, "sizes must be an integer tensor known at prepare time");
     if (v.size() != 2) return fail(ctx, Status::kInvalidModel, "sizes must have 2 values (h, w), got %zu", v.size());
     if (v[0] < 0 || v[1] < 0) return fail(ctx, Status::kInvalidArgument, "sizes must be >= 0");
+    if (v[0] > kMaxOpDim || v[1] > kMaxOpDim)
+      return fail(ctx, Status::kShapeError, "sizes %lld x %lld are too large", static_cast<long long>(v[0]),
+                  static_cast<long long>(v[1]));
     out_h = v[0];
     out_w = v[1];
     if ((in_h == 0 && out_h > 0) || (in_w == 0 && out_w > 0))
@@ -90,6 +105,7 @@ Status eval(OpContext* ctx) {
   lite_resize_params p{};
   Status s = resize_params(ctx, &p);
   if (s != Status::kOk) return s;
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* x = ctx->input(0);
   void* y = ctx->output(0)->data;
   switch (p.mode) {

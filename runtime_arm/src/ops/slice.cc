@@ -52,7 +52,9 @@ Status compute_view(OpContext* ctx, SliceView* view) {
     if (start < 0) start += dim;
     if (end < 0) end += dim;
     int64_t count;
-    if (step > 0) {
+    if (dim == 0) {
+      count = 0;  // (the negative-step clamps below assume dim >= 1: [0, dim - 1] would be empty)
+    } else if (step > 0) {
       start = start < 0 ? 0 : (start > dim ? dim : start);
       end = end < 0 ? 0 : (end > dim ? dim : end);
       count = end > start ? (end - start - 1) / step + 1 : 0;

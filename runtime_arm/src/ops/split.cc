@@ -20,7 +20,9 @@ Status split_sizes(OpContext* ctx, int axis, std::vector<int64_t>* sizes) {
     int64_t total = 0;
     for (int64_t v : *sizes) {
       if (v < 0) return fail(ctx, Status::kInvalidModel, "negative split size %lld", static_cast<long long>(v));
-      total += v;
+      if (v > dim || !checked_add_i64(total, v, &total) || total > dim)
+        return fail(ctx, Status::kShapeError, "split sizes exceed axis %d of size %lld", axis,
+                    static_cast<long long>(dim));
     }
     if (total != dim)
       return fail(ctx, Status::kShapeError, "split sizes add up to %lld, axis %d has %lld", static_cast<long long>(total),
@@ -61,6 +63,7 @@ Status split_prepare(OpContext* ctx) {
 
 Status split_eval(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
+  if (x->shape.num_elements() == 0) return Status::kOk;  // every output is empty too
   const lite_fb::SplitOptions* options = ctx->op->options_as_SplitOptions();
   int axis = 0;
   normalize_axis(options != nullptr ? options->axis() : 0, x->shape.rank, &axis);

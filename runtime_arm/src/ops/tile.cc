@@ -22,10 +22,15 @@ Status tile_prepare(OpContext* ctx) {
   y->dtype = x->dtype;
   y->shape = x->shape;
   for (int d = 0; d < x->shape.rank; ++d) {
-    if (repeats[static_cast<size_t>(d)] < 0)
-      return fail(ctx, Status::kInvalidModel, "negative repeat %lld", static_cast<long long>(repeats[static_cast<size_t>(d)]));
-    y->shape.dims[d] *= repeats[static_cast<size_t>(d)];
+    const int64_t r = repeats[static_cast<size_t>(d)];
+    if (r < 0) return fail(ctx, Status::kInvalidModel, "negative repeat %lld", static_cast<long long>(r));
+    if (!checked_mul_i64(x->shape.dims[d], r, &y->shape.dims[d]) || y->shape.dims[d] > kMaxOpDim)
+      return fail(ctx, Status::kShapeError, "repeat %lld of axis %d (size %lld) is too large",
+                  static_cast<long long>(r), d, static_cast<long long>(x->shape.dims[d]));
   }
+  if (!shape_within_limits(y->shape))
+    return fail(ctx, Status::kShapeError, "tiling %s gives %s, over %lld elements", ShapeText(x->shape).c_str(),
+                ShapeText(y->shape).c_str(), static_cast<long long>(kMaxOpDim));
   return Status::kOk;
 }
 

@@ -52,6 +52,7 @@ Status eval(OpContext* ctx) {
   int64_t k = 0;
   Status s = resolve(ctx, &axis, &k);
   if (s != Status::kOk) return s;
+  if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* x = ctx->input(0);
   const AxisSplit v = split_at_axis(x->shape, axis);
   const lite_fb::TopKOptions* o = ctx->op->options_as_TopKOptions();

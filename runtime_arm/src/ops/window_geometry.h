@@ -15,7 +15,8 @@ struct WindowAxis {
   int64_t pad_end = 0;
 };
 
-// Extent of a dilated kernel: dilation * (kernel - 1) + 1.
+// Extent of a dilated kernel: dilation * (kernel - 1) + 1. Callers check kernel >= 1 and
+// dilation >= 1 first; both come from int32 options or tensor dims (<= 2^31), so this fits int64.
 inline int64_t dilated_extent(int64_t kernel, int64_t dilation) { return dilation * (kernel - 1) + 1; }
 
 // A sliding window over `in` (convolution and pooling). ceil_mode applies to explicit padding only,
@@ -59,10 +60,15 @@ inline bool sliding_window_axis(lite_fb::Padding padding, bool ceil_mode, int64_
 
 // CONV_TRANSPOSE_2D: out = stride * (in - 1) + output_padding + extent - pads. SAME_* make
 // out = in * stride and split the needed padding (the odd one at the end for SAME_UPPER).
+// Returns false when out < 1 or when the size computation overflows (stride, dilation, kernel
+// and input up to 2^31 each: their products can exceed int64).
 inline bool transposed_window_axis(lite_fb::Padding padding, int64_t in, int64_t kernel, int64_t stride,
                                    int64_t dilation, int64_t pad_begin, int64_t pad_end, int64_t output_padding,
                                    WindowAxis* axis) {
-  const int64_t full = stride * (in - 1) + output_padding + dilated_extent(kernel, dilation);
+  int64_t full;
+  if (__builtin_mul_overflow(stride, in - 1, &full) || __builtin_add_overflow(full, output_padding, &full) ||
+      __builtin_add_overflow(full, dilated_extent(kernel, dilation), &full))
+    return false;
   switch (padding) {
     case lite_fb::Padding::SAME_UPPER:
     case lite_fb::Padding::SAME_LOWER: {
