@@ -118,17 +118,6 @@ lite_f32_winograd_fn lite_f32_winograd_select(void) {
   return lite_f32_winograd_nhwc_portable;
 }
 
-lite_f32_winograd_fn lite_f32_winograd_select_for(size_t in_c, size_t out_c) {
-  const lite_f32_winograd_fn best = lite_f32_winograd_select();
-#if defined(__x86_64__)
-  if (best == lite_f32_winograd_nhwc_avx512 && in_c % 16 + out_c % 16 > in_c % 8 + out_c % 8)
-    return lite_f32_winograd_nhwc_avx2;
-#endif
-  (void)in_c;
-  (void)out_c;
-  return best;
-}
-
 const char* lite_f32_winograd_selected_name(void) {
   const lite_f32_winograd_fn fn = lite_f32_winograd_select();
 #if defined(__x86_64__)

@@ -77,13 +77,10 @@ LITE_F32_WINOGRAD_DECLARE(lite_f32_winograd_nhwc_armv7_neonfma);
 
 /* The transform variant for this CPU (lite_cpu_features(), so LITE_CPU_FEATURES_MASK applies). The
  * channel padding of the transformed data depends on the variant's vector width, which the scratch
- * size already allows for (the widest, 16). */
+ * size already allows for (the widest, 16). Unlike the depthwise kernels, no per-channel-count choice:
+ * the GEMMs dominate and AVX-512 measured as fast or faster than AVX2 even at 24 channels. */
 lite_f32_winograd_fn lite_f32_winograd_select(void);
 const char* lite_f32_winograd_selected_name(void);
-
-/* The variant for these channel counts: among those this CPU runs, the one leaving the fewest
- * channels in partial vectors (in_c % lanes + out_c % lanes), the widest on a tie. */
-lite_f32_winograd_fn lite_f32_winograd_select_for(size_t in_c, size_t out_c);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,7 @@ WinogradConv* winograd_conv_create(const lite_conv2d_params& p, int m, const flo
   if (wg == nullptr) return nullptr;
   wg->m = m;
   wg->gemm = lite_f32_gemm_config_select(lite_cpu_features(), p.out_c);
-  wg->fn = lite_f32_winograd_select_for(p.in_c, p.out_c);
+  wg->fn = lite_f32_winograd_select();
   const size_t n = lite_f32_winograd_packed_weight_size(wg->gemm, m, &p);
   wg->packed = static_cast<float*>(std::malloc((n > 0 ? n : 1) * sizeof(float)));
   if (wg->packed == nullptr || !lite_f32_winograd_pack_weight(wg->gemm, m, &p, weight, wg->packed)) {
