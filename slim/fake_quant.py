@@ -177,6 +177,8 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return quantize(x, *_per_tensor(graph, node.outputs[0]))
     if op == "DEQUANTIZE":
         return dequantize(x, *_per_tensor(graph, node.inputs[0]))
+    if op == "CONCAT":
+        return np.concatenate([values[name] for name in node.inputs], axis=int(node.attrs["axis"]))
     if op == "TRANSPOSE":
         return np.transpose(x, node.attrs["perm"])
     if op in ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE"):

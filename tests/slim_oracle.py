@@ -15,7 +15,7 @@ from slim.calibrate import with_outputs
 from slim.fake_quant import simulate_node
 
 SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "CONV_2D", "FULLY_CONNECTED", "ADD", "MAX_POOL_2D",
-                 "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
+                 "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE", "CONCAT")
 
 
 def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, float]:

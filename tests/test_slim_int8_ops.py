@@ -115,3 +115,29 @@ def test_ppocr_int8_ops_match_simulation(key: str, shape: tuple[int, ...]) -> No
     assert len(result.int8_nodes) >= 20
     errors = int8_mismatches(result.graph, {result.graph.inputs[0]: data[0]})
     assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
+
+
+def test_concat_of_int8_convs_shares_one_scale() -> None:
+    rng = np.random.default_rng(5)
+    weights = {name: rng.standard_normal(shape).astype(np.float32) * scale for name, shape, scale in
+               (("wa", (4, 3, 3, 3), 0.3), ("wb", (6, 3, 1, 1), 1.5), ("wc", (5, 10, 1, 1), 0.3))}
+    nodes = [
+        helper.make_node("Conv", ["x", "wa"], ["a"], pads=[1, 1, 1, 1], name="branch_a"),
+        helper.make_node("Conv", ["x", "wb"], ["b"], name="branch_b"),
+        helper.make_node("Concat", ["a", "b"], ["ab"], axis=1, name="concat"),
+        helper.make_node("Conv", ["ab", "wc"], ["y"], name="merge"),
+    ]
+    graph = helper.make_graph(nodes, "concat_net",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5, 6, 6])],
+                              [numpy_helper.from_array(v, k) for k, v in weights.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    data = _batches((1, 3, 6, 6), 3, seed=4)
+    result = slim.compress(model, None, data, slim.QuantConfig(progress=False))
+    assert {"branch_a", "branch_b", "concat", "merge"} <= set(result.int8_nodes)
+    concat = next(n for n in result.graph.nodes if n.op_type == "CONCAT")
+    shared = (*concat.inputs, concat.outputs[0])
+    scales = {float(result.graph.tensors[name].quant.scale[0]) for name in shared}
+    assert len(scales) == 1
+    errors = int8_mismatches(result.graph, {"x": data[0]})
+    assert errors["concat"] == 0 and max(errors.values()) <= 1.0, errors

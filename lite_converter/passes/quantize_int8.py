@@ -10,7 +10,9 @@ borders:
 * MAX_POOL_2D (no fused activation) and GLOBAL_AVERAGE_POOL: the output keeps the input's scale and
   zero point (max is exact, the mean stays within the input's range);
 * RESHAPE / FLATTEN / SQUEEZE / UNSQUEEZE / TRANSPOSE whose input is already int8 (the output of an
-  int8 op): they move bytes, so the output shares the input's scale and zero point.
+  int8 op): they move bytes, so the output shares the input's scale and zero point;
+* CONCAT whose inputs all come from int8 CONV_2D / FULLY_CONNECTED / ADD: every input and the output
+  get the union of their calibrated ranges (one scale and zero point), so CONCAT moves bytes exactly.
 
 Every int8 op's output ``y`` is renamed ``y`` + "_int8" and a DEQUANTIZE writes the original ``y``
 back, so graph outputs and fp32 readers see what they saw before; DEQUANTIZEs nobody reads are
@@ -83,10 +85,27 @@ def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
     return False
 
 
+def _share_concat_ranges(graph: Graph, chosen: list[Node], inputs: QuantizeInputs) -> None:
+    """Gives each eligible CONCAT's inputs and output one common range (in ``inputs.ranges``)."""
+    requantizing = {node.outputs[0] for node in chosen if node.op_type in (*WEIGHTED_OPS, "ADD")}
+    for node in graph.nodes:
+        names = [*node.inputs, *node.outputs[:1]]
+        if (node.op_type != "CONCAT" or node.name in inputs.skip_nodes or len(node.outputs) != 1
+                or not node.inputs or not all(name in requantizing for name in node.inputs)
+                or any(name not in inputs.ranges for name in names)):
+            continue
+        low = min(inputs.ranges[name][0] for name in names)
+        high = max(inputs.ranges[name][1] for name in names)
+        for name in names:
+            inputs.ranges[name] = (low, high)
+
+
 def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
     """Rewrites ``graph`` in place; returns the names of the nodes now running in int8."""
     chosen = [node for node in graph.nodes if int8_capable(graph, node, inputs)]
     chosen_ids = {id(node) for node in chosen}
+    inputs = dataclasses.replace(inputs, ranges=dict(inputs.ranges))
+    _share_concat_ranges(graph, chosen, inputs)
     int8_of: dict[str, str] = {}  # fp32 tensor name -> its int8 twin
     params_of: dict[str, QuantParams] = {}
     new_nodes: list[Node] = []
@@ -112,7 +131,10 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
         if _moves_int8(graph, node, int8_of, inputs):
             out = node.outputs[0]
             params_of[out] = params_for(node.inputs[0])
-            node.inputs = [int8_of[node.inputs[0]], *node.inputs[1:]]
+            if node.op_type == "CONCAT":
+                node.inputs = [int8_of[name] for name in node.inputs]
+            else:
+                node.inputs = [int8_of[node.inputs[0]], *node.inputs[1:]]
             q_out = graph.add_tensor(out + INT8_SUFFIX, np.int8, graph.tensors[out].shape)
             graph.tensors[q_out].quant = params_of[out]
             node.outputs = [q_out]
@@ -149,7 +171,15 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
 
 
 def _moves_int8(graph: Graph, node: Node, int8_of: dict[str, str], inputs: QuantizeInputs) -> bool:
-    """A byte-moving op whose data input is int8 already and whose other inputs are constants."""
+    """A byte-moving op whose data input is int8 already and whose other inputs are constants, or a
+    CONCAT of int8 tensors sharing one scale and zero point."""
+    if node.op_type == "CONCAT":
+        if node.name in inputs.skip_nodes or len(node.outputs) != 1 or not node.inputs:
+            return False
+        if not all(name in int8_of for name in node.inputs):
+            return False
+        ranges = {inputs.ranges.get(name) for name in (*node.inputs, node.outputs[0])}
+        return len(ranges) == 1 and None not in ranges
     return (node.op_type in MOVE_OPS and node.name not in inputs.skip_nodes and len(node.outputs) == 1
             and bool(node.inputs) and node.inputs[0] in int8_of
             and all(graph.constant(name) is not None for name in node.inputs[1:] if name))
