@@ -216,8 +216,18 @@ void im2col_rows(const lite_conv2d_params& p, const float* x, size_t first, size
     const size_t pixel = first + r;
     const size_t ow = pixel % p.out_w, oh = (pixel / p.out_w) % p.out_h, b = pixel / (p.out_w * p.out_h);
     float* row = out + r * k;
+    const ptrdiff_t iw0 = static_cast<ptrdiff_t>(ow * p.stride_w) - static_cast<ptrdiff_t>(p.pad_left);
+    const bool row_inside = p.dilation_w == 1 && iw0 >= 0 && iw0 + static_cast<ptrdiff_t>(p.kernel_w) <=
+                                                              static_cast<ptrdiff_t>(p.in_w);
     for (size_t kh = 0; kh < p.kernel_h; ++kh) {
       const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dilation_h) - static_cast<ptrdiff_t>(p.pad_top);
+      if (row_inside && ih >= 0 && ih < static_cast<ptrdiff_t>(p.in_h)) {
+        // The kernel_w taps of this row are adjacent NHWC pixels: one copy.
+        std::memcpy(row + kh * p.kernel_w * ci,
+                    x + ((b * p.in_h + static_cast<size_t>(ih)) * p.in_w + static_cast<size_t>(iw0)) * ci,
+                    p.kernel_w * ci * sizeof(float));
+        continue;
+      }
       for (size_t kw = 0; kw < p.kernel_w; ++kw) {
         const ptrdiff_t iw =
             static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dilation_w) - static_cast<ptrdiff_t>(p.pad_left);
