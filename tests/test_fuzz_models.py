@@ -2,11 +2,12 @@
 
 Seeds are models converted from ONNX by lite_converter (a small conv net, a net with a
 Shape -> Gather -> Concat -> Reshape subgraph and dynamic dims, a chain of the ops that read shape
-inputs and window options, and the PaddleOCR direction classifier when it is in the local model
-cache). Mutations are seeded: random bit flips, extreme byte values, truncation, and targeted hits
-found by walking the flatbuffer (vector lengths, tensor indices, dims, dtypes, op codes, option
-fields, elements of small constants such as shape inputs), chunk duplication and zeroing. Option
-and shape-input hits keep the file valid, so those mutants reach the ops' prepare and eval. The harness
+inputs and window options, a net of every int8 op from slim's quantization, and the PaddleOCR
+direction classifier when it is in the local model cache). Mutations are seeded: random bit flips,
+extreme byte values, truncation, and targeted hits found by walking the flatbuffer (vector
+lengths, tensor indices, dims, dtypes, op codes, option fields, quantization parameters, elements
+of small constants such as shape inputs), chunk duplication and zeroing. Option and shape-input
+hits keep the file valid, so those mutants reach the ops' prepare and eval. The harness
 (runtime_arm/tests/fuzz_models.cc) loads, verifies, resizes, runs each file: every file must end
 in success or an error with a message, never a crash, leak or sanitizer report.
 """
@@ -72,6 +73,9 @@ class Targets:
             self.dims += self._vector(tab, 8, 8)
             self.dtypes += self._scalar(tab, 6)
             self.indices += self._scalar(tab, 12)
+            quantization = tensor.Quantization()
+            if quantization is not None:  # scales, zero points, axis of int8 tensors
+                self._options(quantization._tab, "Quantization")
             # Shape inputs (reshape shapes, pads, starts/ends/steps, repeats, scales, k, axis, ...)
             # are small integer or float constants: their values are what the ops' prepare reads.
             fmt = SMALL_CONSTANT_FORMATS.get(tensor.Dtype())
@@ -126,7 +130,8 @@ OPTIONS_TABLES = {value: name for name, value in vars(OpOptions).items()
 _SLOT_FORMATS = {"PrependInt32Slot": "<i", "PrependFloat32Slot": "<f", "PrependBoolSlot": "<B",
                  "PrependInt8Slot": "<b", "PrependUint8Slot": "<B", "PrependInt64Slot": "<q",
                  "PrependStructSlot": "activation"}
-_VECTOR_FORMATS = {1: "[<B", 4: "[<i", 8: "[<q"}
+_VECTOR_FORMATS = {1: "[<B", 4: "[<i", 8: "[<q"}  # by element size
+_FLOAT_VECTORS = {("Quantization", "Scale")}  # the builders do not tell [float] from [int]
 
 
 class _Recorder:
@@ -146,8 +151,9 @@ class _Recorder:
 
 @functools.cache
 def option_fields(table: str) -> dict[str, tuple[int, str]]:
-    """{CamelName: (vtable slot, struct format)} of every field of options table ``table``, read
-    from the flatc-generated builder functions: "<i" etc. for scalars, "[<i" for vectors, "activation"."""
+    """{CamelName: (vtable slot, struct format)} of every field of options table ``table`` (or of
+    Quantization), read from the flatc-generated builder functions: "<i" etc. for scalars, "[<i" for
+    vectors, "activation"."""
     if not table:
         return {}
     module = importlib.import_module(f"lite_converter.lite_fb.{table}")
@@ -164,7 +170,8 @@ def option_fields(table: str) -> dict[str, tuple[int, str]]:
             start = _Recorder()
             getattr(module, f"{table}Start{field}Vector")(start, 0)
             assert start.call is not None
-            fields[field] = (int(args[0]), _VECTOR_FORMATS[int(start.call[1][0])])
+            fmt = "[<f" if (table, field) in _FLOAT_VECTORS else _VECTOR_FORMATS[int(start.call[1][0])]
+            fields[field] = (int(args[0]), fmt)
         elif method in _SLOT_FORMATS:
             fields[field] = (int(args[0]), _SLOT_FORMATS[method])
     return fields
@@ -391,6 +398,24 @@ def shape_ops_net() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
 
 
+def int8_seed() -> bytes | None:
+    """Every int8 op (QUANTIZE, DEQUANTIZE, int8 CONV_2D, ADD, MAX_POOL_2D, GLOBAL_AVERAGE_POOL,
+    FULLY_CONNECTED) from slim's post-training quantization, every option field written, so that
+    mutants also hit scales, zero points and quantization axes. None (with a warning) when slim
+    cannot calibrate here (it runs the fp32 model through the runtime library)."""
+    import slim
+    from tests.test_slim_int8_ops import every_int8_op_net
+
+    rng = np.random.default_rng(5)
+    data = [rng.standard_normal((1, 3, 12, 12)).astype(np.float32) for _ in range(3)]
+    try:
+        with every_option_field_written():
+            return slim.compress(every_int8_op_net(), None, data, slim.QuantConfig(progress=False)).lite_bytes
+    except (ImportError, OSError) as error:
+        warnings.warn(f"fuzzing without the int8 seed: {error}", stacklevel=1)
+        return None
+
+
 # -- the test ------------------------------------------------------------------------------------
 def seed_models(
     small_conv_onnx: onnx.ModelProto, shape_subgraph_onnx: onnx.ModelProto
@@ -406,6 +431,9 @@ def seed_models(
         ("shape", convert_onnx(shape_subgraph_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
         ("ops", ops, MUTANTS_OF_OPS_SEED, False, ["--dynamic-dim", "6"]),
     ]
+    int8 = int8_seed()
+    if int8 is not None:
+        seeds.append(("int8", int8, MUTANTS_PER_SMALL_SEED, False, []))
     try:
         cls = zoo.fetch("cls")  # the real PaddleOCR classifier (cached after the first download)
     except zoo.ZooError as error:

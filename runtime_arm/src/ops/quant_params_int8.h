@@ -35,9 +35,11 @@ inline Status per_tensor_int8(OpContext* ctx, const TensorRef* t, const char* wh
   return Status::kOk;
 }
 
-// One real value quantized exactly like lite_qs8_quantize_f32_ref.
+// One real value quantized exactly like lite_qs8_quantize_f32_ref (NaN -> the zero point: the
+// conversion to int32 below must see a value in range).
 inline int32_t quantize_value_int8(float x, const QuantInt8& q) {
   float r = std::nearbyint(x / q.scale) + static_cast<float>(q.zero_point);
+  if (r != r) r = static_cast<float>(q.zero_point);
   if (r < -128.0f) r = -128.0f;
   if (r > 127.0f) r = 127.0f;
   return static_cast<int32_t>(r);
@@ -54,9 +56,9 @@ inline Status activation_range_int8(OpContext* ctx, const lite_fb::Activation* a
     *lo = quantize_value_int8(0.0f, out);
     return Status::kOk;
   }
-  if (act->kind() == lite_fb::ActivationKind::CLIP) {
-    *lo = quantize_value_int8(act->alpha(), out);
-    *hi = quantize_value_int8(act->beta(), out);
+  if (act->kind() == lite_fb::ActivationKind::CLIP) {  // a NaN bound (from the file) is no bound
+    if (!std::isnan(act->alpha())) *lo = quantize_value_int8(act->alpha(), out);
+    if (!std::isnan(act->beta())) *hi = quantize_value_int8(act->beta(), out);
     return Status::kOk;
   }
   return fail(ctx, Status::kUnsupported, "int8 supports fused RELU and CLIP only, got activation kind %d",
