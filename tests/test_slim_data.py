@@ -96,3 +96,17 @@ def test_cli_compress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "int8 ops: 6" in out and (tmp_path / "net.lite").is_file()
     assert main(["compress", str(model), "--data", str(tmp_path / "missing")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_per_node_override_changes_only_that_node() -> None:
+    batches = [_sample(1, 3, 6, 6) * (1 + 3 * i) for i in range(4)]  # growing ranges: avg < abs_max
+    plain = slim.compress(small_conv_net(), None, batches, slim.QuantConfig(progress=False)).graph
+    config = slim.QuantConfig(overrides={"conv1": "avg"}, progress=False)
+    tuned = slim.compress(small_conv_net(), None, batches, config).graph
+
+    def scale(graph: object, node_name: str) -> float:
+        node = next(n for n in graph.nodes if n.name == node_name)  # type: ignore[attr-defined]
+        return float(graph.tensors[node.outputs[0]].quant.scale[0])  # type: ignore[attr-defined]
+
+    assert scale(tuned, "conv1") < scale(plain, "conv1")
+    assert scale(tuned, "conv2") == scale(plain, "conv2")
