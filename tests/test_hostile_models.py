@@ -206,6 +206,15 @@ def _max_pool_huge_kernel() -> bytearray:
     return data
 
 
+def _conv_huge_pads() -> bytearray:
+    weight = np.random.default_rng(0).standard_normal((8, 8, 3, 3)).astype(np.float32)
+    data = convert(one_node_model("Conv", {"x": (F32, [1, 8, 4, 4])}, {"w": weight}, ["y"],
+                                  pads=[1, 1, 1, 1]))
+    for pad in ("PadTop", "PadLeft", "PadBottom", "PadRight"):
+        set_option(data, "CONV_2D", pad, 2**31 - 1)
+    return data
+
+
 def _check_backwards(out: dict[str, np.ndarray]) -> None:
     assert out["y"].shape == (0, 3)
 
@@ -251,6 +260,8 @@ CASES = [
     Case("space_to_depth_block_overflows", lambda: _space_to_depth(2**31 - 1),
          {"x": np.zeros((1, 3, 0, 0), np.float32)}, ("SHAPE_ERROR", "block_size"),
          harness_options=["--dynamic-dim", "0"]),
+    Case("conv_pads_of_2_31", _conv_huge_pads, {"x": np.zeros((1, 8, 4, 4), np.float32)},
+         ("SHAPE_ERROR", "too large")),
     Case("clip_int_nan_bound", lambda: _clip_int(math.nan, 3.0),
          {"x": np.arange(-3, 3, dtype=np.int32) * 100}, check=_check_clip),
     Case("max_pool_kernel_of_2_31", _max_pool_huge_kernel, {"x": POOL_INPUT}, check=_check_pool),

@@ -86,6 +86,19 @@ Status conv_params(OpContext* ctx, lite_conv2d_params* p) {
     return fail(ctx, Status::kShapeError, "kernel %lldx%lld (dilated) does not fit the padded input %lldx%lld",
                 static_cast<long long>(w->shape.dims[1]), static_cast<long long>(w->shape.dims[2]),
                 static_cast<long long>(x->shape.dims[1]), static_cast<long long>(x->shape.dims[2]));
+  // Pads up to 2^31 make an output the core would refuse; refused here already, before the
+  // algorithm choice computes with its size (the Winograd cost rule converts it to size_t).
+  Shape out;
+  out.rank = 4;
+  out.dims[0] = x->shape.dims[0];
+  out.dims[1] = h.out;
+  out.dims[2] = wa.out;
+  out.dims[3] = co;
+  if (!shape_within_limits(out))
+    return fail(ctx, Status::kShapeError, "output %lldx%lld with %lld channels is too large (pads %lld,%lld,%lld,%lld)",
+                static_cast<long long>(h.out), static_cast<long long>(wa.out), static_cast<long long>(co),
+                static_cast<long long>(a.pad_top), static_cast<long long>(a.pad_left),
+                static_cast<long long>(a.pad_bottom), static_cast<long long>(a.pad_right));
   p->batch = static_cast<size_t>(x->shape.dims[0]);
   p->in_h = static_cast<size_t>(x->shape.dims[1]);
   p->in_w = static_cast<size_t>(x->shape.dims[2]);
