@@ -194,15 +194,6 @@ def test_bench_dynamic_input_needs_a_shape(tmp_path, small_conv_lite, capsys):
     assert "--input-shape x=" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(importlib.util.find_spec("lite_converter.bench_qemu") is not None,
-                    reason="bench_qemu exists: --target is wired to it")
-def test_bench_target_without_qemu_counter_says_so(tmp_path, small_conv_lite, capsys):
-    path = tmp_path / "m.lite"
-    path.write_bytes(small_conv_lite)
-    assert main(["bench", str(path), "--target", "aarch64"]) == 1
-    assert "not available yet" in capsys.readouterr().err
-
-
 def test_bench_target_counts_instructions_under_qemu(tmp_path, small_conv_lite, capsys):
     if importlib.util.find_spec("lite_converter.bench_qemu") is None:
         pytest.skip("lite_converter.bench_qemu not available")
