@@ -1,16 +1,4 @@
 /* Winograd F(m, 3) convolution transforms, aarch64 NEON with FMA: 4 channels per vector (the shared body). */
-#include <arm_neon.h>
-
-#define LV_T float32x4_t
-#define LV_W 4
-#define LV_LOAD(p) vld1q_f32(p)
-#define LV_STORE(p, v) vst1q_f32((p), (v))
-#define LV_SET1(x) vdupq_n_f32(x)
-#define LV_ADD(a, b) vaddq_f32((a), (b))
-#define LV_SUB(a, b) vsubq_f32((a), (b))
-#define LV_MUL(a, b) vmulq_f32((a), (b))
-#define LV_FMA(acc, a, b) vfmaq_f32((acc), (a), (b))
-#define LV_MAX(a, b) vmaxq_f32((a), (b))
-#define LV_MIN(a, b) vminq_f32((a), (b))
+#include "f32_vector_aarch64_neonfma.h"
 #define LITE_WINOGRAD_ENTRY lite_f32_winograd_nhwc_aarch64_neonfma
 #include "../ref/f32_winograd_nhwc_body.h"

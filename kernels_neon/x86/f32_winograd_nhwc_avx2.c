@@ -1,16 +1,4 @@
 /* Winograd F(m, 3) convolution transforms, x86 AVX2 + FMA: 8 channels per vector (the shared body). */
-#include <immintrin.h>
-
-#define LV_T __m256
-#define LV_W 8
-#define LV_LOAD(p) _mm256_loadu_ps(p)
-#define LV_STORE(p, v) _mm256_storeu_ps((p), (v))
-#define LV_SET1(x) _mm256_set1_ps(x)
-#define LV_ADD(a, b) _mm256_add_ps((a), (b))
-#define LV_SUB(a, b) _mm256_sub_ps((a), (b))
-#define LV_MUL(a, b) _mm256_mul_ps((a), (b))
-#define LV_FMA(acc, a, b) _mm256_fmadd_ps((a), (b), (acc))
-#define LV_MAX(a, b) _mm256_max_ps((a), (b))
-#define LV_MIN(a, b) _mm256_min_ps((a), (b))
+#include "f32_vector_avx2.h"
 #define LITE_WINOGRAD_ENTRY lite_f32_winograd_nhwc_avx2
 #include "../ref/f32_winograd_nhwc_body.h"

@@ -1,16 +1,4 @@
 /* Winograd F(m, 3) convolution transforms, x86 AVX-512F: 16 channels per vector (the shared body). */
-#include <immintrin.h>
-
-#define LV_T __m512
-#define LV_W 16
-#define LV_LOAD(p) _mm512_loadu_ps(p)
-#define LV_STORE(p, v) _mm512_storeu_ps((p), (v))
-#define LV_SET1(x) _mm512_set1_ps(x)
-#define LV_ADD(a, b) _mm512_add_ps((a), (b))
-#define LV_SUB(a, b) _mm512_sub_ps((a), (b))
-#define LV_MUL(a, b) _mm512_mul_ps((a), (b))
-#define LV_FMA(acc, a, b) _mm512_fmadd_ps((a), (b), (acc))
-#define LV_MAX(a, b) _mm512_max_ps((a), (b))
-#define LV_MIN(a, b) _mm512_min_ps((a), (b))
+#include "f32_vector_avx512.h"
 #define LITE_WINOGRAD_ENTRY lite_f32_winograd_nhwc_avx512
 #include "../ref/f32_winograd_nhwc_body.h"

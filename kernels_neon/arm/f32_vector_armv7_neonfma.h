@@ -1,0 +1,24 @@
+/* The LV_* vector interface (armv7 NEON-VFPv4: 4 floats per vector) that the shared depthwise and Winograd
+ * bodies (ref/f32_dwconv_nhwc_body.h, ref/f32_winograd_nhwc_body.h) are written against. */
+#ifndef LITE_KERNELS_F32_VECTOR_ARMV7_NEONFMA
+#define LITE_KERNELS_F32_VECTOR_ARMV7_NEONFMA
+
+#include <arm_neon.h>
+
+#define LV_T float32x4_t
+#define LV_W 4
+#define LV_LOAD(p) vld1q_f32(p)
+#define LV_STORE(p, v) vst1q_f32((p), (v))
+#define LV_SET1(x) vdupq_n_f32(x)
+#define LV_ADD(a, b) vaddq_f32((a), (b))
+#define LV_SUB(a, b) vsubq_f32((a), (b))
+#define LV_MUL(a, b) vmulq_f32((a), (b))
+#if defined(__ARM_FEATURE_FMA)
+#define LV_FMA(acc, a, b) vfmaq_f32((acc), (a), (b))
+#else
+#define LV_FMA(acc, a, b) vmlaq_f32((acc), (a), (b))
+#endif
+#define LV_MAX(a, b) vmaxq_f32((a), (b))
+#define LV_MIN(a, b) vminq_f32((a), (b))
+
+#endif
