@@ -19,32 +19,9 @@
 namespace lite {
 namespace {
 
-// Defaults of Conv2DOptions when the op has no options table.
-struct ConvAttrs {
-  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-  lite_fb::Padding padding = lite_fb::Padding::EXPLICIT;
-  int64_t group = 1;
-  const lite_fb::Activation* activation = nullptr;
-};
+using ConvAttrs = ConvWindowAttrs;
 
-ConvAttrs read_attrs(const OpContext* ctx) {
-  ConvAttrs a;
-  const lite_fb::Conv2DOptions* o = ctx->op->options_as_Conv2DOptions();
-  if (o == nullptr) return a;
-  a.stride_h = o->stride_h();
-  a.stride_w = o->stride_w();
-  a.dilation_h = o->dilation_h();
-  a.dilation_w = o->dilation_w();
-  a.pad_top = o->pad_top();
-  a.pad_left = o->pad_left();
-  a.pad_bottom = o->pad_bottom();
-  a.pad_right = o->pad_right();
-  a.padding = o->padding();
-  a.group = o->group();
-  a.activation = o->activation();
-  return a;
-}
+ConvAttrs read_attrs(const OpContext* ctx) { return read_conv_window_attrs(ctx->op->options_as_Conv2DOptions()); }
 
 // Fills the kernel parameters from the shapes and options; fails with a message when they do not fit.
 Status conv_params(OpContext* ctx, lite_conv2d_params* p) {

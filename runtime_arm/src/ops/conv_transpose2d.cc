@@ -9,32 +9,17 @@
 namespace lite {
 namespace {
 
-struct ConvTransposeAttrs {
-  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+struct ConvTransposeAttrs : ConvWindowAttrs {
   int64_t output_padding_h = 0, output_padding_w = 0;
-  lite_fb::Padding padding = lite_fb::Padding::EXPLICIT;
-  int64_t group = 1;
-  const lite_fb::Activation* activation = nullptr;
 };
 
 ConvTransposeAttrs read_attrs(const OpContext* ctx) {
-  ConvTransposeAttrs a;
   const lite_fb::ConvTranspose2DOptions* o = ctx->op->options_as_ConvTranspose2DOptions();
+  ConvTransposeAttrs a;
+  static_cast<ConvWindowAttrs&>(a) = read_conv_window_attrs(o);
   if (o == nullptr) return a;
-  a.stride_h = o->stride_h();
-  a.stride_w = o->stride_w();
-  a.dilation_h = o->dilation_h();
-  a.dilation_w = o->dilation_w();
-  a.pad_top = o->pad_top();
-  a.pad_left = o->pad_left();
-  a.pad_bottom = o->pad_bottom();
-  a.pad_right = o->pad_right();
   a.output_padding_h = o->output_padding_h();
   a.output_padding_w = o->output_padding_w();
-  a.padding = o->padding();
-  a.group = o->group();
-  a.activation = o->activation();
   return a;
 }
 

@@ -9,6 +9,34 @@
 
 namespace lite {
 
+// Options CONV_2D and CONV_TRANSPOSE_2D share, with the schema's defaults when the op has no options table.
+struct ConvWindowAttrs {
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  lite_fb::Padding padding = lite_fb::Padding::EXPLICIT;
+  int64_t group = 1;
+  const lite_fb::Activation* activation = nullptr;
+};
+
+// Reads the shared fields from Conv2DOptions or ConvTranspose2DOptions (same field names).
+template <typename Options>
+ConvWindowAttrs read_conv_window_attrs(const Options* o) {
+  ConvWindowAttrs a;
+  if (o == nullptr) return a;
+  a.stride_h = o->stride_h();
+  a.stride_w = o->stride_w();
+  a.dilation_h = o->dilation_h();
+  a.dilation_w = o->dilation_w();
+  a.pad_top = o->pad_top();
+  a.pad_left = o->pad_left();
+  a.pad_bottom = o->pad_bottom();
+  a.pad_right = o->pad_right();
+  a.padding = o->padding();
+  a.group = o->group();
+  a.activation = o->activation();
+  return a;
+}
+
 struct WindowAxis {
   int64_t out = 0;
   int64_t pad_begin = 0;
