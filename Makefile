@@ -98,6 +98,9 @@ CROSS_STRIP_aarch64 := aarch64-linux-gnu-strip
 CROSS_STRIP_armv7 := arm-linux-gnueabihf-strip
 CROSS_SIZE_TARGET_KB_aarch64 := 600
 CROSS_JOBS ?= 2
+# Where the cross builds go (<root>/aarch64, <root>/armv7); tests and `lite bench --target` read
+# LITE_CROSS_BUILD_ROOT (an absolute path), so parallel work trees can keep separate builds.
+CROSS_ROOT ?= $(or $(LITE_CROSS_BUILD_ROOT),build)
 KERNEL_TEST_TARGETS := $(patsubst kernels_neon/tests/%.c,kernel_%,$(wildcard kernels_neon/tests/test_*.c))
 CROSS_BUILD_TARGETS := lite_runtime run_model lite_bench lite_bench_static $(KERNEL_TEST_TARGETS)
 QEMU_PLUGIN := build/qemu-plugin/liblite_insn_count.so
@@ -108,12 +111,12 @@ cross: $(addprefix cross-,$(CROSS_TARGETS))
 
 # order-only: cmake and ninja must exist in .venv; a newer pyproject.toml is `make install`'s business
 $(addprefix cross-,$(CROSS_TARGETS)): cross-%: | $(DEPS_STAMP)
-	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B build/$* -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CROSS_ROOT)/$* -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DLITE_BUILD_TOOLS=ON -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/$(CROSS_TOOLCHAIN_$*) >/dev/null
-	@set -o pipefail; PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/$* -j $(CROSS_JOBS) \
+	@set -o pipefail; PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(CROSS_ROOT)/$* -j $(CROSS_JOBS) \
 	  --target $(CROSS_BUILD_TARGETS) | sed '/^\[[0-9]*\/[0-9]*\] /d; /^ninja: no work to do/d'
-	@$(CROSS_STRIP_$*) -o build/$*/liblite_runtime.stripped.so build/$*/runtime_arm/liblite_runtime.so
-	@bytes=$$(stat -c %s build/$*/liblite_runtime.stripped.so); \
+	@$(CROSS_STRIP_$*) -o $(CROSS_ROOT)/$*/liblite_runtime.stripped.so $(CROSS_ROOT)/$*/runtime_arm/liblite_runtime.so
+	@bytes=$$(stat -c %s $(CROSS_ROOT)/$*/liblite_runtime.stripped.so); \
 	  echo "$*: liblite_runtime.so stripped $$bytes bytes ($$((bytes / 1024)) KB)$(if $(CROSS_SIZE_TARGET_KB_$*), target <= $(CROSS_SIZE_TARGET_KB_$*) KB)"
 
 # A host shared library loaded by qemu-user (-plugin); see benchmarks/qemu_insn_count/.

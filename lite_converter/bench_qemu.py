@@ -27,6 +27,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_PATH = REPO_ROOT / "build" / "qemu-plugin" / "liblite_insn_count.so"
+# `make cross` writes <root>/aarch64 and <root>/armv7; LITE_CROSS_BUILD_ROOT moves <root> (default build/).
+CROSS_ROOT = Path(os.environ.get("LITE_CROSS_BUILD_ROOT") or REPO_ROOT / "build")
 _RESULT = re.compile(r"lite_insn_count: instructions=(\d+) iterations=(\d+) begins=(\d+) ends=(\d+)")
 _SYMBOL = re.compile(r"lite_insn_symbol: instructions=(\d+) name=(.*)")
 
@@ -56,9 +58,9 @@ class QemuTarget:
 
 # -cpu max would also enable SVE/SME; our kernels are NEON, and peers switch to SME there.
 TARGETS: dict[str, QemuTarget] = {
-    "aarch64": QemuTarget("qemu-aarch64", "/usr/aarch64-linux-gnu", REPO_ROOT / "build" / "aarch64",
+    "aarch64": QemuTarget("qemu-aarch64", "/usr/aarch64-linux-gnu", CROSS_ROOT / "aarch64",
                           "max,sve=off,sme=off"),
-    "armv7": QemuTarget("qemu-arm", "/usr/arm-linux-gnueabihf", REPO_ROOT / "build" / "armv7", "cortex-a7"),
+    "armv7": QemuTarget("qemu-arm", "/usr/arm-linux-gnueabihf", CROSS_ROOT / "armv7", "cortex-a7"),
 }
 
 

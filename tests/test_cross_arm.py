@@ -19,6 +19,7 @@ Binaries for ARM are not registered with binfmt here: qemu is always called expl
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -34,7 +35,7 @@ from lite_converter.demo import ocr_input
 from runtime_arm import Interpreter
 
 REPO = Path(__file__).resolve().parents[1]
-BUILD = REPO / "build"
+BUILD = Path(os.environ.get("LITE_CROSS_BUILD_ROOT") or REPO / "build")  # as `make cross`
 KERNEL_TESTS = sorted(path.stem for path in (REPO / "kernels_neon" / "tests").glob("test_*.c"))
 RESULT_LINE = re.compile(r"^(\d+) passed, (\d+) failed$")
 
