@@ -1,0 +1,27 @@
+/* Selection of the packed int8 GEMM microkernel from CPU features (qs8_gemm_packed.h): the one place
+ * that knows which variant each x86 level gets; ARM selection is delegated to qs8_config_arm.c. */
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_gemm_packed.h"
+
+static const lite_qs8_gemm_config k_portable = {lite_qs8_gemm_ukernel_4x8c4_portable, lite_qs8_gemm_pack_generic, 4,
+                                                8, 4, 0, "qs8_gemm_4x8c4_portable"};
+
+const lite_qs8_gemm_config* lite_qs8_gemm_config_portable(void) { return &k_portable; }
+
+#if (defined(__aarch64__) || defined(__arm__)) && defined(__has_include)
+#if __has_include("qs8_config_arm.c")
+#define LITE_QS8_HAVE_ARM_CONFIG 1
+const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, size_t n, size_t k);
+#endif
+#endif
+
+const lite_qs8_gemm_config* lite_qs8_gemm_config_select(uint32_t features, size_t n, size_t k) {
+#if defined(LITE_QS8_HAVE_ARM_CONFIG)
+  const lite_qs8_gemm_config* arm = lite_qs8_gemm_config_select_arm(features, n, k);
+  if (arm != NULL) return arm;
+#endif
+  (void)features;
+  (void)n;
+  (void)k;
+  return &k_portable;
+}
