@@ -1,6 +1,9 @@
 """ONNX -> .lite, the whole pipeline in one call.
 
 load_onnx -> check_supported -> optimize -> lower_to_lite -> to_channels_last -> plan_memory -> serialize.
+A QDQ model (QuantizeLinear / DequantizeLinear nodes) has those nodes turned into quantization tags
+first and becomes an int8 model after the channels-last pass (frontends/onnx_qdq*.py); a .tflite
+goes through frontends/tflite_frontend.py instead (docs/IMPORT_INT8.md).
 The output file is written only once every step succeeded, atomically: a failed conversion leaves
 no file (and no temp file) behind, and never a truncated .lite that a device could try to load.
 """
@@ -13,6 +16,8 @@ import onnx
 
 from lite_converter.atomic_write import write_atomically
 from lite_converter.frontends.onnx_frontend import load_onnx
+from lite_converter.frontends.onnx_qdq import dense_tags, is_qdq_model, restore_dense_tags, strip_qdq
+from lite_converter.frontends.onnx_qdq_int8 import quantize_from_qdq
 from lite_converter.ir import Graph
 from lite_converter.passes.layout_nhwc import to_channels_last
 from lite_converter.passes.lower_to_lite import lower_to_lite
@@ -27,10 +32,17 @@ def lower_onnx(
 ) -> Graph:
     """The lowered, channels-last IR graph of an ONNX model (everything but serialization)."""
     graph = load_onnx(model, input_shapes=input_shapes)
+    qdq = is_qdq_model(graph)
+    if qdq:
+        strip_qdq(graph)
     check_supported(graph)
     optimize(graph)
+    saved_tags = dense_tags(graph) if qdq else {}
     lower_to_lite(graph)
+    restore_dense_tags(graph, saved_tags)
     to_channels_last(graph)
+    if qdq:
+        quantize_from_qdq(graph)
     return graph
 
 
