@@ -8,6 +8,15 @@ static const lite_qs8_gemm_config k_portable = {lite_qs8_gemm_ukernel_4x8c4_port
 
 const lite_qs8_gemm_config* lite_qs8_gemm_config_portable(void) { return &k_portable; }
 
+#if defined(__x86_64__)
+static const lite_qs8_gemm_config k_avx512vnni_16 = {lite_qs8_gemm_ukernel_8x16c4_avx512vnni,
+                                                     lite_qs8_gemm_pack_generic, 8, 16, 4, 128,
+                                                     "qs8_gemm_8x16c4_avx512vnni"};
+static const lite_qs8_gemm_config k_avx512vnni_32 = {lite_qs8_gemm_ukernel_8x32c4_avx512vnni,
+                                                     lite_qs8_gemm_pack_generic, 8, 32, 4, 128,
+                                                     "qs8_gemm_8x32c4_avx512vnni"};
+#endif
+
 #if (defined(__aarch64__) || defined(__arm__)) && defined(__has_include)
 #if __has_include("qs8_config_arm.c")
 #define LITE_QS8_HAVE_ARM_CONFIG 1
@@ -19,6 +28,11 @@ const lite_qs8_gemm_config* lite_qs8_gemm_config_select(uint32_t features, size_
 #if defined(LITE_QS8_HAVE_ARM_CONFIG)
   const lite_qs8_gemm_config* arm = lite_qs8_gemm_config_select_arm(features, n, k);
   if (arm != NULL) return arm;
+#endif
+#if defined(__x86_64__)
+  /* 32 columns per tile halve the A broadcasts; a layer of <= 16 columns would waste half of them. */
+  if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX512VNNI))
+    return n > 16 ? &k_avx512vnni_32 : &k_avx512vnni_16;
 #endif
   (void)features;
   (void)n;

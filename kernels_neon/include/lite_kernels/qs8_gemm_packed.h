@@ -79,7 +79,7 @@ typedef struct lite_qs8_gemm_config {
   lite_qs8_gemm_pack_fn pack; /* lite_qs8_gemm_pack_generic unless an ISA needs another layout */
   uint32_t mr, nr, kr;        /* nr a multiple of 4 */
   int32_t a_offset;           /* 0, or 128 for u8 x s8 dot products */
-  const char* name;           /* e.g. "qs8_gemm_8x16c4_avx512vnni" */
+  const char* name;           /* e.g. "qs8_gemm_8x32c4_avx512vnni" */
 } lite_qs8_gemm_config;
 
 /* The best microkernel for n output columns and depth k among those `features` (lite_cpu_features()
@@ -116,7 +116,7 @@ void lite_qs8_gemm_ukernel_4x8c4_portable(size_t mr, size_t nc, size_t k, const 
 void lite_qs8_gemm_ukernel_8x16c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params);
-void lite_qs8_gemm_ukernel_4x16c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+void lite_qs8_gemm_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params);
 void lite_qs8_gemm_ukernel_4x8c2_avx2(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,

@@ -1,0 +1,120 @@
+/* AVX-512 VNNI int8 GEMM microkernels (qs8_gemm_packed.h): KR 4, A_OFFSET 128.
+ *
+ * vpdpbusd multiplies unsigned bytes by signed bytes, so each broadcast group of 4 A bytes is
+ * flipped to u8 (a ^ 0x80 = a + 128); the pack folded -128 * sum(W) into the bias. NR is 16 or 32
+ * (one or two zmm of int32 columns); every row of the tile is computed (rows past mr re-read row
+ * mr - 1) and only mr x nc is stored. The epilogue is the exact 64-bit requantization: even and odd
+ * int32 lanes are multiplied separately (vpmuldq), rounded, shifted arithmetically (vpsravq),
+ * clamped in 64 bits, then merged back and narrowed (vpmovdb). */
+#include <immintrin.h>
+#include <string.h>
+
+#include "lite_kernels/qs8_gemm_packed.h"
+
+/* The 4 A bytes at row + p, flipped to u8, in every int32 lane. */
+static inline __m512i broadcast_group(const int8_t* row) {
+  uint32_t v;
+  memcpy(&v, row, 4);
+  return _mm512_set1_epi32((int)(v ^ 0x80808080u));
+}
+
+/* The k % 4 tail bytes (the rest zero: their weights are zero), flipped to u8. */
+static inline __m512i broadcast_tail(const int8_t* row, size_t bytes) {
+  uint32_t v = 0;
+  for (size_t b = 0; b < bytes; ++b) v |= (uint32_t)(uint8_t)row[b] << (8 * b);
+  return _mm512_set1_epi32((int)(v ^ 0x80808080u));
+}
+
+/* Requantizes 16 int32 sums of one row to 16 int8 (exactly lite_requantize_to_int8). */
+static inline __m128i requantize16(__m512i acc, __m512i mult, __m512i mult_odd, __m512i shift_even, __m512i shift_odd,
+                                   __m512i round_even, __m512i round_odd, __m512i lo, __m512i hi, __m512i zp) {
+  __m512i even = _mm512_mul_epi32(acc, mult);
+  __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), mult_odd);
+  even = _mm512_srav_epi64(_mm512_add_epi64(even, round_even), shift_even);
+  odd = _mm512_srav_epi64(_mm512_add_epi64(odd, round_odd), shift_odd);
+  even = _mm512_min_epi64(_mm512_max_epi64(even, lo), hi);
+  odd = _mm512_min_epi64(_mm512_max_epi64(odd, lo), hi);
+  const __m512i merged = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even, _mm512_slli_epi64(odd, 32));
+  return _mm512_cvtepi32_epi8(_mm512_add_epi32(merged, zp));
+}
+
+typedef struct {
+  __m512i mult, mult_odd, shift_even, shift_odd, round_even, round_odd;
+} column_requant;
+
+static inline column_requant load_requant(const uint8_t* multipliers, const uint8_t* shifts) {
+  column_requant r;
+  const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF), one = _mm512_set1_epi64(1);
+  const __m512i shift = _mm512_loadu_si512(shifts);
+  r.mult = _mm512_loadu_si512(multipliers);
+  r.mult_odd = _mm512_srli_epi64(r.mult, 32);
+  r.shift_even = _mm512_and_si512(shift, low32);
+  r.shift_odd = _mm512_srli_epi64(shift, 32);
+  r.round_even = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_even, one));
+  r.round_odd = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_odd, one));
+  return r;
+}
+
+static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, const size_t NV, size_t mr, size_t nc,
+                                                            size_t k, const int8_t* a, size_t a_stride, const void* w,
+                                                            int8_t* c, size_t c_stride,
+                                                            const lite_qs8_gemm_params* params) {
+  const size_t NR = 16 * NV, kc = (k + 3) & ~(size_t)3;
+  const uint8_t* panel = (const uint8_t*)w;
+  const int8_t* rows[8];
+  for (size_t i = 0; i < MR; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
+  __m512i acc[8][2];
+  for (size_t v = 0; v < NV; ++v) {
+    const __m512i b = _mm512_loadu_si512(panel + 64 * v);
+    for (size_t i = 0; i < MR; ++i) acc[i][v] = b;
+  }
+  const uint8_t* wp = panel + 4 * NR;
+  size_t p = 0;
+  for (; p + 4 <= k; p += 4) {
+    const __m512i w0 = _mm512_loadu_si512(wp);
+    const __m512i w1 = NV > 1 ? _mm512_loadu_si512(wp + 64) : w0;
+    wp += 4 * NR;
+    for (size_t i = 0; i < MR; ++i) {
+      const __m512i x = broadcast_group(rows[i] + p);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
+      if (NV > 1) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
+    }
+  }
+  if (p < k) {
+    const __m512i w0 = _mm512_loadu_si512(wp);
+    const __m512i w1 = NV > 1 ? _mm512_loadu_si512(wp + 64) : w0;
+    for (size_t i = 0; i < MR; ++i) {
+      const __m512i x = broadcast_tail(rows[i] + p, k - p);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
+      if (NV > 1) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
+    }
+  }
+  const uint8_t* requant = panel + 4 * NR + NR * kc;
+  const int32_t zp_out = params->output_zero_point;
+  const __m512i lo = _mm512_set1_epi64((int64_t)params->act_min - zp_out);
+  const __m512i hi = _mm512_set1_epi64((int64_t)params->act_max - zp_out);
+  const __m512i zp = _mm512_set1_epi32(zp_out);
+  for (size_t v = 0; v < NV; ++v) {
+    const size_t cols = nc > 16 * v ? (nc - 16 * v < 16 ? nc - 16 * v : 16) : 0;
+    if (cols == 0) break;
+    const __mmask16 store_mask = (__mmask16)((1u << cols) - 1u);
+    const column_requant r = load_requant(requant + 64 * v, requant + 4 * NR + 64 * v);
+    for (size_t i = 0; i < mr; ++i) {
+      const __m128i out = requantize16(acc[i][v], r.mult, r.mult_odd, r.shift_even, r.shift_odd, r.round_even,
+                                       r.round_odd, lo, hi, zp);
+      _mm_mask_storeu_epi8(c + i * c_stride + 16 * v, store_mask, out);
+    }
+  }
+}
+
+void lite_qs8_gemm_ukernel_8x16c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                             const void* w, int8_t* c, size_t c_stride,
+                                             const lite_qs8_gemm_params* params) {
+  gemm_tile(8, 1, mr, nc, k, a, a_stride, w, c, c_stride, params);
+}
+
+void lite_qs8_gemm_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                             const void* w, int8_t* c, size_t c_stride,
+                                             const lite_qs8_gemm_params* params) {
+  gemm_tile(8, 2, mr, nc, k, a, a_stride, w, c, c_stride, params);
+}
