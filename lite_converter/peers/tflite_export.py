@@ -4,9 +4,13 @@ No ONNX -> TFLite converter installs here (onnx2tf and ai-edge-torch need Tensor
 graph is already what TFLite wants: channels-last activations, conv weights [Co, KH, KW, Ci] (TFLite's
 OHWI), BatchNorm folded, activations fused. This module maps that graph onto the TFLite schema (the
 object API of ``ai_edge_litert.schema_py_generated``, which the LiteRT wheel ships) for the ops plain
-CNNs use; any other op raises :class:`ExportUnsupported` naming it. LiteRT then runs the very graph
-our runtime runs (the same folding and fusion), which makes the comparison one of kernels and
-scheduling, not of graph optimizations. Shapes must be static (convert with fixed input shapes).
+CNNs use; any other op raises :class:`ExportUnsupported` naming it. An int8 .lite is written as a
+full-integer .tflite in TFLite's int8 spec (per-channel symmetric weights, depthwise filters
+[1, KH, KW, C] quantized on axis 3, int32 bias, QUANTIZE / DEQUANTIZE at the fp32 borders) with our
+scales and zero points, so LiteRT's own int8 kernels run the same quantized model.
+LiteRT then runs the very graph our runtime runs (the same folding and fusion), which makes the
+comparison one of kernels and scheduling, not of graph optimizations. Shapes must be static
+(convert with fixed input shapes).
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from typing import Any
 import numpy as np
 
 from lite_converter.reader import LiteModel, OperatorInfo
+
+# .lite dtype -> (numpy dtype, TFLite TensorType name) of the tensors this exporter writes.
+_TYPES = {"FLOAT32": (np.float32, "FLOAT32"), "INT8": (np.int8, "INT8"), "INT32": (np.int32, "INT32")}
 
 
 class ExportUnsupported(Exception):
@@ -41,7 +48,8 @@ class _TfliteWriter:
         self.mapped: dict[int, int] = {}
 
     # -- tensors ----------------------------------------------------------------------------------
-    def _add_tensor(self, shape: Sequence[int], tensor_type: int, name: str, data: np.ndarray | None) -> int:
+    def _add_tensor(self, shape: Sequence[int], tensor_type: int, name: str, data: np.ndarray | None,
+                    quantization: Any = None) -> int:  # noqa: ANN401 - generated option classes
         buffer = 0
         if data is not None:
             entry = self.s.BufferT()
@@ -53,28 +61,52 @@ class _TfliteWriter:
         tensor.type = tensor_type
         tensor.buffer = buffer
         tensor.name = name
+        tensor.quantization = quantization
         self.tensors.append(tensor)
         return len(self.tensors) - 1
 
+    def quantization(self, quant: dict[str, Any] | None, axis: int | None = None) -> Any:  # noqa: ANN401
+        """TFLite quantization parameters from a .lite tensor's (``axis`` overrides the channel axis)."""
+        if not quant:
+            return None
+        params = self.s.QuantizationParametersT()
+        params.scale = [float(v) for v in quant["scale"]]
+        zero_point = quant.get("zero_point") or [0] * len(params.scale)
+        params.zeroPoint = [int(v) for v in zero_point]
+        stored_axis = quant.get("axis", -1)
+        params.quantizedDimension = axis if axis is not None else max(int(stored_axis), 0)
+        return params
+
     def tensor(self, index: int) -> int:
-        """The TFLite tensor of .lite tensor ``index`` (float32 only)."""
+        """The TFLite tensor of .lite tensor ``index`` (float32, or int8 / int32 with quantization)."""
         if index in self.mapped:
             return self.mapped[index]
         info = self.model.tensors[index]
-        if info.dtype != "FLOAT32":
+        if info.dtype not in _TYPES:
             raise ExportUnsupported(f"tensor {info.name!r} of dtype {info.dtype}")
         if info.shape is None or any(d < 0 for d in info.shape):
             raise ExportUnsupported(f"tensor {info.name!r} has a dynamic shape: fix the input shapes")
-        data = np.asarray(info.data, dtype=np.float32) if info.data is not None else None
-        self.mapped[index] = self._add_tensor(info.shape, self.s.TensorType.FLOAT32, info.name, data)
+        dtype, type_name = _TYPES[info.dtype]
+        data = np.asarray(info.data, dtype=dtype) if info.data is not None else None
+        tensor_type = getattr(self.s.TensorType, type_name)
+        self.mapped[index] = self._add_tensor(info.shape, tensor_type, info.name, data,
+                                              self.quantization(info.quantization))
         return self.mapped[index]
 
-    def constant(self, array: np.ndarray, name: str) -> int:
-        types = {np.dtype(np.float32): self.s.TensorType.FLOAT32, np.dtype(np.int32): self.s.TensorType.INT32}
-        return self._add_tensor(array.shape, types[array.dtype], name, array)
+    def is_int8(self, index: int) -> bool:
+        return self.model.tensors[index].dtype == "INT8"
 
-    def activation(self, shape: Sequence[int], name: str) -> int:
-        return self._add_tensor(shape, self.s.TensorType.FLOAT32, name, None)
+    def constant(self, array: np.ndarray, name: str, quantization: Any = None) -> int:  # noqa: ANN401
+        types = {np.dtype(np.float32): self.s.TensorType.FLOAT32, np.dtype(np.int32): self.s.TensorType.INT32,
+                 np.dtype(np.int8): self.s.TensorType.INT8}
+        return self._add_tensor(array.shape, types[array.dtype], name, array, quantization)
+
+    def activation(self, shape: Sequence[int], name: str, like: int | None = None) -> int:
+        """A new activation; with ``like`` (a .lite tensor index) of that tensor's type and quantization."""
+        if like is None or not self.is_int8(like):
+            return self._add_tensor(shape, self.s.TensorType.FLOAT32, name, None)
+        quant = self.quantization(self.model.tensors[like].quantization)
+        return self._add_tensor(shape, self.s.TensorType.INT8, name, None, quant)
 
     def shape_of(self, index: int) -> list[int]:
         shape = self.model.tensors[index].shape
@@ -189,14 +221,17 @@ def _padding(w: _TfliteWriter, op: OperatorInfo, x: int, kernel: tuple[int, int]
                                                             for i in range(2))):
         return w.s.Padding.SAME, x
     padded_shape = [shape[0], shape[1] + pads[0] + pads[1], shape[2] + pads[2] + pads[3], shape[3]]
-    padded = w.activation(padded_shape, f"{op.name}_padded")
+    padded = w.activation(padded_shape, f"{op.name}_padded", like=op.inputs[0])
     amounts = w.constant(np.array([[0, 0], [pads[0], pads[1]], [pads[2], pads[3]], [0, 0]], np.int32),
                          f"{op.name}_pads")
-    if pad_value == 0.0:
+    int8 = w.is_int8(op.inputs[0])
+    if pad_value == 0.0:  # int8 PAD pads with the zero point, the real 0
         w.emit(w.s.BuiltinOperator.PAD, [x, amounts], [padded], w.s.BuiltinOptions.PadOptions,
                w.s.PadOptionsT())
     else:
-        value = w.constant(np.array(pad_value, np.float32), f"{op.name}_pad_value")
+        value = w.constant(np.array(-128, np.int8), f"{op.name}_pad_value",
+                           w.quantization(w.model.tensors[op.inputs[0]].quantization)) if int8 \
+            else w.constant(np.array(pad_value, np.float32), f"{op.name}_pad_value")
         w.emit(w.s.BuiltinOperator.PADV2, [x, amounts, value], [padded], w.s.BuiltinOptions.PadV2Options,
                w.s.PadV2OptionsT())
     return w.s.Padding.VALID, padded
@@ -206,14 +241,15 @@ def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
     s, o = w.s, op.options
     if len(op.inputs) > 3 and op.inputs[3] >= 0:
         raise ExportUnsupported(f"CONV_2D {op.name!r} with a fused PReLU")
-    weights = np.asarray(w.model.tensors[op.inputs[1]].data, np.float32)
+    weight_info = w.model.tensors[op.inputs[1]]
+    weights = np.asarray(weight_info.data, _TYPES[weight_info.dtype][0])
     if weights is None or weights.ndim != 4:
         raise ExportUnsupported(f"CONV_2D {op.name!r} with non-constant weights")
     co, kh, kw, ci_per_group = weights.shape
     ci = w.shape_of(op.inputs[0])[3]
     group = int(o.get("group", 1))
     has_bias = len(op.inputs) > 2 and op.inputs[2] >= 0
-    bias = w.tensor(op.inputs[2]) if has_bias else w.constant(np.zeros(co, np.float32), f"{op.name}_bias")
+    bias = w.tensor(op.inputs[2]) if has_bias else _zero_bias(w, op, co)
     padding, x = _padding(w, op, w.tensor(op.inputs[0]), (kh, kw), 0.0)
     if group == 1:
         options = s.Conv2DOptionsT()
@@ -223,7 +259,9 @@ def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
         options = s.DepthwiseConv2DOptionsT()
         options.depthMultiplier = co // ci
         builtin, options_type = s.BuiltinOperator.DEPTHWISE_CONV_2D, s.BuiltinOptions.DepthwiseConv2DOptions
-        filters = w.constant(np.ascontiguousarray(weights.transpose(3, 1, 2, 0)), f"{op.name}_depthwise")
+        # TFLite depthwise filters are [1, KH, KW, C]: the per-channel axis is 3 (int8 spec)
+        filters = w.constant(np.ascontiguousarray(weights.transpose(3, 1, 2, 0)), f"{op.name}_depthwise",
+                             w.quantization(weight_info.quantization, axis=3))
     else:
         raise ExportUnsupported(f"CONV_2D {op.name!r} with {group} groups (neither plain nor depthwise)")
     options.padding = padding
@@ -232,6 +270,22 @@ def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
     options.fusedActivationFunction, target, finish = _activation_tail(w, op)
     w.emit(builtin, [x, filters, bias], [target], options_type, options)
     finish()
+
+
+def _zero_bias(w: _TfliteWriter, op: OperatorInfo, channels: int) -> int:
+    """TFLite wants a bias: float zeros, or for int8 int32 zeros with scale s_in * s_w[c]."""
+    if not w.is_int8(op.inputs[0]):
+        return w.constant(np.zeros(channels, np.float32), f"{op.name}_bias")
+    s_in = float(w.model.tensors[op.inputs[0]].quantization["scale"][0])
+    s_w = np.asarray(w.model.tensors[op.inputs[1]].quantization["scale"], np.float64)
+    scales = np.broadcast_to(np.float32(s_in * s_w), (channels,))
+    quant = {"scale": list(scales), "zero_point": [0] * channels, "axis": 0}
+    return w.constant(np.zeros(channels, np.int32), f"{op.name}_bias", w.quantization(quant))
+
+
+def _quantize(w: _TfliteWriter, op: OperatorInfo) -> None:
+    builtin = w.s.BuiltinOperator.QUANTIZE if op.opcode == "QUANTIZE" else w.s.BuiltinOperator.DEQUANTIZE
+    w.emit(builtin, [w.tensor(op.inputs[0])], [w.tensor(op.outputs[0])])
 
 
 def _pool(w: _TfliteWriter, op: OperatorInfo) -> None:
@@ -393,6 +447,8 @@ _WRITERS = {
     "SQUEEZE": _reshape,
     "UNSQUEEZE": _reshape,
     "TRANSPOSE": _transpose,
+    "QUANTIZE": _quantize,
+    "DEQUANTIZE": _quantize,
     "GLOBAL_AVERAGE_POOL": _global_average,
     "FULLY_CONNECTED": _fully_connected,
     "RELU": _unary,
