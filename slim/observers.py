@@ -4,7 +4,7 @@
 * ``avg``: an exponential moving average of each batch's min and max (robust to a rare outlier batch);
 * ``hist``: the lower / upper percentile of the values seen (a uniform random sample of them);
 * ``mse``: the clipping of [min, max] that minimizes the mean squared int8 quantization error on the sample;
-* ``kl``: the clipping minimizing the KL divergence between the sample's histogram and its int8
+* ``kl``: the clipping minimizing the KL divergence between the sample's |x| histogram and its int8
   re-quantized version (the TensorRT entropy calibration idea).
 
 The histogram-based observers keep a bounded uniform sample (reservoir) of the values rather than
@@ -121,42 +121,75 @@ class MseObserver(SampleObserver):
 
 
 class KlObserver(SampleObserver):
-    """TensorRT's entropy calibration, for an asymmetric range: for each candidate clipping, P is the
-    histogram inside it with the clipped-off mass folded onto its edge bins, Q is the histogram inside
-    it (without the folded mass) quantized to the candidate's int8 levels, each level's mass spread
-    evenly over its non-empty bins; the candidate with the smallest KL(P || Q) wins."""
+    """Entropy calibration (TensorRT's, as PaddleSlim also does it) fitted to our asymmetric scheme.
+
+    Works on the |x| histogram (``BINS`` bins from 0 to max|x|). Candidate thresholds are bin edges
+    from ``FIRST_CANDIDATE`` bins up; for each, P is the histogram below it with the clipped mass
+    folded onto its last bin, Q the same bins (without the clipped mass) merged into the int8 levels
+    the candidate range gets and spread back evenly over the bins P fills; the smallest KL(P || Q)
+    wins. The candidate [-T, T] is then intersected with the observed [min, max].
+
+    Exact zeros are left out of the histogram: our zero point represents 0 exactly for every
+    candidate, so they carry no quantization error, yet (half of a ReLU6 output) they fill the first
+    bin and their KL term p0 * log(bins per level) shrinks as the candidate shrinks — which made the
+    search clip ReLU6 outputs 0..6 to 0..~2 (docs/QUANTIZATION.md, "kl").
+    """
 
     BINS = 2048
+    FIRST_CANDIDATE = 128
+    SPIKE = 1.0 / 255  # an extreme holding more than an average int8 level's share is a saturation
 
     def range(self) -> tuple[float, float]:
         low, high = super().range()
-        if not self.sample.size or low == high:
+        values = self.sample[self.sample != 0].astype(np.float64)
+        if not values.size or low == high:
             return (low, high)
-        counts, edges = np.histogram(self.sample, bins=self.BINS, range=(low, high))
-        counts = counts.astype(np.float64)
-        centers = (edges[:-1] + edges[1:]) / 2
-        best, best_kl = (low, high), np.inf
-        for ratio in np.linspace(1.0, 0.2, CANDIDATES):
-            candidate = (low * ratio, high * ratio)
-            inside = np.flatnonzero((centers >= candidate[0]) & (centers <= candidate[1]))
-            if inside.size < 2:
-                continue
-            kept = counts[inside]
-            p = kept.copy()
-            p[0] += counts[: inside[0]].sum()
-            p[-1] += counts[inside[-1] + 1:].sum()
-            params = activation_params(*candidate)
-            scale, zero_point = float(params.scale[0]), int(params.zero_point[0])
-            level = (np.clip(np.rint(centers[inside] / scale) + zero_point, -128, 127) + 128).astype(np.int64)
-            mass = np.bincount(level, weights=kept, minlength=256)
-            filled = np.bincount(level, weights=(kept > 0).astype(np.float64), minlength=256)
-            q = np.where(kept > 0, mass[level] / np.maximum(filled[level], 1), 0.0)
-            p, q = p / p.sum(), (q + 1e-12) / (q + 1e-12).sum()
-            used = p > 0
-            kl = float(np.sum(p[used] * np.log(p[used] / q[used])))
+        pinned_low = low < 0 and np.count_nonzero(values == low) >= self.SPIKE * values.size
+        pinned_high = high > 0 and np.count_nonzero(values == high) >= self.SPIKE * values.size
+        if pinned_low:
+            values = values[values != low]
+        if pinned_high:
+            values = values[values != high]
+        top = float(np.abs(values).max()) if values.size else 0.0
+        if (pinned_low and pinned_high) or not top > 0:
+            return (low, high)
+        counts, edges = np.histogram(np.abs(values), bins=self.BINS, range=(0.0, top))
+
+        def clipped(threshold: float) -> tuple[float, float]:
+            return (low if pinned_low else max(low, -threshold),
+                    high if pinned_high else min(high, threshold))
+
+        best_threshold, best_kl = top, np.inf
+        for bins in range(self.FIRST_CANDIDATE, self.BINS + 1):
+            threshold = float(edges[bins])
+            kl = _clipped_kl(counts, bins, _levels_below(threshold, *clipped(threshold)))
             if kl < best_kl:
-                best, best_kl = candidate, kl
-        return best
+                best_threshold, best_kl = threshold, kl
+        return clipped(best_threshold)
+
+
+def _levels_below(threshold: float, low: float, high: float) -> int:
+    """How many int8 steps of the range [low, high] fit in [0, threshold] (255 for a one-sided range)."""
+    span = max(high, 0.0) - min(low, 0.0)
+    return max(1, min(255, round(255 * threshold / span))) if span > 0 else 255
+
+
+def _clipped_kl(counts: np.ndarray, bins: int, levels: int) -> float:
+    """KL(P || Q) of the first ``bins`` bins of ``counts`` against their ``levels``-level quantization."""
+    p = counts[:bins].astype(np.float64)
+    p[-1] += counts[bins:].sum()
+    if p[-1] == 0:  # a threshold inside an empty stretch: the previous non-empty edge is as good
+        return np.inf
+    inside = counts[:bins].astype(np.float64)
+    level = (np.arange(bins) * levels) // bins
+    filled = p > 0
+    mass = np.bincount(level, weights=inside, minlength=levels)
+    width = np.bincount(level, weights=filled.astype(np.float64), minlength=levels)
+    q = np.where(filled, mass[level] / np.maximum(width[level], 1.0), 0.0)
+    if not q.sum() > 0:
+        return np.inf
+    p, q = p[filled] / p.sum(), q[filled] / q.sum()
+    return float(np.sum(p * np.log(p / np.maximum(q, 1e-12))))
 
 
 OBSERVERS: dict[str, type[Observer]] = {

@@ -107,7 +107,7 @@ def accuracy_lite(data: bytes, images: np.ndarray, labels: np.ndarray) -> float:
     return float((logits.argmax(1) == labels).mean())
 
 
-@pytest.mark.parametrize("algorithm", ["abs_max", "mse"])
+@pytest.mark.parametrize("algorithm", ["abs_max", "kl", "mse"])
 def test_int8_digits_accuracy_within_half_a_point(trained, algorithm: str, tmp_path: Path) -> None:
     path, train_x, test_x, test_y = trained
     fp32 = accuracy_fp32(path, test_x, test_y)

@@ -1,0 +1,67 @@
+"""The range observers' behaviour on distributions whose right answer is known without our code.
+
+The kl observer is checked on the properties its fix rests on (docs/QUANTIZATION.md, "kl"): exact
+zeros, which the int8 zero point represents exactly, do not move its range; a saturated extreme (a
+clamp's bound holding much of the mass) is never clipped; a long thin tail is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from slim.config import QuantConfig
+from slim.observers import make_observer
+
+RNG = np.random.default_rng(7)
+
+
+def observed(algorithm: str, values: np.ndarray) -> tuple[float, float]:
+    observer = make_observer(algorithm, QuantConfig(algorithm=algorithm, progress=False))
+    for chunk in np.array_split(values.astype(np.float32), 4):
+        observer.update(chunk)
+    return observer.range()
+
+
+def relu6_like(size: int, zeros: float) -> np.ndarray:
+    """Post-ReLU6 values: a fraction ``zeros`` of exact zeros, the rest exponential, clamped at 6."""
+    values = np.minimum(RNG.exponential(1.0, size), 6.0)
+    values[RNG.random(size) < zeros] = 0.0
+    return values
+
+
+def test_kl_range_ignores_exact_zeros() -> None:
+    values = relu6_like(1 << 14, zeros=0.0)
+    with_zeros = np.concatenate([values, np.zeros(values.size * 3)])
+    assert observed("kl", with_zeros) == pytest.approx(observed("kl", values), abs=0.05)
+
+
+def test_kl_keeps_most_of_a_relu6_output_with_many_zeros() -> None:
+    values = relu6_like(1 << 15, zeros=0.5)
+    low, high = observed("kl", values)
+    assert low == 0.0
+    # before the fix the zero spike drove the search to the smallest candidates (0..~2 of 0..6)
+    assert high >= np.percentile(values[values > 0], 99.0)
+
+
+def test_kl_does_not_clip_a_saturated_extreme() -> None:
+    values = RNG.uniform(-1.0, 1.0, 1 << 15)
+    values[RNG.random(values.size) < 0.4] = -1.0  # an image's background at the bottom of its range
+    values[RNG.random(values.size) < 0.1] = 1.0
+    assert observed("kl", values) == (-1.0, 1.0)
+
+
+def test_kl_clips_a_long_thin_tail() -> None:
+    values = RNG.laplace(0.0, 1.0, 1 << 15)
+    values[:8] = 60.0  # a handful of outliers far out
+    low, high = observed("kl", values)
+    assert 3.0 < high < 30.0
+    assert low == pytest.approx(max(values.min(), -high))
+
+
+@pytest.mark.parametrize("algorithm", ["abs_max", "avg", "hist", "mse", "kl"])
+def test_every_range_contains_most_values(algorithm: str) -> None:
+    values = RNG.normal(0.5, 1.0, 1 << 14)
+    low, high = observed(algorithm, values)
+    inside = np.mean((values >= low) & (values <= high))
+    assert low < 0.5 < high and inside >= 0.99
