@@ -46,6 +46,17 @@ def lower_onnx(
     return graph
 
 
+def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None) -> bytes:
+    """Converts a .tflite model (fp32 or full-integer int8) and returns the .lite bytes."""
+    from lite_converter.frontends.tflite_frontend import load_tflite
+
+    graph = load_tflite(model)
+    data = serialize(graph, plan_memory(graph))
+    if output_path is not None:
+        write_atomically(output_path, data)
+    return data
+
+
 def convert_onnx(
     model: str | os.PathLike | onnx.ModelProto,
     output_path: str | os.PathLike | None = None,

@@ -1,0 +1,204 @@
+"""TFLite frontend: a .tflite flatbuffer (fp32 or full-integer int8) -> lowered, channels-last IR.
+
+A .tflite graph is already what our back half produces: channels-last activations, OHWI conv
+weights, fused activations and, for an int8 model, TFLite's int8 scheme, which is ours (per-channel
+symmetric int8 weights, asymmetric per-tensor int8 activations, int32 bias). So the frontend maps
+ops one to one onto .lite op codes with the file's own scales and zero points and skips the ONNX
+passes. The file is read with the TFLite schema module the LiteRT wheel ships
+(``ai_edge_litert.schema_py_generated``; no schema of ours, no TensorFlow).
+
+Ops of the model that our runtime has no int8 kernel for run in fp32 between a DEQUANTIZE and a
+QUANTIZE with the model's output scale (lite_converter/frontends/tflite_ops.py). Every op or
+variant that cannot be imported is listed at once, by name, in one ConversionError.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lite_converter.ir import ConversionError, Graph, Node, QuantParams
+
+TFLITE_IDENTIFIER = b"TFL3"
+# TFLite TensorType name -> numpy dtype of the tensors imported as they are.
+_DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT32": np.int32, "INT64": np.int64,
+           "FLOAT16": np.float16, "BOOL": np.bool_}
+
+
+def schema() -> Any:  # noqa: ANN401 - generated module
+    from ai_edge_litert import schema_py_generated
+
+    return schema_py_generated
+
+
+def _enum_names(enum_class: Any) -> dict[int, str]:  # noqa: ANN401 - generated enum class
+    return {v: k for k, v in vars(enum_class).items() if not k.startswith("_") and isinstance(v, int)}
+
+
+class TfliteGraphBuilder:
+    """Turns one TFLite subgraph into IR: tensors first, then ops through tflite_ops' converters."""
+
+    def __init__(self, model: Any) -> None:  # noqa: ANN401 - generated ModelT
+        self.s = schema()
+        self.model = model
+        self.subgraph = model.subgraphs[0]
+        self.graph = Graph(source_format="tflite")
+        self.names: list[str] = []
+        self.type_names = _enum_names(self.s.TensorType)
+        self.op_names = _enum_names(self.s.BuiltinOperator)
+        self.problems: list[str] = []
+        self.readers: dict[str, list[Any]] = {}  # tensor name -> the TFLite operators reading it
+        self.folded_pads: dict[str, tuple[str, list[int]]] = {}  # PAD output -> (its input, pads)
+
+    # -- tensors ----------------------------------------------------------------------------------
+    def read_tensors(self) -> None:
+        for index, tensor in enumerate(self.subgraph.tensors or []):
+            raw_name = tensor.name.decode() if isinstance(tensor.name, bytes) else str(tensor.name or "")
+            name = self.graph.unique_name(raw_name or f"tensor_{index}")
+            self.names.append(name)
+            type_name = self.type_names.get(tensor.type, str(tensor.type))
+            if type_name not in _DTYPES:
+                self.problems.append(f"tensor '{name}': type {type_name} is not imported (int8 / float only)")
+                self.graph.tensors[name] = self.graph.tensor(name)
+                continue
+            dtype = np.dtype(_DTYPES[type_name])
+            shape = [int(d) for d in (tensor.shape if tensor.shape is not None else [])]
+            data = self._buffer(tensor.buffer, dtype, shape)
+            if data is not None and dtype == np.float16:
+                data, dtype = data.astype(np.float32), np.dtype(np.float32)
+            self.graph.tensors[name] = self.graph.tensor(name)
+            ir_tensor = self.graph.tensors[name]
+            ir_tensor.dtype, ir_tensor.shape, ir_tensor.data = dtype, shape, data
+            ir_tensor.quant = self._quant(tensor.quantization, name)
+
+    def _buffer(self, index: int, dtype: np.dtype, shape: list[int]) -> np.ndarray | None:
+        buffers = self.model.buffers or []
+        if not 0 < index < len(buffers) or buffers[index].data is None or len(buffers[index].data) == 0:
+            return None
+        raw = np.asarray(buffers[index].data, np.uint8).tobytes()
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+
+    def _quant(self, params: Any, name: str) -> QuantParams | None:  # noqa: ANN401
+        if params is None or params.scale is None or len(params.scale) == 0:
+            return None
+        scale = np.asarray(params.scale, np.float32)
+        zero_points = params.zeroPoint if params.zeroPoint is not None else [0] * scale.size
+        zero_point = np.asarray(zero_points, np.int64)
+        axis = int(params.quantizedDimension) if scale.size > 1 else None
+        return QuantParams(scale, zero_point, axis)
+
+    # -- helpers for the op converters -----------------------------------------------------------
+    def name(self, index: int) -> str:
+        return "" if index < 0 else self.names[index]
+
+    def is_int8(self, name: str) -> bool:
+        tensor = self.graph.tensors[name]
+        return tensor.dtype == np.int8 and tensor.quant is not None
+
+    def add_node(self, op_type: str, name: str, inputs: list[str], outputs: list[str], **attrs: Any) -> None:  # noqa: ANN401
+        self.graph.nodes.append(Node(op_type, self.graph.unique_name(name), inputs, outputs, dict(attrs)))
+
+    def dequantized(self, name: str) -> str:
+        """An fp32 view of ``name``: itself if fp32, a numpy-dequantized constant, else a DEQUANTIZE."""
+        tensor = self.graph.tensors[name]
+        if not name or tensor.dtype == np.float32 or tensor.quant is None:
+            return name
+        if tensor.data is not None:
+            quant = tensor.quant
+            shape = [1] * tensor.data.ndim
+            if quant.axis is not None:
+                shape[quant.axis] = -1
+            value = (quant.scale.reshape(shape) * (tensor.data.astype(np.float32)
+                                                   - quant.zero_point.reshape(shape))).astype(np.float32)
+            return self.graph.add_constant(f"{name}_fp32", value)
+        fp32 = self.graph.add_tensor(f"{name}_fp32", np.float32, tensor.shape)
+        self.add_node("DEQUANTIZE", f"{name}_dequantize", [name], [fp32])
+        return fp32
+
+    def fp32_output(self, name: str) -> tuple[str, Any]:  # noqa: ANN401
+        """(tensor an fp32 op writes, finish()) for op output ``name``: a QUANTIZE follows if it is int8."""
+        tensor = self.graph.tensors[name]
+        if tensor.dtype != np.int8:
+            return name, lambda: None
+        fp32 = self.graph.add_tensor(f"{name}_fp32", np.float32, tensor.shape)
+        return fp32, lambda: self.add_node("QUANTIZE", f"{name}_quantize", [fp32], [name])
+
+    def opcode_name(self, operator: Any) -> str:  # noqa: ANN401
+        code = self.model.operatorCodes[operator.opcodeIndex]
+        builtin = max(int(code.builtinCode), int(code.deprecatedBuiltinCode))
+        return self.op_names.get(builtin, f"builtin {builtin}")
+
+    def _raise_problems(self) -> None:
+        if self.problems:
+            listed = "\n  - ".join(self.problems)
+            raise ConversionError(f"the .tflite model cannot be imported:\n  - {listed}")
+
+    # -- the whole graph --------------------------------------------------------------------------
+    def build(self) -> Graph:
+        from lite_converter.frontends.tflite_ops import CONVERTERS, convert_operator
+
+        self.read_tensors()
+        operators = list(self.subgraph.operators or [])
+        for operator in operators:
+            for index in operator.inputs:
+                if index >= 0:
+                    self.readers.setdefault(self.name(int(index)), []).append(operator)
+        for operator in operators:
+            opcode = self.opcode_name(operator)
+            if opcode not in CONVERTERS:
+                outputs = ", ".join(self.name(i) for i in operator.outputs)
+                self.problems.append(f"op {opcode} (writing '{outputs}') has no .lite import")
+        self._raise_problems()
+        for operator in operators:
+            convert_operator(self, operator, self.opcode_name(operator))
+        self._raise_problems()
+        graph = self.graph
+        graph.inputs = [self.name(i) for i in self.subgraph.inputs]
+        graph.outputs = [self.name(i) for i in self.subgraph.outputs]
+        graph.input_layouts = {n: _layout(graph, n) for n in graph.inputs}
+        graph.output_layouts = {n: _layout(graph, n) for n in graph.outputs}
+        for name in graph.inputs:
+            graph.tensors[name].data = None  # a graph input is never a constant, even with a buffer
+        graph.toposort()
+        graph.remove_unused_tensors()
+        for tensor in graph.tensors.values():
+            dtype = tensor.data.dtype if tensor.data is not None else tensor.dtype
+            if tensor.quant is not None and dtype not in (np.int8, np.int32):
+                tensor.quant = None  # fp32 tensors of a TFLite model may carry stale min/max-only params
+        return graph
+
+
+def _layout(graph: Graph, name: str) -> str:
+    """TFLite images are NHWC, and the user feeds them as the model says."""
+    return "NHWC" if len(graph.tensors[name].shape or []) == 4 else ""
+
+
+def read_tflite(source: str | os.PathLike | bytes) -> Any:  # noqa: ANN401 - generated ModelT
+    """The TFLite ModelT of a file or its bytes; ConversionError when it is not a .tflite."""
+    if isinstance(source, bytes | bytearray):
+        data = bytes(source)
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ConversionError(f"TFLite model file not found: {path}")
+        data = path.read_bytes()
+    if len(data) < 8 or data[4:8] != TFLITE_IDENTIFIER:
+        raise ConversionError("not a .tflite file (no TFL3 identifier)")
+    try:
+        model = schema().ModelT.InitFromPackedBuf(data, 0)
+    except Exception as error:  # noqa: BLE001 - a corrupt flatbuffer raises anything
+        raise ConversionError(f"cannot read the .tflite flatbuffer: {error}") from None
+    if not model.subgraphs:
+        raise ConversionError("the .tflite model has no subgraph")
+    return model
+
+
+def load_tflite(source: str | os.PathLike | bytes) -> Graph:
+    """The lowered, channels-last IR of a .tflite model (ready for plan_memory and serialize)."""
+    model = read_tflite(source)
+    if len(model.subgraphs) > 1:
+        raise ConversionError(f"the .tflite model has {len(model.subgraphs)} subgraphs; only one is imported")
+    return TfliteGraphBuilder(model).build()
