@@ -1,6 +1,6 @@
 """The `lite` command: convert ONNX models to .lite, inspect .lite files, run them.
 
-    lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]
+    lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]   (also a QDQ .onnx or a .tflite)
     lite inspect model.lite [--json]
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
     lite compress model.onnx -o model.lite --config int8 --data calibration_dir/ [--algorithm kl]
@@ -89,21 +89,29 @@ def _onnx_initializers(model: object) -> list:  # noqa: ANN401 - onnx protobuf t
 
 
 def command_convert(args: argparse.Namespace) -> int:
-    from lite_converter.convert import convert_onnx
+    from lite_converter.convert import convert_onnx, convert_tflite
 
     source = Path(args.model)
+    is_tflite = source.suffix.lower() == ".tflite"
     if not source.is_file():
-        raise UserError(f"no such ONNX file: {source}")
+        raise UserError(f"no such {'TFLite' if is_tflite else 'ONNX'} file: {source}")
     output = Path(args.output) if args.output else source.with_suffix(".lite")
     if output.resolve() == source.resolve():
         raise UserError(f"the output {output} would overwrite the input")
-    data = convert_onnx(source, output_path=output, input_shapes=_shapes(args.input_shape) or None)
+    if is_tflite:
+        if args.input_shape:
+            raise UserError("--input-shape is not supported for .tflite models (their shapes are fixed)")
+        data = convert_tflite(source, output_path=output)
+        source_kind, source_bytes = "TFLite", source.stat().st_size
+    else:
+        data = convert_onnx(source, output_path=output, input_shapes=_shapes(args.input_shape) or None)
+        source_kind, source_bytes = "ONNX", onnx_size(source)
     model = read_model(data)
-    onnx_bytes = onnx_size(source)
-    print(f"converted {source} -> {output}")
+    has_int8 = any(t.dtype == "INT8" for t in model.tensors)
+    print(f"converted {source} -> {output}" + (" (int8)" if has_int8 else ""))
     print(f"  ops: {len(model.operators)} ({op_counts_text(model, limit=8)})")
     print(
-        f"  size: ONNX {human_bytes(onnx_bytes)} -> .lite {human_bytes(len(data))} "
+        f"  size: {source_kind} {human_bytes(source_bytes)} -> .lite {human_bytes(len(data))} "
         f"(weights {human_bytes(model.weights_bytes)})"
     )
     plan = model.memory_plan
@@ -217,8 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     shape_help = "fix an input's shape, e.g. x=1,3,224,224 (repeatable)"
-    convert = commands.add_parser("convert", help="convert an ONNX model to .lite")
-    convert.add_argument("model", help="the .onnx file")
+    convert = commands.add_parser("convert", help="convert an ONNX (also QDQ int8) or .tflite model to .lite")
+    convert.add_argument("model", help="the .onnx or .tflite file")
     convert.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
     convert.add_argument(
         "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
