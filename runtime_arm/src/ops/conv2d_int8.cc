@@ -1,10 +1,13 @@
 // CONV_2D on int8 tensors: x INT8 [N,H,W,Ci] (per tensor), weight INT8 [Co,KH,KW,Ci/group]
 // (symmetric, per output channel), bias INT32 [Co] (scale s_in * s_w[c], zero point 0) optional,
 // y INT8 [N,OH,OW,Co] (per tensor). Fused RELU / CLIP become the output clamp. The per-channel
-// multipliers are computed once at prepare (quant_params_int8.h).
+// multipliers are computed once at prepare (quant_params_int8.h). With a constant weight and bias,
+// groups == 1 runs the packed int8 GEMM (conv_gemm_int8.h: a 1x1 stride-1 conv reads the NHWC input
+// as A in place, others go through im2col); every path gives the reference kernel's bytes.
 #include <new>
 #include <vector>
 
+#include "conv_gemm_int8.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -13,12 +16,35 @@
 namespace lite {
 namespace {
 
+// How an int8 convolution runs; choose_algorithm is the one place that decides.
+enum class ConvInt8Algorithm {
+  kReference,   // lite_qs8_conv2d_nhwc_ref: any conv (grouped, computed weights, sums past int32)
+  kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
+  kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
+};
+
 struct ConvInt8State {
   lite_conv2d_params params{};
   QuantInt8 in, out;
   int32_t act_min = -128, act_max = 127;
   std::vector<int32_t> multiplier, shift;
+  ConvInt8Algorithm algorithm = ConvInt8Algorithm::kReference;
+  PackedGemmInt8* gemm = nullptr;
+  size_t im2col_rows = 0;  // kIm2colGemm: output pixels per tile (per-thread scratch rows)
 };
+
+bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
+
+ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef* w, const TensorRef* bias) {
+  if (!is_constant(w) || !is_constant(bias) || p.groups != 1) return ConvInt8Algorithm::kReference;
+  const size_t k = p.kernel_h * p.kernel_w * p.in_c;
+  if (!lite_qs8_gemm_is_exact(p.out_c, k, bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr))
+    return ConvInt8Algorithm::kReference;
+  if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+      p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w)
+    return ConvInt8Algorithm::kGemm1x1;
+  return ConvInt8Algorithm::kIm2colGemm;
+}
 
 Status geometry(OpContext* ctx, const lite_fb::Conv2DOptions* o, lite_conv2d_params* p) {
   const TensorRef* x = ctx->input(0);
@@ -83,6 +109,21 @@ Status prepare(OpContext* ctx) {
   if (s == Status::kOk)
     s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, st->out, &st->act_min, &st->act_max);
   if (s != Status::kOk) return s;
+  const lite_conv2d_params& p = st->params;
+  st->algorithm = choose_algorithm(p, ctx->input(1), bias);
+  if (st->algorithm != ConvInt8Algorithm::kReference) {
+    const size_t k = p.kernel_h * p.kernel_w * p.in_c;
+    // The .lite weight [co, kh, kw, ci] is W^T: W[p, j] = weight[j * k + p].
+    st->gemm = packed_gemm_int8_create(p.out_c, k, static_cast<const int8_t*>(ctx->input(1)->data), 1, k,
+                                       bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr,
+                                       st->in.zero_point, st->multiplier.data(), st->shift.data(),
+                                       lite_qs8_gemm_params{st->out.zero_point, st->act_min, st->act_max});
+    if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
+      st->im2col_rows = im2col_int8_tile_rows(k, st->gemm->config->mr);
+      ctx->scratch_bytes_requested = static_cast<size_t>(ctx->num_threads) * st->im2col_rows * k;
+    }
+  }
   TensorRef* y = ctx->output(0);
   y->dtype = lite_fb::DType::INT8;
   y->shape.rank = 4;
@@ -99,6 +140,28 @@ Status eval(OpContext* ctx) {
   lite_qs8_requant_params rq{st->in.zero_point, st->out.zero_point, st->act_min, st->act_max, st->multiplier.data(),
                              st->shift.data()};
   const TensorRef* bias = ctx->input(2);
+  const lite_conv2d_params& p = st->params;
+  const int8_t* x = static_cast<const int8_t*>(ctx->input(0)->data);
+  int8_t* y = static_cast<int8_t*>(ctx->output(0)->data);
+  const size_t pixels = p.batch * p.out_h * p.out_w;
+  if (st->algorithm == ConvInt8Algorithm::kGemm1x1) {
+    packed_gemm_int8_run(*st->gemm, ctx->pool, pixels, x, p.in_c, y, p.out_c);
+    return Status::kOk;
+  }
+  if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
+    const PackedGemmInt8& g = *st->gemm;
+    const size_t k = g.k, rows = st->im2col_rows;
+    int8_t* scratch = static_cast<int8_t*>(ctx->scratch);
+    const int8_t pad = static_cast<int8_t>(st->in.zero_point);
+    parallel_for(ctx->pool, (pixels + rows - 1) / rows, [&](size_t t, int worker) {
+      const size_t first = t * rows, count = pixels - first < rows ? pixels - first : rows;
+      int8_t* cols = scratch + static_cast<size_t>(worker) * rows * k;
+      im2col_int8_rows(p, x, pad, first, count, cols);
+      lite_qs8_gemm_packed_compute(g.config, count, 0, g.n, k, cols, k, g.packed, &g.params, y + first * p.out_c,
+                                   p.out_c);
+    });
+    return Status::kOk;
+  }
   lite_qs8_conv2d_nhwc_ref(&st->params, &rq, static_cast<const int8_t*>(ctx->input(0)->data),
                            static_cast<const int8_t*>(ctx->input(1)->data),
                            bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr,
@@ -106,7 +169,11 @@ Status eval(OpContext* ctx) {
   return Status::kOk;
 }
 
-void free_state(void* state) { delete static_cast<ConvInt8State*>(state); }
+void free_state(void* state) {
+  ConvInt8State* st = static_cast<ConvInt8State*>(state);
+  if (st != nullptr) packed_gemm_int8_free(st->gemm);
+  delete st;
+}
 
 }  // namespace
 

@@ -1,8 +1,11 @@
 // FULLY_CONNECTED on int8 tensors: x INT8 [..., K] (per tensor), weight INT8 [N, K] (symmetric, per
 // output feature), bias INT32 [N] optional, y INT8 [..., N]; fused RELU / CLIP are the output clamp.
+// A constant weight and bias run the packed int8 GEMM (conv_gemm_int8.h), which gives the reference
+// kernel's bytes.
 #include <new>
 #include <vector>
 
+#include "conv_gemm_int8.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -14,7 +17,10 @@ struct FcInt8State {
   QuantInt8 in, out;
   int32_t act_min = -128, act_max = 127;
   std::vector<int32_t> multiplier, shift;
+  PackedGemmInt8* gemm = nullptr;  // null: the reference kernel runs
 };
+
+bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
 
 Status prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
@@ -39,6 +45,15 @@ Status prepare(OpContext* ctx) {
   if (s == Status::kOk)
     s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, st->out, &st->act_min, &st->act_max);
   if (s != Status::kOk) return s;
+  const size_t k = static_cast<size_t>(w->shape.dims[1]);
+  const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
+  if (is_constant(w) && is_constant(bias) && n > 0 && k > 0 &&
+      lite_qs8_gemm_is_exact(static_cast<size_t>(n), k, bias_data)) {
+    st->gemm = packed_gemm_int8_create(static_cast<size_t>(n), k, static_cast<const int8_t*>(w->data), 1, k, bias_data,
+                                       st->in.zero_point, st->multiplier.data(), st->shift.data(),
+                                       lite_qs8_gemm_params{st->out.zero_point, st->act_min, st->act_max});
+    if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+  }
   y->dtype = lite_fb::DType::INT8;
   y->shape = x->shape;
   y->shape.dims[x->shape.rank - 1] = n;
@@ -52,6 +67,12 @@ Status eval(OpContext* ctx) {
   const TensorRef* bias = ctx->input(2);
   const size_t depth = static_cast<size_t>(w->shape.dims[1]);
   const size_t rows = depth == 0 ? 0 : static_cast<size_t>(x->shape.num_elements()) / depth;
+  if (st->gemm != nullptr) {
+    if (rows > 0)
+      packed_gemm_int8_run(*st->gemm, ctx->pool, rows, static_cast<const int8_t*>(x->data), depth,
+                           static_cast<int8_t*>(ctx->output(0)->data), static_cast<size_t>(w->shape.dims[0]));
+    return Status::kOk;
+  }
   lite_qs8_requant_params rq{st->in.zero_point, st->out.zero_point, st->act_min, st->act_max, st->multiplier.data(),
                              st->shift.data()};
   lite_qs8_fully_connected_ref(rows, depth, static_cast<size_t>(w->shape.dims[0]), &rq,
@@ -61,7 +82,11 @@ Status eval(OpContext* ctx) {
   return Status::kOk;
 }
 
-void free_state(void* state) { delete static_cast<FcInt8State*>(state); }
+void free_state(void* state) {
+  FcInt8State* st = static_cast<FcInt8State*>(state);
+  if (st != nullptr) packed_gemm_int8_free(st->gemm);
+  delete st;
+}
 
 }  // namespace
 
