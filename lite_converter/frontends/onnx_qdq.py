@@ -89,8 +89,13 @@ def _constant_dequantize(graph: Graph, node: Node, problems: list[str]) -> None:
                         "quantize weights as int8 (weight_type=QInt8)")
 
 
-def strip_qdq(graph: Graph) -> None:
-    """Removes every QuantizeLinear / DequantizeLinear node and tags the tensors (module docstring)."""
+def strip_qdq(graph: Graph) -> dict[str, QuantParams]:
+    """Removes every QuantizeLinear / DequantizeLinear node and tags the tensors (module docstring).
+
+    Returns the output parameters of each remaining node by node name: activation fusion later
+    merges e.g. Conv -> Q/DQ -> Sigmoid into one node, and the int8 pass needs the Conv's own
+    output parameters to split it again (the QDQ model quantizes between the two).
+    """
     problems: list[str] = []
     producers = graph.producers()
     consumers = graph.consumers()
@@ -131,6 +136,8 @@ def strip_qdq(graph: Graph) -> None:
     for source, copy, params in merges:
         _merge(graph, source, copy, params)
     graph.remove_unused_tensors()
+    return {node.name: graph.tensors[node.outputs[0]].quant for node in graph.nodes  # type: ignore[misc]
+            if node.outputs and node.outputs[0] and graph.tensors[node.outputs[0]].quant is not None}
 
 
 def _merge(graph: Graph, source: str, copy: str, params: QuantParams) -> None:

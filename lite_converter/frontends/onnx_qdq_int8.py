@@ -28,6 +28,9 @@ WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
 SAME_PARAMS_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
 MOVE_OPS = ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
 INT8_SUFFIX = "_int8"
+# Activations fused into a CONV_2D / FULLY_CONNECTED that our int8 kernels cannot apply: such a node is
+# split back into the int8 op and an fp32 unary op (the QDQ model quantizes between the two).
+UNFUSABLE_ACTIVATIONS = ("SIGMOID", "TANH", "HARD_SIGMOID", "HARD_SWISH", "LEAKY_RELU", "SILU")
 WEIGHT_MAX = 127
 # |w / scale - q| above this means the weight is not the tagged int8 value (a pass changed it).
 INTEGER_TOLERANCE = 1e-3
@@ -102,8 +105,9 @@ def _requantizing_capable(graph: Graph, node: Node) -> bool:
 class _Int8Builder:
     """Rewrites the node list once, front to back, keeping an int8 twin per quantized tensor."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, output_params: dict[str, QuantParams]) -> None:
         self.graph = graph
+        self.output_params = output_params
         self.int8_of: dict[str, str] = {}
         self.nodes: list[Node] = []
         self.int8_nodes: list[str] = []
@@ -148,8 +152,31 @@ class _Int8Builder:
         in_params = _per_tensor(graph, node.inputs[0])
         return constants_only and (out_params is None or _same(in_params, out_params))
 
+    def split_activation(self, node: Node) -> Node | None:
+        """The unary op of an unfusable activation split off ``node`` (None when not split)."""
+        kind = _activation_kind(node)
+        if node.op_type not in WEIGHTED_OPS or kind not in UNFUSABLE_ACTIVATIONS:
+            return None
+        params = self.output_params.get(node.name)
+        if params is None:
+            return None
+        out = node.outputs[0]
+        tensor = self.graph.tensors[out]
+        linear = self.graph.add_tensor(f"{out}_linear", tensor.dtype, tensor.shape)
+        self.graph.tensors[linear].quant = params
+        activation = node.attrs["activation"]
+        attrs = {"alpha": float(activation.get("alpha", 0.0)), "beta": float(activation.get("beta", 0.0))}
+        node.attrs["activation"] = {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
+        node.outputs = [linear, *node.outputs[1:]]
+        return Node(kind, self.graph.unique_name(f"{node.name}_{kind.lower()}"), [linear], [out], attrs)
+
     def rewrite(self, node: Node) -> None:
         graph = self.graph
+        split = self.split_activation(node)
+        if split is not None:
+            self.rewrite(node)
+            self.rewrite(split)
+            return
         if _requantizing_capable(graph, node):
             inputs = list(node.inputs)
             acts = [i for i, n in enumerate(inputs) if n and graph.constant(n) is None]
@@ -193,9 +220,13 @@ class _Int8Builder:
                                                      np.zeros(scale.size, np.int64), 0)
 
 
-def quantize_from_qdq(graph: Graph) -> list[str]:
-    """Rewrites the lowered, channels-last ``graph`` in place; returns the names of its int8 nodes."""
-    builder = _Int8Builder(graph)
+def quantize_from_qdq(graph: Graph, output_params: dict[str, QuantParams] | None = None) -> list[str]:
+    """Rewrites the lowered, channels-last ``graph`` in place; returns the names of its int8 nodes.
+
+    ``output_params``: what :func:`onnx_qdq.strip_qdq` returned (per node name, its output's tag
+    before activation fusion), used to split activations our int8 kernels cannot fuse.
+    """
+    builder = _Int8Builder(graph, output_params or {})
     for node in graph.nodes:
         builder.rewrite(node)
     graph.nodes = builder.nodes
