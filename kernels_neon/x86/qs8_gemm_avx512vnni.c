@@ -3,13 +3,13 @@
  * vpdpbusd multiplies unsigned bytes by signed bytes, so each broadcast group of 4 A bytes is
  * flipped to u8 (a ^ 0x80 = a + 128); the pack folded -128 * sum(W) into the bias. NR is 16 or 32
  * (one or two zmm of int32 columns); every row of the tile is computed (rows past mr re-read row
- * mr - 1) and only mr x nc is stored. The epilogue is the exact 64-bit requantization: even and odd
- * int32 lanes are multiplied separately (vpmuldq), rounded, shifted arithmetically (vpsravq),
- * clamped in 64 bits, then merged back and narrowed (vpmovdb). */
+ * mr - 1) and only mr x nc is stored. The epilogue is the exact 64-bit requantization of
+ * qs8_requantize_avx512.h, narrowed with vpmovdb. */
 #include <immintrin.h>
 #include <string.h>
 
 #include "lite_kernels/qs8_gemm_packed.h"
+#include "qs8_requantize_avx512.h"
 
 /* The 4 A bytes at row + p, flipped to u8, in every int32 lane. */
 static inline __m512i broadcast_group(const int8_t* row) {
@@ -23,36 +23,6 @@ static inline __m512i broadcast_tail(const int8_t* row, size_t bytes) {
   uint32_t v = 0;
   for (size_t b = 0; b < bytes; ++b) v |= (uint32_t)(uint8_t)row[b] << (8 * b);
   return _mm512_set1_epi32((int)(v ^ 0x80808080u));
-}
-
-/* Requantizes 16 int32 sums of one row to 16 int8 (exactly lite_requantize_to_int8). */
-static inline __m128i requantize16(__m512i acc, __m512i mult, __m512i mult_odd, __m512i shift_even, __m512i shift_odd,
-                                   __m512i round_even, __m512i round_odd, __m512i lo, __m512i hi, __m512i zp) {
-  __m512i even = _mm512_mul_epi32(acc, mult);
-  __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), mult_odd);
-  even = _mm512_srav_epi64(_mm512_add_epi64(even, round_even), shift_even);
-  odd = _mm512_srav_epi64(_mm512_add_epi64(odd, round_odd), shift_odd);
-  even = _mm512_min_epi64(_mm512_max_epi64(even, lo), hi);
-  odd = _mm512_min_epi64(_mm512_max_epi64(odd, lo), hi);
-  const __m512i merged = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even, _mm512_slli_epi64(odd, 32));
-  return _mm512_cvtepi32_epi8(_mm512_add_epi32(merged, zp));
-}
-
-typedef struct {
-  __m512i mult, mult_odd, shift_even, shift_odd, round_even, round_odd;
-} column_requant;
-
-static inline column_requant load_requant(const uint8_t* multipliers, const uint8_t* shifts) {
-  column_requant r;
-  const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF), one = _mm512_set1_epi64(1);
-  const __m512i shift = _mm512_loadu_si512(shifts);
-  r.mult = _mm512_loadu_si512(multipliers);
-  r.mult_odd = _mm512_srli_epi64(r.mult, 32);
-  r.shift_even = _mm512_and_si512(shift, low32);
-  r.shift_odd = _mm512_srli_epi64(shift, 32);
-  r.round_even = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_even, one));
-  r.round_odd = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_odd, one));
-  return r;
 }
 
 static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, const size_t NV, size_t mr, size_t nc,
@@ -98,10 +68,9 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
     const size_t cols = nc > 16 * v ? (nc - 16 * v < 16 ? nc - 16 * v : 16) : 0;
     if (cols == 0) break;
     const __mmask16 store_mask = (__mmask16)((1u << cols) - 1u);
-    const column_requant r = load_requant(requant + 64 * v, requant + 4 * NR + 64 * v);
+    const lite_qs8_requant_avx512 r = lite_qs8_requant_avx512_load(requant + 64 * v, requant + 4 * NR + 64 * v);
     for (size_t i = 0; i < mr; ++i) {
-      const __m128i out = requantize16(acc[i][v], r.mult, r.mult_odd, r.shift_even, r.shift_odd, r.round_even,
-                                       r.round_odd, lo, hi, zp);
+      const __m128i out = _mm512_cvtepi32_epi8(lite_qs8_requantize_avx512(acc[i][v], &r, lo, hi, zp));
       _mm_mask_storeu_epi8(c + i * c_stride + 16 * v, store_mask, out);
     }
   }

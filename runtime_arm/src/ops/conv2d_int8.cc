@@ -3,11 +3,15 @@
 // y INT8 [N,OH,OW,Co] (per tensor). Fused RELU / CLIP become the output clamp. The per-channel
 // multipliers are computed once at prepare (quant_params_int8.h). With a constant weight and bias,
 // groups == 1 runs the packed int8 GEMM (conv_gemm_int8.h: a 1x1 stride-1 conv reads the NHWC input
-// as A in place, others go through im2col); every path gives the reference kernel's bytes.
+// as A in place, others go through im2col) and a depthwise conv the fast depthwise kernel where the
+// CPU has one (qs8_dwconv.h); every path gives the reference kernel's bytes.
+#include <cstdlib>
 #include <new>
 #include <vector>
 
 #include "conv_gemm_int8.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_dwconv.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -21,6 +25,7 @@ enum class ConvInt8Algorithm {
   kReference,   // lite_qs8_conv2d_nhwc_ref: any conv (grouped, computed weights, sums past int32)
   kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
   kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
+  kDepthwise,   // groups == in_c == out_c: lite_qs8_dwconv_select's kernel over packed taps
 };
 
 struct ConvInt8State {
@@ -31,15 +36,21 @@ struct ConvInt8State {
   ConvInt8Algorithm algorithm = ConvInt8Algorithm::kReference;
   PackedGemmInt8* gemm = nullptr;
   size_t im2col_rows = 0;  // kIm2colGemm: output pixels per tile (per-thread scratch rows)
+  lite_qs8_dwconv_fn depthwise = nullptr;  // kDepthwise
+  void* depthwise_packed = nullptr;
 };
 
 bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
 
 ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef* w, const TensorRef* bias) {
-  if (!is_constant(w) || !is_constant(bias) || p.groups != 1) return ConvInt8Algorithm::kReference;
+  if (!is_constant(w) || !is_constant(bias)) return ConvInt8Algorithm::kReference;
+  const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
+  if (p.groups != 1) {
+    const bool fast = lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features()) != nullptr;
+    return fast ? ConvInt8Algorithm::kDepthwise : ConvInt8Algorithm::kReference;
+  }
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
-  if (!lite_qs8_gemm_is_exact(p.out_c, k, bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr))
-    return ConvInt8Algorithm::kReference;
+  if (!lite_qs8_gemm_is_exact(p.out_c, k, bias_data)) return ConvInt8Algorithm::kReference;
   if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
       p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w)
     return ConvInt8Algorithm::kGemm1x1;
@@ -111,7 +122,15 @@ Status prepare(OpContext* ctx) {
   if (s != Status::kOk) return s;
   const lite_conv2d_params& p = st->params;
   st->algorithm = choose_algorithm(p, ctx->input(1), bias);
-  if (st->algorithm != ConvInt8Algorithm::kReference) {
+  if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
+    st->depthwise = lite_qs8_dwconv_select(lite_cpu_features());
+    const size_t bytes = lite_qs8_dwconv_packed_size(&p);
+    st->depthwise_packed = std::malloc(bytes);
+    if (st->depthwise_packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    lite_qs8_dwconv_pack(&p, static_cast<const int8_t*>(ctx->input(1)->data),
+                         bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr, st->in.zero_point,
+                         st->multiplier.data(), st->shift.data(), st->depthwise_packed);
+  } else if (st->algorithm != ConvInt8Algorithm::kReference) {
     const size_t k = p.kernel_h * p.kernel_w * p.in_c;
     // The .lite weight [co, kh, kw, ci] is W^T: W[p, j] = weight[j * k + p].
     st->gemm = packed_gemm_int8_create(p.out_c, k, static_cast<const int8_t*>(ctx->input(1)->data), 1, k,
@@ -148,6 +167,16 @@ Status eval(OpContext* ctx) {
     packed_gemm_int8_run(*st->gemm, ctx->pool, pixels, x, p.in_c, y, p.out_c);
     return Status::kOk;
   }
+  if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
+    const lite_qs8_gemm_params params{st->out.zero_point, st->act_min, st->act_max};
+    const size_t rows = p.batch * p.out_h;
+    const size_t tile = 1 + 4096 / (p.out_w * p.out_c + 1);  // output rows per task: about 4 KiB or more
+    parallel_for(ctx->pool, (rows + tile - 1) / tile, [&](size_t t, int) {
+      const size_t r0 = t * tile, r1 = rows - r0 < tile ? rows : r0 + tile;
+      st->depthwise(&p, st->depthwise_packed, &params, x, y, r0, r1);
+    });
+    return Status::kOk;
+  }
   if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
     const PackedGemmInt8& g = *st->gemm;
     const size_t k = g.k, rows = st->im2col_rows;
@@ -171,7 +200,10 @@ Status eval(OpContext* ctx) {
 
 void free_state(void* state) {
   ConvInt8State* st = static_cast<ConvInt8State*>(state);
-  if (st != nullptr) packed_gemm_int8_free(st->gemm);
+  if (st != nullptr) {
+    packed_gemm_int8_free(st->gemm);
+    std::free(st->depthwise_packed);
+  }
   delete st;
 }
 

@@ -1,0 +1,51 @@
+/* Fast int8 depthwise convolution (NHWC, groups == in_c == out_c), any kernel size, stride,
+ * dilation and padding, giving exactly lite_qs8_conv2d_nhwc_ref's bytes.
+ *
+ * The weight is packed once (at prepare) with the input zero point folded into the bias
+ * (bias - zp_in * sum of the channel's taps) and the per-channel requantization; a padded tap then
+ * reads a row of zero-point bytes (real 0) that the packed buffer ends with, so every output pixel
+ * is one loop over kernel_h * kernel_w tap pointers. Packed layout (see ref/qs8_dwconv_packed.c):
+ * blocks of 32 channels; per block int32 bias[32], the taps in pairs as int16 (w_t0, w_t1) per
+ * channel, int32 multiplier[32], shift[32], channels in the order vpunpck{l,h}wd leaves them
+ * (per 128-bit lane: 4 channels in the low half, the next 4 in the high half). */
+#ifndef LITE_KERNELS_QS8_DWCONV_H
+#define LITE_KERNELS_QS8_DWCONV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lite_kernels/conv2d.h"
+#include "lite_kernels/qs8_gemm_packed.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernels with more taps (kernel_h * kernel_w) run the reference. */
+#define LITE_QS8_DWCONV_MAX_TAPS 64
+
+/* Output rows [row_begin, row_end) of batch * out_h, from the packed weight. */
+typedef void (*lite_qs8_dwconv_fn)(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
+                                   const int8_t* input, int8_t* output, size_t row_begin, size_t row_end);
+
+/* The fast kernel `features` allow, or NULL (then run lite_qs8_conv2d_nhwc_ref). */
+lite_qs8_dwconv_fn lite_qs8_dwconv_select(uint32_t features);
+
+/* Whether p is a depthwise convolution the fast kernel takes and its int32 sums are exact
+ * (lite_qs8_gemm_is_exact over the taps). */
+int lite_qs8_dwconv_applies(const lite_conv2d_params* p, const int32_t* bias);
+
+size_t lite_qs8_dwconv_packed_size(const lite_conv2d_params* p);
+
+/* weight in the .lite layout [c, kh, kw, 1]; bias may be NULL; multiplier / shift per channel. */
+void lite_qs8_dwconv_pack(const lite_conv2d_params* p, const int8_t* weight, const int32_t* bias,
+                          int32_t input_zero_point, const int32_t* multiplier, const int32_t* shift, void* packed);
+
+void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
+                            const int8_t* input, int8_t* output, size_t row_begin, size_t row_end);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

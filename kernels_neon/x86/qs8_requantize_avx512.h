@@ -1,0 +1,42 @@
+/* Exact AVX-512 requantization of 16 int32 sums (lite_requantize_to_int8 of requantize.h, lane by
+ * lane), shared by the int8 GEMM and depthwise kernels. Even and odd int32 lanes are multiplied
+ * separately (vpmuldq, 64-bit products), rounded, shifted arithmetically (vpsravq) and clamped in
+ * 64 bits (the shift can leave values far outside int32), then merged back. */
+#ifndef LITE_KERNELS_X86_QS8_REQUANTIZE_AVX512_H
+#define LITE_KERNELS_X86_QS8_REQUANTIZE_AVX512_H
+
+#include <immintrin.h>
+#include <stdint.h>
+
+/* Per-lane multipliers and shifts, split into even / odd 64-bit lanes once per column block. */
+typedef struct {
+  __m512i mult, mult_odd, shift_even, shift_odd, round_even, round_odd;
+} lite_qs8_requant_avx512;
+
+static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_load(const void* multipliers, const void* shifts) {
+  lite_qs8_requant_avx512 r;
+  const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF), one = _mm512_set1_epi64(1);
+  const __m512i shift = _mm512_loadu_si512(shifts);
+  r.mult = _mm512_loadu_si512(multipliers);
+  r.mult_odd = _mm512_srli_epi64(r.mult, 32);
+  r.shift_even = _mm512_and_si512(shift, low32);
+  r.shift_odd = _mm512_srli_epi64(shift, 32);
+  r.round_even = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_even, one));
+  r.round_odd = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_odd, one));
+  return r;
+}
+
+/* int32 results in [act_min, act_max]; lo / hi are act_min - zp / act_max - zp as 64-bit lanes. */
+static inline __m512i lite_qs8_requantize_avx512(__m512i acc, const lite_qs8_requant_avx512* r, __m512i lo, __m512i hi,
+                                                 __m512i zp) {
+  __m512i even = _mm512_mul_epi32(acc, r->mult);
+  __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r->mult_odd);
+  even = _mm512_srav_epi64(_mm512_add_epi64(even, r->round_even), r->shift_even);
+  odd = _mm512_srav_epi64(_mm512_add_epi64(odd, r->round_odd), r->shift_odd);
+  even = _mm512_min_epi64(_mm512_max_epi64(even, lo), hi);
+  odd = _mm512_min_epi64(_mm512_max_epi64(odd, lo), hi);
+  const __m512i merged = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even, _mm512_slli_epi64(odd, 32));
+  return _mm512_add_epi32(merged, zp);
+}
+
+#endif
