@@ -76,8 +76,19 @@ def quantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
     return np.clip(r, -128, 127).astype(np.int8)
 
 
-def dequantize(q: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
-    return np.float32(scale) * (np.asarray(q, np.int32) - zero_point).astype(np.float32)
+def dequantize(q: np.ndarray, scale: float | np.ndarray, zero_point: int | np.ndarray,
+               axis: int | None = None) -> np.ndarray:
+    """scale * float(q - zp) in float32; per index of ``axis`` when scale / zero_point are vectors."""
+    scale = np.asarray(scale, np.float32)
+    zero_point = np.asarray(zero_point, np.int32)
+    if axis is not None and scale.size > 1:
+        shape = [1] * np.ndim(q)
+        shape[axis] = -1
+        scale = scale.reshape(shape)
+        zero_point = np.broadcast_to(zero_point.reshape(-1), (scale.size,)).reshape(shape)
+    else:
+        scale, zero_point = scale.reshape(()), zero_point.reshape(-1)[0] if zero_point.size else np.int32(0)
+    return scale * (np.asarray(q, np.int32) - zero_point).astype(np.float32)
 
 
 def activation_range(activation: dict[str, Any] | None, scale: float, zero_point: int) -> tuple[int, int]:
@@ -176,7 +187,10 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
     if op == "QUANTIZE":
         return quantize(x, *_per_tensor(graph, node.outputs[0]))
     if op == "DEQUANTIZE":
-        return dequantize(x, *_per_tensor(graph, node.inputs[0]))
+        quant = graph.tensors[node.inputs[0]].quant
+        assert quant is not None, f"tensor {node.inputs[0]} has no quantization"
+        zero_point = quant.zero_point if quant.zero_point is not None and quant.zero_point.size else 0
+        return dequantize(x, quant.scale, zero_point, quant.axis)
     if op == "CONCAT":
         return np.concatenate([values[name] for name in node.inputs], axis=int(node.attrs["axis"]))
     if op == "TRANSPOSE":

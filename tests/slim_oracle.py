@@ -25,6 +25,7 @@ def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, flo
     with Interpreter(model_content=with_outputs(graph, names)) as interpreter:
         values = dict(interpreter.run(feeds))
     values.update(feeds)
+    values.update({name: t.data for name, t in graph.tensors.items() if t.data is not None})  # int8 weights
     errors: dict[str, float] = {}
     for node in graph.nodes:
         int8_node = any(graph.tensors[t].dtype == np.int8 for t in (*node.inputs, *node.outputs) if t)

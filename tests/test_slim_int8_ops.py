@@ -141,3 +141,49 @@ def test_concat_of_int8_convs_shares_one_scale() -> None:
     assert len(scales) == 1
     errors = int8_mismatches(result.graph, {"x": data[0]})
     assert errors["concat"] == 0 and max(errors.values()) <= 1.0, errors
+
+
+def test_weight_only_int8_for_ops_that_stay_fp32() -> None:
+    """A HardSwish conv stays fp32 but stores its weight as per-channel int8 + DEQUANTIZE (evaluated
+    at prepare); a weight over the runtime's prepare-time limit stays float32."""
+    from lite_converter.passes.weight_only_int8 import PREPARE_TIME_ELEMENTS
+
+    rng = np.random.default_rng(8)
+    big_channels = int(np.sqrt(PREPARE_TIME_ELEMENTS)) + 1  # a 1x1 conv weight over the limit
+    weights = {"w1": rng.standard_normal((big_channels, 3, 3, 3)).astype(np.float32) * 0.3,
+               "w2": rng.standard_normal((big_channels, big_channels, 1, 1)).astype(np.float32) * 0.05}
+    weights["w1"][5] *= 40.0  # one channel far larger: per-channel scales keep the others precise
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1], name="conv_hswish"),
+             helper.make_node("HardSwish", ["c1"], ["h1"], name="hswish"),
+             helper.make_node("Conv", ["h1", "w2"], ["c2"], name="conv_big"),
+             helper.make_node("HardSwish", ["c2"], ["y"], name="hswish2")]
+    graph = helper.make_graph(nodes, "weight_only",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 5, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(v, k) for k, v in weights.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+    data = _batches((1, 3, 5, 5), 2, seed=9)
+    result = slim.compress(model, None, data, slim.QuantConfig(progress=False))
+    g = result.graph
+    assert not result.int8_nodes
+    dequantize = [n for n in g.nodes if n.op_type == "DEQUANTIZE"]
+    assert len(dequantize) == 1
+    q_weight = g.tensors[dequantize[0].inputs[0]]
+    assert q_weight.data.dtype == np.int8 and q_weight.quant.axis == 0
+    assert q_weight.quant.scale.shape == (big_channels,)
+    convs = [n for n in g.nodes if n.op_type == "CONV_2D"]
+    assert convs[0].inputs[1] == dequantize[0].outputs[0]
+    assert g.tensors[convs[1].inputs[1]].data.dtype == np.float32  # over the limit: float32 kept
+    errors = int8_mismatches(g, {"x": data[0]})
+    assert list(errors) == [dequantize[0].name] and errors[dequantize[0].name] == 0.0
+    # The dequantized weight is within half a step of the float weight, per channel.
+    restored = dequantize_weight(q_weight)
+    step = q_weight.quant.scale.reshape(-1, 1, 1, 1)
+    w1_nhwc = weights["w1"].transpose(0, 2, 3, 1)
+    assert np.all(np.abs(restored - w1_nhwc) <= step / 2 + 1e-7)
+
+
+def dequantize_weight(tensor) -> np.ndarray:  # noqa: ANN001 - an IR tensor
+    from slim.fake_quant import dequantize
+
+    return dequantize(tensor.data, tensor.quant.scale, 0, tensor.quant.axis)

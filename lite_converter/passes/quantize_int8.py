@@ -17,6 +17,9 @@ borders:
 Every int8 op's output ``y`` is renamed ``y`` + "_int8" and a DEQUANTIZE writes the original ``y``
 back, so graph outputs and fp32 readers see what they saw before; DEQUANTIZEs nobody reads are
 dropped at the end. An fp32 tensor read by an int8 op gets one QUANTIZE.
+
+Ops left in fp32 keep an int8 copy of their constant weight when ``QuantizeInputs.weight_only`` is
+set (weight_only_int8.py: int8 weight + a DEQUANTIZE the runtime evaluates at prepare).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 from lite_converter.passes.quantize_params import activation_params, bias_int32, weight_per_channel
+from lite_converter.passes.weight_only_int8 import store_weights_int8
 
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
 WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
@@ -38,11 +42,13 @@ INT8_SUFFIX = "_int8"
 
 @dataclasses.dataclass
 class QuantizeInputs:
-    """What calibration found: real ranges and seen shapes per tensor; node names kept fp32."""
+    """What calibration found: real ranges and seen shapes per tensor; node names kept fp32;
+    whether fp32 ops store their constant weights as int8 (weight-only int8)."""
 
     ranges: dict[str, tuple[float, float]]
     shapes: dict[str, set[tuple[int, ...]]] = dataclasses.field(default_factory=dict)
     skip_nodes: set[str] = dataclasses.field(default_factory=set)
+    weight_only: bool = True
 
 
 def _activation_kind(node: Node) -> str:
@@ -167,6 +173,8 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
     graph.nodes = new_nodes
     _drop_unread_dequantize(graph)
     graph.remove_unused_tensors()
+    if inputs.weight_only:
+        store_weights_int8(graph)
     return [node.name for node in chosen] + moved
 
 

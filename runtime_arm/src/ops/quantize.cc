@@ -1,6 +1,11 @@
 // QUANTIZE (FLOAT32 -> INT8 with the output's per-tensor scale / zero point) and DEQUANTIZE
 // (INT8 -> FLOAT32 with the input's): the borders between the int8 and fp32 parts of a graph.
 // Rounding and saturation: lite_qs8_quantize_f32_ref (docs/QUANTIZATION.md).
+// DEQUANTIZE also reads per-axis scales: that is how a constant int8 weight of an op that stays fp32
+// becomes its fp32 weight (weight-only int8, docs/INT8_OPS.md). The core evaluates it once at
+// prepare because its input is constant, so the fp32 op sees a constant weight and packs it as usual.
+#include <cmath>
+
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -30,12 +35,54 @@ Status quantize_eval(OpContext* ctx) {
   return Status::kOk;
 }
 
+// The scales of a DEQUANTIZE input: one (per tensor) or one per index of `axis` (zero points per
+// index too, absent = 0). Runs of `inner` contiguous elements share one scale.
+struct DequantizeLayout {
+  const lite_fb::Quantization* q = nullptr;
+  int64_t outer = 1, channels = 1, inner = 1;
+};
+
+Status dequantize_layout(OpContext* ctx, const TensorRef* x, DequantizeLayout* layout) {
+  const lite_fb::Quantization* q = x->quantization;
+  if (x->dtype != lite_fb::DType::INT8 || q == nullptr || q->scale() == nullptr || q->scale()->size() == 0)
+    return fail(ctx, Status::kInvalidModel, "DEQUANTIZE input '%s' must be INT8 with quantization", x->name);
+  const size_t n = q->scale()->size();
+  if (q->zero_point() != nullptr && q->zero_point()->size() != n)
+    return fail(ctx, Status::kInvalidModel, "DEQUANTIZE input '%s': %zu scales but %u zero points", x->name, n,
+                q->zero_point()->size());
+  layout->q = q;
+  layout->outer = x->shape.num_elements();
+  if (q->axis() < 0 || n == 1) {
+    if (n != 1) return fail(ctx, Status::kInvalidModel, "DEQUANTIZE input '%s': %zu scales, no axis", x->name, n);
+    layout->outer = 1;
+    layout->inner = x->shape.num_elements();
+  } else {
+    const int axis = q->axis();
+    if (axis >= x->shape.rank || x->shape.dims[axis] != static_cast<int64_t>(n))
+      return fail(ctx, Status::kInvalidModel, "DEQUANTIZE input '%s': %zu scales do not match axis %d", x->name, n,
+                  axis);
+    layout->outer = 1;
+    layout->inner = 1;
+    for (int d = 0; d < axis; ++d) layout->outer *= x->shape.dims[d];
+    for (int d = axis + 1; d < x->shape.rank; ++d) layout->inner *= x->shape.dims[d];
+    layout->channels = static_cast<int64_t>(n);
+  }
+  for (size_t c = 0; c < n; ++c) {
+    const float scale = q->scale()->Get(static_cast<flatbuffers::uoffset_t>(c));
+    const int64_t zp = q->zero_point() != nullptr ? q->zero_point()->Get(static_cast<flatbuffers::uoffset_t>(c)) : 0;
+    if (!(scale > 0.0f) || !std::isfinite(scale) || zp < -128 || zp > 127)
+      return fail(ctx, Status::kInvalidModel,
+                  "DEQUANTIZE input '%s': scale must be positive and finite, zero point in [-128, 127]", x->name);
+  }
+  return Status::kOk;
+}
+
 Status dequantize_prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   TensorRef* y = ctx->output(0);
   if (x == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one input and one output");
-  QuantInt8 q;
-  Status s = per_tensor_int8(ctx, x, "x", &q);
+  DequantizeLayout layout;
+  Status s = dequantize_layout(ctx, x, &layout);
   if (s != Status::kOk) return s;
   y->dtype = lite_fb::DType::FLOAT32;
   y->shape = x->shape;
@@ -43,11 +90,21 @@ Status dequantize_prepare(OpContext* ctx) {
 }
 
 Status dequantize_eval(OpContext* ctx) {
-  QuantInt8 q;
-  Status s = per_tensor_int8(ctx, ctx->input(0), "x", &q);
+  DequantizeLayout layout;
+  Status s = dequantize_layout(ctx, ctx->input(0), &layout);
   if (s != Status::kOk) return s;
-  lite_qs8_dequantize_f32_ref(static_cast<size_t>(ctx->input(0)->shape.num_elements()), q.scale, q.zero_point,
-                              static_cast<const int8_t*>(ctx->input(0)->data), static_cast<float*>(ctx->output(0)->data));
+  const int8_t* x = static_cast<const int8_t*>(ctx->input(0)->data);
+  float* y = static_cast<float*>(ctx->output(0)->data);
+  const auto* zero_points = layout.q->zero_point();
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    for (int64_t c = 0; c < layout.channels; ++c) {
+      const auto i = static_cast<flatbuffers::uoffset_t>(c);
+      const int32_t zp = zero_points != nullptr ? static_cast<int32_t>(zero_points->Get(i)) : 0;
+      const int64_t offset = (o * layout.channels + c) * layout.inner;
+      lite_qs8_dequantize_f32_ref(static_cast<size_t>(layout.inner), layout.q->scale()->Get(i), zp, x + offset,
+                                  y + offset);
+    }
+  }
   return Status::kOk;
 }
 
