@@ -1,0 +1,127 @@
+"""The fast int8 conv / depthwise / FC paths (packed int8 GEMM, im2col, depthwise kernel) in the runtime.
+
+Every int8 tensor must equal the fake-quant simulation (slim/fake_quant.py) within 1 LSB, the bytes
+must not depend on the thread count, and the fast kernels must give exactly the bytes of the portable
+C paths (LITE_CPU_FEATURES_MASK=0: portable GEMM microkernel, reference depthwise), which a fresh
+process reads once at start. Channel counts (40, 72) straddle the 16 / 32-column tiles and the
+32-channel depthwise blocks; odd spatial sizes give padded borders.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+import slim
+from lite_converter.ir import Graph
+from runtime_arm import Interpreter
+from slim.calibrate import with_outputs
+from tests.slim_oracle import int8_mismatches
+
+INPUT_SHAPE = (1, 3, 13, 11)
+
+
+def fast_path_net() -> onnx.ModelProto:
+    """3x3 s2 conv (im2col) -> 1x1 (direct GEMM) -> depthwise 3x3 -> depthwise 5x5 s2 with asymmetric
+    pads -> 1x1 -> 1x7 conv (im2col) -> GAP -> Gemm (FC)."""
+    rng = np.random.default_rng(11)
+
+    def weight(*shape: int, scale: float = 0.3) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    w = {"w1": weight(40, 3, 3, 3), "b1": weight(40, scale=0.1), "w2": weight(72, 40, 1, 1),
+         "wd3": weight(72, 1, 3, 3, scale=0.5), "bd3": weight(72, scale=0.1), "wd5": weight(72, 1, 5, 5),
+         "w4": weight(40, 72, 1, 1), "b4": weight(40, scale=0.1), "w5": weight(33, 40, 1, 7),
+         "fc_w": weight(10, 33), "fc_b": weight(10, scale=0.1)}
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2], name="stem"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], name="expand"),
+        helper.make_node("Conv", ["c2", "wd3", "bd3"], ["c3"], pads=[1, 1, 1, 1], group=72, name="dw3"),
+        helper.make_node("Clip", ["c3", "lo", "hi"], ["r3"], name="relu6"),
+        helper.make_node("Conv", ["r3", "wd5"], ["c4"], pads=[2, 1, 2, 3], strides=[2, 2], group=72,
+                         name="dw5"),
+        helper.make_node("Conv", ["c4", "w4", "b4"], ["c5"], name="project"),
+        helper.make_node("Conv", ["c5", "w5"], ["c6"], pads=[0, 3, 0, 3], name="conv1x7"),
+        helper.make_node("GlobalAveragePool", ["c6"], ["gap"], name="gap"),
+        helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["y"], transB=1, name="fc"),
+    ]
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    inits += [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in (("lo", 0), ("hi", 6))]
+    graph = helper.make_graph(nodes, "int8_fast_paths",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(INPUT_SHAPE))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _quantized() -> tuple[Graph, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(5)
+    data = [rng.standard_normal(INPUT_SHAPE).astype(np.float32) for _ in range(4)]
+    result = slim.compress(fast_path_net(), None, data, slim.QuantConfig(progress=False))
+    assert {"stem", "expand", "dw3", "dw5", "project", "conv1x7", "fc"} <= set(result.int8_nodes)
+    return result.graph, {"x": data[0]}
+
+
+def _every_tensor(model: bytes, feeds: dict[str, np.ndarray], threads: int) -> dict[str, np.ndarray]:
+    with Interpreter(model_content=model, threads=threads) as interpreter:
+        return {name: np.array(value) for name, value in interpreter.run(feeds).items()}
+
+
+def _probe_model(graph: Graph) -> bytes:
+    names = [t for node in graph.nodes for t in node.outputs if t and not graph.tensors[t].is_constant]
+    return with_outputs(graph, list(dict.fromkeys(names)))
+
+
+def test_fast_int8_paths_match_simulation() -> None:
+    graph, feeds = _quantized()
+    errors = int8_mismatches(graph, feeds)
+    assert {"stem", "expand", "dw3", "dw5", "project", "conv1x7", "fc"} <= set(errors)
+    assert max(errors.values()) <= 1.0, errors
+
+
+def test_fast_int8_paths_do_not_depend_on_threads() -> None:
+    graph, feeds = _quantized()
+    model = _probe_model(graph)
+    one = _every_tensor(model, feeds, 1)
+    for threads in (2, 4):
+        other = _every_tensor(model, feeds, threads)
+        for name, value in one.items():
+            np.testing.assert_array_equal(other[name], value, err_msg=f"{name} with {threads} threads")
+
+
+_PORTABLE_RUN = """
+import json, sys
+import numpy as np
+from runtime_arm import Interpreter
+model = open(sys.argv[1], "rb").read()
+x = np.load(sys.argv[2])
+with Interpreter(model_content=model) as interpreter:
+    out = interpreter.run({"x": x})
+json.dump({k: np.asarray(v).astype(np.int64).ravel().tolist() for k, v in out.items()}, sys.stdout)
+"""
+
+
+def test_fast_int8_kernels_equal_the_portable_paths(tmp_path: Path) -> None:
+    graph, feeds = _quantized()
+    model = _probe_model(graph)
+    fast = _every_tensor(model, feeds, 1)
+    (tmp_path / "m.lite").write_bytes(model)
+    np.save(tmp_path / "x.npy", feeds["x"])
+    env = {**os.environ, "LITE_CPU_FEATURES_MASK": "0"}
+    command = [sys.executable, "-c", _PORTABLE_RUN, str(tmp_path / "m.lite"), str(tmp_path / "x.npy")]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).parent.parent)
+    portable = json.loads(done.stdout)
+    int8_outputs = [name for name, value in fast.items() if value.dtype == np.int8]
+    assert len(int8_outputs) >= 7
+    for name in int8_outputs:
+        np.testing.assert_array_equal(fast[name].astype(np.int64).ravel(), np.array(portable[name]),
+                                      err_msg=name)
