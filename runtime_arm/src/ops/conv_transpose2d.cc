@@ -1,5 +1,10 @@
 // CONV_TRANSPOSE_2D: x [N,H,W,Ci], weight [Ci,KH,KW,Co/group], bias? [Co] -> [N,OH,OW,Co] with
 // OH = stride * (H - 1) + output_padding + dilation * (KH - 1) + 1 - pad_top - pad_bottom.
+// Groups 1 with a constant weight and bias runs as GEMMs (conv_transpose2d_gemm.h, packed at
+// prepare); grouped or computed weights use the reference scatter kernel.
+#include <new>
+
+#include "conv_transpose2d_gemm.h"
 #include "fused_activation_check.h"
 #include "lite_kernels/conv_transpose2d.h"
 #include "op_api.h"
@@ -93,6 +98,10 @@ Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
   return Status::kOk;
 }
 
+void free_state(void* state) { conv_transpose_gemm_free(static_cast<ConvTransposeGemm*>(state)); }
+
+bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
+
 Status prepare(OpContext* ctx) {
   lite_conv_transpose2d_params p{};
   Status s = conv_transpose_params(ctx, &p);
@@ -105,6 +114,15 @@ Status prepare(OpContext* ctx) {
   y->shape.dims[1] = static_cast<int64_t>(p.out_h);
   y->shape.dims[2] = static_cast<int64_t>(p.out_w);
   y->shape.dims[3] = static_cast<int64_t>(p.out_c);
+  const TensorRef* w = ctx->input(1);
+  const TensorRef* bias = ctx->input(2);
+  if (is_constant(w) && is_constant(bias) && conv_transpose_gemm_applies(p)) {
+    ConvTransposeGemm* g = conv_transpose_gemm_create(p, static_cast<const float*>(w->data),
+                                                      bias != nullptr ? static_cast<const float*>(bias->data) : nullptr);
+    if (g == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    ctx->state = g;
+    ctx->scratch_bytes_requested = conv_transpose_gemm_scratch_bytes(*g, p, ctx->num_threads);
+  }
   return Status::kOk;
 }
 
@@ -115,6 +133,12 @@ Status eval(OpContext* ctx) {
   if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* bias = ctx->input(2);
   const lite_activation act = to_kernel_activation(read_attrs(ctx).activation, nullptr);
+  if (ctx->state != nullptr) {
+    conv_transpose_gemm_run(*static_cast<const ConvTransposeGemm*>(ctx->state), p, ctx->pool,
+                            static_cast<const float*>(ctx->input(0)->data), &act,
+                            static_cast<float*>(ctx->output(0)->data), ctx->scratch);
+    return Status::kOk;
+  }
   lite_f32_conv_transpose2d_nhwc_ref(&p, static_cast<const float*>(ctx->input(0)->data),
                                      static_cast<const float*>(ctx->input(1)->data),
                                      bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act,
@@ -128,6 +152,7 @@ OpKernel conv_transpose2d_op_kernel() {
   OpKernel k;
   k.prepare = prepare;
   k.eval = eval;
+  k.free_state = free_state;
   return k;
 }
 
