@@ -15,6 +15,8 @@ static const lite_qs8_gemm_config k_avx512vnni_16 = {lite_qs8_gemm_ukernel_8x16c
 static const lite_qs8_gemm_config k_avx512vnni_32 = {lite_qs8_gemm_ukernel_8x32c4_avx512vnni,
                                                      lite_qs8_gemm_pack_generic, 8, 32, 4, 128,
                                                      "qs8_gemm_8x32c4_avx512vnni"};
+static const lite_qs8_gemm_config k_avx2 = {lite_qs8_gemm_ukernel_4x16c2_avx2, lite_qs8_gemm_pack_generic, 4, 16, 2, 0,
+                                            "qs8_gemm_4x16c2_avx2"};
 #endif
 
 #if (defined(__aarch64__) || defined(__arm__)) && defined(__has_include)
@@ -33,6 +35,7 @@ const lite_qs8_gemm_config* lite_qs8_gemm_config_select(uint32_t features, size_
   /* 32 columns per tile halve the A broadcasts; a layer of <= 16 columns would waste half of them. */
   if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX512VNNI))
     return n > 16 ? &k_avx512vnni_32 : &k_avx512vnni_16;
+  if (features & LITE_CPU_X86_AVX2) return &k_avx2;
 #endif
   (void)features;
   (void)n;

@@ -119,8 +119,8 @@ void lite_qs8_gemm_ukernel_8x16c4_avx512vnni(size_t mr, size_t nc, size_t k, con
 void lite_qs8_gemm_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params);
-void lite_qs8_gemm_ukernel_4x8c2_avx2(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
-                                      const void* w, int8_t* c, size_t c_stride, const lite_qs8_gemm_params* params);
+void lite_qs8_gemm_ukernel_4x16c2_avx2(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                       const void* w, int8_t* c, size_t c_stride, const lite_qs8_gemm_params* params);
 
 #ifdef __cplusplus
 }
