@@ -33,7 +33,7 @@ def lower_onnx(
     """The lowered, channels-last IR graph of an ONNX model (everything but serialization)."""
     graph = load_onnx(model, input_shapes=input_shapes)
     qdq = is_qdq_model(graph)
-    output_params = strip_qdq(graph) if qdq else {}
+    tags = strip_qdq(graph) if qdq else None
     check_supported(graph)
     optimize(graph)
     saved_tags = dense_tags(graph) if qdq else {}
@@ -41,7 +41,7 @@ def lower_onnx(
     restore_dense_tags(graph, saved_tags)
     to_channels_last(graph)
     if qdq:
-        quantize_from_qdq(graph, output_params)
+        quantize_from_qdq(graph, tags)
     return graph
 
 

@@ -32,7 +32,7 @@ MIN_WITHIN_ONE_LSB = 0.99
 
 # -- models -----------------------------------------------------------------------------------------
 def every_op_net(seed: int = 0) -> onnx.ModelProto:
-    """Conv+Relu, depthwise Conv+Clip, Add, MaxPool, two 1x1 convs (one through Sigmoid, which has no
+    """Conv+BatchNorm+Relu, depthwise Conv+Clip, Add, MaxPool, two 1x1 convs (one through Sigmoid, which has no
     int8 kernel) into Concat, GlobalAveragePool, Flatten, Gemm; outputs the Add and the Gemm."""
     rng = np.random.default_rng(seed)
 
@@ -41,10 +41,15 @@ def every_op_net(seed: int = 0) -> onnx.ModelProto:
 
     weights = {"w1": weight(8, 3, 3, 3), "b1": weight(8), "wd": weight(8, 1, 3, 3), "bd": weight(8),
                "w3": weight(4, 8, 1, 1), "w4": weight(4, 8, 1, 1), "b4": weight(4), "wf": weight(16, 8),
-               "bf": weight(16), "lo": np.array(0.0, np.float32), "hi": np.array(6.0, np.float32)}
+               "bf": weight(16), "lo": np.array(0.0, np.float32), "hi": np.array(6.0, np.float32),
+               "gamma": weight(8), "beta": weight(8), "mean": weight(8),
+               "var": (rng.random(8) + 0.5).astype(np.float32)}
     nodes = [
         helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv"),
-        helper.make_node("Relu", ["c1"], ["r1"], name="relu"),
+        # a BatchNorm after the conv: onnxruntime quantizes its output, not the conv's; our folding
+        # rescales the int8 weight per channel, which stays exactly int8
+        helper.make_node("BatchNormalization", ["c1", "gamma", "beta", "mean", "var"], ["n1"], name="bn"),
+        helper.make_node("Relu", ["n1"], ["r1"], name="relu"),
         helper.make_node("Conv", ["r1", "wd", "bd"], ["c2"], pads=[1, 1, 1, 1], group=8, name="depthwise"),
         helper.make_node("Clip", ["c2", "lo", "hi"], ["r2"], name="relu6"),
         helper.make_node("Add", ["r1", "r2"], ["sum"], name="add"),

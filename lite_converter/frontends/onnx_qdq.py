@@ -19,12 +19,33 @@ Everything this cannot express is collected and raised at once, node by node.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
+from lite_converter.frontends.onnx_qdq_unfold import ConvOriginal, record_conv_originals
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 
 QDQ_OPS = ("QuantizeLinear", "DequantizeLinear")
 U8_OFFSET = 128
+WEIGHTED_ONNX_OPS = ("Conv", "Gemm", "MatMul")
+
+
+@dataclasses.dataclass
+class QdqTags:
+    """What the int8 pass needs besides the tensor tags, by node name (node names survive the passes
+    that fuse or fold, tensor names and constants do not):
+
+    * ``output_params``: each node's output parameters: activation fusion later merges e.g.
+      Conv -> Q/DQ -> Sigmoid into one node, and the int8 pass splits it again with these;
+    * ``int8_weighted``: nodes whose weight was an int8 constant: BatchNorm folding rescales each
+      output channel of such a weight, which stays int8 with a new per-channel scale;
+    * ``conv_originals``: those convs' weights and biases before folding (onnx_qdq_unfold.py).
+    """
+
+    output_params: dict[str, QuantParams]
+    int8_weighted: set[str]
+    conv_originals: dict[str, ConvOriginal] = dataclasses.field(default_factory=dict)
 
 
 def is_qdq_model(graph: Graph) -> bool:
@@ -89,13 +110,8 @@ def _constant_dequantize(graph: Graph, node: Node, problems: list[str]) -> None:
                         "quantize weights as int8 (weight_type=QInt8)")
 
 
-def strip_qdq(graph: Graph) -> dict[str, QuantParams]:
-    """Removes every QuantizeLinear / DequantizeLinear node and tags the tensors (module docstring).
-
-    Returns the output parameters of each remaining node by node name: activation fusion later
-    merges e.g. Conv -> Q/DQ -> Sigmoid into one node, and the int8 pass needs the Conv's own
-    output parameters to split it again (the QDQ model quantizes between the two).
-    """
+def strip_qdq(graph: Graph) -> QdqTags:
+    """Removes every QuantizeLinear / DequantizeLinear node and tags the tensors (module docstring)."""
     problems: list[str] = []
     producers = graph.producers()
     consumers = graph.consumers()
@@ -136,8 +152,13 @@ def strip_qdq(graph: Graph) -> dict[str, QuantParams]:
     for source, copy, params in merges:
         _merge(graph, source, copy, params)
     graph.remove_unused_tensors()
-    return {node.name: graph.tensors[node.outputs[0]].quant for node in graph.nodes  # type: ignore[misc]
-            if node.outputs and node.outputs[0] and graph.tensors[node.outputs[0]].quant is not None}
+    output_params = {node.name: graph.tensors[node.outputs[0]].quant for node in graph.nodes
+                     if node.outputs and node.outputs[0] and graph.tensors[node.outputs[0]].quant is not None}
+    int8_weighted = {node.name for node in graph.nodes
+                     if node.op_type in WEIGHTED_ONNX_OPS and len(node.inputs) > 1
+                     and graph.tensors[node.inputs[1]].data is not None
+                     and graph.tensors[node.inputs[1]].quant is not None}
+    return QdqTags(output_params, int8_weighted, record_conv_originals(graph))  # type: ignore[arg-type]
 
 
 def _merge(graph: Graph, source: str, copy: str, params: QuantParams) -> None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lite_converter.frontends.onnx_qdq import QdqTags
+from lite_converter.frontends.onnx_qdq_unfold import channel_affine
 from lite_converter.ir import Graph, Node, QuantParams
 
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
@@ -53,21 +55,36 @@ def _activation_kind(node: Node) -> str:
     return "NONE" if not act else str(act.get("kind", "NONE"))
 
 
-def int8_weights(graph: Graph, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(int8 weights, per-output-channel scales) of a tagged fp32 weight, or None if not exact."""
+def int8_weights(graph: Graph, name: str, rescaled: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
+    """(int8 weights, per-output-channel scales) of a tagged fp32 weight, or None if not exact.
+
+    ``rescaled``: the weight was int8 but a pass scaled its output channels (BatchNorm folding);
+    then each channel is ``scale' * q`` with max|q| = 127 (symmetric quantization reaches 127 in
+    every channel), so scale' = max|w| / 127 and the same exactness check decides.
+    """
     tensor = graph.tensors.get(name)
-    if tensor is None or tensor.data is None or tensor.quant is None or tensor.data.dtype != np.float32:
+    if tensor is None or tensor.data is None or tensor.data.dtype != np.float32 or tensor.data.ndim < 1:
         return None
     weight, quant = tensor.data, tensor.quant
     channels = weight.shape[0]
-    if quant.axis is None and quant.scale.size == 1:
+    if quant is not None and quant.axis is None and quant.scale.size == 1:
         scale = np.full(channels, quant.scale[0], np.float32)
-    elif quant.axis == 0 and quant.scale.size == channels:
+    elif quant is not None and quant.axis == 0 and quant.scale.size == channels:
         scale = quant.scale.astype(np.float32)
     else:
-        return None
-    if np.asarray(quant.zero_point).any() or not (scale > 0).all():
-        return None
+        scale = None
+    exact = None
+    if scale is not None and quant is not None and not quant.zero_point.any() and (scale > 0).all():
+        exact = _exact_int8(weight, scale)
+    if exact is None and rescaled:
+        abs_max = np.abs(weight.reshape(channels, -1)).max(axis=1).astype(np.float64)
+        scale = np.where(abs_max > 0, abs_max / WEIGHT_MAX, 1.0).astype(np.float32)
+        exact = _exact_int8(weight, scale)
+    return exact
+
+
+def _exact_int8(weight: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    channels = weight.shape[0]
     per_channel = scale.astype(np.float64).reshape((channels,) + (1,) * (weight.ndim - 1))
     ratio = weight.astype(np.float64) / per_channel
     q = np.rint(ratio)
@@ -76,7 +93,7 @@ def int8_weights(graph: Graph, name: str) -> tuple[np.ndarray, np.ndarray] | Non
     return q.astype(np.int8), scale
 
 
-def _weighted_capable(graph: Graph, node: Node) -> bool:
+def _weighted_capable(graph: Graph, node: Node, rescaled: bool) -> bool:
     rank = 4 if node.op_type == "CONV_2D" else 2
     weight = graph.constant(node.inputs[1]) if len(node.inputs) > 1 else None
     bias_name = node.inputs[2] if len(node.inputs) > 2 else ""
@@ -86,13 +103,13 @@ def _weighted_capable(graph: Graph, node: Node) -> bool:
             and (not bias_name or graph.constant(bias_name) is not None)
             and _activation_kind(node) in FUSABLE_ACTIVATIONS
             and node.attrs.get("padding", "EXPLICIT") == "EXPLICIT"
-            and int8_weights(graph, node.inputs[1]) is not None)
+            and int8_weights(graph, node.inputs[1], rescaled) is not None)
 
 
-def _requantizing_capable(graph: Graph, node: Node) -> bool:
+def _requantizing_capable(graph: Graph, node: Node, tags: QdqTags) -> bool:
     """Ops that requantize to their own output scale: CONV_2D, FULLY_CONNECTED, ADD."""
     if node.op_type in WEIGHTED_OPS:
-        return _weighted_capable(graph, node)
+        return _weighted_capable(graph, node, node.name in tags.int8_weighted)
     if node.op_type == "ADD":
         shapes = [graph.tensors[n].shape for n in node.inputs]
         return (len(node.inputs) == 2 and all(graph.constant(n) is None for n in node.inputs)
@@ -105,12 +122,13 @@ def _requantizing_capable(graph: Graph, node: Node) -> bool:
 class _Int8Builder:
     """Rewrites the node list once, front to back, keeping an int8 twin per quantized tensor."""
 
-    def __init__(self, graph: Graph, output_params: dict[str, QuantParams]) -> None:
+    def __init__(self, graph: Graph, tags: QdqTags) -> None:
         self.graph = graph
-        self.output_params = output_params
+        self.tags = tags
         self.int8_of: dict[str, str] = {}
         self.nodes: list[Node] = []
         self.int8_nodes: list[str] = []
+        self.dequantized_of: dict[str, str] = {}  # fp32 tensor -> its DEQUANTIZE(QUANTIZE(...)) twin
 
     def quantized_input(self, name: str) -> str:
         if name in self.int8_of:
@@ -129,7 +147,42 @@ class _Int8Builder:
         node.outputs = [q_out, *node.outputs[1:]]
         self.int8_of[out] = q_out
         self.nodes += [node, Node("DEQUANTIZE", self.graph.unique_name(out + "_dequantize"), [q_out], [out])]
+        self.dequantized_of[out] = out  # fp32 readers of `out` already read DEQUANTIZE(int8)
         self.int8_nodes.append(node.name)
+
+    def round_trip(self, name: str) -> str:
+        """``name`` as the QDQ model's fp32 readers see it: DEQUANTIZE(QUANTIZE(name)).
+
+        Readers of a tagged tensor that an fp32 op wrote must not read it raw: the QDQ model
+        rounds and clamps it to int8 (onnxruntime drops a Relu whose clamp the quantized range does).
+        """
+        if name in self.dequantized_of:
+            return self.dequantized_of[name]
+        q_name = self.quantized_input(name)
+        tensor = self.graph.tensors[name]
+        fp32 = self.graph.add_tensor(name + "_qdq", np.float32, tensor.shape)
+        self.nodes.append(Node("DEQUANTIZE", self.graph.unique_name(name + "_dequantize"), [q_name], [fp32]))
+        self.dequantized_of[name] = fp32
+        return fp32
+
+    def fp32_node(self, node: Node) -> None:
+        """Appends an fp32 op reading the round-tripped values of its tagged inputs; a tagged graph
+        output it writes is round-tripped too (written raw, then QUANTIZE and DEQUANTIZE)."""
+        graph = self.graph
+        node.inputs = [self.round_trip(n) if n and graph.constant(n) is None and _per_tensor(graph, n)
+                       else n for n in node.inputs]
+        round_tripped_outputs = []
+        for i, name in enumerate(node.outputs):
+            if name in graph.outputs and _per_tensor(graph, name) is not None:
+                raw = graph.add_tensor(name + "_raw", np.float32, graph.tensors[name].shape)
+                graph.tensors[raw].quant = graph.tensors[name].quant
+                node.outputs[i] = raw
+                round_tripped_outputs.append((raw, name))
+        self.nodes.append(node)
+        for raw, name in round_tripped_outputs:
+            q_name = self.quantized_input(raw)
+            self.nodes.append(Node("DEQUANTIZE", graph.unique_name(name + "_dequantize"), [q_name], [name]))
+            self.dequantized_of[name] = name
 
     def moves_int8(self, node: Node) -> bool:
         """A byte-moving op on int8 data whose output keeps (or may take) the input's parameters."""
@@ -157,7 +210,7 @@ class _Int8Builder:
         kind = _activation_kind(node)
         if node.op_type not in WEIGHTED_OPS or kind not in UNFUSABLE_ACTIVATIONS:
             return None
-        params = self.output_params.get(node.name)
+        params = self.tags.output_params.get(node.name)
         if params is None:
             return None
         out = node.outputs[0]
@@ -170,14 +223,68 @@ class _Int8Builder:
         node.outputs = [linear, *node.outputs[1:]]
         return Node(kind, self.graph.unique_name(f"{node.name}_{kind.lower()}"), [linear], [out], attrs)
 
+    def split_affine(self, node: Node) -> list[Node]:
+        """The MUL / ADD (and unary activation) split off a conv whose QDQ-quantized output a per-channel
+        affine was folded into (onnx_qdq_unfold.py); empty when nothing to split."""
+        graph = self.graph
+        original = self.tags.conv_originals.get(node.name)
+        before = self.tags.output_params.get(node.name)
+        out = node.outputs[0]
+        if node.op_type != "CONV_2D" or original is None or before is None:
+            return []
+        if _same(before, _per_tensor(graph, out)):
+            return []
+        weight = graph.constant(node.inputs[1])
+        bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
+        affine = None if weight is None else channel_affine(original, weight, bias)
+        if affine is None or (np.allclose(affine[0], 1.0, rtol=1e-6)
+                              and np.allclose(affine[1], 0.0, atol=1e-9)):
+            return []
+        k, t = affine
+        shape = (-1,) + (1,) * (weight.ndim - 1)  # type: ignore[union-attr]
+        unscaled_weight = (weight / k.reshape(shape)).astype(np.float32)
+        unscaled = graph.add_constant(node.inputs[1] + "_unfolded", unscaled_weight)
+        graph.tensors[unscaled].quant = original.quant
+        inputs = [node.inputs[0], unscaled]
+        if original.bias is not None:
+            inputs.append(graph.add_constant(f"{node.name}_bias_unfolded", original.bias.astype(np.float32)))
+        activation = node.attrs.get("activation") or {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
+        tensor = graph.tensors[out]
+        linear = graph.add_tensor(f"{out}_conv", np.float32, tensor.shape)
+        graph.tensors[linear].quant = before
+        scaled = graph.add_tensor(f"{out}_scaled", np.float32, tensor.shape)
+        node.inputs, node.outputs = inputs, [linear]
+        node.attrs["activation"] = {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
+        none = {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
+        fused = activation if activation.get("kind", "NONE") in FUSABLE_ACTIVATIONS else none
+        shifted = out if fused is activation else graph.add_tensor(f"{out}_shifted", np.float32, tensor.shape)
+        nodes = [
+            Node("MUL", graph.unique_name(f"{node.name}_scale"), [linear, graph.add_constant(
+                f"{node.name}_k", k.astype(np.float32))], [scaled], {"activation": none}),
+            Node("ADD", graph.unique_name(f"{node.name}_shift"), [scaled, graph.add_constant(
+                f"{node.name}_t", t.astype(np.float32))], [shifted], {"activation": fused}),
+        ]
+        if shifted != out:
+            kind = str(activation["kind"])
+            nodes.append(Node(kind, graph.unique_name(f"{node.name}_{kind.lower()}"), [shifted], [out],
+                              {"alpha": float(activation.get("alpha", 0.0)),
+                               "beta": float(activation.get("beta", 0.0))}))
+        return nodes
+
     def rewrite(self, node: Node) -> None:
         graph = self.graph
+        affine = self.split_affine(node)
+        if affine:
+            self.rewrite(node)
+            for follower in affine:
+                self.rewrite(follower)
+            return
         split = self.split_activation(node)
         if split is not None:
             self.rewrite(node)
             self.rewrite(split)
             return
-        if _requantizing_capable(graph, node):
+        if _requantizing_capable(graph, node, self.tags):
             inputs = list(node.inputs)
             acts = [i for i, n in enumerate(inputs) if n and graph.constant(n) is None]
             for i in acts:
@@ -196,11 +303,11 @@ class _Int8Builder:
             graph.tensors[node.outputs[0]].quant = params
             self.int8_output(node, params)  # type: ignore[arg-type]
             return
-        self.nodes.append(node)
+        self.fp32_node(node)
 
     def _quantize_weights(self, node: Node, inputs: list[str]) -> None:
         graph = self.graph
-        weights = int8_weights(graph, node.inputs[1])
+        weights = int8_weights(graph, node.inputs[1], node.name in self.tags.int8_weighted)
         assert weights is not None
         q_weight, scale = weights
         inputs[1] = graph.add_constant(node.inputs[1] + INT8_SUFFIX, q_weight)
@@ -210,8 +317,10 @@ class _Int8Builder:
         input_scale = np.float64(graph.tensors[node.inputs[0]].quant.scale[0])  # type: ignore[union-attr]
         bias_scale = (input_scale * scale.astype(np.float64)).astype(np.float32)
         tag = graph.tensors[node.inputs[2]].quant
-        if tag is not None and tag.scale.size in (1, scale.size):
-            bias_scale = np.broadcast_to(tag.scale.astype(np.float32), scale.shape)  # the model's own
+        own = (tag is not None and tag.scale.size in (1, scale.size)
+               and np.allclose(tag.scale, bias_scale, rtol=1e-5))
+        if own:
+            bias_scale = np.broadcast_to(tag.scale.astype(np.float32), scale.shape)  # type: ignore[union-attr]
         bias = np.asarray(graph.constant(node.inputs[2]), np.float64).reshape(-1)
         q_bias = np.clip(np.rint(bias / bias_scale.astype(np.float64)), np.iinfo(np.int32).min,
                          np.iinfo(np.int32).max).astype(np.int32)
@@ -220,13 +329,10 @@ class _Int8Builder:
                                                      np.zeros(scale.size, np.int64), 0)
 
 
-def quantize_from_qdq(graph: Graph, output_params: dict[str, QuantParams] | None = None) -> list[str]:
+def quantize_from_qdq(graph: Graph, tags: QdqTags | None = None) -> list[str]:
     """Rewrites the lowered, channels-last ``graph`` in place; returns the names of its int8 nodes.
-
-    ``output_params``: what :func:`onnx_qdq.strip_qdq` returned (per node name, its output's tag
-    before activation fusion), used to split activations our int8 kernels cannot fuse.
-    """
-    builder = _Int8Builder(graph, output_params or {})
+    ``tags``: what :func:`onnx_qdq.strip_qdq` returned."""
+    builder = _Int8Builder(graph, tags or QdqTags({}, set()))
     for node in graph.nodes:
         builder.rewrite(node)
     graph.nodes = builder.nodes
