@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 
@@ -57,18 +58,24 @@ def with_outputs(graph: Graph, names: list[str]) -> bytes:
     return serialize(probe, plan_memory(probe))
 
 
+Tap = tuple[str, Callable[[np.ndarray], None]]
+
+
 def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantConfig,
-              algorithm_of: dict[str, str]) -> CalibrationResult:
+              algorithm_of: dict[str, str], taps: list[Tap] | None = None) -> CalibrationResult:
     """Observes every tensor of tensors_to_observe(graph) over ``batches``.
 
     ``algorithm_of`` maps a tensor name to the algorithm of its producer's override (default:
-    config.algorithm).
+    config.algorithm). ``taps`` (tensor name, callback) get each batch's value of their tensor too,
+    from the same runs (bias correction collects its input statistics this way).
     """
+    taps = taps or []
     names = tensors_to_observe(graph)
     observers: dict[str, Observer] = {
         name: make_observer(algorithm_of.get(name, config.algorithm), config) for name in names}
     shapes: dict[str, set[tuple[int, ...]]] = {name: set() for name in names}
-    interpreter = Interpreter(model_content=with_outputs(graph, names))
+    exposed = list(dict.fromkeys([*names, *(name for name, _ in taps)]))
+    interpreter = Interpreter(model_content=with_outputs(graph, exposed))
     used = batches if config.max_batches is None else batches[: config.max_batches]
     bar = ProgressBar(len(used), "calibrating", enabled=config.progress)
     try:
@@ -78,6 +85,8 @@ def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantC
                 value = outputs[name] if name in outputs else batch[name]
                 observers[name].update(value)
                 shapes[name].add(tuple(value.shape))
+            for name, callback in taps:
+                callback(outputs[name] if name in outputs else batch[name])
             bar.step()
     finally:
         bar.close()

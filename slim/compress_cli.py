@@ -25,6 +25,13 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
     compress.add_argument("--config", default="int8", help="preset (default: int8)")
     compress.add_argument("--algorithm", help="calibration algorithm: abs_max, avg, hist, kl, mse")
     compress.add_argument("--skip", action="append", default=[], metavar="NODE", help="keep a node in fp32")
+    compress.add_argument("--bias-correction", action="store_true",
+                          help="correct int8 conv/FC biases by their expected weight-quantization error")
+    compress.add_argument("--sqnr-target", type=float, metavar="DB",
+                          help="mixed precision: keep the most sensitive layers in fp32 until every output's "
+                               "SQNR vs fp32 reaches DB")
+    compress.add_argument("--analyze", metavar="REPORT.png",
+                          help="print the per-layer SQNR / cosine table and write it as a PNG plot")
     compress.add_argument("--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS",
                           help=shape_help)
     compress.set_defaults(handler=command_compress)
@@ -45,14 +52,30 @@ def command_compress(args: argparse.Namespace) -> int:
     shapes = dict(args.input_shape or []) or None
     try:
         config = resolve_config(args.config)
-        changes: dict[str, Any] = {"skip_nodes": list(args.skip)}
+        changes: dict[str, Any] = {"skip_nodes": [*config.skip_nodes, *args.skip]}
         if args.algorithm:
             changes["algorithm"] = args.algorithm
+        if args.bias_correction:
+            changes["bias_correction"] = True
+        if args.sqnr_target is not None:
+            changes["sqnr_target"] = args.sqnr_target
         config = dataclasses.replace(config, **changes)
-        result = compress(source, output, Path(args.data), config, input_shapes=shapes)
+        result = compress(source, output, Path(args.data), config, input_shapes=shapes,
+                          analyze=args.analyze is not None)
     except (CalibrationDataError, ValueError) as error:
         raise ConversionError(str(error)) from None
     print(f"compressed {source} -> {output}")
     print(f"  int8 ops: {len(result.int8_nodes)}, fp32 ops: {len(result.fp32_nodes)}")
     print(f"  size: ONNX {human_bytes(source.stat().st_size)} -> .lite {human_bytes(len(result.lite_bytes))}")
+    if result.mixed_precision is not None:
+        mixed = result.mixed_precision
+        met = "met" if mixed.target_met else "NOT met"
+        print(f"  mixed precision: target {met} with {len(mixed.fp32_layers)} layer(s) kept in fp32: "
+              f"{', '.join(mixed.fp32_layers) or '-'}")
+    if result.analysis is not None:
+        from slim.analysis_plot import write_plot
+
+        print(result.analysis.table())
+        write_plot(result.analysis, args.analyze)
+        print(f"  analysis plot: {args.analyze}")
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 ALGORITHMS = ("abs_max", "avg", "hist", "kl", "mse")
 
@@ -21,6 +22,16 @@ class QuantConfig:
     moving_average: for ``avg``, the weight of the past (0.9 = new batches move the range by 10%).
     max_batches: calibrate on at most this many batches (None: all).
     progress: draw a progress bar on stderr.
+    bias_correction: add each int8 CONV_2D / FULLY_CONNECTED's expected weight-quantization error
+      (measured on the calibration data) to its bias (slim/bias_correction.py). Off by default: with
+      per-channel int8 weights the shift it removes is a fraction of an output step (see
+      docs/QUANTIZATION.md for the measurements), and it makes the bias depend on the data.
+    sqnr_target: automatic mixed precision: keep the most sensitive layers in fp32, one at a time,
+      until every graph output's SQNR (dB, int8 vs fp32 on the calibration data) reaches this.
+    accuracy_target, eval_fn: automatic mixed precision on a metric of yours: ``eval_fn(lite_bytes)``
+      returns it (higher is better; e.g. accuracy on held-out data); layers are kept in fp32 until it
+      reaches ``accuracy_target``.
+    max_fp32_layers: at most this many layers kept in fp32 by mixed precision (None: no limit).
     """
 
     algorithm: str = "abs_max"
@@ -30,6 +41,16 @@ class QuantConfig:
     moving_average: float = 0.9
     max_batches: int | None = None
     progress: bool = True
+    bias_correction: bool = False
+    sqnr_target: float | None = None
+    accuracy_target: float | None = None
+    eval_fn: Callable[[bytes], float] | None = None
+    max_fp32_layers: int | None = None
+
+    @property
+    def mixed_precision(self) -> bool:
+        """True when a target asks for automatic mixed precision."""
+        return self.sqnr_target is not None or self.accuracy_target is not None
 
     def __post_init__(self) -> None:
         for name, algorithm in [("algorithm", self.algorithm), *self.overrides.items()]:
@@ -40,6 +61,11 @@ class QuantConfig:
             raise ValueError(f"percentile must be in (0, 1], got {self.percentile}")
         if not 0.0 <= self.moving_average < 1.0:
             raise ValueError(f"moving_average must be in [0, 1), got {self.moving_average}")
+        if (self.accuracy_target is None) != (self.eval_fn is None):
+            raise ValueError("accuracy_target and eval_fn go together: eval_fn(lite_bytes) measures what "
+                             "accuracy_target asks for")
+        if self.max_fp32_layers is not None and self.max_fp32_layers < 0:
+            raise ValueError(f"max_fp32_layers must be >= 0, got {self.max_fp32_layers}")
 
 
 PRESETS: dict[str, QuantConfig] = {

@@ -154,42 +154,41 @@ class KlObserver(SampleObserver):
         if (pinned_low and pinned_high) or not top > 0:
             return (low, high)
         counts, edges = np.histogram(np.abs(values), bins=self.BINS, range=(0.0, top))
-
-        def clipped(threshold: float) -> tuple[float, float]:
-            return (low if pinned_low else max(low, -threshold),
-                    high if pinned_high else min(high, threshold))
-
-        best_threshold, best_kl = top, np.inf
-        for bins in range(self.FIRST_CANDIDATE, self.BINS + 1):
-            threshold = float(edges[bins])
-            kl = _clipped_kl(counts, bins, _levels_below(threshold, *clipped(threshold)))
-            if kl < best_kl:
-                best_threshold, best_kl = threshold, kl
-        return clipped(best_threshold)
+        bins = np.arange(self.FIRST_CANDIDATE, self.BINS + 1)
+        thresholds = edges[bins]
+        clipped_low = np.full(bins.size, low) if pinned_low else np.maximum(low, -thresholds)
+        clipped_high = np.full(bins.size, high) if pinned_high else np.minimum(high, thresholds)
+        span = np.maximum(clipped_high, 0.0) - np.minimum(clipped_low, 0.0)
+        levels = np.clip(np.rint(255 * thresholds / span), 1, 255).astype(np.int64)  # int8 steps in [0, T]
+        best = int(np.argmin(_clipped_kl(counts.astype(np.float64), bins, levels)))
+        return (float(clipped_low[best]), float(clipped_high[best]))
 
 
-def _levels_below(threshold: float, low: float, high: float) -> int:
-    """How many int8 steps of the range [low, high] fit in [0, threshold] (255 for a one-sided range)."""
-    span = max(high, 0.0) - min(low, 0.0)
-    return max(1, min(255, round(255 * threshold / span))) if span > 0 else 255
-
-
-def _clipped_kl(counts: np.ndarray, bins: int, levels: int) -> float:
-    """KL(P || Q) of the first ``bins`` bins of ``counts`` against their ``levels``-level quantization."""
-    p = counts[:bins].astype(np.float64)
-    p[-1] += counts[bins:].sum()
-    if p[-1] == 0:  # a threshold inside an empty stretch: the previous non-empty edge is as good
-        return np.inf
-    inside = counts[:bins].astype(np.float64)
-    level = (np.arange(bins) * levels) // bins
-    filled = p > 0
-    mass = np.bincount(level, weights=inside, minlength=levels)
-    width = np.bincount(level, weights=filled.astype(np.float64), minlength=levels)
-    q = np.where(filled, mass[level] / np.maximum(width[level], 1.0), 0.0)
-    if not q.sum() > 0:
-        return np.inf
-    p, q = p[filled] / p.sum(), q[filled] / q.sum()
-    return float(np.sum(p * np.log(p / np.maximum(q, 1e-12))))
+def _clipped_kl(counts: np.ndarray, bins: np.ndarray, levels: np.ndarray, chunk: int = 128) -> np.ndarray:
+    """KL(P || Q) per candidate c: P = the first ``bins[c]`` bins of ``counts`` with the rest folded
+    onto the last one, Q = the same bins (without the folded mass) merged into ``levels[c]`` equal
+    groups, each group's mass spread evenly over the bins P fills. Vectorized over candidates."""
+    result = np.empty(bins.size)
+    column = np.arange(counts.size)
+    above = counts.sum() - np.concatenate([[0.0], np.cumsum(counts)])  # mass at or above each bin edge
+    for start in range(0, bins.size, chunk):
+        b, n_levels = bins[start:start + chunk], levels[start:start + chunk]
+        rows = np.arange(b.size)
+        inside = np.where(column < b[:, None], counts, 0.0)
+        p = inside.copy()
+        p[rows, b - 1] += above[b]
+        filled = p > 0
+        key = rows[:, None] * 256 + np.minimum((column * n_levels[:, None]) // b[:, None], 255)
+        mass = np.bincount(key.ravel(), weights=inside.ravel(), minlength=b.size * 256)
+        width = np.bincount(key.ravel(), weights=filled.ravel().astype(np.float64), minlength=b.size * 256)
+        q = np.where(filled, mass[key] / np.maximum(width[key], 1.0), 0.0)
+        p_sum, q_sum = p.sum(axis=1), q.sum(axis=1)
+        p, q = p / p_sum[:, None], q / np.where(q_sum > 0, q_sum, 1.0)[:, None]
+        ratio = np.where(filled, p, 1.0) / np.maximum(q, 1e-12)
+        kl = np.where(filled, p * np.log(ratio), 0.0).sum(axis=1)
+        kl[(p[rows, b - 1] == 0) | ~(q_sum > 0)] = np.inf  # an edge inside an empty stretch: not a candidate
+        result[start:start + chunk] = kl
+    return result
 
 
 OBSERVERS: dict[str, type[Observer]] = {

@@ -52,12 +52,12 @@ def test_data_errors_name_the_input(data: object, message: str) -> None:
 
 
 def test_errors_come_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    compress_module = sys.modules["slim.compress"]  # (the package attribute is the function)
+    pipeline = sys.modules["slim.pipeline"]
 
     def no_calibration(*args: object, **kwargs: object) -> None:
         raise AssertionError("calibration started on bad data")
 
-    monkeypatch.setattr(compress_module, "calibrate", no_calibration)
+    monkeypatch.setattr(pipeline, "calibrate", no_calibration)
     good = [_sample(1, 3, 4, 4)] * 3
     with pytest.raises(slim.CalibrationDataError, match="batch 3, input 'x'"):
         slim.compress(small_conv_net(), tmp_path / "m.lite", good + [_sample(1, 3, 4, 4).astype(np.int32)])
