@@ -199,8 +199,10 @@ class _Int8Builder:
                 return False
             return _same(_per_tensor(graph, node.inputs[0]), out_params) and (
                 node.inputs[0] in self.int8_of or _per_tensor(graph, node.inputs[0]) is not None)
-        if node.op_type not in MOVE_OPS or node.inputs[0] not in self.int8_of:
+        if node.op_type not in MOVE_OPS:
             return False
+        if node.inputs[0] not in self.int8_of and _per_tensor(graph, node.inputs[0]) is None:
+            return False  # an untagged fp32 input: the op stays fp32
         constants_only = all(graph.constant(n) is not None for n in node.inputs[1:] if n)
         in_params = _per_tensor(graph, node.inputs[0])
         return constants_only and (out_params is None or _same(in_params, out_params))
