@@ -110,6 +110,21 @@ def _constant_dequantize(graph: Graph, node: Node, problems: list[str]) -> None:
                         "quantize weights as int8 (weight_type=QInt8)")
 
 
+def _fake_quantized_constant(graph: Graph, source: str, target: str, params: QuantParams) -> None:
+    """``target`` = DequantizeLinear(QuantizeLinear(constant ``source``)) computed now, tagged.
+
+    Quantizers leave weights held in Constant nodes (paddle2onnx's) as fp32 and put an
+    activation-style Q/DQ pair after them; their runtime rounds them to that grid, so do we. With a
+    zero point other than 0 they stay fp32 weights (not symmetric int8), now on the model's grid.
+    """
+    value = np.asarray(graph.constant(source), np.float32)
+    scale, zero_point = params.scale.astype(np.float32), params.zero_point.astype(np.float32)
+    q = np.clip(np.rint(value / scale) + zero_point, -128, 127)
+    tensor = graph.tensors[target]
+    tensor.data = (scale * (q - zero_point)).astype(np.float32)
+    tensor.dtype, tensor.shape, tensor.quant = np.dtype(np.float32), list(value.shape), params
+
+
 def strip_qdq(graph: Graph) -> QdqTags:
     """Removes every QuantizeLinear / DequantizeLinear node and tags the tensors (module docstring)."""
     problems: list[str] = []
@@ -142,6 +157,9 @@ def strip_qdq(graph: Graph) -> QdqTags:
             if not _same(q_params, dq_params) or q_params.axis is not None:
                 problems.append(f"node '{node.name}' (DequantizeLinear): its scale / zero point differ from "
                                 f"its QuantizeLinear '{source.name}' or are not per tensor")
+                continue
+            if graph.constant(source.inputs[0]) is not None:  # a constant quantized at run time
+                _fake_quantized_constant(graph, source.inputs[0], node.outputs[0], q_params)
                 continue
             merges.append((source.inputs[0], node.outputs[0], q_params))
         except ValueError as error:
