@@ -29,6 +29,7 @@ from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 QDQ_OPS = ("QuantizeLinear", "DequantizeLinear")
 U8_OFFSET = 128
 WEIGHTED_ONNX_OPS = ("Conv", "Gemm", "MatMul")
+WEIGHT_READERS = (*WEIGHTED_ONNX_OPS, "ConvTranspose")  # their input 1 is the weight
 
 
 @dataclasses.dataclass
@@ -84,7 +85,9 @@ def _same(a: QuantParams, b: QuantParams) -> bool:
 
 
 def _constant_dequantize(graph: Graph, node: Node, problems: list[str]) -> None:
-    """Replaces ``DQ(constant)`` by its fp32 value, tagged with the int8 parameters."""
+    """Replaces ``DQ(constant)`` by its fp32 value, tagged with the int8 parameters. ``problems``
+    gets uint8 weights outside the scheme (pass a throwaway list for a constant that is not a
+    weight: an Add / Mul operand stays an fp32 constant with exactly the dequantized values)."""
     q = graph.constant(node.inputs[0])
     assert q is not None
     scale, zero_point, dtype, axis = _params(graph, node)
@@ -138,7 +141,9 @@ def strip_qdq(graph: Graph) -> QdqTags:
             continue
         try:
             if node.op_type == "DequantizeLinear" and graph.constant(node.inputs[0]) is not None:
-                _constant_dequantize(graph, node, problems)
+                as_weight = any(reader.op_type in WEIGHT_READERS and reader.inputs[1:2] == node.outputs[:1]
+                                for reader in consumers.get(node.outputs[0], []))
+                _constant_dequantize(graph, node, problems if as_weight else [])
                 continue
             if node.op_type == "QuantizeLinear":
                 readers = consumers.get(node.outputs[0], [])
