@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from lite_converter.ir import Graph, Node
+from lite_converter.passes.split_lookup_activation import LOOKUP_OPS
 
 
 # -- fixed-point parameters (quant_params_int8.h, ref/requantize_ref.c) ----------------------------
@@ -173,6 +174,41 @@ def max_pool(x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
     return out
 
 
+# -- lookup-table activations (runtime_arm/src/ops/lookup_int8.cc) ---------------------------------
+
+
+def _real_function(op: str, alpha: float, beta: float, x: float) -> float:
+    """The op in double precision, written as the C++ table builder writes it (math = the C library)."""
+    if op == "HARD_SWISH":
+        return x * max(0.0, min(1.0, x / 6.0 + 0.5))
+    if op == "HARD_SIGMOID":
+        return max(0.0, min(1.0, alpha * x + beta))
+    if op == "SIGMOID":
+        return 1.0 / (1.0 + math.exp(-x))
+    if op == "TANH":
+        return math.tanh(x)
+    if op == "SILU":
+        return x / (1.0 + math.exp(-x))
+    raise ValueError(f"{op} has no int8 lookup table")
+
+
+def lookup_table(op: str, attrs: dict[str, Any], qx: tuple[float, int], qy: tuple[float, int]) -> np.ndarray:
+    """The 256 int8 outputs for inputs -128..127: quantize(f(dequantize(q))) in double, half to even."""
+    alpha = float(np.float32(attrs.get("alpha", 0.0)))  # the file stores float32 options
+    beta = float(np.float32(attrs.get("beta", 0.0)))
+    s_in, s_out = float(np.float32(qx[0])), float(np.float32(qy[0]))
+    table = np.empty(256, np.int8)
+    for q in range(-128, 128):
+        real = _real_function(op, alpha, beta, s_in * (q - qx[1]))
+        steps = min(max(real / s_out, -1e6), 1e6)  # saturates like the C clamp (and keeps round() finite)
+        table[q + 128] = min(max(round(steps) + qy[1], -128), 127)
+    return table
+
+
+def lookup(x: np.ndarray, table: np.ndarray) -> np.ndarray:
+    return table[np.asarray(x, np.int16) + 128]
+
+
 # -- one node of a quantized graph ------------------------------------------------------------------
 def _per_tensor(graph: Graph, name: str) -> tuple[float, int]:
     quant = graph.tensors[name].quant
@@ -213,6 +249,8 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return add(x, qx, values[node.inputs[1]], _per_tensor(graph, node.inputs[1]), qy, low, high)
     if op == "GLOBAL_AVERAGE_POOL":
         return global_average_pool(x, qx[1])
+    if op in LOOKUP_OPS:
+        return lookup(x, lookup_table(op, node.attrs, qx, qy))
     if op == "MAX_POOL_2D":
         return max_pool(x, node.attrs)
     raise ValueError(f"no int8 simulation for {op}")

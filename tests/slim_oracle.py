@@ -12,10 +12,11 @@ import numpy as np
 from lite_converter.ir import Graph
 from runtime_arm import Interpreter
 from slim.calibrate import with_outputs
-from slim.fake_quant import simulate_node
+from slim.fake_quant import LOOKUP_OPS, simulate_node
 
 SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "CONV_2D", "FULLY_CONNECTED", "ADD", "MAX_POOL_2D",
-                 "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE", "CONCAT")
+                 "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE", "CONCAT",
+                 *LOOKUP_OPS)
 
 
 def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, float]:

@@ -187,3 +187,42 @@ def dequantize_weight(tensor) -> np.ndarray:  # noqa: ANN001 - an IR tensor
     from slim.fake_quant import dequantize
 
     return dequantize(tensor.data, tensor.quant.scale, 0, tensor.quant.axis)
+
+
+@pytest.mark.parametrize("op", ["HARD_SWISH", "HARD_SIGMOID", "SIGMOID", "TANH", "SILU"])
+def test_lookup_table_is_the_quantized_fp32_function(op: str) -> None:
+    """The simulated 256-entry table against numpy's float64 functions (an independent spelling)."""
+    from slim.fake_quant import lookup_table
+
+    functions = {
+        "HARD_SWISH": lambda x: x * np.clip(x / 6 + 0.5, 0, 1),
+        "HARD_SIGMOID": lambda x: np.clip(np.float64(np.float32(0.2)) * x + 0.5, 0, 1),
+        "SIGMOID": lambda x: 1 / (1 + np.exp(-x)),
+        "TANH": np.tanh,
+        "SILU": lambda x: x / (1 + np.exp(-x)),
+    }
+    qx, qy = (0.05, -10), (0.013, -100)
+    table = lookup_table(op, {"alpha": 0.2, "beta": 0.5}, qx, qy)
+    q = np.arange(-128, 128)
+    real = functions[op](np.float64(np.float32(qx[0])) * (q - qx[1]))
+    expected = np.clip(np.rint(real / np.float64(np.float32(qy[0]))) + qy[1], -128, 127)
+    assert np.abs(table.astype(np.int64) - expected).max() <= 1
+    assert np.mean(table == expected) >= 0.99
+
+
+@pytest.mark.parametrize(("kind", "tolerance"),
+                         [("HARD_SWISH", 0.0), ("HARD_SIGMOID", 0.0), ("SIGMOID", 3.4e-4)])
+def test_preactivation_range_cuts_only_where_the_activation_is_flat(kind: str, tolerance: float) -> None:
+    """The range derived for a split activation's input from its output range: clamping the input to it
+    changes no output (SIGMOID: by less than 1/10 of an int8 step of [0, 1])."""
+    from lite_converter.passes.split_lookup_activation import preactivation_range
+
+    functions = {"HARD_SWISH": lambda z: z * np.clip(z / 6 + 0.5, 0, 1),
+                 "HARD_SIGMOID": lambda z: np.clip(0.2 * z + 0.5, 0, 1),
+                 "SIGMOID": lambda z: 1 / (1 + np.exp(-z))}
+    for span in (0.5, 2.0, 7.0, 30.0):
+        z = np.linspace(-span, span / 3, 2001)
+        y = functions[kind](z)
+        low, high = preactivation_range({"kind": kind, "alpha": 0.2, "beta": 0.5}, y.min(), y.max())
+        assert low <= 0.0 <= high or kind == "HARD_SIGMOID"
+        np.testing.assert_allclose(functions[kind](np.clip(z, low, high)), y, rtol=0, atol=tolerance + 1e-12)

@@ -30,6 +30,7 @@ import numpy as np
 
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 from lite_converter.passes.quantize_params import activation_params, bias_int32, weight_per_channel
+from lite_converter.passes.split_lookup_activation import LOOKUP_OPS, split_lookup_activations
 from lite_converter.passes.weight_only_int8 import store_weights_int8
 
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
@@ -49,6 +50,9 @@ class QuantizeInputs:
     shapes: dict[str, set[tuple[int, ...]]] = dataclasses.field(default_factory=dict)
     skip_nodes: set[str] = dataclasses.field(default_factory=set)
     weight_only: bool = True
+    # HARD_SWISH / HARD_SIGMOID / SIGMOID / TANH / SILU through int8 tables (split_lookup_activation.py).
+    # Off until the runtime registers ops/lookup_int8.cc for those op codes (register_elementwise.cc).
+    lookup_activations: bool = False
 
 
 def _activation_kind(node: Node) -> str:
@@ -88,6 +92,8 @@ def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
                 and not node.attrs.get("ceil_mode", False))
     if op == "GLOBAL_AVERAGE_POOL":
         return acts == node.inputs[:1]
+    if op in LOOKUP_OPS:
+        return inputs.lookup_activations and acts == node.inputs and len(acts) == 1
     return False
 
 
@@ -108,9 +114,11 @@ def _share_concat_ranges(graph: Graph, chosen: list[Node], inputs: QuantizeInput
 
 def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
     """Rewrites ``graph`` in place; returns the names of the nodes now running in int8."""
+    inputs = dataclasses.replace(inputs, ranges=dict(inputs.ranges))
+    if inputs.lookup_activations:
+        split_lookup_activations(graph, inputs.ranges, lambda node: int8_capable(graph, node, inputs))
     chosen = [node for node in graph.nodes if int8_capable(graph, node, inputs)]
     chosen_ids = {id(node) for node in chosen}
-    inputs = dataclasses.replace(inputs, ranges=dict(inputs.ranges))
     _share_concat_ranges(graph, chosen, inputs)
     int8_of: dict[str, str] = {}  # fp32 tensor name -> its int8 twin
     params_of: dict[str, QuantParams] = {}
