@@ -24,26 +24,40 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
   const __m512i lo = _mm512_set1_epi64((int64_t)params->act_min - zp_out);
   const __m512i hi = _mm512_set1_epi64((int64_t)params->act_max - zp_out);
   const __m512i zp = _mm512_set1_epi32(zp_out);
+  const __m512i lo32 = _mm512_set1_epi32(params->act_min), hi32 = _mm512_set1_epi32(params->act_max);
   /* Tap pointers of PIXELS output pixels at channel 0: the input pixel, or the zero row for a padded
    * tap. An odd tap count gets a last tap (zero weights) reading the zero row. */
   const int8_t* tap_ptr[PIXELS][LITE_QS8_DWCONV_MAX_TAPS + 1];
+  /* Offsets of the taps from the window's top-left input pixel (for windows inside the input). */
+  size_t tap_offset[LITE_QS8_DWCONV_MAX_TAPS];
+  for (size_t kh = 0, t = 0; kh < p->kernel_h; ++kh)
+    for (size_t kw = 0; kw < p->kernel_w; ++kw, ++t) tap_offset[t] = (kh * p->dilation_h * p->in_w + kw * p->dilation_w) * c;
+  const size_t window_h = (p->kernel_h - 1) * p->dilation_h + 1, window_w = (p->kernel_w - 1) * p->dilation_w + 1;
   for (size_t row = row_begin; row < row_end; ++row) {
     const size_t b = row / p->out_h, oh = row % p->out_h;
+    const size_t ih0_padded = oh * p->stride_h;
+    const int rows_inside = ih0_padded >= p->pad_top && ih0_padded - p->pad_top + window_h <= p->in_h;
     for (size_t ow0 = 0; ow0 < p->out_w; ow0 += PIXELS) {
       const size_t pixels = p->out_w - ow0 < PIXELS ? p->out_w - ow0 : PIXELS;
       for (size_t px = 0; px < pixels; ++px) {
-        const size_t ow = ow0 + px;
-        size_t t = 0;
-        for (size_t kh = 0; kh < p->kernel_h; ++kh) {
-          const size_t ih_padded = oh * p->stride_h + kh * p->dilation_h;
-          const int row_ok = ih_padded >= p->pad_top && ih_padded - p->pad_top < p->in_h;
-          for (size_t kw = 0; kw < p->kernel_w; ++kw, ++t) {
-            const size_t iw_padded = ow * p->stride_w + kw * p->dilation_w;
-            if (row_ok && iw_padded >= p->pad_left && iw_padded - p->pad_left < p->in_w)
-              tap_ptr[px][t] =
-                  input + ((b * p->in_h + (ih_padded - p->pad_top)) * p->in_w + (iw_padded - p->pad_left)) * c;
-            else
-              tap_ptr[px][t] = zero_row;
+        const size_t ow = ow0 + px, iw0_padded = ow * p->stride_w;
+        if (rows_inside && iw0_padded >= p->pad_left && iw0_padded - p->pad_left + window_w <= p->in_w) {
+          const int8_t* base =
+              input + ((b * p->in_h + (ih0_padded - p->pad_top)) * p->in_w + (iw0_padded - p->pad_left)) * c;
+          for (size_t t = 0; t < taps; ++t) tap_ptr[px][t] = base + tap_offset[t];
+        } else {
+          size_t t = 0;
+          for (size_t kh = 0; kh < p->kernel_h; ++kh) {
+            const size_t ih_padded = ih0_padded + kh * p->dilation_h;
+            const int row_ok = ih_padded >= p->pad_top && ih_padded - p->pad_top < p->in_h;
+            for (size_t kw = 0; kw < p->kernel_w; ++kw, ++t) {
+              const size_t iw_padded = iw0_padded + kw * p->dilation_w;
+              if (row_ok && iw_padded >= p->pad_left && iw_padded - p->pad_left < p->in_w)
+                tap_ptr[px][t] =
+                    input + ((b * p->in_h + (ih_padded - p->pad_top)) * p->in_w + (iw_padded - p->pad_left)) * c;
+              else
+                tap_ptr[px][t] = zero_row;
+            }
           }
         }
         if (taps % 2) tap_ptr[px][taps] = zero_row;
@@ -57,6 +71,7 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
         const lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load(requant, requant + BLOCK * 4);
         const lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load(requant + 64, requant + BLOCK * 4 + 64);
         const __m512i bias_lo = _mm512_loadu_si512(block), bias_hi = _mm512_loadu_si512(block + 64);
+        const int narrow = r_lo.narrow && r_hi.narrow;
         for (size_t px = 0; px < pixels; ++px) {
           const uint8_t* w = block + BLOCK * 4;
           __m512i acc_lo = bias_lo, acc_hi = bias_hi;
@@ -69,8 +84,10 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
                 _mm512_add_epi32(acc_hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(x0, x1), _mm512_loadu_si512(w + 64)));
             w += BLOCK * 4;
           }
-          const __m512i y_lo = lite_qs8_requantize_avx512(acc_lo, &r_lo, lo, hi, zp);
-          const __m512i y_hi = lite_qs8_requantize_avx512(acc_hi, &r_hi, lo, hi, zp);
+          const __m512i y_lo = narrow ? lite_qs8_requantize_narrow_avx512(acc_lo, &r_lo, lo32, hi32, zp)
+                                      : lite_qs8_requantize_avx512(acc_lo, &r_lo, lo, hi, zp);
+          const __m512i y_hi = narrow ? lite_qs8_requantize_narrow_avx512(acc_hi, &r_hi, lo32, hi32, zp)
+                                      : lite_qs8_requantize_avx512(acc_hi, &r_hi, lo, hi, zp);
           _mm256_mask_storeu_epi8(out_row + px * c + c0, mask, _mm512_cvtepi16_epi8(_mm512_packs_epi32(y_lo, y_hi)));
         }
       }

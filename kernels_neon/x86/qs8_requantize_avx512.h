@@ -8,9 +8,12 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-/* Per-lane multipliers and shifts, split into even / odd 64-bit lanes once per column block. */
+/* Per-lane multipliers and shifts, split into even / odd 64-bit lanes once per column block.
+ * narrow: every shift >= 32, so each shifted value fits int32 (|acc * m| < 2^62) and the cheaper
+ * lite_qs8_requantize_narrow_avx512 applies (the usual case: real multipliers below 0.5). */
 typedef struct {
-  __m512i mult, mult_odd, shift_even, shift_odd, round_even, round_odd;
+  __m512i mult, mult_odd, shift_even, shift_odd, round_even, round_odd, shift_odd_narrow;
+  int narrow;
 } lite_qs8_requant_avx512;
 
 static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_load(const void* multipliers, const void* shifts) {
@@ -23,6 +26,8 @@ static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_load(const void* m
   r.shift_odd = _mm512_srli_epi64(shift, 32);
   r.round_even = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_even, one));
   r.round_odd = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_odd, one));
+  r.shift_odd_narrow = _mm512_sub_epi64(r.shift_odd, _mm512_set1_epi64(32));
+  r.narrow = _mm512_cmplt_epi32_mask(shift, _mm512_set1_epi32(32)) == 0;
   return r;
 }
 
@@ -37,6 +42,18 @@ static inline __m512i lite_qs8_requantize_avx512(__m512i acc, const lite_qs8_req
   odd = _mm512_min_epi64(_mm512_max_epi64(odd, lo), hi);
   const __m512i merged = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even, _mm512_slli_epi64(odd, 32));
   return _mm512_add_epi32(merged, zp);
+}
+
+/* The same for a narrow block: lo / hi are act_min / act_max as int32 lanes. The odd lanes are
+ * shifted by shift - 32, which leaves the result in their high halves, where the blend takes it. */
+static inline __m512i lite_qs8_requantize_narrow_avx512(__m512i acc, const lite_qs8_requant_avx512* r, __m512i lo,
+                                                        __m512i hi, __m512i zp) {
+  __m512i even = _mm512_mul_epi32(acc, r->mult);
+  __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r->mult_odd);
+  even = _mm512_srav_epi64(_mm512_add_epi64(even, r->round_even), r->shift_even);
+  odd = _mm512_srav_epi64(_mm512_add_epi64(odd, r->round_odd), r->shift_odd_narrow);
+  const __m512i merged = _mm512_add_epi32(_mm512_mask_blend_epi32((__mmask16)0xAAAA, even, odd), zp);
+  return _mm512_min_epi32(_mm512_max_epi32(merged, lo), hi);
 }
 
 #endif
