@@ -32,8 +32,8 @@ MIN_WITHIN_ONE_LSB = 0.99
 
 # -- models -----------------------------------------------------------------------------------------
 def every_op_net(seed: int = 0) -> onnx.ModelProto:
-    """Conv+BatchNorm+Relu, depthwise Conv+Clip, Add, MaxPool, two 1x1 convs (one through Sigmoid, which has no
-    int8 kernel) into Concat, GlobalAveragePool, Flatten, Gemm; outputs the Add and the Gemm."""
+    """Conv+BatchNorm+Relu, depthwise Conv+Clip, Add, MaxPool, two 1x1 convs (one through Sigmoid,
+    which has no int8 kernel) into Concat, GlobalAveragePool, Flatten, Gemm; outputs Add and Gemm."""
     rng = np.random.default_rng(seed)
 
     def weight(*shape: int) -> np.ndarray:
@@ -280,6 +280,25 @@ def test_tflite_every_op_net_round_trip_matches_litert(every_op_qdq: Path, tmp_p
         theirs = {name: value.reshape(model.output_tensors[i].shape)
                   for i, (name, value) in enumerate(theirs.items())}
         check_against(run_lite(second, feeds), theirs, scales, "every_op tflite")
+
+
+def test_tflite_tf_style_int8_net_matches_litert(tmp_path: Path) -> None:
+    """int8 graph input and outputs, PAD folded into a conv, SAME depthwise, AVERAGE_POOL_2D, MEAN and
+    SOFTMAX to new scales (fp32 between DEQUANTIZE and QUANTIZE here): compared in integers."""
+    from tests.tflite_int8_net import tflite_int8_net
+
+    data = tflite_int8_net()
+    lite_path = tmp_path / "tf_style.lite"
+    convert_tflite(data, lite_path)
+    model = read_model(lite_path)
+    assert int8_ops(model).get("CONV_2D") == 2 and "PAD" not in model.op_counts(), model.op_counts()
+    assert [t.dtype for t in (*model.input_tensors, *model.output_tensors)] == ["INT8"] * 3
+    tflite = tmp_path / "tf_style.tflite"
+    tflite.write_bytes(data)
+    for seed in range(3):
+        feeds = {"x": np.random.default_rng(500 + seed).integers(-128, 128, (1, 9, 9, 3)).astype(np.int8)}
+        steps = {"added": 1.0, "probabilities": 1.0}  # int8 outputs: one step is one LSB
+        check_against(run_lite(lite_path, feeds), run_litert(tflite, feeds), steps, "tf-style tflite")
 
 
 def test_tflite_unsupported_ops_listed_at_once(mobilenet_v2_tflite: Path) -> None:
