@@ -1,8 +1,11 @@
 // MATMUL: ONNX MatMul (numpy matmul): a 1-D operand gets a dim of 1 prepended (a) or appended (b)
 // which is removed from the result; the batch dims (all but the last two) broadcast.
 // float32 (with fused activation), int32, int64. A constant float32 B without batch dims of its own
-// is packed once at prepare for the CPU's GEMM microkernel; other cases run the reference GEMM.
+// is packed once at prepare for the CPU's GEMM microkernel; a computed or batched float32 B (the
+// attention products of PP-OCR rec) is packed into scratch per batch at eval, which costs k * n
+// copies against m * k * n multiply-adds; int32 / int64 run the reference GEMM.
 #include "fused_activation_check.h"
+#include "lite_kernels/cpu_features.h"
 #include "lite_kernels/gemm.h"
 #include "op_api.h"
 #include "op_util.h"
@@ -78,6 +81,9 @@ Status prepare(OpContext* ctx) {
     PackedGemm* packed = packed_gemm_create(g.n, g.k, static_cast<const float*>(b->data), g.n, 1, nullptr);
     if (packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed B");
     ctx->state = packed;
+  } else if (b->dtype == lite_fb::DType::FLOAT32) {
+    const lite_f32_gemm_config* config = lite_f32_gemm_config_select(lite_cpu_features(), g.n);
+    ctx->scratch_bytes_requested = lite_f32_gemm_packed_size(config, g.n, g.k) * sizeof(float);
   }
   return Status::kOk;
 }
@@ -114,6 +120,26 @@ Status eval(OpContext* ctx) {
                     static_cast<const float*>(a->data), g.k, &act, static_cast<float*>(ctx->output(0)->data), g.n);
     return Status::kOk;
   }
+  if (a->dtype == lite_fb::DType::FLOAT32) {  // computed or batched B: packed into scratch per batch
+    PackedGemm packed;
+    packed.config = lite_f32_gemm_config_select(lite_cpu_features(), g.n);
+    packed.packed = static_cast<float*>(ctx->scratch);
+    packed.n = g.n;
+    packed.k = g.k;
+    size_t packed_index = batches;  // the B batch now in scratch (none yet)
+    for (size_t i = 0; i < batches; ++i) {
+      const size_t bi = operand_batch_index(g, g.b_batch, i);
+      if (bi != packed_index) {
+        lite_f32_gemm_pack_b(packed.config, g.n, g.k, static_cast<const float*>(b->data) + bi * b_size, g.n, 1,
+                             nullptr, packed.packed);
+        packed_index = bi;
+      }
+      const float* ai = static_cast<const float*>(a->data) + operand_batch_index(g, g.a_batch, i) * a_size;
+      packed_gemm_run(packed, ctx->pool, g.m, ai, g.k, &act, static_cast<float*>(ctx->output(0)->data) + i * c_size,
+                      g.n);
+    }
+    return Status::kOk;
+  }
   for (size_t i = 0; i < batches; ++i) {
     const size_t ai = operand_batch_index(g, g.a_batch, i) * a_size;
     const size_t bi = operand_batch_index(g, g.b_batch, i) * b_size;
@@ -129,10 +155,7 @@ Status eval(OpContext* ctx) {
                           static_cast<int64_t*>(ctx->output(0)->data) + i * c_size, g.n);
         break;
       default:
-        lite_f32_gemm_ref(g.m, g.n, g.k, static_cast<const float*>(a->data) + ai, g.k,
-                          static_cast<const float*>(b->data) + bi, g.n, nullptr, &act,
-                          static_cast<float*>(ctx->output(0)->data) + i * c_size, g.n);
-        break;
+        return fail(ctx, Status::kInternal, "unexpected dtype %s", dtype_name(a->dtype));
     }
   }
   return Status::kOk;
