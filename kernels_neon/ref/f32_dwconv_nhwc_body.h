@@ -2,11 +2,12 @@
  * (f32_dwconv_nhwc_portable.c, x86/f32_dwconv_nhwc_avx2.c, ...). The including file defines the LV_*
  * macros (see f32_dwconv_winograd_vector_activation.h) and LITE_DWCONV_ENTRY, the public name.
  *
- * Per output row and per vector of channels: the weights of a 3x3 or 5x5 kernel are loaded once into
- * registers (hoisted) and reused over the whole row; interior pixels (all taps inside the image) run
- * the fully unrolled tap loop; border pixels clip the tap range instead of reading a padded copy.
- * Sums start at the bias and add taps in (kh, kw) order, the reference's order. Channels left over
- * after the last full vector take a scalar path. */
+ * 3x3 and 5x5 kernels with stride 1 or 2 run dw_square_row (weights in registers, groups of pixels
+ * sharing their input loads, no checks in the interior); any other shape runs dw_row. Border pixels
+ * clip the tap range instead of reading a padded copy. Sums start at the bias and add taps in
+ * (kh, kw) order, the reference's order. Channels left over after the last full vector take a
+ * scalar path. */
+#include <math.h>
 #include <stddef.h>
 
 #include "f32_dwconv_winograd_vector_activation.h"
@@ -89,66 +90,111 @@ DW_ALWAYS_INLINE void dw_pixel_checked_scalar(const lite_conv2d_params* p, const
   out[ow * g->C + c] = act != NULL ? lite_activate(act, acc, c) : acc;
 }
 
-/* One output row. KH..DW are compile-time constants at the specialized call sites; `hoist` (also a
- * constant) keeps the KH*KW <= 25 weight vectors in registers across the row. */
+/* One output row of any kernel size, stride and dilation (the shapes dw_square_row does not serve).
+ * KH..DW are compile-time constants where the call site knows them. */
 DW_ALWAYS_INLINE void dw_row(const lite_conv2d_params* p, const float* restrict image, const float* restrict w,
                              const float* restrict bias, const lite_activation* act, float* restrict out, size_t oh,
-                             size_t KH, size_t KW, size_t SH, size_t SW, size_t DH, size_t DW, int hoist) {
+                             size_t KH, size_t KW, size_t SH, size_t SW, size_t DH, size_t DW) {
   const dw_row_geometry g = dw_geometry(p, oh, KH, KW, SH, SW, DH, DW);
   const size_t C = g.C, cv = C - C % (size_t)LV_W;
   for (size_t c = 0; c < cv; c += (size_t)LV_W) {
     const LV_T b = bias != NULL ? LV_LOAD(bias + c) : LV_SET1(0.0f);
     size_t ow = 0;
     for (; ow < g.ow_lo; ++ow) dw_pixel_checked_vec(p, &g, image, w, b, act, out, ow, c, KW, SW, DH, DW);
-    if (g.ow_lo < g.ow_hi) {
-      const float* in_row = image + (size_t)g.ih0 * g.in_w * C + c;
-      if (hoist) {
-        LV_T wv[25];
-        for (size_t t = 0; t < KH * KW; ++t) wv[t] = LV_LOAD(w + t * C + c);
-        /* Stride 1: four pixels at a time, four independent FMA chains hide the FMA latency (one
-         * chain of KH*KW dependent FMAs per pixel would stall); each pixel's sum order is unchanged.
-         * (Measured slower at stride 2, where the loads of the four pixels spread twice as far.) */
-        for (; SW == 1 && ow + 4 <= g.ow_hi; ow += 4) {
-          const float* in = in_row + (ow * SW - p->pad_left) * C;
-          LV_T a0 = b, a1 = b, a2 = b, a3 = b;
-          for (size_t kh = 0; kh < KH; ++kh)
-            for (size_t kw = 0; kw < KW; ++kw) {
-              const float* x = in + (kh * DH * g.in_w + kw * DW) * C;
-              const LV_T wt = wv[kh * KW + kw];
-              a0 = LV_FMA(a0, LV_LOAD(x), wt);
-              a1 = LV_FMA(a1, LV_LOAD(x + SW * C), wt);
-              a2 = LV_FMA(a2, LV_LOAD(x + 2 * SW * C), wt);
-              a3 = LV_FMA(a3, LV_LOAD(x + 3 * SW * C), wt);
-            }
-          float* o = out + ow * C + c;
-          lv_store_activated(act, a0, c, o);
-          lv_store_activated(act, a1, c, o + C);
-          lv_store_activated(act, a2, c, o + 2 * C);
-          lv_store_activated(act, a3, c, o + 3 * C);
-        }
-        for (; ow < g.ow_hi; ++ow) {
-          const float* in = in_row + (ow * SW - p->pad_left) * C;
-          LV_T acc = b;
-          for (size_t kh = 0; kh < KH; ++kh)
-            for (size_t kw = 0; kw < KW; ++kw)
-              acc = LV_FMA(acc, LV_LOAD(in + (kh * DH * g.in_w + kw * DW) * C), wv[kh * KW + kw]);
-          lv_store_activated(act, acc, c, out + ow * C + c);
-        }
-      } else {
-        for (; ow < g.ow_hi; ++ow) {
-          const float* in = in_row + (ow * SW - p->pad_left) * C;
-          LV_T acc = b;
-          for (size_t kh = 0; kh < KH; ++kh)
-            for (size_t kw = 0; kw < KW; ++kw)
-              acc = LV_FMA(acc, LV_LOAD(in + (kh * DH * g.in_w + kw * DW) * C), LV_LOAD(w + (kh * KW + kw) * C + c));
-          lv_store_activated(act, acc, c, out + ow * C + c);
-        }
-      }
+    for (; ow < g.ow_hi; ++ow) { /* ow_lo < ow_hi only when every tap row is inside: ih0 >= 0 */
+      const float* in = image + ((size_t)g.ih0 * g.in_w + ow * SW - p->pad_left) * C + c;
+      LV_T acc = b;
+      for (size_t kh = 0; kh < KH; ++kh)
+        for (size_t kw = 0; kw < KW; ++kw)
+          acc = LV_FMA(acc, LV_LOAD(in + (kh * DH * g.in_w + kw * DW) * C), LV_LOAD(w + (kh * KW + kw) * C + c));
+      lv_store_activated(act, acc, c, out + ow * C + c);
     }
     for (; ow < g.out_w; ++ow) dw_pixel_checked_vec(p, &g, image, w, b, act, out, ow, c, KW, SW, DH, DW);
   }
   for (size_t c = cv; c < C; ++c)
     for (size_t ow = 0; ow < g.out_w; ++ow) dw_pixel_checked_scalar(p, &g, image, w, bias, act, out, ow, c, KW, SW, DH, DW);
+}
+
+/* The interior pixels [ow, hi) of one vector of channels in groups of G (see dw_square_row); returns
+ * the first pixel not done. `uniform` (a constant): every row has pixel stride C. */
+DW_ALWAYS_INLINE size_t dw_square_groups(size_t C, const float* const* row, const size_t* step, int uniform,
+                                         const LV_T* wv, LV_T b, LV_T vlo, LV_T vhi, float* restrict out,
+                                         size_t out_stride, size_t ow, size_t hi, size_t pad_left, size_t K, size_t S) {
+  const size_t G = K == 3 ? 4 : 2, NCOL = (G - 1) * S + K;
+  for (; ow + G <= hi; ow += G) {
+    const size_t iw = ow * S - pad_left;
+    LV_T acc[4] = {b, b, b, b};
+    for (size_t kh = 0; kh < K; ++kh) {
+      const size_t st = uniform ? C : step[kh];
+      const float* x = row[kh] + iw * st;
+      LV_T col[9];
+      for (size_t j = 0; j < NCOL; ++j) col[j] = LV_LOAD(x + j * st);
+      for (size_t q = 0; q < G; ++q)
+        for (size_t kw = 0; kw < K; ++kw) acc[q] = LV_FMA(acc[q], col[q * S + kw], wv[kh * K + kw]);
+    }
+    for (size_t q = 0; q < G; ++q) LV_STORE(out + (ow + q) * out_stride, LV_MIN(vhi, LV_MAX(vlo, acc[q])));
+  }
+  return ow;
+}
+
+/* Square K x K (3 or 5), stride S (1 or 2), dilation 1: the MobileNet / PP-LCNet shapes.
+ * Per vector of channels, the K*K weights stay in registers; the interior of the row runs G pixels
+ * at a time (G = 4 for 3x3, 2 for 5x5: weights + accumulators + loads fit the 32 NEON registers),
+ * each input vector loaded once per group and used by every pixel of the group that needs it (row
+ * reuse: a 3x3 stride-1 group of 4 loads 18 vectors for 36 FMAs). Rows above or below the image read
+ * a vector of zeros with a pixel stride of 0, so the interior has no per-pixel checks at all (the
+ * zero taps add exact zeros). Border columns take the clipped path. None / Relu / Clip are one
+ * max + min (bounds +-inf where absent; the bound is the first operand so a NaN sum stays NaN on
+ * every ISA); other activations run on the stored row afterwards with the same vector code as the
+ * other bodies. Each pixel sums from its bias in
+ * (kh, kw) order whatever the group, so any row split is bit-identical. */
+DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* restrict image, const float* restrict w,
+                                    const float* restrict bias, const lite_activation* act, float* restrict out,
+                                    size_t oh, size_t K, size_t S) {
+  static const float zeros[LV_W] = {0.0f};
+  const dw_row_geometry g = dw_geometry(p, oh, K, K, S, S, 1, 1);
+  const size_t C = g.C, cv = C - C % (size_t)LV_W;
+  size_t lo = (p->pad_left + S - 1) / S, hi = 0; /* interior columns, whatever the rows */
+  if (p->in_w + p->pad_left >= K) hi = (p->in_w + p->pad_left - K) / S + 1;
+  if (hi > g.out_w) hi = g.out_w;
+  if (lo > hi) lo = hi;
+  const int clamp = act == NULL || act->kind == LITE_ACT_RELU || act->kind == LITE_ACT_CLIP;
+  const LV_T vlo = LV_SET1(act == NULL || !clamp ? -INFINITY : (act->kind == LITE_ACT_CLIP ? act->alpha : 0.0f));
+  const LV_T vhi = LV_SET1(act != NULL && act->kind == LITE_ACT_CLIP ? act->beta : INFINITY);
+  for (size_t c = 0; c < cv; c += (size_t)LV_W) {
+    const LV_T b = bias != NULL ? LV_LOAD(bias + c) : LV_SET1(0.0f);
+    const float* row[5];
+    size_t step[5];
+    for (size_t kh = 0; kh < K; ++kh) {
+      const ptrdiff_t ih = g.ih0 + (ptrdiff_t)kh;
+      const int inside = ih >= 0 && ih < (ptrdiff_t)p->in_h;
+      row[kh] = inside ? image + (size_t)ih * g.in_w * C + c : zeros;
+      step[kh] = inside ? C : 0;
+    }
+    const int uniform = g.kh_lo == 0 && g.kh_hi == K;
+    LV_T wv[25];
+    for (size_t t = 0; t < K * K; ++t) wv[t] = LV_LOAD(w + t * C + c);
+    size_t ow = 0;
+    for (; ow < lo; ++ow) dw_pixel_checked_vec(p, &g, image, w, b, act, out, ow, c, K, S, 1, 1);
+    /* Rows all inside (every row but the first and last few): one pixel stride, whose multiples the
+     * compiler keeps in registers; otherwise per-row strides (0 for the zero rows). */
+    if (uniform)
+      ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S);
+    else
+      ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S);
+    for (; ow < hi; ++ow) {
+      const size_t iw = ow * S - p->pad_left;
+      LV_T acc = b;
+      for (size_t kh = 0; kh < K; ++kh)
+        for (size_t kw = 0; kw < K; ++kw) acc = LV_FMA(acc, LV_LOAD(row[kh] + (iw + kw) * step[kh]), wv[kh * K + kw]);
+      LV_STORE(out + ow * C + c, LV_MIN(vhi, LV_MAX(vlo, acc)));
+    }
+    if (!clamp)
+      for (size_t o = lo; o < hi; ++o) lv_store_activated(act, LV_LOAD(out + o * C + c), c, out + o * C + c);
+    for (; ow < g.out_w; ++ow) dw_pixel_checked_vec(p, &g, image, w, b, act, out, ow, c, K, S, 1, 1);
+  }
+  for (size_t c = cv; c < C; ++c)
+    for (size_t ow = 0; ow < g.out_w; ++ow) dw_pixel_checked_scalar(p, &g, image, w, bias, act, out, ow, c, K, S, 1, 1);
 }
 
 void LITE_DWCONV_ENTRY(const lite_conv2d_params* p, const float* input, const float* packed_weight, const float* bias,
@@ -165,14 +211,14 @@ void LITE_DWCONV_ENTRY(const lite_conv2d_params* p, const float* input, const fl
     const float* image = input + n * image_size;
     float* out = output + r * out_row_size;
     if (k3 && s1)
-      dw_row(p, image, packed_weight, bias, act, out, oh, 3, 3, 1, 1, 1, 1, 1);
+      dw_square_row(p, image, packed_weight, bias, act, out, oh, 3, 1);
     else if (k3 && s2)
-      dw_row(p, image, packed_weight, bias, act, out, oh, 3, 3, 2, 2, 1, 1, 1);
+      dw_square_row(p, image, packed_weight, bias, act, out, oh, 3, 2);
     else if (k5 && s1)
-      dw_row(p, image, packed_weight, bias, act, out, oh, 5, 5, 1, 1, 1, 1, 1);
+      dw_square_row(p, image, packed_weight, bias, act, out, oh, 5, 1);
     else if (k5 && s2)
-      dw_row(p, image, packed_weight, bias, act, out, oh, 5, 5, 2, 2, 1, 1, 1);
+      dw_square_row(p, image, packed_weight, bias, act, out, oh, 5, 2);
     else
-      dw_row(p, image, packed_weight, bias, act, out, oh, KH, KW, SH, SW, DH, DW, 0);
+      dw_row(p, image, packed_weight, bias, act, out, oh, KH, KW, SH, SW, DH, DW);
   }
 }

@@ -2,7 +2,9 @@
  * instantiated per ISA (f32_winograd_nhwc_portable.c, x86/f32_winograd_nhwc_avx2.c, ...). The
  * including file defines the LV_* macros (see f32_dwconv_winograd_vector_activation.h) and
  * LITE_WINOGRAD_ENTRY, the public name. The transforms come from the generated
- * f32_winograd_transforms.h; the alpha^2 multiplies run on the packed GEMM microkernels.
+ * f32_winograd_transforms.h; the alpha^2 multiplies run on the packed GEMM microkernels, or on the
+ * ISA's own product kernel when the including file defines LITE_WINOGRAD_TILE_GEMM(gemm, rows,
+ * out_c, co_pad, in_c, v, ldv, packed, m_out, ldm) (returns 0 to fall back to the GEMM).
  *
  * Scratch layout per block of TB tiles: V[t][tile][ci_pad] (transformed input, t = alpha^2 points)
  * then M[t][tile][co_pad] (products); ci_pad / co_pad round the channels up to the vector width so
@@ -49,6 +51,26 @@ WG_ALWAYS_INLINE void wg_input_tile(int M, const lite_conv2d_params* p, const fl
                                     ptrdiff_t ix0, size_t ci_pad, float* v, size_t t_stride) {
   const int A = M + 2;
   const size_t C = p->in_c;
+  if (C % (size_t)LV_W == 0 && iy0 >= 0 && ix0 >= 0 && iy0 + A <= (ptrdiff_t)p->in_h && ix0 + A <= (ptrdiff_t)p->in_w) {
+    /* Interior tile, whole vectors (most tiles of a large map): plain loads, no checks. */
+    const float* base = image + ((size_t)iy0 * p->in_w + (size_t)ix0) * C;
+    const size_t row_stride = p->in_w * C;
+    for (size_t c = 0; c < C; c += (size_t)LV_W) {
+      LV_T tmp[8][8];
+      for (int j = 0; j < A; ++j) {
+        LV_T col[8], res[8];
+        for (int i = 0; i < A; ++i) col[i] = LV_LOAD(base + (size_t)i * row_stride + (size_t)j * C + c);
+        wg_bt(M, col, res);
+        for (int i = 0; i < A; ++i) tmp[i][j] = res[i];
+      }
+      for (int i = 0; i < A; ++i) {
+        LV_T res[8];
+        wg_bt(M, tmp[i], res);
+        for (int j = 0; j < A; ++j) LV_STORE(v + (size_t)(i * A + j) * t_stride + c, res[j]);
+      }
+    }
+    return;
+  }
   int row_in[8], col_in[8];
   for (int i = 0; i < A; ++i) {
     row_in[i] = iy0 + i >= 0 && iy0 + i < (ptrdiff_t)p->in_h;
@@ -130,9 +152,15 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
       wg_input_tile(M, p, input + n * in_image, (ptrdiff_t)(ty * (size_t)M) - (ptrdiff_t)p->pad_top,
                     (ptrdiff_t)(tx * (size_t)M) - (ptrdiff_t)p->pad_left, ci_pad, v + b * ci_pad, TB * ci_pad);
     }
-    for (size_t t = 0; t < T2; ++t)
+    for (size_t t = 0; t < T2; ++t) {
+#ifdef LITE_WINOGRAD_TILE_GEMM
+      if (LITE_WINOGRAD_TILE_GEMM(gemm, nb, p->out_c, co_pad, p->in_c, v + t * TB * ci_pad, ci_pad, packed + t * per_t,
+                                  mat + t * TB * co_pad, co_pad))
+        continue;
+#endif
       lite_f32_gemm_packed_compute(gemm, nb, 0, p->out_c, p->in_c, v + t * TB * ci_pad, ci_pad, packed + t * per_t,
                                    NULL, mat + t * TB * co_pad, co_pad);
+    }
     for (size_t b = 0; b < nb; ++b) {
       const size_t idx = start + b, tr = idx / tiles_x, tx = idx % tiles_x, n = tr / tiles_y, ty = tr % tiles_y;
       wg_output_tile(M, p, mat + b * co_pad, TB * co_pad, co_pad, bias, act, output + n * out_image, ty * (size_t)M,

@@ -16,36 +16,50 @@ int lite_f32_winograd_applies(const lite_conv2d_params* p) {
 
 /* Operation counts per tile (from kernels_neon/tools/winograd_transforms.py, counting one add or
  * multiply-add per nonzero of B^T / A^T beyond the first of each row):
- *   input transform  2 * alpha 1-D transforms: F(2,3) 32, F(6,3) 576 ops per input channel
- *   output transform (alpha + m) 1-D transforms: F(2,3) 24, F(6,3) 448 ops per output channel
- *   multiply         alpha^2 * in_c * out_c multiply-adds (16 or 64), against 9 * m^2 for a direct
+ *   input transform  2 * alpha 1-D transforms: F(2,3) 32, F(4,3) 192, F(6,3) 576 ops per input channel
+ *   output transform (alpha + m) 1-D transforms: F(2,3) 24, F(4,3) 140, F(6,3) 448 ops per output channel
+ *   multiply         alpha^2 * in_c * out_c multiply-adds (16, 36 or 64), against 9 * m^2 for a direct
  *                    (or im2col + GEMM) convolution of the same tile.
  * Two effects of the GEMM that operation counts alone miss, both measured (kernels_neon tests'
- * shapes, AVX-512): rows (tiles, or pixels for the direct path) are computed in groups of up to 8
- * (the microkernel height), so a count is rounded up to 8; and every block of up to 16 tiles (64
- * pixels for im2col) streams the whole packed weight (alpha^2 or 9 times in_c * out_c floats) from
- * memory, counted as one multiply-add per float. A transform op counts as one multiply-add (the
- * transforms are vectorized over channels). Below 8 channels the transforms run on partial
- * vectors and the GEMMs are tiny: the direct path. Partial tiles at the right and bottom edges count
- * whole, which keeps small images on the direct path. */
-static double round8(double x) { return (double)(((size_t)x + 7) / 8 * 8); }
+ * shapes, AVX-512): rows (tiles, or pixels for the direct path) are computed in groups of the
+ * microkernel height (8 on x86; 4 on ARM: the aarch64 product kernel and the armv7 GEMM), so a
+ * count is rounded up to it; and every block of up to 16 tiles (64 pixels for im2col) streams the
+ * whole packed weight (alpha^2 or 9 times in_c * out_c floats) from memory, counted as one
+ * multiply-add per float. A transform op counts as one multiply-add (the transforms are vectorized
+ * over channels). Below 8 channels the transforms run on partial vectors and the GEMMs are tiny:
+ * the direct path. Partial tiles at the right and bottom edges count whole, which keeps small
+ * images on the direct path. F(4,3) wins where F(6,3)'s partial tiles waste most: 7x7 and 14x14
+ * maps (ResNet-18's last stages: 4 and 16 tiles against 4 and 9 of F(6,3), 36 products each
+ * against 64). */
+#if defined(__aarch64__) || defined(__arm__)
+#define WG_GEMM_ROWS 4
+#define WG_WITH_F4 1
+#else
+#define WG_GEMM_ROWS 8
+#define WG_WITH_F4 0 /* not yet timed on x86: F(2,3) / F(6,3) as measured there */
+#endif
+
+static double round_rows(double x) {
+  return (double)(((size_t)x + WG_GEMM_ROWS - 1) / WG_GEMM_ROWS * WG_GEMM_ROWS);
+}
 
 int lite_f32_winograd_choose(size_t in_c, size_t out_c, size_t out_h, size_t out_w) {
   static const struct {
     int m;
     double in_ops, out_ops;
-  } algos[] = {{2, 32.0, 24.0}, {6, 576.0, 448.0}};
+  } algos[] = {{2, 32.0, 24.0}, {4, 192.0, 140.0}, {6, 576.0, 448.0}};
   if (in_c < 8 || out_c < 8) return 0;
   const double ci = (double)in_c, co = (double)out_c, pixels = (double)out_h * (double)out_w;
-  const double direct = round8(pixels) * 9.0 * ci * co + (double)(((size_t)pixels + 63) / 64) * 9.0 * ci * co;
+  const double direct = round_rows(pixels) * 9.0 * ci * co + (double)(((size_t)pixels + 63) / 64) * 9.0 * ci * co;
   double best = direct;
   int best_m = 0;
   for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); ++i) {
+    if (algos[i].m == 4 && !WG_WITH_F4) continue;
     const size_t m = (size_t)algos[i].m;
     const double alpha = (double)m + 2.0;
     const size_t tiles = ((out_h + m - 1) / m) * ((out_w + m - 1) / m);
     const double blocks = (double)((tiles + 15) / 16);
-    const double cost = round8((double)tiles) * alpha * alpha * ci * co + blocks * alpha * alpha * ci * co +
+    const double cost = round_rows((double)tiles) * alpha * alpha * ci * co + blocks * alpha * alpha * ci * co +
                         (double)tiles * (algos[i].in_ops * ci + algos[i].out_ops * co);
     if (cost < best) {
       best = cost;
@@ -95,7 +109,7 @@ size_t lite_f32_winograd_block_tiles(int m, const lite_conv2d_params* p) {
   size_t tb = budget / (alpha2(m) * (ci + co));
   if (tb < 16) tb = 16;
   if (tb > 128) tb = 128;
-  return tb;
+  return tb / 8 * 8; /* whole groups of rows for every microkernel height (4, 6 waste at most 2, 8) */
 }
 
 size_t lite_f32_winograd_scratch_size(int m, const lite_conv2d_params* p) {

@@ -2,7 +2,8 @@
  * convolution lite_f32_conv2d_nhwc_ref (the oracle): specialized 3x3/5x5 stride 1/2 bodies and the
  * generic body (other kernels, strides, dilations), odd/non-square/1-pixel images, symmetric,
  * asymmetric and "larger than the kernel" padding, channel counts around every vector width, every
- * fused activation incl. per-channel PReLU, batch > 1.
+ * fused activation incl. per-channel PReLU, batch > 1; a 29-pixel-wide image runs several groups
+ * of the interior pixel loop (4 pixels for 3x3, 2 for 5x5) and its remainder, on edge rows too.
  *
  * Tolerance: |out - ref| <= 1e-5 * max(1, max|ref|) per case. Inputs/weights/bias are uniform in
  * [-1, 1), so a 25-tap sum is O(5) and FMA-vs-separate rounding differs by a few ulp of that.
@@ -103,7 +104,7 @@ static void run_variant(const variant* v) {
   /* The specialized shapes with "same" and "valid" padding, every activation, channels around the
    * vector widths (1..33), odd and non-square images incl. 1 pixel. */
   static const size_t channels[] = {1, 3, 4, 5, 8, 12, 16, 17, 24, 31, 32, 33};
-  static const size_t sizes[][2] = {{1, 1}, {2, 3}, {5, 5}, {7, 4}, {6, 9}, {13, 11}};
+  static const size_t sizes[][2] = {{1, 1}, {2, 3}, {5, 5}, {7, 4}, {6, 9}, {13, 11}, {5, 29}};
   for (size_t k = 3; k <= 5; k += 2)
     for (size_t s = 1; s <= 2; ++s)
       for (size_t ci = 0; ci < sizeof(channels) / sizeof(channels[0]); ++ci)

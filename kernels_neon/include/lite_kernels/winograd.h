@@ -31,7 +31,7 @@ extern "C" {
 /* True for a convolution Winograd F(m, 3) computes: 3x3 kernel, stride 1, dilation 1, groups 1. */
 int lite_f32_winograd_applies(const lite_conv2d_params* params);
 
-/* The cost rule: 0 (direct / im2col-GEMM), 2 (F(2,3)) or 6 (F(6,3)) for a convolution with these
+/* The cost rule: 0 (direct / im2col-GEMM), 2 (F(2,3)), 4 (F(4,3)) or 6 (F(6,3)) for a convolution with these
  * channels and output size, the cheapest by operation count (see the definition for the counts). */
 int lite_f32_winograd_choose(size_t in_c, size_t out_c, size_t out_h, size_t out_w);
 
