@@ -1,0 +1,184 @@
+"""int8 models on ARM (qemu-user): every int8 tensor equals slim's fake-quant simulation within 1 LSB.
+
+The cross-built ``run_model`` runs a quantized .lite model with every activation exposed as a graph
+output (slim.calibrate.with_outputs); each int8 op's output is then re-computed by
+slim.fake_quant.simulate_node from the ARM run's own inputs of that op, so a wrong ARM kernel or a
+dispatch bug is pinned to the op that made it, independently of the host runtime.
+
+Four emulated CPUs cover the int8 kernel variants the dispatcher can pick:
+``-cpu max,sve=off,sme=off`` (dotprod + i8mm), ``-cpu neoverse-n1`` (dotprod, no i8mm),
+``-cpu cortex-a53`` (plain NEON) and armv7 ``-cpu cortex-a7`` (32-bit NEON).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import slim
+from lite_converter.ir import Graph
+from slim.calibrate import with_outputs
+from slim.fake_quant import simulate_node
+from tests.slim_oracle import SIMULATED_OPS
+
+REPO = Path(__file__).resolve().parents[1]
+BUILD = Path(os.environ.get("LITE_CROSS_BUILD_ROOT") or REPO / "build")  # as `make cross`
+
+QEMU_AARCH64 = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", "-cpu"]
+EMULATED = {  # name -> (cross build dir, emulator command); binfmt is not set up here
+    "aarch64-max": ("aarch64", [*QEMU_AARCH64, "max,sve=off,sme=off"]),
+    "aarch64-n1": ("aarch64", [*QEMU_AARCH64, "neoverse-n1"]),
+    "aarch64-a53": ("aarch64", [*QEMU_AARCH64, "cortex-a53"]),
+    "armv7-a7": ("armv7", ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf", "-cpu", "cortex-a7"]),
+}
+DTYPES = {"float32": np.float32, "int8": np.int8, "uint8": np.uint8, "int32": np.int32, "int64": np.int64}
+OUTPUT_LINE = re.compile(r"^output (\d+) '(.*)' (\w+) \[([\d, ]*)\]:")
+
+
+@pytest.fixture(scope="session")
+def cross_builds() -> Path:
+    """<root>/aarch64 and <root>/armv7, brought up to date by ``make cross`` (incremental)."""
+    for tool in ("qemu-aarch64", "qemu-arm", "aarch64-linux-gnu-gcc", "arm-linux-gnueabihf-gcc"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (make test installs it)")
+    proc = subprocess.run(["make", "-s", "cross"], cwd=REPO, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, f"make cross failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    return BUILD
+
+
+def run_all_tensors_on_arm(cross_builds: Path, cpu: str, graph: Graph, feeds: dict[str, np.ndarray],
+                           tmp_path: Path) -> dict[str, np.ndarray]:
+    """Runs ``graph`` with every activation as an output under qemu; {tensor name: ARM value}.
+
+    Names, dtypes and shapes come from run_model's own listing of its outputs, so nothing but the
+    raw input bytes is taken from the host side.
+    """
+    used = (t for node in graph.nodes for t in (*node.inputs, *node.outputs) if t)
+    names = list(dict.fromkeys(t for t in used if not graph.tensors[t].is_constant))
+    model = tmp_path / f"{cpu}.lite"
+    model.write_bytes(with_outputs(graph, names))
+    input_path, output_path = tmp_path / f"{cpu}.in", tmp_path / f"{cpu}.out"
+    input_path.write_bytes(b"".join(np.ascontiguousarray(feeds[name]).tobytes() for name in graph.inputs))
+    build_dir, emulator = EMULATED[cpu]
+    command = [*emulator, str(cross_builds / build_dir / "runtime_arm" / "run_model"), str(model),
+               "--input", str(input_path), "--output", str(output_path)]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, f"run_model on {cpu} failed: {proc.stderr[-3000:]}"
+    raw, offset, values = output_path.read_bytes(), 0, {}
+    for match in filter(None, map(OUTPUT_LINE.match, proc.stdout.splitlines())):
+        dtype = np.dtype(DTYPES[match.group(3)])
+        shape = tuple(int(d) for d in match.group(4).split(",") if d.strip())
+        count = int(np.prod(shape, dtype=np.int64))
+        values[match.group(2)] = np.frombuffer(raw, dtype, count, offset).reshape(shape)
+        offset += count * dtype.itemsize
+    assert offset == len(raw), f"{cpu}: listed outputs take {offset} bytes, the file has {len(raw)}"
+    assert set(names) - set(graph.inputs) <= set(values), f"{cpu}: outputs missing from run_model"
+    return {**values, **feeds}
+
+
+def arm_int8_mismatches(graph: Graph, values: dict[str, np.ndarray]) -> dict[str, float]:
+    """{node name: max |ARM - simulation|} over the int8-related nodes (in LSB for int8 outputs)."""
+    errors: dict[str, float] = {}
+    for node in graph.nodes:
+        int8_node = any(graph.tensors[t].dtype == np.int8 for t in (*node.inputs, *node.outputs) if t)
+        if node.op_type not in SIMULATED_OPS or not int8_node:
+            continue
+        expected = simulate_node(graph, node, values).astype(np.float64)
+        got = values[node.outputs[0]].astype(np.float64)
+        assert got.shape == expected.shape, (node.name, got.shape, expected.shape)
+        errors[node.name] = float(np.abs(got - expected).max()) if got.size else 0.0
+    return errors
+
+
+def odd_channels_net() -> onnx.ModelProto:
+    """Conv 3x3/2 -> Relu -> MaxPool -> depthwise 3x3 + Clip(0,6) -> 1x1 Conv + Add(skip) -> 1x1 Conv
+    -> GAP -> Flatten -> Gemm. Channel counts (3, 19, 11, 13) and a 15x13 input leave tails in every
+    int8 GEMM tile and reduction block an ARM kernel may use."""
+    rng = np.random.default_rng(41)
+    w = {
+        "w1": rng.standard_normal((19, 3, 3, 3)).astype(np.float32) * 0.4,
+        "b1": rng.standard_normal(19).astype(np.float32) * 0.2,
+        "wd": rng.standard_normal((19, 1, 3, 3)).astype(np.float32) * 0.5,
+        "bd": rng.standard_normal(19).astype(np.float32) * 0.1,
+        "w3": rng.standard_normal((19, 19, 1, 1)).astype(np.float32) * 0.3,
+        "w4": rng.standard_normal((11, 19, 1, 1)).astype(np.float32) * 0.3,
+        "b4": rng.standard_normal(11).astype(np.float32) * 0.1,
+        "fc_w": rng.standard_normal((13, 11)).astype(np.float32) * 0.5,
+        "fc_b": rng.standard_normal(13).astype(np.float32) * 0.1,
+    }
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[1, 1], name="maxpool"),
+        helper.make_node("Conv", ["p1", "wd", "bd"], ["cd"], pads=[1, 1, 1, 1], group=19, name="depthwise"),
+        helper.make_node("Clip", ["cd", "lo", "hi"], ["r2"], name="relu6"),
+        helper.make_node("Conv", ["r2", "w3"], ["c3"], name="project"),
+        helper.make_node("Add", ["c3", "p1"], ["s"], name="skip"),
+        helper.make_node("Conv", ["s", "w4", "b4"], ["c4"], name="expand"),
+        helper.make_node("GlobalAveragePool", ["c4"], ["gap"], name="gap"),
+        helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["y"], transB=1, name="fc"),
+    ]
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    inits += [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in (("lo", 0), ("hi", 6))]
+    graph = helper.make_graph(nodes, "odd_channels",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 15, 13])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 13])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _batches(shape: tuple[int, ...], count: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def small_net() -> tuple[Graph, dict[str, np.ndarray]]:
+    data = _batches((1, 3, 15, 13), 4, seed=7)
+    result = slim.compress(odd_channels_net(), None, data, slim.QuantConfig(progress=False))
+    expected = {"conv1", "maxpool", "depthwise", "project", "skip", "expand", "gap", "fc"}
+    assert expected <= set(result.int8_nodes)
+    return result.graph, {"x": data[0]}
+
+
+@pytest.fixture(scope="module")
+def mobilenet_v2(tmp_path_factory: pytest.TempPathFactory) -> tuple[Graph, dict[str, np.ndarray]]:
+    """MobileNetV2 (seeded weights and BatchNorm statistics) at 64x64, PTQ with three batches."""
+    torch = pytest.importorskip("torch")
+    from tests.models import ARCHITECTURES, build_seeded
+
+    path = tmp_path_factory.mktemp("mobilenet_v2_int8") / "mobilenet_v2.onnx"
+    with torch.no_grad():
+        torch.onnx.export(build_seeded(ARCHITECTURES["mobilenet_v2_legacy"]), (torch.zeros(1, 3, 64, 64),),
+                          str(path), input_names=["input"], output_names=["logits"], opset_version=13,
+                          dynamo=False)
+    data = _batches((1, 3, 64, 64), 3, seed=2)
+    result = slim.compress(str(path), None, data, slim.QuantConfig(progress=False))
+    convs = [n for n in result.graph.nodes if n.op_type == "CONV_2D"]
+    assert len(convs) == 52 and all(n.name in result.int8_nodes for n in convs)
+    return result.graph, {"input": data[0]}
+
+
+@pytest.mark.parametrize("cpu", list(EMULATED))
+def test_small_net_int8_on_arm_matches_simulation(cross_builds: Path, small_net: tuple[Graph, dict],
+                                                  cpu: str, tmp_path: Path):
+    graph, feeds = small_net
+    errors = arm_int8_mismatches(graph, run_all_tensors_on_arm(cross_builds, cpu, graph, feeds, tmp_path))
+    assert len(errors) >= 10 and max(errors.values()) <= 1.0, errors
+
+
+@pytest.mark.parametrize("cpu", list(EMULATED))
+def test_mobilenet_v2_int8_on_arm_matches_simulation(cross_builds: Path, mobilenet_v2: tuple[Graph, dict],
+                                                     cpu: str, tmp_path: Path):
+    graph, feeds = mobilenet_v2
+    errors = arm_int8_mismatches(graph, run_all_tensors_on_arm(cross_builds, cpu, graph, feeds, tmp_path))
+    assert len(errors) >= 60, len(errors)
+    assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
