@@ -84,14 +84,28 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
   }
 }
 
+/* Edge tiles (and a fully-connected layer's single row) run a loop over as few rows as they have. */
+static inline __attribute__((always_inline)) void gemm_rows(const size_t NV, size_t mr, size_t nc, size_t k,
+                                                            const int8_t* a, size_t a_stride, const void* w, int8_t* c,
+                                                            size_t c_stride, const lite_qs8_gemm_params* params) {
+  if (mr > 4)
+    gemm_tile(8, NV, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else if (mr > 2)
+    gemm_tile(4, NV, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else if (mr == 2)
+    gemm_tile(2, NV, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else
+    gemm_tile(1, NV, mr, nc, k, a, a_stride, w, c, c_stride, params);
+}
+
 void lite_qs8_gemm_ukernel_8x16c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params) {
-  gemm_tile(8, 1, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  gemm_rows(1, mr, nc, k, a, a_stride, w, c, c_stride, params);
 }
 
 void lite_qs8_gemm_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params) {
-  gemm_tile(8, 2, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  gemm_rows(2, mr, nc, k, a, a_stride, w, c, c_stride, params);
 }
