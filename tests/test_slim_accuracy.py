@@ -120,3 +120,76 @@ def test_int8_digits_accuracy_within_half_a_point(trained, algorithm: str, tmp_p
     print(f"digits {algorithm}: fp32 {fp32:.4f} int8 {int8:.4f}")
     assert fp32 >= 0.9
     assert int8 >= fp32 - 0.005, (fp32, int8)
+
+
+# -- analysis and mixed precision -------------------------------------------------------------------
+DAMAGED = "/features/features.3/body/body.1/body.1.0/Conv"  # a depthwise conv + ReLU6
+
+
+def calibration_batches(train_x: np.ndarray) -> list[np.ndarray]:
+    return [train_x[i:i + 32] for i in range(0, 256, 32)]
+
+
+def sqnr_against_onnxruntime(path: Path, lite: bytes, images: np.ndarray) -> float:
+    """Output SQNR (dB) of the int8 model against onnxruntime's fp32 logits, computed here."""
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    reference = session.run(None, {"input": images})[0].astype(np.float64)
+    with Interpreter(model_content=lite) as interpreter:
+        chunks = [interpreter.run([images[i:i + 32]])["logits"] for i in range(0, len(images), 32)]
+    got = np.concatenate(chunks)
+    return float(10 * np.log10(np.sum(reference ** 2) / np.sum((reference - got) ** 2)))
+
+
+def test_analysis_reports_every_int8_layer_and_the_true_output_sqnr(trained, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from slim.analysis_plot import write_plot
+
+    path, train_x, _, _ = trained
+    calibration = calibration_batches(train_x)
+    result = slim.compress(path, None, calibration, slim.QuantConfig(progress=False), analyze=True)
+    report = result.analysis
+    assert report is not None
+    weighted = {n.name for n in result.graph.nodes if n.op_type in ("CONV_2D", "FULLY_CONNECTED")}
+    assert weighted and weighted <= {layer.node for layer in report.layers}
+    expected = sqnr_against_onnxruntime(path, result.lite_bytes, np.concatenate(calibration))
+    print(report.table())
+    assert report.outputs["logits"][0] == pytest.approx(expected, abs=0.2)
+    # the first conv reads only the quantized model input, so the error it adds alone is all there is
+    first = report.layers[0]
+    assert first.local_sqnr_db == pytest.approx(first.sqnr_db, abs=0.01)
+    assert all(layer.cosine > 0.99 and layer.sqnr_db > 15 for layer in report.layers)
+    write_plot(report, tmp_path / "report.png")
+    with Image.open(tmp_path / "report.png") as image:
+        assert image.format == "PNG" and image.height > 16 * len(report.layers)
+        assert len(image.getcolors(1 << 16) or []) > 3  # text, grid, two bar colours
+
+
+def test_mixed_precision_keeps_a_damaged_layer_in_fp32(trained) -> None:
+    path, train_x, _, _ = trained
+    calibration = calibration_batches(train_x)
+    # clipping one ReLU6 output at its 90th percentile costs ~25 dB of output SQNR and 4-5 points
+    damaged = dict(progress=False, overrides={DAMAGED: "hist"}, percentile=0.9)
+    result = slim.compress(path, None, calibration, slim.QuantConfig(**damaged, sqnr_target=30.0))
+    mixed = result.mixed_precision
+    assert mixed is not None
+    print(mixed.fp32_layers, mixed.history)
+    assert mixed.history[0][1] < 30.0  # int8 alone misses the target
+    assert mixed.target_met and 1 <= len(mixed.fp32_layers) <= 3
+    assert DAMAGED in mixed.fp32_layers and DAMAGED in result.fp32_nodes
+    assert sqnr_against_onnxruntime(path, result.lite_bytes, np.concatenate(calibration)) >= 29.8
+
+
+def test_mixed_precision_meets_an_accuracy_target(trained) -> None:
+    path, train_x, test_x, test_y = trained
+    fp32 = accuracy_fp32(path, test_x, test_y)
+    damaged = dict(progress=False, overrides={DAMAGED: "hist"}, percentile=0.9)
+    config = slim.QuantConfig(**damaged, accuracy_target=fp32 - 0.005,
+                              eval_fn=lambda lite: accuracy_lite(lite, test_x, test_y))
+    result = slim.compress(path, None, calibration_batches(train_x), config)
+    mixed = result.mixed_precision
+    assert mixed is not None
+    print(fp32, mixed.fp32_layers, mixed.history)
+    assert mixed.history[0][1] < fp32 - 0.005  # int8 alone misses it
+    assert mixed.target_met and 1 <= len(mixed.fp32_layers) <= 3
+    assert accuracy_lite(result.lite_bytes, test_x, test_y) >= fp32 - 0.005
