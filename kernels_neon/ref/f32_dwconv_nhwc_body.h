@@ -116,25 +116,47 @@ DW_ALWAYS_INLINE void dw_row(const lite_conv2d_params* p, const float* restrict 
 }
 
 /* The interior pixels [ow, hi) of one vector of channels in groups of G (see dw_square_row); returns
- * the first pixel not done. `uniform` (a constant): every row has pixel stride C. */
+ * the first pixel not done. `uniform` (a constant): every row has pixel stride C, so the column
+ * offsets are loop invariants; the row pointers advance by the group's width. */
 DW_ALWAYS_INLINE size_t dw_square_groups(size_t C, const float* const* row, const size_t* step, int uniform,
                                          const LV_T* wv, LV_T b, LV_T vlo, LV_T vhi, float* restrict out,
                                          size_t out_stride, size_t ow, size_t hi, size_t pad_left, size_t K, size_t S) {
   const size_t G = K == 3 ? 4 : 2, NCOL = (G - 1) * S + K;
+  if (ow + G > hi) return ow;
+  const float* x[5];
+  size_t st[5];
+  for (size_t kh = 0; kh < K; ++kh) {
+    st[kh] = uniform ? C : step[kh];
+    x[kh] = row[kh] + (ow * S - pad_left) * st[kh];
+  }
+  float* o = out + ow * out_stride;
   for (; ow + G <= hi; ow += G) {
-    const size_t iw = ow * S - pad_left;
     LV_T acc[4] = {b, b, b, b};
     for (size_t kh = 0; kh < K; ++kh) {
-      const size_t st = uniform ? C : step[kh];
-      const float* x = row[kh] + iw * st;
       LV_T col[9];
-      for (size_t j = 0; j < NCOL; ++j) col[j] = LV_LOAD(x + j * st);
+      for (size_t j = 0; j < NCOL; ++j) col[j] = LV_LOAD(x[kh] + j * st[kh]);
       for (size_t q = 0; q < G; ++q)
         for (size_t kw = 0; kw < K; ++kw) acc[q] = LV_FMA(acc[q], col[q * S + kw], wv[kh * K + kw]);
+      x[kh] += G * S * st[kh];
     }
-    for (size_t q = 0; q < G; ++q) LV_STORE(out + (ow + q) * out_stride, LV_MIN(vhi, LV_MAX(vlo, acc[q])));
+    for (size_t q = 0; q < G; ++q) LV_STORE(o + q * out_stride, LV_MIN(vhi, LV_MAX(vlo, acc[q])));
+    o += G * out_stride;
   }
   return ow;
+}
+
+/* One border pixel of dw_square_row: columns outside the image are skipped (rows read zeros). */
+DW_ALWAYS_INLINE void dw_square_edge(const float* const* row, const size_t* step, size_t in_w, const LV_T* wv, LV_T b,
+                                     LV_T vlo, LV_T vhi, float* restrict out, size_t ow, size_t pad_left, size_t K,
+                                     size_t S) {
+  const ptrdiff_t iw0 = (ptrdiff_t)(ow * S) - (ptrdiff_t)pad_left;
+  LV_T acc = b;
+  for (size_t kh = 0; kh < K; ++kh)
+    for (size_t kw = 0; kw < K; ++kw) {
+      const ptrdiff_t iw = iw0 + (ptrdiff_t)kw;
+      if (iw >= 0 && iw < (ptrdiff_t)in_w) acc = LV_FMA(acc, LV_LOAD(row[kh] + (size_t)iw * step[kh]), wv[kh * K + kw]);
+    }
+  LV_STORE(out, LV_MIN(vhi, LV_MAX(vlo, acc)));
 }
 
 /* Square K x K (3 or 5), stride S (1 or 2), dilation 1: the MobileNet / PP-LCNet shapes.
@@ -143,10 +165,10 @@ DW_ALWAYS_INLINE size_t dw_square_groups(size_t C, const float* const* row, cons
  * each input vector loaded once per group and used by every pixel of the group that needs it (row
  * reuse: a 3x3 stride-1 group of 4 loads 18 vectors for 36 FMAs). Rows above or below the image read
  * a vector of zeros with a pixel stride of 0, so the interior has no per-pixel checks at all (the
- * zero taps add exact zeros). Border columns take the clipped path. None / Relu / Clip are one
- * max + min (bounds +-inf where absent; the bound is the first operand so a NaN sum stays NaN on
- * every ISA); other activations run on the stored row afterwards with the same vector code as the
- * other bodies. Each pixel sums from its bias in
+ * zero taps add exact zeros). Border columns (and the pixels after the last group) skip the taps
+ * outside the image. None / Relu / Clip are one max + min (bounds +-inf where absent; the bound is
+ * the first operand so a NaN sum stays NaN on every ISA); other activations run on the stored row
+ * afterwards with the same vector code as the other bodies. Each pixel sums from its bias in
  * (kh, kw) order whatever the group, so any row split is bit-identical. */
 DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* restrict image, const float* restrict w,
                                     const float* restrict bias, const lite_activation* act, float* restrict out,
@@ -175,23 +197,17 @@ DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* re
     LV_T wv[25];
     for (size_t t = 0; t < K * K; ++t) wv[t] = LV_LOAD(w + t * C + c);
     size_t ow = 0;
-    for (; ow < lo; ++ow) dw_pixel_checked_vec(p, &g, image, w, b, act, out, ow, c, K, S, 1, 1);
+    for (; ow < lo; ++ow) dw_square_edge(row, step, g.in_w, wv, b, vlo, vhi, out + ow * C + c, ow, p->pad_left, K, S);
     /* Rows all inside (every row but the first and last few): one pixel stride, whose multiples the
      * compiler keeps in registers; otherwise per-row strides (0 for the zero rows). */
     if (uniform)
       ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S);
     else
       ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S);
-    for (; ow < hi; ++ow) {
-      const size_t iw = ow * S - p->pad_left;
-      LV_T acc = b;
-      for (size_t kh = 0; kh < K; ++kh)
-        for (size_t kw = 0; kw < K; ++kw) acc = LV_FMA(acc, LV_LOAD(row[kh] + (iw + kw) * step[kh]), wv[kh * K + kw]);
-      LV_STORE(out + ow * C + c, LV_MIN(vhi, LV_MAX(vlo, acc)));
-    }
+    /* the interior pixels after the last group, then the right border */
+    for (; ow < g.out_w; ++ow) dw_square_edge(row, step, g.in_w, wv, b, vlo, vhi, out + ow * C + c, ow, p->pad_left, K, S);
     if (!clamp)
-      for (size_t o = lo; o < hi; ++o) lv_store_activated(act, LV_LOAD(out + o * C + c), c, out + o * C + c);
-    for (; ow < g.out_w; ++ow) dw_pixel_checked_vec(p, &g, image, w, b, act, out, ow, c, K, S, 1, 1);
+      for (size_t o = 0; o < g.out_w; ++o) lv_store_activated(act, LV_LOAD(out + o * C + c), c, out + o * C + c);
   }
   for (size_t c = cv; c < C; ++c)
     for (size_t ow = 0; ow < g.out_w; ++ow) dw_pixel_checked_scalar(p, &g, image, w, bias, act, out, ow, c, K, S, 1, 1);
