@@ -30,16 +30,23 @@ static size_t nearest_index(const lite_resize_params* p, size_t out_index, doubl
 
 void lite_resize_nearest_nhwc_ref(const lite_resize_params* p, size_t element_size, const void* input,
                                   void* output) {
-  const size_t pixel_bytes = p->channels * element_size;
+  const size_t pixel_bytes = p->channels * element_size, out_row_bytes = p->out_w * pixel_bytes;
   const unsigned char* in = (const unsigned char*)input;
   unsigned char* out = (unsigned char*)output;
   for (size_t n = 0; n < p->batch; ++n) {
+    size_t previous_ih = 0;
     for (size_t oh = 0; oh < p->out_h; ++oh) {
       const size_t ih = nearest_index(p, oh, p->scale_h, p->in_h, p->out_h);
+      unsigned char* out_row = out + (n * p->out_h + oh) * out_row_bytes;
+      if (oh > 0 && ih == previous_ih) { /* upsampling: the same source row again */
+        memcpy(out_row, out_row - out_row_bytes, out_row_bytes);
+        continue;
+      }
+      previous_ih = ih;
       const unsigned char* row = in + (n * p->in_h + ih) * p->in_w * pixel_bytes;
       for (size_t ow = 0; ow < p->out_w; ++ow) {
         const size_t iw = nearest_index(p, ow, p->scale_w, p->in_w, p->out_w);
-        memcpy(out + ((n * p->out_h + oh) * p->out_w + ow) * pixel_bytes, row + iw * pixel_bytes, pixel_bytes);
+        memcpy(out_row + ow * pixel_bytes, row + iw * pixel_bytes, pixel_bytes);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include "elementwise_ops.h"
 #include "lite_kernels/cast.h"
 #include "lite_kernels/elementwise_binary.h"
+#include "lite_kernels/f32_vactivation.h"
 #include "op_helpers.h"
 
 namespace lite {
@@ -117,8 +118,13 @@ Status binary_eval(OpContext* ctx) {
     return fail(ctx, Status::kShapeError, "inputs do not broadcast to the output");
   const lite_activation act = to_kernel_activation(options != nullptr ? options->activation() : nullptr, nullptr);
   const size_t channels = y->shape.rank > 0 ? static_cast<size_t>(y->shape.dims[y->shape.rank - 1]) : 1;
-  if (lite_binary_ref(op, static_cast<int>(dtype), fmod, &plan, a_data, b_data, out_data, &act, channels) != 0)
+  // The fused activation runs afterwards over the whole float32 output, vectorized.
+  const lite_activation none{LITE_ACT_NONE, 0.0f, 0.0f, nullptr};
+  if (lite_binary_ref(op, static_cast<int>(dtype), fmod, &plan, a_data, b_data, out_data, &none, channels) != 0)
     return fail(ctx, Status::kUnsupported, "%s inputs are not supported", dtype_name(a->dtype));
+  if (dtype == lite_fb::DType::FLOAT32 && channels > 0)
+    lite_f32_activate(&act, static_cast<float*>(out_data),
+                      static_cast<size_t>(y->shape.num_elements()) / channels, channels);
   if (parts.out > 0)
     lite_cast_ref(static_cast<int>(dtype), static_cast<int>(y->dtype), out_data, y->data,
                   static_cast<size_t>(y->shape.num_elements()));

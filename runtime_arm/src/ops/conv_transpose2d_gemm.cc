@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "lite_kernels/f32_vactivation.h"
 #include "packed_gemm.h"
 #include "thread_pool.h"
 
@@ -27,7 +28,13 @@ void fill_bias_row(const lite_conv_transpose2d_params& p, const float* bias, con
     else
       std::memset(row + i * p.out_c, 0, p.out_c * sizeof(float));
   }
-  if (act != nullptr) lite_activate_rows(act, row, pixels, p.out_c);
+  lite_f32_activate(act, row, pixels, p.out_c);
+}
+
+// Activations the GEMM microkernels apply in registers; the others run vectorized on the row after.
+bool gemm_epilogue_applies(const lite_activation* act) {
+  return act == nullptr || act->kind == LITE_ACT_NONE || act->kind == LITE_ACT_RELU || act->kind == LITE_ACT_CLIP ||
+         act->kind == LITE_ACT_HARD_SWISH;
 }
 
 // Non-overlapping form: output row oh comes from at most one input row and one kernel row.
@@ -37,9 +44,11 @@ void run_output_row_direct(const ConvTransposeGemm& g, const lite_conv_transpose
   size_t written = 0;  // output pixels of this row already computed
   if (ih < p.in_h) {
     const PackedGemm& slice = *g.slices[kh];
+    const bool fused = gemm_epilogue_applies(act);
     lite_f32_gemm_packed_compute(slice.config, p.in_w, 0, slice.n, slice.k, x + (n * p.in_h + ih) * p.in_w * p.in_c,
-                                 p.in_c, slice.packed, act, y_row, slice.n);
+                                 p.in_c, slice.packed, fused ? act : nullptr, y_row, slice.n);
     written = p.in_w * p.stride_w;
+    if (!fused) lite_f32_activate(act, y_row, written, p.out_c);
   }
   // Pixels past the last input column (output_padding) and rows past the last input row.
   // The bias of the slices is [kw][co]; its first Co values are the op's bias.
@@ -72,7 +81,7 @@ void run_output_row_accumulate(const ConvTransposeGemm& g, const lite_conv_trans
       }
     }
   }
-  if (act != nullptr) lite_activate_rows(act, y_row, p.out_w, co);
+  lite_f32_activate(act, y_row, p.out_w, co);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "lite_kernels/cast.h"
 #include "lite_kernels/dtype.h"
 #include "lite_kernels/elementwise_unary.h"
+#include "lite_kernels/f32_vactivation.h"
 #include "op_helpers.h"
 
 namespace lite {
@@ -21,6 +22,23 @@ lite_unary_params unary_params(const OpContext* ctx) {
 }
 
 bool is_half(const TensorRef* t) { return t->dtype == lite_fb::DType::FLOAT16; }
+
+// The float32 unary ops that are activations with the same definition, NaN included (HARD_SIGMOID
+// is not: its reference clamps with fmin/fmax, which turn NaN into 1): they run on the vectorized
+// activation kernels. Returns false for every other op.
+bool as_activation(int op, const lite_unary_params& p, lite_activation* act) {
+  *act = lite_activation{LITE_ACT_NONE, p.alpha, p.beta, nullptr};
+  switch (op) {
+    case LITE_UN_RELU: act->kind = LITE_ACT_RELU; return true;
+    case LITE_UN_RELU6: *act = lite_activation{LITE_ACT_CLIP, 0.0f, 6.0f, nullptr}; return true;
+    case LITE_UN_CLIP: act->kind = LITE_ACT_CLIP; return true;
+    case LITE_UN_SIGMOID: act->kind = LITE_ACT_SIGMOID; return true;
+    case LITE_UN_HARD_SWISH: act->kind = LITE_ACT_HARD_SWISH; return true;
+    case LITE_UN_LEAKY_RELU: act->kind = LITE_ACT_LEAKY_RELU; return true;
+    case LITE_UN_SILU: act->kind = LITE_ACT_SILU; return true;
+    default: return false;
+  }
+}
 
 Status unary_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 1, 1);
@@ -53,6 +71,10 @@ Status unary_eval(OpContext* ctx) {
     if (!to_bool) lite_cast_ref(LITE_DT_F32, LITE_DT_F16, out, y->data, n);
     return Status::kOk;
   }
+  lite_activation act;
+  if (x->dtype == lite_fb::DType::FLOAT32 && as_activation(op, p, &act) &&
+      lite_f32_activate_copy(&act, static_cast<const float*>(x->data), static_cast<float*>(y->data), n))
+    return Status::kOk;
   if (lite_unary_ref(op, static_cast<int>(x->dtype), &p, x->data, y->data, n) != 0)
     return fail(ctx, Status::kUnsupported, "%s input is not supported", dtype_name(x->dtype));
   return Status::kOk;

@@ -1,0 +1,78 @@
+/* Body of the vectorized activations (lite_kernels/f32_vactivation.h), included once per ISA by
+ * x86/f32_vactivation_*.c and arm/f32_vactivation_*.c after they define the VA_* interface:
+ *   VA_T, VA_W (floats per vector), VA_LOAD/VA_STORE (unaligned), VA_SET1, VA_ADD, VA_SUB, VA_MUL,
+ *   VA_DIV, VA_FMA(acc, a, b) = acc + a * b, VA_ABS, VA_NEG,
+ *   VA_SEL_GT(a, b, x, y) = a > b ? x : y (likewise VA_SEL_LT, VA_SEL_GE; false for NaN),
+ *   VA_SEL_NAN(a, x, y) = a is NaN ? x : y,
+ *   VA_ROUND(a) = a rounded to an integer (any tie rule), VA_POW2I(n) = 2^n for integral n in [-126, 0],
+ *   VA_FN = the function's name.
+ * No include guard on purpose. */
+#define VA_CAT2(a, b) a##b
+#define VA_CAT(a, b) VA_CAT2(a, b)
+
+/* exp(x) for x <= 0 (NaN is the caller's business): x = n ln2 + r with |r| <= ln2/2, exp(r) from
+ * a degree-6 polynomial (the published Cephes expf coefficients, relative error ~1e-7), times 2^n.
+ * Below -87.34 (where 2^n would leave the normal floats) the result is 0, as libm's is below -103:
+ * sigmoid(-inf) is exactly 0 and silu(-inf) NaN, like the reference. */
+static inline VA_T VA_CAT(exp_nonpositive_, VA_FN)(VA_T x_in) {
+  const VA_T lowest = VA_SET1(-87.3365402f);
+  const VA_T x = VA_SEL_LT(x_in, lowest, lowest, x_in);
+  const VA_T n = VA_ROUND(VA_MUL(x, VA_SET1(1.44269504088896341f)));
+  VA_T r = VA_FMA(x, n, VA_SET1(-0.693359375f));
+  r = VA_FMA(r, n, VA_SET1(2.12194440e-4f));
+  VA_T p = VA_SET1(1.9875691500e-4f);
+  p = VA_FMA(VA_SET1(1.3981999507e-3f), p, r);
+  p = VA_FMA(VA_SET1(8.3334519073e-3f), p, r);
+  p = VA_FMA(VA_SET1(4.1665795894e-2f), p, r);
+  p = VA_FMA(VA_SET1(1.6666665459e-1f), p, r);
+  p = VA_FMA(VA_SET1(5.0000001201e-1f), p, r);
+  p = VA_FMA(VA_ADD(r, VA_SET1(1.0f)), p, VA_MUL(r, r));
+  return VA_SEL_LT(x_in, lowest, VA_SET1(0.0f), VA_MUL(p, VA_POW2I(n)));
+}
+
+/* sigmoid(x) without overflow: e = exp(-|x|), 1 / (1 + e) for x >= 0, e / (1 + e) below; NaN stays. */
+static inline VA_T VA_CAT(sigmoid_, VA_FN)(VA_T x) {
+  const VA_T e = VA_CAT(exp_nonpositive_, VA_FN)(VA_NEG(VA_ABS(x)));
+  const VA_T s = VA_DIV(VA_SET1(1.0f), VA_ADD(VA_SET1(1.0f), e));
+  return VA_SEL_NAN(x, x, VA_SEL_GE(x, VA_SET1(0.0f), s, VA_MUL(e, s)));
+}
+
+static inline VA_T VA_CAT(apply_, VA_FN)(int kind, VA_T x, VA_T alpha, VA_T beta) {
+  const VA_T zero = VA_SET1(0.0f), one = VA_SET1(1.0f);
+  switch (kind) {
+    case LITE_ACT_RELU: return VA_SEL_GT(x, zero, x, zero);
+    case LITE_ACT_CLIP: return VA_SEL_LT(x, alpha, alpha, VA_SEL_GT(x, beta, beta, x));
+    case LITE_ACT_HARD_SIGMOID: {
+      const VA_T y = VA_ADD(VA_MUL(alpha, x), beta);
+      return VA_SEL_LT(y, zero, zero, VA_SEL_GT(y, one, one, y));
+    }
+    case LITE_ACT_HARD_SWISH: {
+      const VA_T y = VA_ADD(VA_DIV(x, VA_SET1(6.0f)), VA_SET1(0.5f));
+      return VA_MUL(x, VA_SEL_LT(y, zero, zero, VA_SEL_GT(y, one, one, y)));
+    }
+    case LITE_ACT_LEAKY_RELU: return VA_SEL_GE(x, zero, x, VA_MUL(alpha, x));
+    case LITE_ACT_SIGMOID: return VA_CAT(sigmoid_, VA_FN)(x);
+    case LITE_ACT_SILU: return VA_MUL(x, VA_CAT(sigmoid_, VA_FN)(x));
+    default: return x;
+  }
+}
+
+void VA_FN(const lite_activation* act, const float* x, float* y, size_t n) {
+  const int kind = act->kind;
+  if (kind == LITE_ACT_NONE || !lite_f32_vactivation_supports(kind)) {
+    for (size_t i = 0; i < n; ++i) y[i] = lite_activate(act, x[i], i);
+    return;
+  }
+  const VA_T alpha = VA_SET1(act->alpha), beta = VA_SET1(act->beta);
+  size_t i = 0;
+  for (; i + VA_W <= n; i += VA_W) VA_STORE(y + i, VA_CAT(apply_, VA_FN)(kind, VA_LOAD(x + i), alpha, beta));
+  if (i < n) { /* the tail through the same vector code, so a value's result does not depend on its position */
+    float tail[VA_W] = {0};
+    for (size_t j = i; j < n; ++j) tail[j - i] = x[j];
+    VA_STORE(tail, VA_CAT(apply_, VA_FN)(kind, VA_LOAD(tail), alpha, beta));
+    for (size_t j = i; j < n; ++j) y[j] = tail[j - i];
+  }
+}
+
+#undef VA_CAT
+#undef VA_CAT2

@@ -1,0 +1,95 @@
+/* The vectorized activations (lite_kernels/f32_vactivation.h) against lite_activate, the reference
+ * the ops used before (libm expf for SIGMOID/SILU), for every variant this CPU runs: random values
+ * over the range where the functions bend and saturate, the special values (+-0, +-inf, NaN, the
+ * exp clamp), every length from 1 to 3 vectors plus a long array (the tail path), and each value's
+ * result is the same alone and inside an array (no dependence on position, so threads can split). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "kernel_test.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_vactivation.h"
+
+static const int k_kinds[] = {LITE_ACT_RELU,       LITE_ACT_CLIP,    LITE_ACT_HARD_SIGMOID, LITE_ACT_HARD_SWISH,
+                              LITE_ACT_LEAKY_RELU, LITE_ACT_SIGMOID, LITE_ACT_SILU};
+
+static lite_activation make_act(int kind) {
+  lite_activation act = {kind, 0.0f, 0.0f, NULL};
+  if (kind == LITE_ACT_CLIP) act.alpha = -1.5f, act.beta = 6.0f;
+  if (kind == LITE_ACT_HARD_SIGMOID) act.alpha = 0.2f, act.beta = 0.5f;
+  if (kind == LITE_ACT_LEAKY_RELU) act.alpha = 0.1f;
+  return act;
+}
+
+/* Close to the reference: NaN exactly where it is, else |a - e| <= 1e-6 + 1e-5 |e| (a few ulp of
+ * the polynomial exp; the piecewise-linear kinds are exact up to a contracted multiply-add). */
+static void check_variant(lite_f32_vactivation_fn fn, int kind, const float* x, size_t n) {
+  const lite_activation act = make_act(kind);
+  float* got = malloc(n * sizeof(float));
+  float* want = malloc(n * sizeof(float));
+  for (size_t i = 0; i < n; ++i) want[i] = x[i];
+  fn(&act, x, got, n);
+  lite_activate_rows(&act, want, 1, n);
+  int bad = 0;
+  for (size_t i = 0; i < n && !bad; ++i) {
+    if (isnan(want[i]) || isnan(got[i])) {
+      bad = isnan(want[i]) != isnan(got[i]);
+    } else if (isinf(want[i])) {
+      bad = got[i] != want[i];
+    } else {
+      bad = !(fabsf(got[i] - want[i]) <= 1e-6f + 1e-5f * fabsf(want[i]));
+    }
+    if (bad) fprintf(stderr, "%s kind %d n %zu: x[%zu] = %.9g: got %.9g, want %.9g\n", lite_f32_vactivation_name(fn),
+                     kind, n, i, x[i], got[i], want[i]);
+  }
+  KT_CHECK(!bad);
+  /* Position independence: each value alone gives the same bits as inside the array. */
+  int moved = 0;
+  for (size_t i = 0; i < n; ++i) {
+    float one = x[i];
+    fn(&act, &one, &one, 1); /* in place */
+    if (memcmp(&one, &got[i], sizeof(float)) != 0 && !(isnan(one) && isnan(got[i]))) moved = 1;
+  }
+  KT_CHECK(!moved);
+  free(got);
+  free(want);
+}
+
+int main(void) {
+  const uint32_t features = lite_cpu_features_detected();
+  lite_f32_vactivation_fn variants[4];
+  int count = 0;
+  variants[count++] = lite_f32_vactivation_portable;
+  const lite_f32_vactivation_fn best = lite_f32_vactivation_select(features);
+  if (best != lite_f32_vactivation_portable) variants[count++] = best;
+#if defined(__x86_64__)
+  if (features & LITE_CPU_X86_AVX512) variants[count++] = lite_f32_vactivation_avx2;
+  if (!(features & LITE_CPU_X86_AVX2)) kt_skip("no AVX2: only the portable variant runs");
+#endif
+  enum { kLong = 1031 };
+  float x[kLong];
+  kt_rng rng = kt_rng_make(7);
+  kt_fill_uniform(&rng, x, kLong, -20.0f, 20.0f);
+  for (size_t i = 0; i < 200; ++i) x[i] = kt_rand_uniform(&rng, -4.0f, 4.0f); /* where they bend */
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -87.5f, -87.0f, 88.0f, 1e-8f, -1e-8f,
+                            3.0f, -3.0f, 6.0f, -2.5f, 2.5f, 100.0f, -100.0f, 1e30f, -1e30f};
+  for (size_t i = 0; i < sizeof(specials) / sizeof(specials[0]); ++i) x[300 + 3 * i] = specials[i];
+  for (int v = 0; v < count; ++v) {
+    for (size_t k = 0; k < sizeof(k_kinds) / sizeof(k_kinds[0]); ++k) {
+      KT_CHECK(lite_f32_vactivation_supports(k_kinds[k]));
+      for (size_t n = 1; n <= 48; ++n) check_variant(variants[v], k_kinds[k], x + 290 + n, n);
+      check_variant(variants[v], k_kinds[k], x, kLong);
+    }
+  }
+  /* The op entry point: rows x channels, and kinds without a vector variant fall back exactly. */
+  float a[kLong], b[kLong];
+  memcpy(a, x, sizeof(a));
+  memcpy(b, x, sizeof(b));
+  const lite_activation tanh_act = {LITE_ACT_TANH, 0.0f, 0.0f, NULL};
+  lite_f32_activate(&tanh_act, a, 1, kLong);
+  lite_activate_rows(&tanh_act, b, 1, kLong);
+  KT_CHECK_EQUAL_BYTES("tanh fallback", a, b, sizeof(a));
+  KT_CHECK(!lite_f32_vactivation_supports(LITE_ACT_PRELU));
+  printf("variants tested: %d (best: %s)\n", count, lite_f32_vactivation_name(best));
+  return kt_finish();
+}
