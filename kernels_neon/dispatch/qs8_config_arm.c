@@ -1,0 +1,40 @@
+/* ARM selection of the packed int8 GEMM microkernel (qs8_gemm_packed.h): the one place that maps
+ * aarch64 / armv7 CPU features to a microkernel. Per instruction, smmla does 32 multiply-adds, sdot 16,
+ * smull + sadalp 8 per pair, so the richest extension the CPU reports wins; n and k do not change
+ * the order (every kernel handles any n, k with partial tiles). Called by dispatch/qs8_config.c. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_gemm_packed.h"
+
+#if defined(__aarch64__) || defined(__arm__)
+#include "../arm/qs8_gemm_ukernels_arm.h"
+
+#if defined(__aarch64__)
+static const lite_qs8_gemm_config k_i8mm = {lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm, lite_qs8_gemm_pack_generic,
+                                            4, 16, 8, 0, "qs8_gemm_4x16c8_aarch64_neoni8mm"};
+static const lite_qs8_gemm_config k_dot = {lite_qs8_gemm_ukernel_4x16c4_aarch64_neondot, lite_qs8_gemm_pack_generic,
+                                           4, 16, 4, 0, "qs8_gemm_4x16c4_aarch64_neondot"};
+static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_2x8c8_aarch64_neon, lite_qs8_gemm_pack_generic, 2,
+                                            8, 8, 0, "qs8_gemm_2x8c8_aarch64_neon"};
+#else
+static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_2x4c8_armv7_neon, lite_qs8_gemm_pack_generic, 2, 4,
+                                            8, 0, "qs8_gemm_2x4c8_armv7_neon"};
+#endif
+
+const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, size_t n, size_t k);
+
+const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, size_t n, size_t k) {
+  (void)n;
+  (void)k;
+#if defined(__aarch64__)
+  if ((features & LITE_CPU_ARM_NEON) && (features & LITE_CPU_ARM_I8MM)) return &k_i8mm;
+  if ((features & LITE_CPU_ARM_NEON) && (features & LITE_CPU_ARM_DOTPROD)) return &k_dot;
+#endif
+  if (features & LITE_CPU_ARM_NEON) return &k_neon;
+  return lite_qs8_gemm_config_portable();
+}
+#else
+typedef int lite_qs8_config_arm_unused; /* x86 builds: nothing here (ISO C wants a non-empty file) */
+#endif
