@@ -68,7 +68,7 @@ class LayerReport:
     op: str
     sqnr_db: float
     cosine: float
-    local_sqnr_db: float
+    local_sqnr_db: float  # nan when the simulation does not cover the op
 
 
 @dataclasses.dataclass
@@ -81,7 +81,8 @@ class AnalysisReport:
 
     def most_sensitive(self) -> list[str]:
         """Requantizing layers, lowest local SQNR first (the order mixed precision keeps them in fp32)."""
-        ranked = sorted((layer for layer in self.layers if layer.op in SENSITIVITY_OPS),
+        ranked = sorted((layer for layer in self.layers
+                         if layer.op in SENSITIVITY_OPS and not math.isnan(layer.local_sqnr_db)),
                         key=lambda layer: layer.local_sqnr_db)
         return [layer.node for layer in ranked]
 
@@ -145,13 +146,15 @@ def measure(prepared: Prepared, quantized: Quantized) -> AnalysisReport:
     fp32_node = {node.name: node for node in prepared.graph.nodes}
     chosen = set(quantized.int8_nodes)
     layers = [node for node in quantized.graph.nodes
-              if node.name in chosen and node.op_type not in MOVE_OPS and node.name in fp32_node]
+              if node.name in chosen and node.op_type not in MOVE_OPS and node.name in fp32_node
+              and quantized.graph.tensors[node.outputs[0]].quant is not None]
     reference_names = list(dict.fromkeys(
         name for node in layers for name in (*fp32_node[node.name].inputs, fp32_node[node.name].outputs[0])
         if name and prepared.graph.constant(name) is None))
     cumulative = {node.name: Agreement() for node in layers}
     local = {node.name: Agreement() for node in layers}
     outputs = {name: Agreement() for name in prepared.graph.outputs}
+    unsimulated: set[str] = set()
     fp32_runs = _run_exposed(prepared.graph, reference_names, prepared.batches)
     int8_runs = _run_exposed(quantized.graph, [node.outputs[0] for node in layers], prepared.batches)
     for reference, values in zip(fp32_runs, int8_runs, strict=True):
@@ -161,13 +164,21 @@ def measure(prepared: Prepared, quantized: Quantized) -> AnalysisReport:
             quant = quantized.graph.tensors[node.outputs[0]].quant
             assert quant is not None
             cumulative[node.name].update(expected, dequantize(values[node.outputs[0]], *_per_tensor(quant)))
+            if node.name in unsimulated:
+                continue
             inputs = _local_values(node, fnode, quantized.graph, reference)
-            local[node.name].update(expected, dequantize(simulate_node(quantized.graph, node, inputs),
-                                                         *_per_tensor(quant)))
+            try:
+                alone = simulate_node(quantized.graph, node, inputs)
+            except (ValueError, KeyError):  # an int8 op the simulation does not cover: no local SQNR
+                unsimulated.add(node.name)
+                continue
+            local[node.name].update(expected, dequantize(alone, *_per_tensor(quant)))
         for name, agreement in outputs.items():
             agreement.update(reference[name], values[name])
     report = [LayerReport(node.name, node.op_type, cumulative[node.name].sqnr_db,
-                          cumulative[node.name].cosine, local[node.name].sqnr_db) for node in layers]
+                          cumulative[node.name].cosine,
+                          math.nan if node.name in unsimulated else local[node.name].sqnr_db)
+              for node in layers]
     return AnalysisReport(report, {name: (a.sqnr_db, a.cosine) for name, a in outputs.items()},
                           sorted(quantized.skip_nodes))
 
