@@ -10,13 +10,20 @@ no file (and no temp file) behind, and never a truncated .lite that a device cou
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import onnx
 
 from lite_converter.atomic_write import write_atomically
 from lite_converter.frontends.onnx_frontend import load_onnx
-from lite_converter.frontends.onnx_qdq import dense_tags, is_qdq_model, restore_dense_tags, strip_qdq
+from lite_converter.frontends.onnx_qdq import (
+    boundaries_kept,
+    dense_tags,
+    is_qdq_model,
+    restore_dense_tags,
+    strip_qdq,
+)
 from lite_converter.frontends.onnx_qdq_int8 import quantize_from_qdq
 from lite_converter.ir import Graph
 from lite_converter.passes.layout_nhwc import to_channels_last
@@ -33,15 +40,16 @@ def lower_onnx(
     """The lowered, channels-last IR graph of an ONNX model (everything but serialization)."""
     graph = load_onnx(model, input_shapes=input_shapes)
     qdq = is_qdq_model(graph)
-    tags = strip_qdq(graph) if qdq else None
-    check_supported(graph)
-    optimize(graph)
-    saved_tags = dense_tags(graph) if qdq else {}
-    lower_to_lite(graph)
-    restore_dense_tags(graph, saved_tags)
+    int8_weighted = strip_qdq(graph) if qdq else set()
+    with boundaries_kept(graph) if qdq else contextlib.nullcontext():
+        check_supported(graph)
+        optimize(graph)
+        saved_tags = dense_tags(graph) if qdq else {}
+        lower_to_lite(graph)
+        restore_dense_tags(graph, saved_tags)
     to_channels_last(graph)
     if qdq:
-        quantize_from_qdq(graph, tags)
+        quantize_from_qdq(graph, int8_weighted)
     return graph
 
 

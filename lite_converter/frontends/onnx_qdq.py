@@ -19,34 +19,17 @@ Everything this cannot express is collected and raised at once, node by node.
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
+from collections.abc import Iterator
 
 import numpy as np
 
-from lite_converter.frontends.onnx_qdq_unfold import ConvOriginal, record_conv_originals
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 
 QDQ_OPS = ("QuantizeLinear", "DequantizeLinear")
 U8_OFFSET = 128
 WEIGHTED_ONNX_OPS = ("Conv", "Gemm", "MatMul")
 WEIGHT_READERS = (*WEIGHTED_ONNX_OPS, "ConvTranspose")  # their input 1 is the weight
-
-
-@dataclasses.dataclass
-class QdqTags:
-    """What the int8 pass needs besides the tensor tags, by node name (node names survive the passes
-    that fuse or fold, tensor names and constants do not):
-
-    * ``output_params``: each node's output parameters: activation fusion later merges e.g.
-      Conv -> Q/DQ -> Sigmoid into one node, and the int8 pass splits it again with these;
-    * ``int8_weighted``: nodes whose weight was an int8 constant: BatchNorm folding rescales each
-      output channel of such a weight, which stays int8 with a new per-channel scale;
-    * ``conv_originals``: those convs' weights and biases before folding (onnx_qdq_unfold.py).
-    """
-
-    output_params: dict[str, QuantParams]
-    int8_weighted: set[str]
-    conv_originals: dict[str, ConvOriginal] = dataclasses.field(default_factory=dict)
 
 
 def is_qdq_model(graph: Graph) -> bool:
@@ -128,8 +111,14 @@ def _fake_quantized_constant(graph: Graph, source: str, target: str, params: Qua
     tensor.dtype, tensor.shape, tensor.quant = np.dtype(np.float32), list(value.shape), params
 
 
-def strip_qdq(graph: Graph) -> QdqTags:
-    """Removes every QuantizeLinear / DequantizeLinear node and tags the tensors (module docstring)."""
+def strip_qdq(graph: Graph) -> set[str]:
+    """Removes every QuantizeLinear / DequantizeLinear node and tags the tensors (module docstring).
+
+    Returns the names of the Conv / Gemm / MatMul nodes whose weight was an int8 constant (node
+    names survive the passes, constants do not): BatchNorm folding, where the model rounds nothing
+    between Conv and BatchNorm, rescales each output channel of such a weight, which then stays
+    int8 with a new per-channel scale.
+    """
     problems: list[str] = []
     producers = graph.producers()
     consumers = graph.consumers()
@@ -174,14 +163,15 @@ def strip_qdq(graph: Graph) -> QdqTags:
     graph.nodes = keep
     for source, copy, params in merges:
         _merge(graph, source, copy, params)
+    for node in graph.nodes:  # remove_identity later makes the producer write the Identity's output
+        if node.op_type == "Identity" and graph.tensors[node.outputs[0]].quant is None:
+            graph.tensors[node.outputs[0]].quant = graph.tensors[node.inputs[0]].quant
     graph.remove_unused_tensors()
-    output_params = {node.name: graph.tensors[node.outputs[0]].quant for node in graph.nodes
-                     if node.outputs and node.outputs[0] and graph.tensors[node.outputs[0]].quant is not None}
     int8_weighted = {node.name for node in graph.nodes
                      if node.op_type in WEIGHTED_ONNX_OPS and len(node.inputs) > 1
                      and graph.tensors[node.inputs[1]].data is not None
                      and graph.tensors[node.inputs[1]].quant is not None}
-    return QdqTags(output_params, int8_weighted, record_conv_originals(graph))  # type: ignore[arg-type]
+    return int8_weighted
 
 
 def _merge(graph: Graph, source: str, copy: str, params: QuantParams) -> None:
@@ -249,3 +239,29 @@ def restore_dense_tags(graph: Graph, saved: DenseTags) -> None:
         if len(node.inputs) > 2 and node.inputs[2] and bias_tag is not None:
             bias = graph.tensors[node.inputs[2]]
             bias.quant = bias.quant or bias_tag
+
+
+@contextlib.contextmanager
+def boundaries_kept(graph: Graph) -> Iterator[None]:
+    """Keeps the optimizer's fusions from crossing what were Q/DQ boundaries while it runs.
+
+    Every fusion pass rewrites a tensor in place only when it has one reader and is not a graph
+    output (graph_queries.only_consumer). A QDQ model rounds each tagged activation to int8, so
+    fusing across it (Conv + BatchNorm, x * relu6(x + 3) / 6 -> HardSwish, Conv + Sigmoid) would
+    drop roundings the model's runtime does: the tagged activations are made graph outputs for the
+    duration (from strip_qdq until after lowering) and the real outputs are restored after.
+    """
+    outputs = list(graph.outputs)
+    producers = graph.producers()
+
+    def folds_to_constant(name: str) -> bool:  # left to constant folding (the tag stays on the name)
+        node = producers.get(name)
+        return node is not None and all(graph.constant(n) is not None for n in node.inputs if n)
+
+    graph.outputs += [name for name, tensor in graph.tensors.items()
+                      if tensor.quant is not None and tensor.data is None and name not in outputs
+                      and name not in graph.inputs and not folds_to_constant(name)]
+    try:
+        yield
+    finally:
+        graph.outputs = outputs

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from lite_converter.frontends.onnx_qdq import QdqTags
-from lite_converter.frontends.onnx_qdq_unfold import channel_affine
 from lite_converter.ir import Graph, Node, QuantParams
 
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
@@ -30,9 +28,6 @@ WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
 SAME_PARAMS_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
 MOVE_OPS = ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
 INT8_SUFFIX = "_int8"
-# Activations fused into a CONV_2D / FULLY_CONNECTED that our int8 kernels cannot apply: such a node is
-# split back into the int8 op and an fp32 unary op (the QDQ model quantizes between the two).
-UNFUSABLE_ACTIVATIONS = ("SIGMOID", "TANH", "HARD_SIGMOID", "HARD_SWISH", "LEAKY_RELU", "SILU")
 WEIGHT_MAX = 127
 # |w / scale - q| above this means the weight is not the tagged int8 value (a pass changed it).
 INTEGER_TOLERANCE = 1e-3
@@ -106,10 +101,10 @@ def _weighted_capable(graph: Graph, node: Node, rescaled: bool) -> bool:
             and int8_weights(graph, node.inputs[1], rescaled) is not None)
 
 
-def _requantizing_capable(graph: Graph, node: Node, tags: QdqTags) -> bool:
+def _requantizing_capable(graph: Graph, node: Node, int8_weighted: set[str]) -> bool:
     """Ops that requantize to their own output scale: CONV_2D, FULLY_CONNECTED, ADD."""
     if node.op_type in WEIGHTED_OPS:
-        return _weighted_capable(graph, node, node.name in tags.int8_weighted)
+        return _weighted_capable(graph, node, node.name in int8_weighted)
     if node.op_type == "ADD":
         shapes = [graph.tensors[n].shape for n in node.inputs]
         return (len(node.inputs) == 2 and all(graph.constant(n) is None for n in node.inputs)
@@ -122,9 +117,9 @@ def _requantizing_capable(graph: Graph, node: Node, tags: QdqTags) -> bool:
 class _Int8Builder:
     """Rewrites the node list once, front to back, keeping an int8 twin per quantized tensor."""
 
-    def __init__(self, graph: Graph, tags: QdqTags) -> None:
+    def __init__(self, graph: Graph, int8_weighted: set[str]) -> None:
         self.graph = graph
-        self.tags = tags
+        self.int8_weighted = int8_weighted
         self.int8_of: dict[str, str] = {}
         self.nodes: list[Node] = []
         self.int8_nodes: list[str] = []
@@ -165,12 +160,34 @@ class _Int8Builder:
         self.dequantized_of[name] = fp32
         return fp32
 
+    def on_grid(self, name: str) -> str:
+        """A tagged fp32 constant rounded to its int8 grid (as the QDQ model's runtime would, e.g. a
+        Reshape of constants that the quantizer treated as an activation); other names as they are."""
+        tensor = self.graph.tensors.get(name) if name else None
+        if tensor is None or tensor.data is None or tensor.quant is None or tensor.data.dtype != np.float32:
+            return name
+        if name not in self.dequantized_of:
+            quant, value = tensor.quant, tensor.data
+            shape = [1] * value.ndim
+            if quant.axis is not None:
+                if value.ndim == 0 or quant.scale.size != value.shape[quant.axis]:
+                    return name
+                shape[quant.axis] = -1
+            elif quant.scale.size != 1:
+                return name
+            scale = quant.scale.astype(np.float32).reshape(shape)
+            zero_point = quant.zero_point.astype(np.float32).reshape(shape)
+            q = np.clip(np.rint(value / scale) + zero_point, -128, 127)
+            self.dequantized_of[name] = self.graph.add_constant(
+                f"{name}_on_grid", (scale * (q - zero_point)).astype(np.float32))
+        return self.dequantized_of[name]
+
     def fp32_node(self, node: Node) -> None:
         """Appends an fp32 op reading the round-tripped values of its tagged inputs; a tagged graph
         output it writes is round-tripped too (written raw, then QUANTIZE and DEQUANTIZE)."""
         graph = self.graph
         node.inputs = [self.round_trip(n) if n and graph.constant(n) is None and _per_tensor(graph, n)
-                       else n for n in node.inputs]
+                       else self.on_grid(n) for n in node.inputs]
         round_tripped_outputs = []
         for i, name in enumerate(node.outputs):
             if name in graph.outputs and _per_tensor(graph, name) is not None:
@@ -207,86 +224,9 @@ class _Int8Builder:
         in_params = _per_tensor(graph, node.inputs[0])
         return constants_only and (out_params is None or _same(in_params, out_params))
 
-    def split_activation(self, node: Node) -> Node | None:
-        """The unary op of an unfusable activation split off ``node`` (None when not split)."""
-        kind = _activation_kind(node)
-        if node.op_type not in WEIGHTED_OPS or kind not in UNFUSABLE_ACTIVATIONS:
-            return None
-        params = self.tags.output_params.get(node.name)
-        if params is None:
-            return None
-        out = node.outputs[0]
-        tensor = self.graph.tensors[out]
-        linear = self.graph.add_tensor(f"{out}_linear", tensor.dtype, tensor.shape)
-        self.graph.tensors[linear].quant = params
-        activation = node.attrs["activation"]
-        attrs = {"alpha": float(activation.get("alpha", 0.0)), "beta": float(activation.get("beta", 0.0))}
-        node.attrs["activation"] = {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
-        node.outputs = [linear, *node.outputs[1:]]
-        return Node(kind, self.graph.unique_name(f"{node.name}_{kind.lower()}"), [linear], [out], attrs)
-
-    def split_affine(self, node: Node) -> list[Node]:
-        """The MUL / ADD (and unary activation) split off a conv whose QDQ-quantized output a per-channel
-        affine was folded into (onnx_qdq_unfold.py); empty when nothing to split."""
-        graph = self.graph
-        original = self.tags.conv_originals.get(node.name)
-        before = self.tags.output_params.get(node.name)
-        out = node.outputs[0]
-        if node.op_type != "CONV_2D" or original is None or before is None:
-            return []
-        if _same(before, _per_tensor(graph, out)):
-            return []
-        weight = graph.constant(node.inputs[1])
-        bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
-        affine = None if weight is None else channel_affine(original, weight, bias)
-        if affine is None or (np.allclose(affine[0], 1.0, rtol=1e-6)
-                              and np.allclose(affine[1], 0.0, atol=1e-9)):
-            return []
-        k, t = affine
-        shape = (-1,) + (1,) * (weight.ndim - 1)  # type: ignore[union-attr]
-        unscaled_weight = (weight / k.reshape(shape)).astype(np.float32)
-        unscaled = graph.add_constant(node.inputs[1] + "_unfolded", unscaled_weight)
-        graph.tensors[unscaled].quant = original.quant
-        inputs = [node.inputs[0], unscaled]
-        if original.bias is not None:
-            inputs.append(graph.add_constant(f"{node.name}_bias_unfolded", original.bias.astype(np.float32)))
-        activation = node.attrs.get("activation") or {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
-        tensor = graph.tensors[out]
-        linear = graph.add_tensor(f"{out}_conv", np.float32, tensor.shape)
-        graph.tensors[linear].quant = before
-        scaled = graph.add_tensor(f"{out}_scaled", np.float32, tensor.shape)
-        node.inputs, node.outputs = inputs, [linear]
-        node.attrs["activation"] = {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
-        none = {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
-        fused = activation if activation.get("kind", "NONE") in FUSABLE_ACTIVATIONS else none
-        shifted = out if fused is activation else graph.add_tensor(f"{out}_shifted", np.float32, tensor.shape)
-        nodes = [
-            Node("MUL", graph.unique_name(f"{node.name}_scale"), [linear, graph.add_constant(
-                f"{node.name}_k", k.astype(np.float32))], [scaled], {"activation": none}),
-            Node("ADD", graph.unique_name(f"{node.name}_shift"), [scaled, graph.add_constant(
-                f"{node.name}_t", t.astype(np.float32))], [shifted], {"activation": fused}),
-        ]
-        if shifted != out:
-            kind = str(activation["kind"])
-            nodes.append(Node(kind, graph.unique_name(f"{node.name}_{kind.lower()}"), [shifted], [out],
-                              {"alpha": float(activation.get("alpha", 0.0)),
-                               "beta": float(activation.get("beta", 0.0))}))
-        return nodes
-
     def rewrite(self, node: Node) -> None:
         graph = self.graph
-        affine = self.split_affine(node)
-        if affine:
-            self.rewrite(node)
-            for follower in affine:
-                self.rewrite(follower)
-            return
-        split = self.split_activation(node)
-        if split is not None:
-            self.rewrite(node)
-            self.rewrite(split)
-            return
-        if _requantizing_capable(graph, node, self.tags):
+        if _requantizing_capable(graph, node, self.int8_weighted):
             inputs = list(node.inputs)
             acts = [i for i, n in enumerate(inputs) if n and graph.constant(n) is None]
             for i in acts:
@@ -309,7 +249,7 @@ class _Int8Builder:
 
     def _quantize_weights(self, node: Node, inputs: list[str]) -> None:
         graph = self.graph
-        weights = int8_weights(graph, node.inputs[1], node.name in self.tags.int8_weighted)
+        weights = int8_weights(graph, node.inputs[1], node.name in self.int8_weighted)
         assert weights is not None
         q_weight, scale = weights
         inputs[1] = graph.add_constant(node.inputs[1] + INT8_SUFFIX, q_weight)
@@ -331,10 +271,10 @@ class _Int8Builder:
                                                      np.zeros(scale.size, np.int64), 0)
 
 
-def quantize_from_qdq(graph: Graph, tags: QdqTags | None = None) -> list[str]:
+def quantize_from_qdq(graph: Graph, int8_weighted: set[str] | None = None) -> list[str]:
     """Rewrites the lowered, channels-last ``graph`` in place; returns the names of its int8 nodes.
-    ``tags``: what :func:`onnx_qdq.strip_qdq` returned."""
-    builder = _Int8Builder(graph, tags or QdqTags({}, set()))
+    ``int8_weighted``: what :func:`onnx_qdq.strip_qdq` returned."""
+    builder = _Int8Builder(graph, int8_weighted or set())
     for node in graph.nodes:
         builder.rewrite(node)
     graph.nodes = builder.nodes
