@@ -397,3 +397,128 @@ void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, 
     for (size_t i = 0; i < mr; ++i) hard_swish_row(c + i * c_stride, nc);
   }
 }
+
+void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const float* a,
+                                              size_t a_stride, const float* w, float* c, size_t c_stride,
+                                              const lite_f32_minmax_params* params) {
+  if (tiles == 0) return;
+  const float* a0 = a;
+  const float* a1 = a0 + a_stride;
+  const float* a2 = a1 + a_stride;
+  const float* a3 = a2 + a_stride;
+  const float* a4 = a3 + a_stride;
+  const float* a5 = a4 + a_stride;
+  const float* w0 = w;
+  const size_t k4_init = k / 4, kr_init = k % 4;
+  size_t k4, kr;
+  float* ct;
+  /* after a tile each row pointer has moved k floats; the next tile starts 6 rows down */
+  const size_t a_next = (6 * a_stride - k) * sizeof(float), c_step = c_stride * sizeof(float);
+  const size_t clamp = params->min != -INFINITY || params->max != INFINITY;
+  const float* minmax = &params->min; /* min and max are adjacent */
+  __asm__ volatile(
+      "0:\n"  /* per tile: B from the panel start, fresh k counters */
+      "mov %[w], %[w0]\nmov %[k4], %[k4_init]\nmov %[kr], %[kr_init]\n"
+      "ldp q8, q9, [%[w]], #32\nldp q10, q11, [%[w]], #32\n"  /* row 0 = bias */
+      "mov v12.16b, v8.16b\nmov v13.16b, v9.16b\nmov v14.16b, v10.16b\nmov v15.16b, v11.16b\n"
+      "mov v16.16b, v8.16b\nmov v17.16b, v9.16b\nmov v18.16b, v10.16b\nmov v19.16b, v11.16b\n"
+      "mov v20.16b, v8.16b\nmov v21.16b, v9.16b\nmov v22.16b, v10.16b\nmov v23.16b, v11.16b\n"
+      "mov v24.16b, v8.16b\nmov v25.16b, v9.16b\nmov v26.16b, v10.16b\nmov v27.16b, v11.16b\n"
+      "mov v28.16b, v8.16b\nmov v29.16b, v9.16b\nmov v30.16b, v10.16b\nmov v31.16b, v11.16b\n"
+      "cbz %[k4], 2f\n"
+      "1:\n"  /* 4 k per iteration: v0..v5 = 4 k of each row, v6/v7 = 2 B vectors */
+      "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"
+      "ldr q3, [%[a3]], #16\nldr q4, [%[a4]], #16\nldr q5, [%[a5]], #16\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 0, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[0]\nfmla v9.4s, v7.4s, v0.s[0]\nfmla v12.4s, v6.4s, v1.s[0]\n"
+      "fmla v13.4s, v7.4s, v1.s[0]\nfmla v16.4s, v6.4s, v2.s[0]\nfmla v17.4s, v7.4s, v2.s[0]\n"
+      "fmla v20.4s, v6.4s, v3.s[0]\nfmla v21.4s, v7.4s, v3.s[0]\nfmla v24.4s, v6.4s, v4.s[0]\n"
+      "fmla v25.4s, v7.4s, v4.s[0]\nfmla v28.4s, v6.4s, v5.s[0]\nfmla v29.4s, v7.4s, v5.s[0]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 0, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[0]\nfmla v11.4s, v7.4s, v0.s[0]\nfmla v14.4s, v6.4s, v1.s[0]\n"
+      "fmla v15.4s, v7.4s, v1.s[0]\nfmla v18.4s, v6.4s, v2.s[0]\nfmla v19.4s, v7.4s, v2.s[0]\n"
+      "fmla v22.4s, v6.4s, v3.s[0]\nfmla v23.4s, v7.4s, v3.s[0]\nfmla v26.4s, v6.4s, v4.s[0]\n"
+      "fmla v27.4s, v7.4s, v4.s[0]\nfmla v30.4s, v6.4s, v5.s[0]\nfmla v31.4s, v7.4s, v5.s[0]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 1, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[1]\nfmla v9.4s, v7.4s, v0.s[1]\nfmla v12.4s, v6.4s, v1.s[1]\n"
+      "fmla v13.4s, v7.4s, v1.s[1]\nfmla v16.4s, v6.4s, v2.s[1]\nfmla v17.4s, v7.4s, v2.s[1]\n"
+      "fmla v20.4s, v6.4s, v3.s[1]\nfmla v21.4s, v7.4s, v3.s[1]\nfmla v24.4s, v6.4s, v4.s[1]\n"
+      "fmla v25.4s, v7.4s, v4.s[1]\nfmla v28.4s, v6.4s, v5.s[1]\nfmla v29.4s, v7.4s, v5.s[1]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 1, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[1]\nfmla v11.4s, v7.4s, v0.s[1]\nfmla v14.4s, v6.4s, v1.s[1]\n"
+      "fmla v15.4s, v7.4s, v1.s[1]\nfmla v18.4s, v6.4s, v2.s[1]\nfmla v19.4s, v7.4s, v2.s[1]\n"
+      "fmla v22.4s, v6.4s, v3.s[1]\nfmla v23.4s, v7.4s, v3.s[1]\nfmla v26.4s, v6.4s, v4.s[1]\n"
+      "fmla v27.4s, v7.4s, v4.s[1]\nfmla v30.4s, v6.4s, v5.s[1]\nfmla v31.4s, v7.4s, v5.s[1]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 2, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[2]\nfmla v9.4s, v7.4s, v0.s[2]\nfmla v12.4s, v6.4s, v1.s[2]\n"
+      "fmla v13.4s, v7.4s, v1.s[2]\nfmla v16.4s, v6.4s, v2.s[2]\nfmla v17.4s, v7.4s, v2.s[2]\n"
+      "fmla v20.4s, v6.4s, v3.s[2]\nfmla v21.4s, v7.4s, v3.s[2]\nfmla v24.4s, v6.4s, v4.s[2]\n"
+      "fmla v25.4s, v7.4s, v4.s[2]\nfmla v28.4s, v6.4s, v5.s[2]\nfmla v29.4s, v7.4s, v5.s[2]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 2, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[2]\nfmla v11.4s, v7.4s, v0.s[2]\nfmla v14.4s, v6.4s, v1.s[2]\n"
+      "fmla v15.4s, v7.4s, v1.s[2]\nfmla v18.4s, v6.4s, v2.s[2]\nfmla v19.4s, v7.4s, v2.s[2]\n"
+      "fmla v22.4s, v6.4s, v3.s[2]\nfmla v23.4s, v7.4s, v3.s[2]\nfmla v26.4s, v6.4s, v4.s[2]\n"
+      "fmla v27.4s, v7.4s, v4.s[2]\nfmla v30.4s, v6.4s, v5.s[2]\nfmla v31.4s, v7.4s, v5.s[2]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 3, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[3]\nfmla v9.4s, v7.4s, v0.s[3]\nfmla v12.4s, v6.4s, v1.s[3]\n"
+      "fmla v13.4s, v7.4s, v1.s[3]\nfmla v16.4s, v6.4s, v2.s[3]\nfmla v17.4s, v7.4s, v2.s[3]\n"
+      "fmla v20.4s, v6.4s, v3.s[3]\nfmla v21.4s, v7.4s, v3.s[3]\nfmla v24.4s, v6.4s, v4.s[3]\n"
+      "fmla v25.4s, v7.4s, v4.s[3]\nfmla v28.4s, v6.4s, v5.s[3]\nfmla v29.4s, v7.4s, v5.s[3]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 3, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[3]\nfmla v11.4s, v7.4s, v0.s[3]\nfmla v14.4s, v6.4s, v1.s[3]\n"
+      "fmla v15.4s, v7.4s, v1.s[3]\nfmla v18.4s, v6.4s, v2.s[3]\nfmla v19.4s, v7.4s, v2.s[3]\n"
+      "fmla v22.4s, v6.4s, v3.s[3]\nfmla v23.4s, v7.4s, v3.s[3]\nfmla v26.4s, v6.4s, v4.s[3]\n"
+      "fmla v27.4s, v7.4s, v4.s[3]\nfmla v30.4s, v6.4s, v5.s[3]\nfmla v31.4s, v7.4s, v5.s[3]\n"
+      "subs %[k4], %[k4], #1\nb.ne 1b\n"
+      "2:\ncbz %[kr], 4f\n"
+      "3:\n"  /* k % 4 leftovers, one k each */
+      "ld1r {v0.4s}, [%[a0]], #4\nld1r {v1.4s}, [%[a1]], #4\nld1r {v2.4s}, [%[a2]], #4\n"
+      "ld1r {v3.4s}, [%[a3]], #4\nld1r {v4.4s}, [%[a4]], #4\nld1r {v5.4s}, [%[a5]], #4\n"
+      "ldp q6, q7, [%[w]], #32\n"
+      "fmla v8.4s, v6.4s, v0.s[0]\nfmla v9.4s, v7.4s, v0.s[0]\nfmla v12.4s, v6.4s, v1.s[0]\n"
+      "fmla v13.4s, v7.4s, v1.s[0]\nfmla v16.4s, v6.4s, v2.s[0]\nfmla v17.4s, v7.4s, v2.s[0]\n"
+      "fmla v20.4s, v6.4s, v3.s[0]\nfmla v21.4s, v7.4s, v3.s[0]\nfmla v24.4s, v6.4s, v4.s[0]\n"
+      "fmla v25.4s, v7.4s, v4.s[0]\nfmla v28.4s, v6.4s, v5.s[0]\nfmla v29.4s, v7.4s, v5.s[0]\n"
+      "ldp q6, q7, [%[w]], #32\n"
+      "fmla v10.4s, v6.4s, v0.s[0]\nfmla v11.4s, v7.4s, v0.s[0]\nfmla v14.4s, v6.4s, v1.s[0]\n"
+      "fmla v15.4s, v7.4s, v1.s[0]\nfmla v18.4s, v6.4s, v2.s[0]\nfmla v19.4s, v7.4s, v2.s[0]\n"
+      "fmla v22.4s, v6.4s, v3.s[0]\nfmla v23.4s, v7.4s, v3.s[0]\nfmla v26.4s, v6.4s, v4.s[0]\n"
+      "fmla v27.4s, v7.4s, v4.s[0]\nfmla v30.4s, v6.4s, v5.s[0]\nfmla v31.4s, v7.4s, v5.s[0]\n"
+      "subs %[kr], %[kr], #1\nb.ne 3b\n"
+      "4:\ncbz %[clamp], 5f\n"
+      "ldp s0, s1, [%[minmax]]\ndup v0.4s, v0.s[0]\ndup v1.4s, v1.s[0]\n"  /* min, max */
+      "fmax v8.4s, v8.4s, v0.4s\nfmax v9.4s, v9.4s, v0.4s\nfmax v10.4s, v10.4s, v0.4s\n"
+      "fmax v11.4s, v11.4s, v0.4s\nfmax v12.4s, v12.4s, v0.4s\nfmax v13.4s, v13.4s, v0.4s\n"
+      "fmax v14.4s, v14.4s, v0.4s\nfmax v15.4s, v15.4s, v0.4s\nfmax v16.4s, v16.4s, v0.4s\n"
+      "fmax v17.4s, v17.4s, v0.4s\nfmax v18.4s, v18.4s, v0.4s\nfmax v19.4s, v19.4s, v0.4s\n"
+      "fmax v20.4s, v20.4s, v0.4s\nfmax v21.4s, v21.4s, v0.4s\nfmax v22.4s, v22.4s, v0.4s\n"
+      "fmax v23.4s, v23.4s, v0.4s\nfmax v24.4s, v24.4s, v0.4s\nfmax v25.4s, v25.4s, v0.4s\n"
+      "fmax v26.4s, v26.4s, v0.4s\nfmax v27.4s, v27.4s, v0.4s\nfmax v28.4s, v28.4s, v0.4s\n"
+      "fmax v29.4s, v29.4s, v0.4s\nfmax v30.4s, v30.4s, v0.4s\nfmax v31.4s, v31.4s, v0.4s\n"
+      "fmin v8.4s, v8.4s, v1.4s\nfmin v9.4s, v9.4s, v1.4s\nfmin v10.4s, v10.4s, v1.4s\n"
+      "fmin v11.4s, v11.4s, v1.4s\nfmin v12.4s, v12.4s, v1.4s\nfmin v13.4s, v13.4s, v1.4s\n"
+      "fmin v14.4s, v14.4s, v1.4s\nfmin v15.4s, v15.4s, v1.4s\nfmin v16.4s, v16.4s, v1.4s\n"
+      "fmin v17.4s, v17.4s, v1.4s\nfmin v18.4s, v18.4s, v1.4s\nfmin v19.4s, v19.4s, v1.4s\n"
+      "fmin v20.4s, v20.4s, v1.4s\nfmin v21.4s, v21.4s, v1.4s\nfmin v22.4s, v22.4s, v1.4s\n"
+      "fmin v23.4s, v23.4s, v1.4s\nfmin v24.4s, v24.4s, v1.4s\nfmin v25.4s, v25.4s, v1.4s\n"
+      "fmin v26.4s, v26.4s, v1.4s\nfmin v27.4s, v27.4s, v1.4s\nfmin v28.4s, v28.4s, v1.4s\n"
+      "fmin v29.4s, v29.4s, v1.4s\nfmin v30.4s, v30.4s, v1.4s\nfmin v31.4s, v31.4s, v1.4s\n"
+      "5:\n"
+      "stp q8, q9, [%[c]]\nstp q10, q11, [%[c], #32]\nadd %[ct], %[c], %[c_step]\n"
+      "stp q12, q13, [%[ct]]\nstp q14, q15, [%[ct], #32]\nadd %[ct], %[ct], %[c_step]\n"
+      "stp q16, q17, [%[ct]]\nstp q18, q19, [%[ct], #32]\nadd %[ct], %[ct], %[c_step]\n"
+      "stp q20, q21, [%[ct]]\nstp q22, q23, [%[ct], #32]\nadd %[ct], %[ct], %[c_step]\n"
+      "stp q24, q25, [%[ct]]\nstp q26, q27, [%[ct], #32]\nadd %[ct], %[ct], %[c_step]\n"
+      "stp q28, q29, [%[ct]]\nstp q30, q31, [%[ct], #32]\n"
+      "add %[c], %[ct], %[c_step]\n"  /* next tile: 6 rows down */
+      "add %[a0], %[a0], %[a_next]\nadd %[a1], %[a1], %[a_next]\nadd %[a2], %[a2], %[a_next]\n"
+      "add %[a3], %[a3], %[a_next]\nadd %[a4], %[a4], %[a_next]\nadd %[a5], %[a5], %[a_next]\n"
+      "subs %[tiles], %[tiles], #1\nb.ne 0b\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
+        [w] "=&r"(w), [k4] "=&r"(k4), [kr] "=&r"(kr), [c] "+r"(c), [ct] "=&r"(ct), [tiles] "+r"(tiles)
+      : [w0] "r"(w0), [k4_init] "r"(k4_init), [kr_init] "r"(kr_init), [a_next] "r"(a_next),
+        [c_step] "r"(c_step), [clamp] "r"(clamp), [minmax] "r"(minmax)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
+        "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+        "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+}

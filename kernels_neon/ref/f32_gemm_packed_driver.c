@@ -66,7 +66,14 @@ void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, 
   for (size_t j0 = n_begin; j0 < n_end; j0 += nr) {
     const size_t nc = n_end - j0 < nr ? n_end - j0 : nr;
     const float* panel = packed_b + (j0 / nr) * nr * (k + 1);
-    for (size_t i0 = 0; i0 < m; i0 += mr_max) {
+    size_t i0 = 0;
+    if (config->panel != NULL && nc == nr && !mm.hard_swish && m >= mr_max) {
+      const size_t tiles = m / mr_max;
+      config->panel(tiles, k, a, lda, panel, c + j0, ldc, &mm);
+      i0 = tiles * mr_max;
+      if (post) activate_tile(act, c + j0, ldc, i0, nc, j0);
+    }
+    for (; i0 < m; i0 += mr_max) {
       const size_t mr = m - i0 < mr_max ? m - i0 : mr_max;
       float* tile = c + i0 * ldc + j0;
       config->ukernel(mr, nc, k, a + i0 * lda, lda, panel, tile, ldc, &mm);

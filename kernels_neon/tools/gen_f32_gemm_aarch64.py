@@ -111,9 +111,10 @@ def fmla_half(rows: int, half: int, lane: int) -> list[str]:
             for r in range(rows) for j in range(2)]
 
 
-def variant(rows: int) -> str:
-    """A static function computing `rows` rows x 16 columns (rows past the first and last are
-    strided from a; the last one is passed separately so an edge tile can repeat it)."""
+def tile_body(rows: int) -> tuple[list[str], list[int]]:
+    """The asm lines of one tile: bias, the k loops (counters %[k4], %[kr], B at %[w]), the clamp
+    and the stores; and the accumulator registers it uses. Stores go to %[c0].. (one operand per
+    row) except in the looped 6-row form, which passes store_rows() instead."""
     base = accumulator_base(rows)
     acc = [[base + 4 * r + q for q in range(4)] for r in range(rows)]
     body: list[str] = []
@@ -144,6 +145,22 @@ def variant(rows: int) -> str:
     body += grouped([f"fmax v{x}.4s, v{x}.4s, v0.4s" for x in regs], 3)
     body += grouped([f"fmin v{x}.4s, v{x}.4s, v1.4s" for x in regs], 3)
     body += grouped(["5:"], 1)
+    return body, regs
+
+
+def clobber_lines(rows: int, regs: list[int]) -> str:
+    """The vector registers an asm block of `rows` rows writes, as clobber-list lines."""
+    used = sorted({0, 1, 6, 7, *range(rows)} | set(regs))
+    names = [f'"v{x}"' for x in used]
+    return ",\n        ".join(", ".join(names[i:i + 12]) for i in range(0, len(names), 12))
+
+
+def variant(rows: int) -> str:
+    """A static function computing `rows` rows x 16 columns (rows past the first and last are
+    strided from a; the last one is passed separately so an edge tile can repeat it)."""
+    base = accumulator_base(rows)
+    acc = [[base + 4 * r + q for q in range(4)] for r in range(rows)]
+    body, regs = tile_body(rows)
     body += grouped([s for r in range(rows) for s in (f"stp q{acc[r][0]}, q{acc[r][1]}, [%[c{r}]]",
                                                       f"stp q{acc[r][2]}, q{acc[r][3]}, [%[c{r}], #32]")], 2)
 
@@ -167,18 +184,64 @@ def variant(rows: int) -> str:
     out += ["      " + line for line in body]
     a_ops = ", ".join(f'[a{r}] "+r"(a{r})' for r in range(rows))
     c_ops = ", ".join(f'[c{r}] "r"(c{r})' for r in range(rows))
-    used = sorted({0, 1, 6, 7, *range(rows)} | set(regs))
-    names = [f'"v{x}"' for x in used]
-    clobbers = ",\n        ".join(", ".join(names[i:i + 12]) for i in range(0, len(names), 12))
     out.append(f'      : {a_ops},\n        [w] "+r"(w), [k4] "+r"(k4), [kr] "+r"(kr)')
     out.append(f'      : {c_ops},\n        [clamp] "r"(clamp), [minmax] "r"(minmax)')
-    out.append(f'      : "cc", "memory", {clobbers});')
+    out.append(f'      : "cc", "memory", {clobber_lines(rows, regs)});')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def looped_variant() -> str:
+    """The public whole-panel function: `tiles` consecutive full 6x16 tiles in one asm loop, so
+    the per-call C work (pointer set-up, register saves) is paid once per panel, not per tile."""
+    rows = 6
+    acc = [[accumulator_base(rows) + 4 * r + q for q in range(4)] for r in range(rows)]
+    body, regs = tile_body(rows)
+    head = grouped(["0:"], 1, "per tile: B from the panel start, fresh k counters")
+    head += grouped(["mov %[w], %[w0]", "mov %[k4], %[k4_init]", "mov %[kr], %[kr_init]"], 3)
+    stores = []
+    for r in range(rows):
+        base = "%[c]" if r == 0 else "%[ct]"
+        if r == 1:
+            stores.append("add %[ct], %[c], %[c_step]")
+        elif r > 1:
+            stores.append("add %[ct], %[ct], %[c_step]")
+        stores += [f"stp q{acc[r][0]}, q{acc[r][1]}, [{base}]",
+                   f"stp q{acc[r][2]}, q{acc[r][3]}, [{base}, #32]"]
+    tail = grouped(stores, 3)
+    tail += grouped(["add %[c], %[ct], %[c_step]"], 1, "next tile: 6 rows down")
+    tail += grouped([f"add %[a{r}], %[a{r}], %[a_next]" for r in range(rows)], 3)
+    tail += grouped(["subs %[tiles], %[tiles], #1", "b.ne 0b"], 2)
+    indent = " " * len("void lite_f32_gemm_panel_6x16_aarch64_neonfma(")
+    out = ["void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const float* a,",
+           f"{indent}size_t a_stride, const float* w, float* c, size_t c_stride,",
+           f"{indent}const lite_f32_minmax_params* params) {{",
+           "  if (tiles == 0) return;",
+           "  const float* a0 = a;",
+           *[f"  const float* a{r} = a{r - 1} + a_stride;" for r in range(1, rows)],
+           "  const float* w0 = w;",
+           "  const size_t k4_init = k / 4, kr_init = k % 4;",
+           "  size_t k4, kr;",
+           "  float* ct;",
+           "  /* after a tile each row pointer has moved k floats; the next tile starts 6 rows down */",
+           "  const size_t a_next = (6 * a_stride - k) * sizeof(float), c_step = c_stride * sizeof(float);",
+           "  const size_t clamp = params->min != -INFINITY || params->max != INFINITY;",
+           "  const float* minmax = &params->min; /* min and max are adjacent */",
+           "  __asm__ volatile("]
+    out += ["      " + line for line in head + body + tail]
+    a_ops = ", ".join(f'[a{r}] "+r"(a{r})' for r in range(rows))
+    out.append(f'      : {a_ops},\n        [w] "=&r"(w), [k4] "=&r"(k4), [kr] "=&r"(kr), [c] "+r"(c), '
+               '[ct] "=&r"(ct), [tiles] "+r"(tiles)')
+    out.append('      : [w0] "r"(w0), [k4_init] "r"(k4_init), [kr_init] "r"(kr_init), [a_next] "r"(a_next),\n'
+               '        [c_step] "r"(c_step), [clamp] "r"(clamp), [minmax] "r"(minmax)')
+    out.append(f'      : "cc", "memory", {clobber_lines(rows, regs)});')
     out.append("}")
     return "\n".join(out) + "\n"
 
 
 def main() -> None:
-    text = HEADER + "\n" + "\n".join(variant(rows) for rows in ROW_VARIANTS) + "\n" + FOOTER
+    variants = "\n".join(variant(rows) for rows in ROW_VARIANTS)
+    text = HEADER + "\n" + variants + "\n" + FOOTER + "\n" + looped_variant()
     OUTPUT.write_text(text)
 
 

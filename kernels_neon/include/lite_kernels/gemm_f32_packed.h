@@ -33,10 +33,17 @@ typedef void (*lite_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t k, const f
                                           const float* w, float* c, size_t c_stride,
                                           const lite_f32_minmax_params* params);
 
+/* Optional: `tiles` consecutive full MR x NR tiles of one panel (rows [0, tiles * MR), all NR
+ * columns, no HardSwish), each computed exactly as the microkernel would, in one call: the per-call
+ * set-up is paid once per panel instead of once per tile. */
+typedef void (*lite_f32_gemm_panel_fn)(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w,
+                                       float* c, size_t c_stride, const lite_f32_minmax_params* params);
+
 typedef struct {
   lite_f32_gemm_ukernel_fn ukernel;
   uint32_t mr, nr;
-  const char* name; /* e.g. "f32_gemm_6x16_avx2" */
+  const char* name;             /* e.g. "f32_gemm_6x16_avx2" */
+  lite_f32_gemm_panel_fn panel; /* NULL: the driver calls ukernel per tile */
 } lite_f32_gemm_config;
 
 /* The best microkernel for n output columns among those `features` (lite_cpu_features() bits)
@@ -70,6 +77,9 @@ void lite_f32_gemm_ukernel_8x32_avx512(size_t mr, size_t nc, size_t k, const flo
 void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                                 const float* w, float* c, size_t c_stride,
                                                 const lite_f32_minmax_params* params);
+void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const float* a, size_t a_stride,
+                                              const float* w, float* c, size_t c_stride,
+                                              const lite_f32_minmax_params* params);
 void lite_f32_gemm_ukernel_4x8_armv7_neon(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                           const float* w, float* c, size_t c_stride,
                                           const lite_f32_minmax_params* params);
