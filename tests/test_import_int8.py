@@ -32,8 +32,9 @@ MIN_WITHIN_ONE_LSB = 0.99
 
 # -- models -----------------------------------------------------------------------------------------
 def every_op_net(seed: int = 0) -> onnx.ModelProto:
-    """Conv+BatchNorm+Relu, depthwise Conv+Clip, Add, MaxPool, two 1x1 convs (one through Sigmoid,
-    which has no int8 kernel) into Concat, GlobalAveragePool, Flatten, Gemm; outputs Add and Gemm."""
+    """Conv+BatchNorm+Relu, depthwise Conv+Clip, Add, MaxPool, two 1x1 convs (one through a written-out
+    hard-swish, one through Sigmoid: no int8 kernels) into Concat, GlobalAveragePool, Flatten, Gemm;
+    outputs Add and Gemm."""
     rng = np.random.default_rng(seed)
 
     def weight(*shape: int) -> np.ndarray:
@@ -43,11 +44,11 @@ def every_op_net(seed: int = 0) -> onnx.ModelProto:
                "w3": weight(4, 8, 1, 1), "w4": weight(4, 8, 1, 1), "b4": weight(4), "wf": weight(16, 8),
                "bf": weight(16), "lo": np.array(0.0, np.float32), "hi": np.array(6.0, np.float32),
                "gamma": weight(8), "beta": weight(8), "mean": weight(8),
-               "var": (rng.random(8) + 0.5).astype(np.float32)}
+               "var": (rng.random(8) + 0.5).astype(np.float32), "three": np.array(3.0, np.float32),
+               "six": np.array(6.0, np.float32)}
     nodes = [
         helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv"),
-        # a BatchNorm after the conv: onnxruntime quantizes its output, not the conv's; our folding
-        # rescales the int8 weight per channel, which stays exactly int8
+        # onnxruntime rounds the conv's output before the BatchNorm: the import must not fold them
         helper.make_node("BatchNormalization", ["c1", "gamma", "beta", "mean", "var"], ["n1"], name="bn"),
         helper.make_node("Relu", ["n1"], ["r1"], name="relu"),
         helper.make_node("Conv", ["r1", "wd", "bd"], ["c2"], pads=[1, 1, 1, 1], group=8, name="depthwise"),
@@ -57,7 +58,12 @@ def every_op_net(seed: int = 0) -> onnx.ModelProto:
         helper.make_node("Conv", ["pooled", "w3"], ["c3"], name="conv_a"),
         helper.make_node("Conv", ["pooled", "w4", "b4"], ["c4"], name="conv_b"),
         helper.make_node("Sigmoid", ["c4"], ["s4"], name="sigmoid"),
-        helper.make_node("Concat", ["c3", "s4"], ["cat"], axis=1, name="concat"),
+        # hard-swish written out, every step quantized: must not become one HardSwish op
+        helper.make_node("Add", ["c3", "three"], ["h1"], name="hswish_add"),
+        helper.make_node("Clip", ["h1", "lo", "hi"], ["h2"], name="hswish_clip"),
+        helper.make_node("Mul", ["c3", "h2"], ["h3"], name="hswish_mul"),
+        helper.make_node("Div", ["h3", "six"], ["h4"], name="hswish_div"),
+        helper.make_node("Concat", ["h4", "s4"], ["cat"], axis=1, name="concat"),
         helper.make_node("GlobalAveragePool", ["cat"], ["gap"], name="gap"),
         helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
         helper.make_node("Gemm", ["flat", "wf", "bf"], ["y"], transB=1, name="fc"),
@@ -165,6 +171,7 @@ def test_qdq_every_op_matches_onnxruntime(every_op_qdq: Path) -> None:
     counts = int8_ops(model)
     assert (counts.get("CONV_2D"), counts.get("ADD"), counts.get("FULLY_CONNECTED")) == (4, 1, 1), counts
     assert counts.get("MAX_POOL_2D") == 1, counts
+    assert "HARD_SWISH" not in model.op_counts() and "DIV" in model.op_counts(), model.op_counts()
     assert [t.dtype for t in model.output_tensors] == ["FLOAT32", "FLOAT32"]
     scales = output_scales(onnx.load(str(every_op_qdq)))
     for seed in range(3):

@@ -303,7 +303,7 @@ def _unary(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]
 
 CONVERTERS: dict[str, Converter] = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "FULLY_CONNECTED": _fully_connected,
-    "ADD": _binary, "SUB": _binary, "MUL": _binary,
+    "ADD": _binary, "SUB": _binary, "MUL": _binary, "DIV": _binary,
     "MAX_POOL_2D": _pool, "AVERAGE_POOL_2D": _pool, "MEAN": _mean,
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "SOFTMAX": _softmax,
     "QUANTIZE": _quantize, "DEQUANTIZE": _quantize, "PAD": _pad, "PADV2": _pad,

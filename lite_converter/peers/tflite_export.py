@@ -312,6 +312,7 @@ def _emit_binary(w: _TfliteWriter, opcode: str, inputs: list[int], output: int, 
         "ADD": (s.BuiltinOperator.ADD, s.BuiltinOptions.AddOptions, s.AddOptionsT()),
         "SUB": (s.BuiltinOperator.SUB, s.BuiltinOptions.SubOptions, s.SubOptionsT()),
         "MUL": (s.BuiltinOperator.MUL, s.BuiltinOptions.MulOptions, s.MulOptionsT()),
+        "DIV": (s.BuiltinOperator.DIV, s.BuiltinOptions.DivOptions, s.DivOptionsT()),
     }[opcode]
     options.fusedActivationFunction = fused
     w.emit(builtin, inputs, [output], options_type, options)
@@ -442,6 +443,7 @@ _WRITERS = {
     "ADD": _binary,
     "SUB": _binary,
     "MUL": _binary,
+    "DIV": _binary,
     "RESHAPE": _reshape,
     "FLATTEN": _reshape,
     "SQUEEZE": _reshape,
