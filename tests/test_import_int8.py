@@ -233,6 +233,39 @@ def test_qdq_uint8_weights_are_refused_naming_every_node(tmp_path: Path) -> None
     assert all(f"'{name}'" in message for name in offending), message
 
 
+def test_qdq_asymmetric_weights_run_fp32_with_their_int32_bias(tmp_path: Path) -> None:
+    """A hand-written QDQ conv whose int8 weights have a zero point (not our symmetric scheme): it
+    runs in fp32 on exactly the dequantized weights and its large int32 bias, between Q/DQ."""
+    rng = np.random.default_rng(3)
+    w_scale, in_scale = np.float32(0.01), np.float32(0.02)
+    initializers = {
+        "xs": np.array(in_scale), "xz": np.array(0, np.int8), "ys": np.array(0.5, np.float32),
+        "yz": np.array(-3, np.int8), "wq": rng.integers(-128, 128, (4, 3, 3, 3)).astype(np.int8),
+        "ws": np.array(w_scale), "wz": np.array(5, np.int8),
+        "bq": rng.integers(-60000, 60000, 4).astype(np.int32), "bs": np.array(w_scale * in_scale),
+        "bz": np.array(0, np.int32)}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"]),
+        helper.make_node("DequantizeLinear", ["bq", "bs", "bz"], ["b"]),
+        helper.make_node("Conv", ["xd", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["cq"]),
+        helper.make_node("DequantizeLinear", ["cq", "ys", "yz"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "asymmetric", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                                   [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])],
+                              [numpy_helper.from_array(v, k) for k, v in initializers.items()])
+    path = tmp_path / "asymmetric.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), path)
+    lite_path = tmp_path / "asymmetric.lite"
+    convert_onnx(path, lite_path)
+    assert "CONV_2D" not in int8_ops(read_model(lite_path))
+    feeds = random_feeds("x", (1, 3, 8, 8), 7)
+    check_against(run_lite(lite_path, feeds), run_onnxruntime(path, feeds), {"y": 0.5}, "asymmetric weights")
+
+
 # -- TFLite -----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def mobilenet_v2_tflite(mobilenet_v2_lite: Path) -> Path:

@@ -162,7 +162,11 @@ class _Int8Builder:
 
     def on_grid(self, name: str) -> str:
         """A tagged fp32 constant rounded to its int8 grid (as the QDQ model's runtime would, e.g. a
-        Reshape of constants that the quantizer treated as an activation); other names as they are."""
+        Reshape of constants that the quantizer treated as an activation); other names as they are.
+
+        Values outside the int8 range are left alone: a dequantized int32 bias carries a tag too and
+        is on its grid already (rounding it again changes nothing, clamping it to int8 would).
+        """
         tensor = self.graph.tensors.get(name) if name else None
         if tensor is None or tensor.data is None or tensor.quant is None or tensor.data.dtype != np.float32:
             return name
@@ -177,7 +181,9 @@ class _Int8Builder:
                 return name
             scale = quant.scale.astype(np.float32).reshape(shape)
             zero_point = quant.zero_point.astype(np.float32).reshape(shape)
-            q = np.clip(np.rint(value / scale) + zero_point, -128, 127)
+            q = np.rint(value / scale) + zero_point
+            if q.size and (q.min() < -128 or q.max() > 127):
+                return name
             self.dequantized_of[name] = self.graph.add_constant(
                 f"{name}_on_grid", (scale * (q - zero_point)).astype(np.float32))
         return self.dequantized_of[name]
