@@ -2,10 +2,14 @@
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_dwconv.h"
 
-lite_qs8_dwconv_fn lite_qs8_dwconv_select(uint32_t features) {
+lite_qs8_dwconv_fn lite_qs8_dwconv_select(uint32_t features, const lite_conv2d_params* p) {
 #if defined(__x86_64__)
+  const int row_pairs = p->kernel_h == 3 && p->kernel_w == 3 && p->stride_w == 1 && p->dilation_w == 1;
+  if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX512VNNI) && row_pairs)
+    return lite_qs8_dwconv_3x3s1_avx512vnni;
   if (features & LITE_CPU_X86_AVX512) return lite_qs8_dwconv_avx512;
 #endif
   (void)features;
+  (void)p;
   return NULL;
 }

@@ -5,7 +5,10 @@
 
 enum { BLOCK = 32 };
 
-static size_t tap_pairs(const lite_conv2d_params* p) { return (p->kernel_h * p->kernel_w + 1) / 2; }
+static size_t tap_pairs(const lite_conv2d_params* p) {
+  int slots[LITE_QS8_DWCONV_MAX_TAPS * 2];
+  return lite_qs8_dwconv_pair_slots(p, slots);
+}
 
 static size_t block_bytes(const lite_conv2d_params* p) { return BLOCK * 12 + tap_pairs(p) * BLOCK * 4; }
 
@@ -28,7 +31,9 @@ size_t lite_qs8_dwconv_packed_size(const lite_conv2d_params* p) {
 
 void lite_qs8_dwconv_pack(const lite_conv2d_params* p, const int8_t* weight, const int32_t* bias,
                           int32_t input_zero_point, const int32_t* multiplier, const int32_t* shift, void* packed) {
-  const size_t c = p->out_c, taps = p->kernel_h * p->kernel_w, pairs = tap_pairs(p);
+  const size_t c = p->out_c, taps = p->kernel_h * p->kernel_w;
+  int slots[LITE_QS8_DWCONV_MAX_TAPS * 2];
+  const size_t pairs = lite_qs8_dwconv_pair_slots(p, slots);
   const size_t blocks = (c + BLOCK - 1) / BLOCK;
   for (size_t b = 0; b < blocks; ++b) {
     uint8_t* block = (uint8_t*)packed + b * block_bytes(p);
@@ -40,8 +45,8 @@ void lite_qs8_dwconv_pack(const lite_conv2d_params* p, const int8_t* weight, con
       int64_t sum = 0;
       for (size_t q = 0; q < pairs; ++q)
         for (size_t t = 0; t < 2; ++t) {
-          const size_t tap = 2 * q + t;
-          const int16_t v = (int16_t)(inside && tap < taps ? weight[ch * taps + tap] : 0);
+          const int tap = slots[2 * q + t];
+          const int16_t v = (int16_t)(inside && tap >= 0 ? weight[ch * taps + (size_t)tap] : 0);
           sum += v;
           /* pair q: 16 low accumulators' (t0, t1) int16 pairs, then the 16 high ones' */
           memcpy(w + q * BLOCK * 4 + (i * 2 + t) * sizeof(int16_t), &v, sizeof(v));

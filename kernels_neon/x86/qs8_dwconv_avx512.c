@@ -17,7 +17,11 @@ static inline __m512i load_channels(const int8_t* p, __mmask32 mask) {
 
 void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
                             const int8_t* input, int8_t* output, size_t row_begin, size_t row_end) {
-  const size_t c = p->out_c, taps = p->kernel_h * p->kernel_w, pairs = (taps + 1) / 2;
+  const size_t c = p->out_c, taps = p->kernel_h * p->kernel_w;
+  int slots[LITE_QS8_DWCONV_MAX_TAPS * 2];
+  const size_t pairs = lite_qs8_dwconv_pair_slots(p, slots);
+  for (size_t i = 0; i < 2 * pairs; ++i)
+    if (slots[i] < 0) slots[i] = (int)taps; /* tap_ptr[px][taps] is the zero row */
   const size_t blocks = (c + BLOCK - 1) / BLOCK, block_bytes = BLOCK * 12 + pairs * BLOCK * 4;
   const int8_t* zero_row = (const int8_t*)packed + blocks * block_bytes;
   const int32_t zp_out = params->output_zero_point;
@@ -26,7 +30,7 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
   const __m512i zp = _mm512_set1_epi32(zp_out);
   const __m512i lo32 = _mm512_set1_epi32(params->act_min), hi32 = _mm512_set1_epi32(params->act_max);
   /* Tap pointers of PIXELS output pixels at channel 0: the input pixel, or the zero row for a padded
-   * tap. An odd tap count gets a last tap (zero weights) reading the zero row. */
+   * tap; entry `taps` is the zero row for pair slots without a tap (zero weights). */
   const int8_t* tap_ptr[PIXELS][LITE_QS8_DWCONV_MAX_TAPS + 1];
   /* Offsets of the taps from the window's top-left input pixel (for windows inside the input). */
   size_t tap_offset[LITE_QS8_DWCONV_MAX_TAPS];
@@ -60,7 +64,7 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
             }
           }
         }
-        if (taps % 2) tap_ptr[px][taps] = zero_row;
+        tap_ptr[px][taps] = zero_row;
       }
       int8_t* out_row = output + ((b * p->out_h + oh) * p->out_w + ow0) * c;
       for (size_t blk = 0; blk < blocks; ++blk) {
@@ -77,8 +81,8 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
           __m512i acc_lo = bias_lo, acc_hi = bias_hi;
           for (size_t q = 0; q < pairs; ++q) {
             /* both the input pixels and the zero row hold channel c0 at offset c0 */
-            const __m512i x0 = load_channels(tap_ptr[px][2 * q] + c0, mask);
-            const __m512i x1 = load_channels(tap_ptr[px][2 * q + 1] + c0, mask);
+            const __m512i x0 = load_channels(tap_ptr[px][slots[2 * q]] + c0, mask);
+            const __m512i x1 = load_channels(tap_ptr[px][slots[2 * q + 1]] + c0, mask);
             acc_lo = _mm512_add_epi32(acc_lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(x0, x1), _mm512_loadu_si512(w)));
             acc_hi =
                 _mm512_add_epi32(acc_hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(x0, x1), _mm512_loadu_si512(w + 64)));

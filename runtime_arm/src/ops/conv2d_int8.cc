@@ -46,7 +46,8 @@ ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef*
   if (!is_constant(w) || !is_constant(bias)) return ConvInt8Algorithm::kReference;
   const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
   if (p.groups != 1) {
-    const bool fast = lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features()) != nullptr;
+    const bool fast =
+        lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features(), &p) != nullptr;
     return fast ? ConvInt8Algorithm::kDepthwise : ConvInt8Algorithm::kReference;
   }
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
@@ -123,7 +124,7 @@ Status prepare(OpContext* ctx) {
   const lite_conv2d_params& p = st->params;
   st->algorithm = choose_algorithm(p, ctx->input(1), bias);
   if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
-    st->depthwise = lite_qs8_dwconv_select(lite_cpu_features());
+    st->depthwise = lite_qs8_dwconv_select(lite_cpu_features(), &p);
     const size_t bytes = lite_qs8_dwconv_packed_size(&p);
     st->depthwise_packed = std::malloc(bytes);
     if (st->depthwise_packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
