@@ -226,3 +226,30 @@ def test_preactivation_range_cuts_only_where_the_activation_is_flat(kind: str, t
         low, high = preactivation_range({"kind": kind, "alpha": 0.2, "beta": 0.5}, y.min(), y.max())
         assert low <= 0.0 <= high or kind == "HARD_SIGMOID"
         np.testing.assert_allclose(functions[kind](np.clip(z, low, high)), y, rtol=0, atol=tolerance + 1e-12)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_dequantize_per_axis_with_zero_points(axis: int) -> None:
+    """DEQUANTIZE of a constant with one scale and zero point per index of any axis (the runtime
+    evaluates it at prepare) equals scale[c] * (q - zp[c]) computed here with numpy."""
+    from lite_converter.ir import Graph, Node, QuantParams
+    from lite_converter.writer import serialize
+    from runtime_arm import Interpreter
+
+    rng = np.random.default_rng(axis)
+    q = rng.integers(-128, 128, (2, 3, 4)).astype(np.int8)
+    channels = q.shape[axis]
+    scale = rng.uniform(0.01, 2.0, channels).astype(np.float32)
+    zero_point = rng.integers(-20, 20, channels)
+    graph = Graph()
+    name = graph.add_constant("q", q)
+    graph.tensors[name].quant = QuantParams(scale, zero_point.astype(np.int64), axis)
+    graph.add_tensor("y", np.float32, list(q.shape))
+    graph.nodes = [Node("DEQUANTIZE", "dequantize", [name], ["y"])]
+    graph.outputs = ["y"]
+    shape = [1, 1, 1]
+    shape[axis] = channels
+    expected = scale.reshape(shape) * (q.astype(np.float32) - zero_point.reshape(shape).astype(np.float32))
+    with Interpreter(model_content=serialize(graph)) as interpreter:
+        got = interpreter.run({})["y"]
+    np.testing.assert_array_equal(got, expected)
