@@ -41,11 +41,11 @@ static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, s
     if (i >= mr) break;
     __m256 vl = _mm256_min_ps(_mm256_max_ps(acc[i][0], lo), hi);
     __m256 vh = _mm256_min_ps(_mm256_max_ps(acc[i][1], lo), hi);
-    if (hard_swish) { /* x * clamp(x / 6 + 0.5, 0, 1), with the division of the reference */
-      const __m256 six = _mm256_set1_ps(6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
+    if (hard_swish) { /* x * clamp(x * (1/6) + 0.5, 0, 1): one FMA (a division per vector cost more than a k step) */
+      const __m256 sixth = _mm256_set1_ps(1.0f / 6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
                    one = _mm256_set1_ps(1.0f);
-      vl = _mm256_mul_ps(vl, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(_mm256_div_ps(vl, six), half), zero), one));
-      vh = _mm256_mul_ps(vh, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(_mm256_div_ps(vh, six), half), zero), one));
+      vl = _mm256_mul_ps(vl, _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(vl, sixth, half), zero), one));
+      vh = _mm256_mul_ps(vh, _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(vh, sixth, half), zero), one));
     }
     float* out = c + i * c_stride;
     if (nc == NR) {
