@@ -123,11 +123,11 @@ class MseObserver(SampleObserver):
 class KlObserver(SampleObserver):
     """Entropy calibration (TensorRT's, as PaddleSlim also does it) fitted to our asymmetric scheme.
 
-    Works on the |x| histogram (``BINS`` bins from 0 to max|x|). Candidate thresholds are bin edges
-    from ``FIRST_CANDIDATE`` bins up; for each, P is the histogram below it with the clipped mass
-    folded onto its last bin, Q the same bins (without the clipped mass) merged into the int8 levels
-    the candidate range gets and spread back evenly over the bins P fills; the smallest KL(P || Q)
-    wins. The candidate [-T, T] is then intersected with the observed [min, max].
+    Works on the |x| histogram (``BINS`` bins from 0 to max|x|). Candidate thresholds are the bin
+    edges from ``FIRST_CANDIDATE`` bins up; for each, P is the histogram below it
+    with the clipped mass folded onto its last bin, Q the same bins (without the clipped mass) merged
+    into the int8 levels the candidate range gets and spread back evenly over the bins P fills; the
+    smallest KL(P || Q) wins. The candidate [-T, T] is then intersected with the observed [min, max].
 
     Exact zeros are left out of the histogram: our zero point represents 0 exactly for every
     candidate, so they carry no quantization error, yet (half of a ReLU6 output) they fill the first
@@ -136,7 +136,9 @@ class KlObserver(SampleObserver):
     """
 
     BINS = 2048
-    FIRST_CANDIDATE = 128
+    # PaddleSlim's start (half of max|x|), not TensorRT's 128 bins: from 1/16 of max|x| up, the search
+    # cut the sparse text-stroke responses of PP-OCR cls to a tenth of their range (81.5% -> 47%).
+    FIRST_CANDIDATE = BINS // 2
     SPIKE = 1.0 / 255  # an extreme holding more than an average int8 level's share is a saturation
 
     def range(self) -> tuple[float, float]:
@@ -186,7 +188,7 @@ def _clipped_kl(counts: np.ndarray, bins: np.ndarray, levels: np.ndarray, chunk:
         p, q = p / p_sum[:, None], q / np.where(q_sum > 0, q_sum, 1.0)[:, None]
         ratio = np.where(filled, p, 1.0) / np.maximum(q, 1e-12)
         kl = np.where(filled, p * np.log(ratio), 0.0).sum(axis=1)
-        kl[(p[rows, b - 1] == 0) | ~(q_sum > 0)] = np.inf  # an edge inside an empty stretch: not a candidate
+        kl[~(q_sum > 0)] = np.inf  # nothing left inside
         result[start:start + chunk] = kl
     return result
 
