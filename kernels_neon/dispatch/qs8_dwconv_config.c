@@ -8,6 +8,7 @@ lite_qs8_dwconv_fn lite_qs8_dwconv_select(uint32_t features, const lite_conv2d_p
   if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX512VNNI) && row_pairs)
     return lite_qs8_dwconv_3x3s1_avx512vnni;
   if (features & LITE_CPU_X86_AVX512) return lite_qs8_dwconv_avx512;
+  if (features & LITE_CPU_X86_AVX2) return lite_qs8_dwconv_avx2;
 #endif
   (void)features;
   (void)p;

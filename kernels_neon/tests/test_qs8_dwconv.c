@@ -2,7 +2,7 @@
  * byte: 3x3 / 5x5 / 1x7 / 2x2 kernels, strides 1, 2 and 2x1, dilation, asymmetric pads, channel counts
  * around the 32-channel block, zero points at the extremes, per-channel multipliers, every clamp,
  * and the output computed in row ranges as threads split it; every variant the CPU runs (the VNNI
- * 3x3 stride-1 kernel and the generic AVX-512 one). Skipped where no fast kernel exists. */
+ * 3x3 stride-1 kernel, the generic AVX-512 and AVX2 ones). Skipped where no fast kernel exists. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,14 +85,15 @@ int main(void) {
     kt_skip("no fast int8 depthwise kernel on this CPU / build");
     return kt_finish();
   }
-  /* every variant this CPU can run: all features, then without VNNI (the generic AVX-512 kernel) */
-  const uint32_t feature_sets[2] = {detected, detected & ~(uint32_t)LITE_CPU_X86_AVX512VNNI};
+  /* every variant this CPU can run: all features, without VNNI (the generic AVX-512 kernel), AVX2 only */
+  const uint32_t feature_sets[3] = {detected, detected & ~(uint32_t)LITE_CPU_X86_AVX512VNNI,
+                                    detected & ~(uint32_t)(LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI)};
   kt_rng rng = kt_rng_make(20261121u);
   const size_t channels[] = {1, 7, 16, 31, 32, 33, 64, 96, 144};
   const size_t kernels[][2] = {{3, 3}, {5, 5}, {1, 7}, {2, 2}};
   const int32_t zps[] = {-128, 127, 0, -3};
   const int32_t clamps[][2] = {{-128, 127}, {-5, 127}, {-128, 60}, {9, 9}};
-  for (size_t f = 0; f < 2; ++f) {
+  for (size_t f = 0; f < 3; ++f) {
     size_t cases = 0, passed = 0;
     for (size_t ci = 0; ci < sizeof(channels) / sizeof(channels[0]); ++ci)
       for (size_t ki = 0; ki < 4; ++ki)

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "lite_kernels/qs8_dwconv.h"
+#include "../ref/qs8_dwconv_taps.h"
 #include "qs8_requantize_avx512.h"
 
 enum { BLOCK = 32, PIXELS = 16 };
@@ -32,38 +33,14 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
   /* Tap pointers of PIXELS output pixels at channel 0: the input pixel, or the zero row for a padded
    * tap; entry `taps` is the zero row for pair slots without a tap (zero weights). */
   const int8_t* tap_ptr[PIXELS][LITE_QS8_DWCONV_MAX_TAPS + 1];
-  /* Offsets of the taps from the window's top-left input pixel (for windows inside the input). */
   size_t tap_offset[LITE_QS8_DWCONV_MAX_TAPS];
-  for (size_t kh = 0, t = 0; kh < p->kernel_h; ++kh)
-    for (size_t kw = 0; kw < p->kernel_w; ++kw, ++t) tap_offset[t] = (kh * p->dilation_h * p->in_w + kw * p->dilation_w) * c;
-  const size_t window_h = (p->kernel_h - 1) * p->dilation_h + 1, window_w = (p->kernel_w - 1) * p->dilation_w + 1;
+  lite_qs8_dwconv_tap_offsets(p, tap_offset);
   for (size_t row = row_begin; row < row_end; ++row) {
     const size_t b = row / p->out_h, oh = row % p->out_h;
-    const size_t ih0_padded = oh * p->stride_h;
-    const int rows_inside = ih0_padded >= p->pad_top && ih0_padded - p->pad_top + window_h <= p->in_h;
     for (size_t ow0 = 0; ow0 < p->out_w; ow0 += PIXELS) {
       const size_t pixels = p->out_w - ow0 < PIXELS ? p->out_w - ow0 : PIXELS;
       for (size_t px = 0; px < pixels; ++px) {
-        const size_t ow = ow0 + px, iw0_padded = ow * p->stride_w;
-        if (rows_inside && iw0_padded >= p->pad_left && iw0_padded - p->pad_left + window_w <= p->in_w) {
-          const int8_t* base =
-              input + ((b * p->in_h + (ih0_padded - p->pad_top)) * p->in_w + (iw0_padded - p->pad_left)) * c;
-          for (size_t t = 0; t < taps; ++t) tap_ptr[px][t] = base + tap_offset[t];
-        } else {
-          size_t t = 0;
-          for (size_t kh = 0; kh < p->kernel_h; ++kh) {
-            const size_t ih_padded = ih0_padded + kh * p->dilation_h;
-            const int row_ok = ih_padded >= p->pad_top && ih_padded - p->pad_top < p->in_h;
-            for (size_t kw = 0; kw < p->kernel_w; ++kw, ++t) {
-              const size_t iw_padded = iw0_padded + kw * p->dilation_w;
-              if (row_ok && iw_padded >= p->pad_left && iw_padded - p->pad_left < p->in_w)
-                tap_ptr[px][t] =
-                    input + ((b * p->in_h + (ih_padded - p->pad_top)) * p->in_w + (iw_padded - p->pad_left)) * c;
-              else
-                tap_ptr[px][t] = zero_row;
-            }
-          }
-        }
+        lite_qs8_dwconv_tap_pointers(p, input, zero_row, tap_offset, b, oh, ow0 + px, tap_ptr[px]);
         tap_ptr[px][taps] = zero_row;
       }
       int8_t* out_row = output + ((b * p->out_h + oh) * p->out_w + ow0) * c;

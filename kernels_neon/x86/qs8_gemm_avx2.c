@@ -3,13 +3,13 @@
  * vpmaddubsw would saturate its int16 pair sums (255 * 127 * 2 > 2^15), so both sides are widened
  * to int16 and vpmaddwd sums each column's pair of products exactly into int32: the packed weight
  * group of 2 k x 16 columns is sign-extended from 32 bytes (vpmovsxbw), each row's 2 A bytes become
- * one broadcast int32 of two int16. The epilogue is the exact 64-bit requantization; AVX2 has no
- * 64-bit arithmetic shift or min/max, so the shift is done on the value offset by 2^63 (logical) and
- * the clamp with vpcmpgtq. */
+ * one broadcast int32 of two int16. The epilogue is the exact 64-bit requantization of
+ * qs8_requantize_avx2.h. */
 #include <immintrin.h>
 #include <string.h>
 
 #include "lite_kernels/qs8_gemm_packed.h"
+#include "qs8_requantize_avx2.h"
 
 enum { MR = 4, NR = 16, KR = 2 };
 
@@ -20,40 +20,9 @@ static inline __m256i broadcast_pair(const int8_t* row, size_t p, size_t k) {
   return _mm256_set1_epi32((int)(lo | (hi << 16)));
 }
 
-typedef struct {
-  __m256i mult, mult_odd, shift_even, shift_odd, round_even, round_odd, offset_even, offset_odd;
-} requant8;
-
-static inline requant8 load_requant8(const uint8_t* multipliers, const uint8_t* shifts) {
-  requant8 r;
-  const __m256i one = _mm256_set1_epi64x(1), s63 = _mm256_set1_epi64x(63);
-  const __m256i shift = _mm256_loadu_si256((const __m256i*)shifts);
-  r.mult = _mm256_loadu_si256((const __m256i*)multipliers);
-  r.mult_odd = _mm256_srli_epi64(r.mult, 32);
-  r.shift_even = _mm256_and_si256(shift, _mm256_set1_epi64x(0xFFFFFFFF));
-  r.shift_odd = _mm256_srli_epi64(shift, 32);
-  r.round_even = _mm256_sllv_epi64(one, _mm256_sub_epi64(r.shift_even, one));
-  r.round_odd = _mm256_sllv_epi64(one, _mm256_sub_epi64(r.shift_odd, one));
-  r.offset_even = _mm256_sllv_epi64(one, _mm256_sub_epi64(s63, r.shift_even));
-  r.offset_odd = _mm256_sllv_epi64(one, _mm256_sub_epi64(s63, r.shift_odd));
-  return r;
-}
-
-/* floor((v + round) / 2^shift) on 64-bit lanes, |v + round| < 2^63, then clamped to [lo, hi]. */
-static inline __m256i shift_clamp64(__m256i v, __m256i round, __m256i shift, __m256i offset, __m256i lo, __m256i hi) {
-  const __m256i sign = _mm256_set1_epi64x((long long)0x8000000000000000ull);
-  __m256i q = _mm256_srlv_epi64(_mm256_xor_si256(_mm256_add_epi64(v, round), sign), shift);
-  q = _mm256_sub_epi64(q, offset);
-  q = _mm256_blendv_epi8(q, lo, _mm256_cmpgt_epi64(lo, q));
-  return _mm256_blendv_epi8(q, hi, _mm256_cmpgt_epi64(q, hi));
-}
-
 /* 8 int32 sums -> 8 int8 in the low 8 bytes. */
-static inline __m128i requantize8(__m256i acc, const requant8* r, __m256i lo, __m256i hi, __m256i zp) {
-  const __m256i even = shift_clamp64(_mm256_mul_epi32(acc, r->mult), r->round_even, r->shift_even, r->offset_even, lo, hi);
-  const __m256i odd = shift_clamp64(_mm256_mul_epi32(_mm256_srli_epi64(acc, 32), r->mult_odd), r->round_odd,
-                                    r->shift_odd, r->offset_odd, lo, hi);
-  const __m256i y = _mm256_add_epi32(_mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA), zp);
+static inline __m128i requantize8(__m256i acc, const lite_qs8_requant_avx2* r, __m256i lo, __m256i hi, __m256i zp) {
+  const __m256i y = lite_qs8_requantize_avx2(acc, r, lo, hi, zp);
   const __m256i w16 = _mm256_packs_epi32(y, y);    /* per lane: y0-3 y0-3 | y4-7 y4-7 */
   const __m256i b8 = _mm256_packs_epi16(w16, w16); /* per lane: low 4 bytes are y0-3 | y4-7 */
   return _mm_unpacklo_epi32(_mm256_castsi256_si128(b8), _mm256_extracti128_si256(b8, 1));
@@ -88,7 +57,7 @@ void lite_qs8_gemm_ukernel_4x16c2_avx2(size_t mr, size_t nc, size_t k, const int
   const __m256i zp = _mm256_set1_epi32(zp_out);
   for (size_t v = 0; v < 2 && nc > 8 * v; ++v) {
     const size_t cols = nc - 8 * v < 8 ? nc - 8 * v : 8;
-    const requant8 r = load_requant8(requant + 32 * v, requant + 4 * NR + 32 * v);
+    const lite_qs8_requant_avx2 r = lite_qs8_requant_avx2_load(requant + 32 * v, requant + 4 * NR + 32 * v);
     for (size_t i = 0; i < mr; ++i) {
       const __m128i out = requantize8(acc[i][v], &r, lo, hi, zp);
       int8_t* dst = c + i * c_stride + 8 * v;

@@ -64,7 +64,9 @@ void lite_qs8_dwconv_pack(const lite_conv2d_params* p, const int8_t* weight, con
 
 void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
                             const int8_t* input, int8_t* output, size_t row_begin, size_t row_end);
-/* 3x3, stride_w 1, dilation 1 only (any stride_h, padding). */
+void lite_qs8_dwconv_avx2(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
+                          const int8_t* input, int8_t* output, size_t row_begin, size_t row_end);
+/* 3x3, stride_w 1, dilation_w 1 only (any stride_h, dilation_h, padding). */
 void lite_qs8_dwconv_3x3s1_avx512vnni(const lite_conv2d_params* p, const void* packed,
                                       const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
                                       size_t row_begin, size_t row_end);
