@@ -72,6 +72,10 @@ def test_bad_config() -> None:
         slim.compress(small_conv_net(), None, [_sample(1, 3, 4, 4)], "int4")
     with pytest.raises(ValueError, match="unknown calibration algorithm 'max'"):
         slim.QuantConfig(algorithm="max")
+    with pytest.raises(ValueError, match="accuracy_target and eval_fn go together"):
+        slim.QuantConfig(accuracy_target=0.9)
+    with pytest.raises(ValueError, match="max_fp32_layers must be >= 0"):
+        slim.QuantConfig(sqnr_target=30.0, max_fp32_layers=-1)
 
 
 def test_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
