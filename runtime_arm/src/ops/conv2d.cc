@@ -198,13 +198,58 @@ Status prepare(OpContext* ctx) {
   return Status::kOk;
 }
 
+// n floats from src to dst. The im2col pieces are often tiny (3 input channels x 3 taps = 9 floats
+// for a stem convolution): fixed-size memcpy calls compile to register moves where a call per piece
+// cost more than the copy; long pieces take the library memcpy.
+inline void copy_floats(float* dst, const float* src, size_t n) {
+  if (n > 64) {
+    std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  for (; n >= 8; n -= 8, dst += 8, src += 8) std::memcpy(dst, src, 8 * sizeof(float));
+  if (n >= 4) {
+    std::memcpy(dst, src, 4 * sizeof(float));
+    n -= 4;
+    dst += 4;
+    src += 4;
+  }
+  switch (n) {
+    case 3: dst[2] = src[2]; [[fallthrough]];
+    case 2: dst[1] = src[1]; [[fallthrough]];
+    case 1: dst[0] = src[0]; [[fallthrough]];
+    default: break;
+  }
+}
+
+// n zeros at dst (a padding tap), like copy_floats.
+inline void zero_floats(float* dst, size_t n) {
+  if (n > 64) {
+    std::memset(dst, 0, n * sizeof(float));
+    return;
+  }
+  for (; n >= 4; n -= 4, dst += 4) std::memset(dst, 0, 4 * sizeof(float));
+  switch (n) {
+    case 3: dst[2] = 0.0f; [[fallthrough]];
+    case 2: dst[1] = 0.0f; [[fallthrough]];
+    case 1: dst[0] = 0.0f; [[fallthrough]];
+    default: break;
+  }
+}
+
 // Copies the receptive fields of output pixels [first, first + rows) into rows of k floats, in the
 // weight's (kh, kw, ci) order; taps in the padding are zeros.
 void im2col_rows(const lite_conv2d_params& p, const float* x, size_t first, size_t rows, float* out) {
   const size_t ci = p.in_c, k = p.kernel_h * p.kernel_w * ci;
-  for (size_t r = 0; r < rows; ++r) {
-    const size_t pixel = first + r;
-    const size_t ow = pixel % p.out_w, oh = (pixel / p.out_w) % p.out_h, b = pixel / (p.out_w * p.out_h);
+  // (b, oh, ow) of pixel `first`, then stepped: no divisions per pixel
+  size_t ow = first % p.out_w, oh = (first / p.out_w) % p.out_h, b = first / (p.out_w * p.out_h);
+  for (size_t r = 0; r < rows; ++r, ++ow) {
+    if (ow == p.out_w) {
+      ow = 0;
+      if (++oh == p.out_h) {
+        oh = 0;
+        ++b;
+      }
+    }
     float* row = out + r * k;
     const ptrdiff_t iw0 = static_cast<ptrdiff_t>(ow * p.stride_w) - static_cast<ptrdiff_t>(p.pad_left);
     const bool row_inside = p.dilation_w == 1 && iw0 >= 0 && iw0 + static_cast<ptrdiff_t>(p.kernel_w) <=
@@ -213,9 +258,9 @@ void im2col_rows(const lite_conv2d_params& p, const float* x, size_t first, size
       const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dilation_h) - static_cast<ptrdiff_t>(p.pad_top);
       if (row_inside && ih >= 0 && ih < static_cast<ptrdiff_t>(p.in_h)) {
         // The kernel_w taps of this row are adjacent NHWC pixels: one copy.
-        std::memcpy(row + kh * p.kernel_w * ci,
+        copy_floats(row + kh * p.kernel_w * ci,
                     x + ((b * p.in_h + static_cast<size_t>(ih)) * p.in_w + static_cast<size_t>(iw0)) * ci,
-                    p.kernel_w * ci * sizeof(float));
+                    p.kernel_w * ci);
         continue;
       }
       for (size_t kw = 0; kw < p.kernel_w; ++kw) {
@@ -223,10 +268,9 @@ void im2col_rows(const lite_conv2d_params& p, const float* x, size_t first, size
             static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dilation_w) - static_cast<ptrdiff_t>(p.pad_left);
         float* dst = row + (kh * p.kernel_w + kw) * ci;
         if (ih < 0 || iw < 0 || ih >= static_cast<ptrdiff_t>(p.in_h) || iw >= static_cast<ptrdiff_t>(p.in_w)) {
-          std::memset(dst, 0, ci * sizeof(float));
+          zero_floats(dst, ci);
         } else {
-          std::memcpy(dst, x + ((b * p.in_h + static_cast<size_t>(ih)) * p.in_w + static_cast<size_t>(iw)) * ci,
-                      ci * sizeof(float));
+          copy_floats(dst, x + ((b * p.in_h + static_cast<size_t>(ih)) * p.in_w + static_cast<size_t>(iw)) * ci, ci);
         }
       }
     }
