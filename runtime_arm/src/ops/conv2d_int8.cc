@@ -51,7 +51,7 @@ ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef*
     return fast ? ConvInt8Algorithm::kDepthwise : ConvInt8Algorithm::kReference;
   }
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
-  if (!lite_qs8_gemm_is_exact(p.out_c, k, bias_data)) return ConvInt8Algorithm::kReference;
+  if (k == 0 || p.out_c == 0 || !lite_qs8_gemm_is_exact(p.out_c, k, bias_data)) return ConvInt8Algorithm::kReference;
   if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
       p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w)
     return ConvInt8Algorithm::kGemm1x1;
