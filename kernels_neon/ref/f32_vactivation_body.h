@@ -5,8 +5,10 @@
  *   VA_SEL_GT(a, b, x, y) = a > b ? x : y (likewise VA_SEL_LT, VA_SEL_GE; false for NaN),
  *   VA_SEL_NAN(a, x, y) = a is NaN ? x : y,
  *   VA_ROUND(a) = a rounded to an integer (any tie rule), VA_POW2I(n) = 2^n for integral n in [-126, 0],
- *   VA_FN = the function's name.
+ *   VA_FN = the activation function's name, VA_EXP_SUM_FN = the exp-and-sum function's name.
  * No include guard on purpose. */
+#include <math.h>
+
 #define VA_CAT2(a, b) a##b
 #define VA_CAT(a, b) VA_CAT2(a, b)
 
@@ -72,6 +74,31 @@ void VA_FN(const lite_activation* act, const float* x, float* y, size_t n) {
     VA_STORE(tail, VA_CAT(apply_, VA_FN)(kind, VA_LOAD(tail), alpha, beta));
     for (size_t j = i; j < n; ++j) y[j] = tail[j - i];
   }
+}
+/* y = exp(x - shift) (shift >= every x: a softmax row's maximum), returns the sum of y: lanes
+ * accumulate separately and are added in lane order, the tail padded with -inf (exp = 0). */
+float VA_EXP_SUM_FN(const float* x, float shift, float* y, size_t n) {
+  const VA_T s = VA_SET1(shift);
+  VA_T acc = VA_SET1(0.0f);
+  size_t i = 0;
+  for (; i + VA_W <= n; i += VA_W) {
+    const VA_T e = VA_CAT(exp_nonpositive_, VA_FN)(VA_SUB(VA_LOAD(x + i), s));
+    VA_STORE(y + i, e);
+    acc = VA_ADD(acc, e);
+  }
+  if (i < n) {
+    float tail[VA_W];
+    for (size_t j = 0; j < VA_W; ++j) tail[j] = i + j < n ? x[i + j] : -INFINITY;
+    const VA_T e = VA_CAT(exp_nonpositive_, VA_FN)(VA_SUB(VA_LOAD(tail), s));
+    VA_STORE(tail, e);
+    for (size_t j = i; j < n; ++j) y[j] = tail[j - i];
+    acc = VA_ADD(acc, e);
+  }
+  float lanes[VA_W];
+  VA_STORE(lanes, acc);
+  float sum = 0.0f;
+  for (size_t j = 0; j < VA_W; ++j) sum += lanes[j];
+  return sum;
 }
 
 #undef VA_CAT

@@ -81,6 +81,27 @@ int main(void) {
       check_variant(variants[v], k_kinds[k], x, kLong);
     }
   }
+  /* Softmax's exp and sum: each value and the sum against expf, every length, and a row whose
+   * shift is its maximum (the values the op passes). */
+  const lite_f32_vexp_sum_fn exp_variants[2] = {lite_f32_vexp_sum_portable, lite_f32_vexp_sum_select(features)};
+  for (int v = 0; v < 2; ++v) {
+    for (size_t n = 1; n <= 70; n += (n < 40 ? 1 : 29)) {
+      const float* row = x + 7 * n;
+      float shift = -INFINITY;
+      for (size_t i = 0; i < n; ++i) shift = row[i] > shift && !isnan(row[i]) ? row[i] : shift;
+      float y[128];
+      const float sum = exp_variants[v](row, shift, y, n);
+      double want_sum = 0.0;
+      int bad = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const float want = expf(row[i] - shift);
+        want_sum += want;
+        if (isnan(want) != isnan(y[i]) || (!isnan(want) && !(fabsf(y[i] - want) <= 1e-37f + 1e-6f * want))) bad = 1;
+      }
+      KT_CHECK(!bad);
+      KT_CHECK(isnan(sum) == isnan(want_sum) && (isnan(sum) || fabs(sum - want_sum) <= 1e-6 * want_sum + 1e-37));
+    }
+  }
   /* The op entry point: rows x channels, and kinds without a vector variant fall back exactly. */
   float a[kLong], b[kLong];
   memcpy(a, x, sizeof(a));

@@ -41,6 +41,17 @@ void lite_f32_activate(const lite_activation* act, float* data, size_t rows, siz
  * 0 and writes nothing otherwise. */
 int lite_f32_activate_copy(const lite_activation* act, const float* x, float* y, size_t n);
 
+/* Softmax's inner step: y[i] = exp(x[i] - shift) for shift >= max x (the row maximum), returning
+ * the sum of y; the same exp as SIGMOID above (relative error ~1e-7). */
+typedef float (*lite_f32_vexp_sum_fn)(const float* x, float shift, float* y, size_t n);
+lite_f32_vexp_sum_fn lite_f32_vexp_sum_select(uint32_t features);
+
+float lite_f32_vexp_sum_portable(const float* x, float shift, float* y, size_t n);
+float lite_f32_vexp_sum_avx2(const float* x, float shift, float* y, size_t n);
+float lite_f32_vexp_sum_avx512(const float* x, float shift, float* y, size_t n);
+float lite_f32_vexp_sum_aarch64_neonfma(const float* x, float shift, float* y, size_t n);
+float lite_f32_vexp_sum_armv7_neonfma(const float* x, float shift, float* y, size_t n);
+
 void lite_f32_vactivation_portable(const lite_activation* act, const float* x, float* y, size_t n);
 void lite_f32_vactivation_avx2(const lite_activation* act, const float* x, float* y, size_t n);
 void lite_f32_vactivation_avx512(const lite_activation* act, const float* x, float* y, size_t n);

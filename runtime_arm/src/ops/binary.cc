@@ -6,7 +6,9 @@
 #include "elementwise_ops.h"
 #include "lite_kernels/cast.h"
 #include "lite_kernels/elementwise_binary.h"
+#include "lite_kernels/cpu_features.h"
 #include "lite_kernels/f32_vactivation.h"
+#include "lite_kernels/f32_vbinary.h"
 #include "op_helpers.h"
 
 namespace lite {
@@ -54,6 +56,18 @@ Status check_activation(OpContext* ctx, const lite_fb::Activation* act, lite_fb:
   if (dtype != lite_fb::DType::FLOAT32)
     return fail(ctx, Status::kUnsupported, "a fused activation needs a FLOAT32 result, not %s", dtype_name(dtype));
   return Status::kOk;
+}
+
+// float32 ADD/SUB/MUL/DIV: the vectorized rows over the broadcast plan (the same IEEE results).
+struct VectorRow {
+  lite_f32_vbinary_fn fn;
+  int op;
+};
+
+void vector_row(void* ctx, const void* const* in, const int* step, void* out, int64_t n) {
+  const VectorRow* r = static_cast<const VectorRow*>(ctx);
+  r->fn(r->op, static_cast<size_t>(n), static_cast<const float*>(in[0]), step[0], static_cast<const float*>(in[1]),
+        step[1], static_cast<float*>(out));
 }
 
 Status binary_prepare(OpContext* ctx) {
@@ -120,8 +134,15 @@ Status binary_eval(OpContext* ctx) {
   const size_t channels = y->shape.rank > 0 ? static_cast<size_t>(y->shape.dims[y->shape.rank - 1]) : 1;
   // The fused activation runs afterwards over the whole float32 output, vectorized.
   const lite_activation none{LITE_ACT_NONE, 0.0f, 0.0f, nullptr};
-  if (lite_binary_ref(op, static_cast<int>(dtype), fmod, &plan, a_data, b_data, out_data, &none, channels) != 0)
+  if (dtype == lite_fb::DType::FLOAT32 && lite_f32_vbinary_supports(op)) {
+    VectorRow row{lite_f32_vbinary_select(lite_cpu_features()), op};
+    const void* in[2] = {a_data, b_data};
+    const size_t sizes[2] = {sizeof(float), sizeof(float)};
+    lite_bcast_run(&plan, in, sizes, out_data, sizeof(float), vector_row, &row);
+  } else if (lite_binary_ref(op, static_cast<int>(dtype), fmod, &plan, a_data, b_data, out_data, &none, channels) !=
+             0) {
     return fail(ctx, Status::kUnsupported, "%s inputs are not supported", dtype_name(a->dtype));
+  }
   if (dtype == lite_fb::DType::FLOAT32 && channels > 0)
     lite_f32_activate(&act, static_cast<float*>(out_data),
                       static_cast<size_t>(y->shape.num_elements()) / channels, channels);

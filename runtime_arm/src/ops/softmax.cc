@@ -1,6 +1,10 @@
 // SOFTMAX, LOG_SOFTMAX, HARDMAX along one axis (SoftmaxOptions.axis, physical, may be negative);
 // float32, output shaped like the input.
+#include <cmath>
+
 #include "axis_split.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_vactivation.h"
 #include "lite_kernels/softmax.h"
 #include "op_api.h"
 #include "op_util.h"
@@ -25,6 +29,18 @@ Status resolve_axis(OpContext* ctx, int* axis) {
   return Status::kOk;
 }
 
+// SOFTMAX over the innermost axis (the usual case: classifier and attention rows): the row maximum,
+// then exp and sum vectorized (lite_f32_vexp_sum), then the division. Same steps as the reference.
+void softmax_rows(size_t rows, size_t len, const float* x, float* y) {
+  const lite_f32_vexp_sum_fn exp_sum = lite_f32_vexp_sum_select(lite_cpu_features());
+  for (size_t r = 0; r < rows; ++r, x += len, y += len) {
+    float m = -INFINITY;
+    for (size_t k = 0; k < len; ++k) m = x[k] > m ? x[k] : m;
+    const float sum = exp_sum(x, m, y, len);
+    for (size_t k = 0; k < len; ++k) y[k] /= sum;
+  }
+}
+
 Status prepare(OpContext* ctx) {
   int axis = 0;
   Status s = resolve_axis(ctx, &axis);
@@ -47,7 +63,12 @@ Status eval(OpContext* ctx) {
   switch (ctx->op->opcode()) {
     case lite_fb::OpCode::LOG_SOFTMAX: lite_f32_log_softmax_ref(v.outer, v.axis_len, v.inner, x, y); break;
     case lite_fb::OpCode::HARDMAX: lite_f32_hardmax_ref(v.outer, v.axis_len, v.inner, x, y); break;
-    default: lite_f32_softmax_ref(v.outer, v.axis_len, v.inner, x, y); break;
+    default:
+      if (v.inner == 1)
+        softmax_rows(v.outer, v.axis_len, x, y);
+      else
+        lite_f32_softmax_ref(v.outer, v.axis_len, v.inner, x, y);
+      break;
   }
   return Status::kOk;
 }

@@ -1,0 +1,18 @@
+/* fp32 ADD/SUB/MUL/DIV rows, AVX2 (8 floats per vector); the body is ref/f32_vbinary_body.h. */
+#include <immintrin.h>
+
+#include "lite_kernels/elementwise_binary.h"
+#include "lite_kernels/f32_vbinary.h"
+
+#define VB_T __m256
+#define VB_W 8
+#define VB_LOAD(p) _mm256_loadu_ps(p)
+#define VB_STORE(p, v) _mm256_storeu_ps((p), (v))
+#define VB_SET1(x) _mm256_set1_ps(x)
+#define VB_ADD(a, b) _mm256_add_ps((a), (b))
+#define VB_SUB(a, b) _mm256_sub_ps((a), (b))
+#define VB_MUL(a, b) _mm256_mul_ps((a), (b))
+#define VB_DIV(a, b) _mm256_div_ps((a), (b))
+#define VB_FN lite_f32_vbinary_avx2
+
+#include "../ref/f32_vbinary_body.h"
