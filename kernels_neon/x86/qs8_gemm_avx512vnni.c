@@ -12,10 +12,10 @@
 #include "qs8_requantize_avx512.h"
 
 /* The 4 A bytes at row + p, flipped to u8, in every int32 lane. */
-static inline __m512i broadcast_group(const int8_t* row) {
-  uint32_t v;
+static inline __m512i broadcast_group(const int8_t* row, __m512i sign) {
+  int32_t v;
   memcpy(&v, row, 4);
-  return _mm512_set1_epi32((int)(v ^ 0x80808080u));
+  return _mm512_xor_si512(_mm512_set1_epi32(v), sign);
 }
 
 /* The k % 4 tail bytes (the rest zero: their weights are zero), flipped to u8. */
@@ -39,13 +39,14 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
     for (size_t i = 0; i < MR; ++i) acc[i][v] = b;
   }
   const uint8_t* wp = panel + 4 * NR;
+  const __m512i sign = _mm512_set1_epi32((int)0x80808080u);
   size_t p = 0;
   for (; p + 4 <= k; p += 4) {
     const __m512i w0 = _mm512_loadu_si512(wp);
     const __m512i w1 = NV > 1 ? _mm512_loadu_si512(wp + 64) : w0;
     wp += 4 * NR;
     for (size_t i = 0; i < MR; ++i) {
-      const __m512i x = broadcast_group(rows[i] + p);
+      const __m512i x = broadcast_group(rows[i] + p, sign);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
       if (NV > 1) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
     }
