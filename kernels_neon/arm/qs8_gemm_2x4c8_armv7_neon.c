@@ -33,7 +33,7 @@ void lite_qs8_gemm_ukernel_2x4c8_armv7_neon(size_t mr, size_t nc, size_t k, cons
       va0 = vld1_s8(a0), va1 = vld1_s8(a1);
       a0 += 8, a1 += 8, left -= 8;
     } else { /* the packed weights are zero past k: the zero bytes add nothing */
-      va0 = vget_low_s8(qs8_load_partial16(a0, left)), va1 = vget_low_s8(qs8_load_partial16(a1, left));
+      va0 = qs8_load_tail8(a0, left, k - left), va1 = qs8_load_tail8(a1, left, k - left);
       left = 0;
     }
     const int8x16_t w01 = vld1q_s8(wp), w23 = vld1q_s8(wp + 16); /* columns 0,1 and 2,3 */
@@ -51,13 +51,13 @@ void lite_qs8_gemm_ukernel_2x4c8_armv7_neon(size_t mr, size_t nc, size_t k, cons
   const int32x4_t bias = vld1q_s32((const int32_t*)w);
   const int32_t* multiplier = (const int32_t*)((const int8_t*)w + NR * sizeof(int32_t) + NR * ((k + KR - 1) / KR * KR));
   const qs8_requant4_neon r = qs8_requant4_load(multiplier, multiplier + NR);
-  const int32x4_t zero_point = vdupq_n_s32(params->output_zero_point);
+  const int16x8_t zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
   const int8x8_t act_min = vdup_n_s8((int8_t)params->act_min), act_max = vdup_n_s8((int8_t)params->act_max);
-  const int32x4_t row0 = qs8_requant4_apply(vaddq_s32(bias, reduce4(acc00, acc01, acc02, acc03)), &r, zero_point);
-  const int32x4_t row1 = qs8_requant4_apply(vaddq_s32(bias, reduce4(acc10, acc11, acc12, acc13)), &r, zero_point);
+  const int32x4_t row0 = qs8_requant4_apply(vaddq_s32(bias, reduce4(acc00, acc01, acc02, acc03)), &r);
+  const int32x4_t row1 = qs8_requant4_apply(vaddq_s32(bias, reduce4(acc10, acc11, acc12, acc13)), &r);
   /* Both rows narrowed at once: bytes 0-3 are row 0, bytes 4-7 row 1. */
   int8_t out[8];
-  vst1_s8(out, qs8_narrow8(row0, row1, act_min, act_max));
+  vst1_s8(out, qs8_narrow8(row0, row1, zero_point, act_min, act_max));
   memcpy(c, out, nc);
   if (mr > 1) memcpy(c + c_stride, out + 4, nc);
 }

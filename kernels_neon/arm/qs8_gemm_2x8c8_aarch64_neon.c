@@ -56,7 +56,7 @@ void lite_qs8_gemm_ukernel_2x8c8_aarch64_neon(size_t mr, size_t nc, size_t k, co
   }
   if (left != 0) {
     /* The packed weights are zero past k, so the zero bytes of the partial loads add nothing. */
-    const int8x16_t va0 = qs8_load_partial16(a0, left), va1 = qs8_load_partial16(a1, left);
+    const int8x16_t va0 = qs8_load_tail16(a0, left, k - left), va1 = qs8_load_tail16(a1, left, k - left);
     QS8_MULL_GROUP(low_twice(va0), low_twice(va1));
     if (left > 8) QS8_MULL_GROUP(high_twice(va0), high_twice(va1));
   }
@@ -66,17 +66,17 @@ void lite_qs8_gemm_ukernel_2x8c8_aarch64_neon(size_t mr, size_t nc, size_t k, co
   const int32_t* shift = multiplier + NR;
   const qs8_requant4_neon r0 = qs8_requant4_load(multiplier, shift);
   const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 4, shift + 4);
-  const int32x4_t zero_point = vdupq_n_s32(params->output_zero_point);
+  const int16x8_t zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
   const int8x8_t act_min = vdup_n_s8((int8_t)params->act_min), act_max = vdup_n_s8((int8_t)params->act_max);
   const int32x4_t row0_lo = vaddq_s32(bias_lo, reduce4(acc[0][0], acc[0][1], acc[0][2], acc[0][3]));
   const int32x4_t row0_hi = vaddq_s32(bias_hi, reduce4(acc[0][4], acc[0][5], acc[0][6], acc[0][7]));
-  qs8_store_partial8(c, qs8_narrow8(qs8_requant4_apply(row0_lo, &r0, zero_point),
-                                    qs8_requant4_apply(row0_hi, &r1, zero_point), act_min, act_max), nc);
+  qs8_store_partial8(c, qs8_narrow8(qs8_requant4_apply(row0_lo, &r0),
+                                    qs8_requant4_apply(row0_hi, &r1), zero_point, act_min, act_max), nc);
   if (mr > 1) {
     const int32x4_t row1_lo = vaddq_s32(bias_lo, reduce4(acc[1][0], acc[1][1], acc[1][2], acc[1][3]));
     const int32x4_t row1_hi = vaddq_s32(bias_hi, reduce4(acc[1][4], acc[1][5], acc[1][6], acc[1][7]));
-    qs8_store_partial8(c + c_stride, qs8_narrow8(qs8_requant4_apply(row1_lo, &r0, zero_point),
-                                                 qs8_requant4_apply(row1_hi, &r1, zero_point), act_min, act_max),
+    qs8_store_partial8(c + c_stride, qs8_narrow8(qs8_requant4_apply(row1_lo, &r0),
+                                                 qs8_requant4_apply(row1_hi, &r1), zero_point, act_min, act_max),
                        nc);
   }
 }

@@ -61,8 +61,8 @@ void lite_qs8_gemm_ukernel_4x16c4_aarch64_neondot(size_t mr, size_t nc, size_t k
   }
   if (left != 0) {
     /* The packed weights are zero past k, so the zero bytes of the partial loads add nothing. */
-    const int8x16_t va0 = qs8_load_partial16(a0, left), va1 = qs8_load_partial16(a1, left);
-    const int8x16_t va2 = qs8_load_partial16(a2, left), va3 = qs8_load_partial16(a3, left);
+    const int8x16_t va0 = qs8_load_tail16(a0, left, k - left), va1 = qs8_load_tail16(a1, left, k - left);
+    const int8x16_t va2 = qs8_load_tail16(a2, left, k - left), va3 = qs8_load_tail16(a3, left, k - left);
     QS8_DOT_GROUP(0);
     if (left > 4) QS8_DOT_GROUP(1);
     if (left > 8) QS8_DOT_GROUP(2);
@@ -72,24 +72,32 @@ void lite_qs8_gemm_ukernel_4x16c4_aarch64_neondot(size_t mr, size_t nc, size_t k
   const int8_t* kc_end = (const int8_t*)w + NR * sizeof(int32_t) + NR * ((k + KR - 1) / KR * KR);
   const int32_t* multiplier = (const int32_t*)kc_end;
   const int32_t* shift = multiplier + NR;
-  const int32x4_t zero_point = vdupq_n_s32(params->output_zero_point);
+  const int16x8_t zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
   const int8x8_t act_min = vdup_n_s8((int8_t)params->act_min), act_max = vdup_n_s8((int8_t)params->act_max);
-  for (size_t half = 0; half < 2 && half * 8 < nc; ++half) {
-    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier + 8 * half, shift + 8 * half);
-    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 8 * half + 4, shift + 8 * half + 4);
-    const size_t count = nc - half * 8 < 8 ? nc - half * 8 : 8;
-    /* Constant row indices keep acc in registers (a variable index would put it on the stack). */
-#define QS8_STORE_ROW(I)                                                                              \
-  if (mr > I)                                                                                         \
-    qs8_store_partial8(c + I * c_stride + 8 * half,                                                   \
-                       qs8_narrow8(qs8_requant4_apply(half ? acc[I][2] : acc[I][0], &r0, zero_point), \
-                                   qs8_requant4_apply(half ? acc[I][3] : acc[I][1], &r1, zero_point), \
-                                   act_min, act_max),                                                 \
-                       count)
-    QS8_STORE_ROW(0);
-    QS8_STORE_ROW(1);
-    QS8_STORE_ROW(2);
-    QS8_STORE_ROW(3);
-#undef QS8_STORE_ROW
+  /* Columns 8H..8H+7 of row I; constant indices keep acc in registers (a loop over H would index
+   * acc by a variable and put it on the stack). */
+#define QS8_STORE_ROW(H, I, COUNT)                                                                       \
+  if (mr > I)                                                                                            \
+    qs8_store_partial8(c + I * c_stride + 8 * H,                                                         \
+                       qs8_narrow8(qs8_requant4_apply(acc[I][2 * H], &r0),                               \
+                                   qs8_requant4_apply(acc[I][2 * H + 1], &r1), zero_point, act_min, act_max), \
+                       COUNT)
+  {
+    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier, shift);
+    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 4, shift + 4);
+    const size_t count = nc < 8 ? nc : 8;
+    QS8_STORE_ROW(0, 0, count);
+    QS8_STORE_ROW(0, 1, count);
+    QS8_STORE_ROW(0, 2, count);
+    QS8_STORE_ROW(0, 3, count);
   }
+  if (nc > 8) {
+    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier + 8, shift + 8);
+    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 12, shift + 12);
+    QS8_STORE_ROW(1, 0, nc - 8);
+    QS8_STORE_ROW(1, 1, nc - 8);
+    QS8_STORE_ROW(1, 2, nc - 8);
+    QS8_STORE_ROW(1, 3, nc - 8);
+  }
+#undef QS8_STORE_ROW
 }

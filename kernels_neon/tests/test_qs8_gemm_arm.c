@@ -1,7 +1,8 @@
 /* ARM int8 GEMM microkernels (i8mm smmla, dotprod sdot, plain NEON smull, armv7 vmull) against the
  * reference FC, byte for byte (test_qs8_gemm_common.h), each selected by its feature bits and run
  * where the (emulated) CPU has them; the selection from the CPU's own features must be the richest
- * kernel it allows; and no kernel reads A past the end of the last row, checked with an
+ * kernel it allows; the requantization is exact over the whole multiplier range with unsaturated
+ * outputs and exact ties; and no kernel reads A past the end of the last row, checked with an
  * inaccessible page right after it (the qemu runs have no AddressSanitizer). */
 #include <sys/mman.h>
 #include <unistd.h>
@@ -39,9 +40,53 @@ static void check_no_read_past_a(const lite_qs8_gemm_config* cfg) {
   munmap(map, 2 * page);
 }
 
+/* The requantization over the whole multiplier range with accumulators scaled so that most outputs
+ * land inside int8 (random FC data saturates for multipliers >= 1/2, hiding epilogue errors there),
+ * exact ties (power-of-two multipliers, odd multiples of half an output step) and every output
+ * zero point sign: one row of A times weights of 0 / +-1 plus per-column biases. */
+static void check_requantization(const lite_qs8_gemm_config* cfg) {
+  enum { M = 5, N = 96, K = 3 };
+  kt_rng rng = kt_rng_make(2024);
+  int8_t a[M * K], w[N * K], ref[M * N], out[M * N];
+  int32_t bias[N], multiplier[N], shift[N];
+  static uint8_t packed[1 << 14];
+  size_t cases = 0, passed = 0;
+  for (int round = 0; round < 40; ++round) {
+    for (size_t j = 0; j < N; ++j) {
+      const int tie = j % 4 == 0;
+      const double real = tie ? ldexp(1.0, kt_rand_int(&rng, -20, 5))
+                              : ldexp(kt_rand_uniform(&rng, 0.5f, 1.0f), kt_rand_int(&rng, -30, 6));
+      int s = 1;
+      lite_quantize_multiplier(real, &multiplier[j], &s);
+      shift[j] = s;
+      const double target = tie ? kt_rand_int(&rng, -90, 90) + 0.5 : kt_rand_uniform(&rng, -90.0f, 90.0f);
+      const double b = target / real;
+      bias[j] = (int32_t)(b > 1e9 ? 1e9 : b < -1e9 ? -1e9 : b);
+      for (size_t p = 0; p < K; ++p) w[p + j * K] = (int8_t)(real > 0.1 ? 0 : kt_rand_int(&rng, -1, 1));
+    }
+    kt_fill_int8(&rng, a, sizeof(a), -128, 127);
+    const int32_t zp_in = kt_rand_int(&rng, -128, 127), zp_out = kt_rand_int(&rng, -20, 20);
+    const lite_qs8_requant_params rq = {zp_in, zp_out, -128, 127, multiplier, shift};
+    lite_qs8_fully_connected_ref(M, K, N, &rq, a, w, bias, ref);
+    if (lite_qs8_gemm_packed_size(cfg, N, K) > sizeof(packed)) break;
+    cfg->pack(cfg, N, K, w, 1, K, bias, zp_in, multiplier, shift, packed);
+    const lite_qs8_gemm_params params = {zp_out, -128, 127};
+    lite_qs8_gemm_packed_compute(cfg, M, 0, N, K, a, K, packed, &params, out, N);
+    size_t inside = 0;
+    for (size_t i = 0; i < M * N; ++i) inside += ref[i] > -128 && ref[i] < 127;
+    ++cases;
+    passed += memcmp(out, ref, sizeof(out)) == 0 && inside > M * N / 2;
+  }
+  char what[160];
+  snprintf(what, sizeof(what), "%s: %zu of %zu requantization sweeps (mostly unsaturated) equal the reference",
+           cfg->name, passed, cases);
+  kt_record(cases == 40 && passed == cases, __FILE__, __LINE__, what);
+}
+
 int main(void) {
   const uint32_t detected = lite_cpu_features_detected();
   check_no_read_past_a(lite_qs8_gemm_config_portable());
+  check_requantization(lite_qs8_gemm_config_portable());
 #if defined(__aarch64__)
   const uint32_t neon = LITE_CPU_ARM_NEON, dot = neon | LITE_CPU_ARM_DOTPROD, i8mm = dot | LITE_CPU_ARM_I8MM;
   run_qs8_gemm_variant(i8mm, 64, 64, "qs8_gemm_4x16c8_aarch64_neoni8mm");
@@ -52,12 +97,16 @@ int main(void) {
   for (size_t i = 3; i-- > 0;) {
     if ((detected & levels[i]) != levels[i]) break;
     check_no_read_past_a(lite_qs8_gemm_config_select(levels[i], 64, 64));
+    check_requantization(lite_qs8_gemm_config_select(levels[i], 64, 64));
     best = lite_qs8_gemm_config_select(levels[i], 64, 64)->name;
   }
 #elif defined(__arm__)
   run_qs8_gemm_variant(LITE_CPU_ARM_NEON, 64, 64, "qs8_gemm_2x4c8_armv7_neon");
   const char* best = (detected & LITE_CPU_ARM_NEON) ? "qs8_gemm_2x4c8_armv7_neon" : "qs8_gemm_4x8c4_portable";
-  if (detected & LITE_CPU_ARM_NEON) check_no_read_past_a(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));
+  if (detected & LITE_CPU_ARM_NEON) {
+    check_no_read_past_a(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));
+    check_requantization(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));
+  }
 #else
   kt_skip("not an ARM build: only the portable kernel's A reads are checked");
   const char* best = NULL;
