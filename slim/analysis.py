@@ -24,7 +24,7 @@ import numpy as np
 import onnx
 
 from lite_converter.ir import Graph, Node, QuantParams
-from lite_converter.passes.quantize_int8 import MOVE_OPS, WEIGHTED_OPS
+from lite_converter.passes.quantize_int8 import MOVE_OPS
 from runtime_arm import Interpreter
 from slim.calibrate import with_outputs
 from slim.calibration_data import CalibrationInput
@@ -32,8 +32,6 @@ from slim.config import QuantConfig, resolve_config
 from slim.fake_quant import dequantize, quantize, simulate_node
 from slim.pipeline import Prepared, Quantized, prepare
 from slim.pipeline import quantize as quantize_prepared
-
-SENSITIVITY_OPS = (*WEIGHTED_OPS, "ADD")  # the ops that requantize: keeping one in fp32 removes its error
 
 
 class Agreement:
@@ -80,9 +78,9 @@ class AnalysisReport:
     fp32_nodes: list[str]
 
     def most_sensitive(self) -> list[str]:
-        """Requantizing layers, lowest local SQNR first (the order mixed precision keeps them in fp32)."""
-        ranked = sorted((layer for layer in self.layers
-                         if layer.op in SENSITIVITY_OPS and not math.isnan(layer.local_sqnr_db)),
+        """Int8 layers, lowest local SQNR first. Every int8 op counts, pools included: an int8 op
+        makes its input quantized, whoever produces it."""
+        ranked = sorted((layer for layer in self.layers if not math.isnan(layer.local_sqnr_db)),
                         key=lambda layer: layer.local_sqnr_db)
         return [layer.node for layer in ranked]
 

@@ -1,9 +1,11 @@
 """Automatic mixed precision: keep the most sensitive layers in fp32 until a target holds.
 
-Greedy, as PaddleSlim's and NNCF's accuracy-aware modes do it in spirit: rank the requantizing
-int8 layers (CONV_2D, FULLY_CONNECTED, ADD) by their local SQNR (slim/analysis.py: the error each
-adds on its own, from fp32 inputs), then add them to the fp32 set one at a time, lowest first,
-re-quantizing and re-measuring after each, until the target holds:
+Greedy, as PaddleSlim's and NNCF's accuracy-aware modes do it in spirit: rank the int8 layers
+(every int8 op but the byte movers: an int8 op makes its input quantized, whoever produces it) by
+their local SQNR (slim/analysis.py: the error each adds on its own, from fp32 inputs) together with
+the fp32 layers that store int8 weights (by their weight SQNR, slim/fp32_weights.py), then keep them
+in fp32 — fp32 weights included — one at a time, lowest first, re-quantizing and re-measuring after
+each, until the target holds:
 
 * ``QuantConfig.sqnr_target``: every graph output's SQNR (dB, int8 vs fp32 on the calibration data);
 * ``QuantConfig.accuracy_target`` + ``eval_fn``: ``eval_fn(lite_bytes) >= accuracy_target``.
@@ -15,8 +17,10 @@ fp32); each trial costs one int8 pass and one evaluation.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from slim.analysis import AnalysisReport, measure, output_agreement, reference_outputs
+from slim.fp32_weights import weight_only_sqnr
 from slim.pipeline import Prepared, Quantized, quantize
 
 
@@ -37,7 +41,7 @@ def choose_fp32_layers(prepared: Prepared) -> MixedPrecisionResult:
     base_skip = set(settings.skip_nodes)
     quantized = quantize(prepared, base_skip)
     ranking = measure(prepared, quantized)
-    candidates = [name for name in ranking.most_sensitive() if name not in base_skip]
+    candidates = _ranked_candidates(prepared, quantized, ranking, base_skip)
     if settings.max_fp32_layers is not None:
         candidates = candidates[: settings.max_fp32_layers]
     references = reference_outputs(prepared) if settings.sqnr_target is not None else []
@@ -59,7 +63,16 @@ def choose_fp32_layers(prepared: Prepared) -> MixedPrecisionResult:
         if met:
             break
         kept.append(name)
-        quantized = quantize(prepared, base_skip | set(kept))
+        quantized = quantize(prepared, base_skip | set(kept), fp32_weights=set(kept))
         value, met = metric(quantized)
         history.append((len(kept), value))
     return MixedPrecisionResult(kept, met, history, ranking, quantized)
+
+
+def _ranked_candidates(prepared: Prepared, quantized: Quantized, ranking: AnalysisReport,
+                       base_skip: set[str]) -> list[str]:
+    """Int8 layers (local SQNR) and weight-only layers (weight SQNR), lowest dB first."""
+    scored = {layer.node: layer.local_sqnr_db
+              for layer in ranking.layers if not math.isnan(layer.local_sqnr_db)}
+    scored.update(weight_only_sqnr(quantized.graph, prepared.graph, set(quantized.int8_nodes)))
+    return sorted((name for name in scored if name not in base_skip), key=lambda name: scored[name])

@@ -30,6 +30,7 @@ from slim.bias_correction import FloatParams, WindowMean, correct_biases, float_
 from slim.calibrate import CalibrationResult, Tap, calibrate
 from slim.calibration_data import CalibrationInput, InputSpec, load_batches
 from slim.config import QuantConfig
+from slim.fp32_weights import restore_fp32_weights
 
 
 @dataclasses.dataclass
@@ -76,11 +77,15 @@ def prepare(model: str | os.PathLike | onnx.ModelProto, data: CalibrationInput, 
     return Prepared(graph, used, settings, calibration, float_params(graph), means)
 
 
-def quantize(prepared: Prepared, skip_nodes: set[str] | None = None) -> Quantized:
-    """The int8 graph of ``prepared`` with ``skip_nodes`` (default: the config's) kept in fp32."""
+def quantize(prepared: Prepared, skip_nodes: set[str] | None = None,
+             fp32_weights: set[str] | None = None) -> Quantized:
+    """The int8 graph of ``prepared`` with ``skip_nodes`` (default: the config's) kept in fp32;
+    the nodes ``fp32_weights`` also keep fp32 weights (no weight-only int8: slim/fp32_weights.py)."""
     skip = set(prepared.settings.skip_nodes) if skip_nodes is None else set(skip_nodes)
     graph = copy.deepcopy(prepared.graph)
     result = prepared.calibration
     int8_nodes = quantize_int8(graph, QuantizeInputs(result.ranges, result.shapes, skip))
+    if fp32_weights:
+        restore_fp32_weights(graph, prepared.graph, fp32_weights)
     corrections = correct_biases(graph, prepared.float_params, prepared.window_means, int8_nodes)
     return Quantized(graph, int8_nodes, skip, corrections)
