@@ -1,14 +1,17 @@
-/* ARM selection of the packed int8 GEMM microkernel (qs8_gemm_packed.h): the one place that maps
- * aarch64 / armv7 CPU features to a microkernel. Per instruction, smmla does 32 multiply-adds, sdot 16,
- * smull + sadalp 8 per pair, so the richest extension the CPU reports wins; n and k do not change
- * the order (every kernel handles any n, k with partial tiles). Called by dispatch/qs8_config.c. */
+/* ARM selection of the int8 kernels: the packed GEMM microkernel (qs8_gemm_packed.h) and the
+ * depthwise kernel (qs8_dwconv.h); the one place that maps aarch64 / armv7 CPU features to them.
+ * GEMM: per instruction smmla does 32 multiply-adds, sdot 16, smull + sadalp 8 per pair, so the
+ * richest extension the CPU reports wins; n and k do not change the order (every kernel handles
+ * any n, k with partial tiles). lite_qs8_gemm_config_select (dispatch/qs8_config.c) calls it. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_dwconv.h"
 #include "lite_kernels/qs8_gemm_packed.h"
 
 #if defined(__aarch64__) || defined(__arm__)
+#include "../arm/qs8_dwconv_ukernels_arm.h"
 #include "../arm/qs8_gemm_ukernels_arm.h"
 
 #if defined(__aarch64__)
@@ -34,6 +37,20 @@ const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, s
 #endif
   if (features & LITE_CPU_ARM_NEON) return &k_neon;
   return lite_qs8_gemm_config_portable();
+}
+
+/* The NEON depthwise kernel takes every geometry the packed layout does (smlal needs no extension),
+ * or NULL without NEON (the reference runs). For lite_qs8_dwconv_select on ARM. */
+lite_qs8_dwconv_fn lite_qs8_dwconv_select_arm(uint32_t features, const lite_conv2d_params* p);
+
+lite_qs8_dwconv_fn lite_qs8_dwconv_select_arm(uint32_t features, const lite_conv2d_params* p) {
+  (void)p;
+  if (!(features & LITE_CPU_ARM_NEON)) return NULL;
+#if defined(__aarch64__)
+  return lite_qs8_dwconv_aarch64_neon;
+#else
+  return lite_qs8_dwconv_armv7_neon;
+#endif
 }
 #else
 typedef int lite_qs8_config_arm_unused; /* x86 builds: nothing here (ISO C wants a non-empty file) */

@@ -1,0 +1,106 @@
+/* Body of the NEON int8 depthwise convolution (qs8_dwconv.h), shared by the aarch64 and armv7
+ * files: the includer defines QS8_DWCONV_NEON_FN (the function's name). Any kernel, stride,
+ * dilation, padding; 16 channels per step on the shared packed layout (32-channel blocks).
+ *
+ * In that layout accumulator i of a block holds channel 8 * ((i % 16) / 4) + 4 * (i / 16) + i % 4,
+ * so channels 16h..16h+15 are the accumulators 8h..8h+7 (channels 0-3 and 8-11 of the step) and
+ * 16+8h..16+8h+7 (channels 4-7 and 12-15): uzp of the 16 input bytes as 32-bit words gives exactly
+ * those two channel groups, vld2 of a tap pair's int16 weights splits them into the two taps, and
+ * smlal (int16 x int16 -> int32) accumulates exactly. The requantization is the GEMM's
+ * (qs8_requantize_neon.h). Tap pointers are computed once per PIXELS output pixels. */
+#include <arm_neon.h>
+#include <string.h>
+
+#include "../ref/qs8_dwconv_taps.h"
+#include "lite_kernels/qs8_dwconv.h"
+#include "qs8_requantize_neon.h"
+
+enum { BLOCK = 32, STEP = 16, PIXELS = 8 };
+
+/* 16 channels, or `count` < 16 through a copy (the last pixel's channels may end the buffer). */
+static inline int8x16_t qs8_dw_load(const int8_t* p, size_t count) {
+  if (count == STEP) return vld1q_s8(p);
+  int8_t bytes[STEP] = {0};
+  memcpy(bytes, p, count);
+  return vld1q_s8(bytes);
+}
+
+/* Channels [0-3, 8-11] and [4-7, 12-15] of x, widened to int16 (the packed accumulator order). */
+static inline void qs8_dw_split(int8x16_t x, int16x8_t* first, int16x8_t* second) {
+  const int32x4x2_t words = vuzpq_s32(vreinterpretq_s32_s8(x), vreinterpretq_s32_s8(x));
+  *first = vmovl_s8(vget_low_s8(vreinterpretq_s8_s32(words.val[0])));
+  *second = vmovl_s8(vget_low_s8(vreinterpretq_s8_s32(words.val[1])));
+}
+
+void QS8_DWCONV_NEON_FN(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
+                        const int8_t* input, int8_t* output, size_t row_begin, size_t row_end) {
+  const size_t c = p->out_c, taps = p->kernel_h * p->kernel_w;
+  int slots[LITE_QS8_DWCONV_MAX_TAPS * 2];
+  const size_t pairs = lite_qs8_dwconv_pair_slots(p, slots);
+  for (size_t i = 0; i < 2 * pairs; ++i)
+    if (slots[i] < 0) slots[i] = (int)taps; /* ptrs[taps] is the zero row */
+  const size_t blocks = (c + BLOCK - 1) / BLOCK, block_bytes = BLOCK * 12 + pairs * BLOCK * 4;
+  const int8_t* zero_row = (const int8_t*)packed + blocks * block_bytes;
+  const int16x8_t zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
+  const int8x8_t act_min = vdup_n_s8((int8_t)params->act_min), act_max = vdup_n_s8((int8_t)params->act_max);
+  size_t tap_offset[LITE_QS8_DWCONV_MAX_TAPS];
+  lite_qs8_dwconv_tap_offsets(p, tap_offset);
+  const int8_t* ptrs[PIXELS][LITE_QS8_DWCONV_MAX_TAPS + 1];
+  for (size_t row = row_begin; row < row_end; ++row) {
+    const size_t b = row / p->out_h, oh = row % p->out_h;
+    for (size_t ow0 = 0; ow0 < p->out_w; ow0 += PIXELS) {
+      const size_t pixels = p->out_w - ow0 < PIXELS ? p->out_w - ow0 : PIXELS;
+      for (size_t px = 0; px < pixels; ++px) {
+        lite_qs8_dwconv_tap_pointers(p, input, zero_row, tap_offset, b, oh, ow0 + px, ptrs[px]);
+        ptrs[px][taps] = zero_row;
+      }
+      int8_t* out_row = output + ((b * p->out_h + oh) * p->out_w + ow0) * c;
+      for (size_t c0 = 0; c0 < c; c0 += STEP) {
+        const size_t count = c - c0 < STEP ? c - c0 : STEP, h = (c0 / STEP) % 2;
+        const uint8_t* block = (const uint8_t*)packed + (c0 / BLOCK) * block_bytes;
+        const int16_t* weights = (const int16_t*)(block + BLOCK * 4);
+        const int32_t* bias = (const int32_t*)block;
+        const int32_t* multiplier = (const int32_t*)(block + BLOCK * 4 + pairs * BLOCK * 4);
+        const int32_t* shift = multiplier + BLOCK;
+        /* accumulator groups: a = channels 0-3, b = 8-11, c = 4-7, d = 12-15 of the step */
+        const size_t ia = 8 * h, ib = 8 * h + 4, ic = 16 + 8 * h, id = 16 + 8 * h + 4;
+        const qs8_requant4_neon ra = qs8_requant4_load(multiplier + ia, shift + ia);
+        const qs8_requant4_neon rb = qs8_requant4_load(multiplier + ib, shift + ib);
+        const qs8_requant4_neon rc = qs8_requant4_load(multiplier + ic, shift + ic);
+        const qs8_requant4_neon rd = qs8_requant4_load(multiplier + id, shift + id);
+        for (size_t px = 0; px < pixels; ++px) {
+          int32x4_t acc_a = vld1q_s32(bias + ia), acc_b = vld1q_s32(bias + ib);
+          int32x4_t acc_c = vld1q_s32(bias + ic), acc_d = vld1q_s32(bias + id);
+          const int16_t* w = weights;
+          for (size_t q = 0; q < pairs; ++q, w += BLOCK * 2) {
+            int16x8_t x0_ab, x0_cd, x1_ab, x1_cd;
+            qs8_dw_split(qs8_dw_load(ptrs[px][slots[2 * q]] + c0, count), &x0_ab, &x0_cd);
+            qs8_dw_split(qs8_dw_load(ptrs[px][slots[2 * q + 1]] + c0, count), &x1_ab, &x1_cd);
+            const int16x8x2_t w_ab = vld2q_s16(w + 2 * ia); /* val[0]: first tap, val[1]: second */
+            const int16x8x2_t w_cd = vld2q_s16(w + 2 * ic);
+            acc_a = vmlal_s16(acc_a, vget_low_s16(x0_ab), vget_low_s16(w_ab.val[0]));
+            acc_a = vmlal_s16(acc_a, vget_low_s16(x1_ab), vget_low_s16(w_ab.val[1]));
+            acc_b = vmlal_s16(acc_b, vget_high_s16(x0_ab), vget_high_s16(w_ab.val[0]));
+            acc_b = vmlal_s16(acc_b, vget_high_s16(x1_ab), vget_high_s16(w_ab.val[1]));
+            acc_c = vmlal_s16(acc_c, vget_low_s16(x0_cd), vget_low_s16(w_cd.val[0]));
+            acc_c = vmlal_s16(acc_c, vget_low_s16(x1_cd), vget_low_s16(w_cd.val[1]));
+            acc_d = vmlal_s16(acc_d, vget_high_s16(x0_cd), vget_high_s16(w_cd.val[0]));
+            acc_d = vmlal_s16(acc_d, vget_high_s16(x1_cd), vget_high_s16(w_cd.val[1]));
+          }
+          const int8x8_t lo = qs8_narrow8(qs8_requant4_apply(acc_a, &ra), qs8_requant4_apply(acc_c, &rc), zero_point,
+                                          act_min, act_max);
+          const int8x8_t hi = qs8_narrow8(qs8_requant4_apply(acc_b, &rb), qs8_requant4_apply(acc_d, &rd), zero_point,
+                                          act_min, act_max);
+          int8_t* out = out_row + px * c + c0;
+          if (count == STEP) {
+            vst1q_s8(out, vcombine_s8(lo, hi));
+          } else {
+            int8_t bytes[STEP];
+            vst1q_s8(bytes, vcombine_s8(lo, hi));
+            memcpy(out, bytes, count);
+          }
+        }
+      }
+    }
+  }
+}
