@@ -77,3 +77,71 @@ void lite_f32_gemm_ukernel_4x8_armv7_neon(size_t mr, size_t nc, size_t k, const 
     if (nc != NR) memcpy(c + i * c_stride, tmp, nc * sizeof(float));
   }
 }
+
+/* What the panel loop reads from memory once per tile (armv7 has too few registers to hold it). */
+typedef struct {
+  const float* w; /* the panel: bias, then k rows of 8 */
+  size_t k4, kr;  /* k / 4, k % 4 */
+  size_t a_next;  /* bytes from a row pointer after its k floats to the same row of the next tile */
+} panel_args;
+
+void lite_f32_gemm_panel_4x8_armv7_neon(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w,
+                                        float* c, size_t c_stride, const lite_f32_minmax_params* params) {
+  if (tiles == 0) return;
+  const float* a0 = a;
+  const float* a1 = a0 + a_stride;
+  const float* a2 = a1 + a_stride;
+  const float* a3 = a2 + a_stride;
+  const panel_args args = {w, k / 4, k % 4, (4 * a_stride - k) * sizeof(float)};
+  const size_t c_step = c_stride * sizeof(float);
+  size_t k4, kr;
+  /* The clamp always runs (with -inf / +inf it changes nothing, NaN included), as in the
+   * per-tile kernel, so both give identical results. */
+  __asm__ volatile(
+      "vld1.32 {d12[], d13[]}, [%[minmax]]!\n"  /* q6 = min, q7 = max */
+      "vld1.32 {d14[], d15[]}, [%[minmax]]\n"
+      "0:\n"  /* per tile: B from the panel start, fresh k counters */
+      "ldr %[w], [%[args]]\nldr %[k4], [%[args], #4]\nldr %[kr], [%[args], #8]\n"
+      "vld1.32 {d16-d19}, [%[w]]!\n"  /* row 0 = bias */
+      "vmov q10, q8\nvmov q11, q9\nvmov q12, q8\nvmov q13, q9\nvmov q14, q8\nvmov q15, q9\n"
+      "cmp %[k4], #0\nbeq 2f\n"
+      "1:\n"  /* 4 k per iteration: d0..d7 = 4 k of rows 0..3, q4/q5 = one k of B */
+      "vld1.32 {d0-d1}, [%[a0]]!\nvld1.32 {d2-d3}, [%[a1]]!\n"
+      "vld1.32 {d4-d5}, [%[a2]]!\nvld1.32 {d6-d7}, [%[a3]]!\n"
+      "vld1.32 {d8-d11}, [%[w]]!\n"
+      "vmla.f32 q8, q4, d0[0]\nvmla.f32 q9, q5, d0[0]\nvmla.f32 q10, q4, d2[0]\nvmla.f32 q11, q5, d2[0]\n"
+      "vmla.f32 q12, q4, d4[0]\nvmla.f32 q13, q5, d4[0]\nvmla.f32 q14, q4, d6[0]\nvmla.f32 q15, q5, d6[0]\n"
+      "vld1.32 {d8-d11}, [%[w]]!\n"
+      "vmla.f32 q8, q4, d0[1]\nvmla.f32 q9, q5, d0[1]\nvmla.f32 q10, q4, d2[1]\nvmla.f32 q11, q5, d2[1]\n"
+      "vmla.f32 q12, q4, d4[1]\nvmla.f32 q13, q5, d4[1]\nvmla.f32 q14, q4, d6[1]\nvmla.f32 q15, q5, d6[1]\n"
+      "vld1.32 {d8-d11}, [%[w]]!\n"
+      "vmla.f32 q8, q4, d1[0]\nvmla.f32 q9, q5, d1[0]\nvmla.f32 q10, q4, d3[0]\nvmla.f32 q11, q5, d3[0]\n"
+      "vmla.f32 q12, q4, d5[0]\nvmla.f32 q13, q5, d5[0]\nvmla.f32 q14, q4, d7[0]\nvmla.f32 q15, q5, d7[0]\n"
+      "vld1.32 {d8-d11}, [%[w]]!\n"
+      "vmla.f32 q8, q4, d1[1]\nvmla.f32 q9, q5, d1[1]\nvmla.f32 q10, q4, d3[1]\nvmla.f32 q11, q5, d3[1]\n"
+      "vmla.f32 q12, q4, d5[1]\nvmla.f32 q13, q5, d5[1]\nvmla.f32 q14, q4, d7[1]\nvmla.f32 q15, q5, d7[1]\n"
+      "subs %[k4], %[k4], #1\nbne 1b\n"
+      "2:\n"
+      "cmp %[kr], #0\nbeq 4f\n"
+      "3:\n"  /* k % 4 leftovers, one k each */
+      "vld1.32 {d0[]}, [%[a0]]!\nvld1.32 {d2[]}, [%[a1]]!\nvld1.32 {d4[]}, [%[a2]]!\nvld1.32 {d6[]}, [%[a3]]!\n"
+      "vld1.32 {d8-d11}, [%[w]]!\n"
+      "vmla.f32 q8, q4, d0[0]\nvmla.f32 q9, q5, d0[0]\nvmla.f32 q10, q4, d2[0]\nvmla.f32 q11, q5, d2[0]\n"
+      "vmla.f32 q12, q4, d4[0]\nvmla.f32 q13, q5, d4[0]\nvmla.f32 q14, q4, d6[0]\nvmla.f32 q15, q5, d6[0]\n"
+      "subs %[kr], %[kr], #1\nbne 3b\n"
+      "4:\n"
+      "vmax.f32 q8, q8, q6\nvmax.f32 q9, q9, q6\nvmax.f32 q10, q10, q6\nvmax.f32 q11, q11, q6\n"
+      "vmax.f32 q12, q12, q6\nvmax.f32 q13, q13, q6\nvmax.f32 q14, q14, q6\nvmax.f32 q15, q15, q6\n"
+      "vmin.f32 q8, q8, q7\nvmin.f32 q9, q9, q7\nvmin.f32 q10, q10, q7\nvmin.f32 q11, q11, q7\n"
+      "vmin.f32 q12, q12, q7\nvmin.f32 q13, q13, q7\nvmin.f32 q14, q14, q7\nvmin.f32 q15, q15, q7\n"
+      "vst1.32 {d16-d19}, [%[c]], %[c_step]\nvst1.32 {d20-d23}, [%[c]], %[c_step]\n"  /* c ends 4 rows down */
+      "vst1.32 {d24-d27}, [%[c]], %[c_step]\nvst1.32 {d28-d31}, [%[c]], %[c_step]\n"
+      "ldr %[k4], [%[args], #12]\n"  /* a_next */
+      "add %[a0], %[a0], %[k4]\nadd %[a1], %[a1], %[k4]\nadd %[a2], %[a2], %[k4]\nadd %[a3], %[a3], %[k4]\n"
+      "subs %[tiles], %[tiles], #1\nbne 0b\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [w] "+r"(w), [k4] "=&r"(k4), [kr] "=&r"(kr),
+        [c] "+r"(c), [tiles] "+r"(tiles), [minmax] "+r"(params)
+      : [args] "r"(&args), [c_step] "r"(c_step)
+      : "cc", "memory", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11", "q12", "q13",
+        "q14", "q15");
+}

@@ -15,7 +15,7 @@ static const lite_f32_gemm_config k_neonfma = {lite_f32_gemm_ukernel_6x16_aarch6
                                                lite_f32_gemm_panel_6x16_aarch64_neonfma};
 #elif defined(__arm__) && defined(__ARM_NEON)
 static const lite_f32_gemm_config k_armv7 = {lite_f32_gemm_ukernel_4x8_armv7_neon, 4, 8, "f32_gemm_4x8_armv7_neon",
-                                             NULL};
+                                             lite_f32_gemm_panel_4x8_armv7_neon};
 #endif
 
 const lite_f32_gemm_config* lite_f32_gemm_config_select(uint32_t features, size_t n) {

@@ -80,6 +80,8 @@ void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, 
 void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const float* a, size_t a_stride,
                                               const float* w, float* c, size_t c_stride,
                                               const lite_f32_minmax_params* params);
+void lite_f32_gemm_panel_4x8_armv7_neon(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w,
+                                        float* c, size_t c_stride, const lite_f32_minmax_params* params);
 void lite_f32_gemm_ukernel_4x8_armv7_neon(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                           const float* w, float* c, size_t c_stride,
                                           const lite_f32_minmax_params* params);
