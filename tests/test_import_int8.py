@@ -266,6 +266,39 @@ def test_qdq_asymmetric_weights_run_fp32_with_their_int32_bias(tmp_path: Path) -
     check_against(run_lite(lite_path, feeds), run_onnxruntime(path, feeds), {"y": 0.5}, "asymmetric weights")
 
 
+def test_qdq_fake_quantized_float_weights_become_int8(tmp_path: Path) -> None:
+    """fp32 weights behind a per-channel QuantizeLinear -> DequantizeLinear pair (how fake-quant
+    training exporters write them): rounded to the model's grid, and int8 since symmetric."""
+    rng = np.random.default_rng(4)
+    weight = (rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(np.float32)
+    w_scale = (np.abs(weight).reshape(4, -1).max(axis=1) / 127).astype(np.float32)
+    initializers = {
+        "xs": np.array(0.03, np.float32), "xz": np.array(3, np.int8), "ys": np.array(0.2, np.float32),
+        "yz": np.array(-20, np.int8), "w": weight, "ws": w_scale, "wz": np.zeros(4, np.int8)}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("QuantizeLinear", ["w", "ws", "wz"], ["wq"], axis=0),
+        helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wd"], axis=0),
+        helper.make_node("Conv", ["xd", "wd"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["cq"]),
+        helper.make_node("DequantizeLinear", ["cq", "ys", "yz"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "fake_quant", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                                  [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])],
+                              [numpy_helper.from_array(v, k) for k, v in initializers.items()])
+    path = tmp_path / "fake_quant.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), path)
+    lite_path = tmp_path / "fake_quant.lite"
+    convert_onnx(path, lite_path)
+    assert int8_ops(read_model(lite_path)).get("CONV_2D") == 1
+    for seed in range(3):
+        feeds = random_feeds("x", (1, 3, 8, 8), 20 + seed)
+        theirs = run_onnxruntime(path, feeds)
+        check_against(run_lite(lite_path, feeds), theirs, {"y": 0.2}, "fake-quant weights")
+
+
 # -- TFLite -----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def mobilenet_v2_tflite(mobilenet_v2_lite: Path) -> Path:

@@ -102,9 +102,15 @@ def _fake_quantized_constant(graph: Graph, source: str, target: str, params: Qua
     Quantizers leave weights held in Constant nodes (paddle2onnx's) as fp32 and put an
     activation-style Q/DQ pair after them; their runtime rounds them to that grid, so do we. With a
     zero point other than 0 they stay fp32 weights (not symmetric int8), now on the model's grid.
+    Other exporters (fake-quantized training, NNCF) write every weight this way, per channel.
     """
     value = np.asarray(graph.constant(source), np.float32)
-    scale, zero_point = params.scale.astype(np.float32), params.zero_point.astype(np.float32)
+    shape = [1] * value.ndim
+    if params.axis is not None:
+        params.axis %= max(value.ndim, 1)
+        shape[params.axis] = -1
+    scale = params.scale.astype(np.float32).reshape(shape)
+    zero_point = params.zero_point.astype(np.float32).reshape(shape)
     q = np.clip(np.rint(value / scale) + zero_point, -128, 127)
     tensor = graph.tensors[target]
     tensor.data = (scale * (q - zero_point)).astype(np.float32)
@@ -148,11 +154,12 @@ def strip_qdq(graph: Graph) -> set[str]:
                 continue
             q_params = _as_int8_params(*_params(graph, source))
             dq_params = _as_int8_params(*_params(graph, node))
-            if not _same(q_params, dq_params) or q_params.axis is not None:
+            constant = graph.constant(source.inputs[0]) is not None  # quantized at run time
+            if not _same(q_params, dq_params) or (q_params.axis is not None and not constant):
                 problems.append(f"node '{node.name}' (DequantizeLinear): its scale / zero point differ from "
                                 f"its QuantizeLinear '{source.name}' or are not per tensor")
                 continue
-            if graph.constant(source.inputs[0]) is not None:  # a constant quantized at run time
+            if constant:
                 _fake_quantized_constant(graph, source.inputs[0], node.outputs[0], q_params)
                 continue
             merges.append((source.inputs[0], node.outputs[0], q_params))
