@@ -242,7 +242,7 @@ def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
     if len(op.inputs) > 3 and op.inputs[3] >= 0:
         raise ExportUnsupported(f"CONV_2D {op.name!r} with a fused PReLU")
     weight_info = w.model.tensors[op.inputs[1]]
-    weights = np.asarray(weight_info.data, _TYPES[weight_info.dtype][0])
+    weights = np.asarray(weight_info.data, _TYPES.get(weight_info.dtype, (np.float32, ""))[0])
     if weights is None or weights.ndim != 4:
         raise ExportUnsupported(f"CONV_2D {op.name!r} with non-constant weights")
     co, kh, kw, ci_per_group = weights.shape
