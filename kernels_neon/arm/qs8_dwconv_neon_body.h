@@ -32,6 +32,47 @@ static inline void qs8_dw_split(int8x16_t x, int16x8_t* first, int16x8_t* second
   *second = vmovl_s8(vget_low_s8(vreinterpretq_s8_s32(words.val[1])));
 }
 
+/* The step's 16 (or `count`) channels of `pixels` output pixels. */
+static inline __attribute__((always_inline)) void qs8_dw_pixels(
+    size_t pixels, size_t pairs, size_t c, size_t count, size_t c0, const int8_t* (*ptrs)[LITE_QS8_DWCONV_MAX_TAPS + 1],
+    const int* slots, const int16_t* weights, const int32_t* bias, const qs8_requant4_neon* ra,
+    const qs8_requant4_neon* rb, const qs8_requant4_neon* rc, const qs8_requant4_neon* rd, int16x8_t zero_point,
+    int8x8_t act_min, int8x8_t act_max, int8_t* out_row) {
+  const size_t h = (c0 / STEP) % 2, ia = 8 * h, ib = 8 * h + 4, ic = 16 + 8 * h, id = 16 + 8 * h + 4;
+  for (size_t px = 0; px < pixels; ++px) {
+    int32x4_t acc_a = vld1q_s32(bias + ia), acc_b = vld1q_s32(bias + ib);
+    int32x4_t acc_c = vld1q_s32(bias + ic), acc_d = vld1q_s32(bias + id);
+    const int16_t* w = weights;
+    for (size_t q = 0; q < pairs; ++q, w += BLOCK * 2) {
+      int16x8_t x0_ab, x0_cd, x1_ab, x1_cd;
+      qs8_dw_split(qs8_dw_load(ptrs[px][slots[2 * q]] + c0, count), &x0_ab, &x0_cd);
+      qs8_dw_split(qs8_dw_load(ptrs[px][slots[2 * q + 1]] + c0, count), &x1_ab, &x1_cd);
+      const int16x8x2_t w_ab = vld2q_s16(w + 2 * ia); /* val[0]: first tap, val[1]: second */
+      const int16x8x2_t w_cd = vld2q_s16(w + 2 * ic);
+      acc_a = vmlal_s16(acc_a, vget_low_s16(x0_ab), vget_low_s16(w_ab.val[0]));
+      acc_a = vmlal_s16(acc_a, vget_low_s16(x1_ab), vget_low_s16(w_ab.val[1]));
+      acc_b = vmlal_s16(acc_b, vget_high_s16(x0_ab), vget_high_s16(w_ab.val[0]));
+      acc_b = vmlal_s16(acc_b, vget_high_s16(x1_ab), vget_high_s16(w_ab.val[1]));
+      acc_c = vmlal_s16(acc_c, vget_low_s16(x0_cd), vget_low_s16(w_cd.val[0]));
+      acc_c = vmlal_s16(acc_c, vget_low_s16(x1_cd), vget_low_s16(w_cd.val[1]));
+      acc_d = vmlal_s16(acc_d, vget_high_s16(x0_cd), vget_high_s16(w_cd.val[0]));
+      acc_d = vmlal_s16(acc_d, vget_high_s16(x1_cd), vget_high_s16(w_cd.val[1]));
+    }
+    const int8x8_t lo = qs8_narrow8(qs8_requant4_apply(acc_a, ra), qs8_requant4_apply(acc_c, rc), zero_point,
+                                    act_min, act_max);
+    const int8x8_t hi = qs8_narrow8(qs8_requant4_apply(acc_b, rb), qs8_requant4_apply(acc_d, rd), zero_point,
+                                    act_min, act_max);
+    int8_t* out = out_row + px * c + c0;
+    if (count == STEP) {
+      vst1q_s8(out, vcombine_s8(lo, hi));
+    } else {
+      int8_t bytes[STEP];
+      vst1q_s8(bytes, vcombine_s8(lo, hi));
+      memcpy(out, bytes, count);
+    }
+  }
+}
+
 void QS8_DWCONV_NEON_FN(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
                         const int8_t* input, int8_t* output, size_t row_begin, size_t row_end) {
   const size_t c = p->out_c, taps = p->kernel_h * p->kernel_w;
@@ -68,38 +109,13 @@ void QS8_DWCONV_NEON_FN(const lite_conv2d_params* p, const void* packed, const l
         const qs8_requant4_neon rb = qs8_requant4_load(multiplier + ib, shift + ib);
         const qs8_requant4_neon rc = qs8_requant4_load(multiplier + ic, shift + ic);
         const qs8_requant4_neon rd = qs8_requant4_load(multiplier + id, shift + id);
-        for (size_t px = 0; px < pixels; ++px) {
-          int32x4_t acc_a = vld1q_s32(bias + ia), acc_b = vld1q_s32(bias + ib);
-          int32x4_t acc_c = vld1q_s32(bias + ic), acc_d = vld1q_s32(bias + id);
-          const int16_t* w = weights;
-          for (size_t q = 0; q < pairs; ++q, w += BLOCK * 2) {
-            int16x8_t x0_ab, x0_cd, x1_ab, x1_cd;
-            qs8_dw_split(qs8_dw_load(ptrs[px][slots[2 * q]] + c0, count), &x0_ab, &x0_cd);
-            qs8_dw_split(qs8_dw_load(ptrs[px][slots[2 * q + 1]] + c0, count), &x1_ab, &x1_cd);
-            const int16x8x2_t w_ab = vld2q_s16(w + 2 * ia); /* val[0]: first tap, val[1]: second */
-            const int16x8x2_t w_cd = vld2q_s16(w + 2 * ic);
-            acc_a = vmlal_s16(acc_a, vget_low_s16(x0_ab), vget_low_s16(w_ab.val[0]));
-            acc_a = vmlal_s16(acc_a, vget_low_s16(x1_ab), vget_low_s16(w_ab.val[1]));
-            acc_b = vmlal_s16(acc_b, vget_high_s16(x0_ab), vget_high_s16(w_ab.val[0]));
-            acc_b = vmlal_s16(acc_b, vget_high_s16(x1_ab), vget_high_s16(w_ab.val[1]));
-            acc_c = vmlal_s16(acc_c, vget_low_s16(x0_cd), vget_low_s16(w_cd.val[0]));
-            acc_c = vmlal_s16(acc_c, vget_low_s16(x1_cd), vget_low_s16(w_cd.val[1]));
-            acc_d = vmlal_s16(acc_d, vget_high_s16(x0_cd), vget_high_s16(w_cd.val[0]));
-            acc_d = vmlal_s16(acc_d, vget_high_s16(x1_cd), vget_high_s16(w_cd.val[1]));
-          }
-          const int8x8_t lo = qs8_narrow8(qs8_requant4_apply(acc_a, &ra), qs8_requant4_apply(acc_c, &rc), zero_point,
-                                          act_min, act_max);
-          const int8x8_t hi = qs8_narrow8(qs8_requant4_apply(acc_b, &rb), qs8_requant4_apply(acc_d, &rd), zero_point,
-                                          act_min, act_max);
-          int8_t* out = out_row + px * c + c0;
-          if (count == STEP) {
-            vst1q_s8(out, vcombine_s8(lo, hi));
-          } else {
-            int8_t bytes[STEP];
-            vst1q_s8(bytes, vcombine_s8(lo, hi));
-            memcpy(out, bytes, count);
-          }
-        }
+        /* two copies: count is the constant STEP in the first, so its loads and stores are plain */
+        if (count == STEP)
+          qs8_dw_pixels(pixels, pairs, c, STEP, c0, ptrs, slots, weights, bias, &ra, &rb, &rc, &rd, zero_point, act_min,
+                        act_max, out_row);
+        else
+          qs8_dw_pixels(pixels, pairs, c, count, c0, ptrs, slots, weights, bias, &ra, &rb, &rc, &rd, zero_point,
+                        act_min, act_max, out_row);
       }
     }
   }
