@@ -39,6 +39,45 @@ static inline int32x4_t row_hi(int32x4_t pair01, int32x4_t pair23) {
   return vreinterpretq_s32_s64(vzip2q_s64(vreinterpretq_s64_s32(pair01), vreinterpretq_s64_s32(pair23)));
 }
 
+/* Requantizes and stores the top-left mr x nc corner of the tile held in `stored`. */
+static inline __attribute__((always_inline)) void store_tile(const int32_t (*stored)[8][4], size_t mr, size_t nc,
+                                                             const int32_t* multiplier, const int32_t* shift,
+                                                             const lite_qs8_gemm_params* params, int8_t* c,
+                                                             size_t c_stride) {
+  const int16x8_t zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
+  const int8x8_t act_min = vdup_n_s8((int8_t)params->act_min), act_max = vdup_n_s8((int8_t)params->act_max);
+  /* Columns 8H..8H+7 (column pairs 4H..4H+3) of row pair P. */
+#define QS8_STORE_ROWS(H, P, COUNT)                                                                           \
+  do {                                                                                                        \
+    const int32x4_t p0 = vld1q_s32(stored[P][4 * H]), p1 = vld1q_s32(stored[P][4 * H + 1]);       \
+    const int32x4_t p2 = vld1q_s32(stored[P][4 * H + 2]), p3 = vld1q_s32(stored[P][4 * H + 3]);   \
+    if (mr > 2 * P)                                                                                           \
+      qs8_store_partial8(c + (2 * P) * c_stride + 8 * H,                                                      \
+                         qs8_narrow8(qs8_requant4_apply(row_lo(p0, p1), &r0), qs8_requant4_apply(row_lo(p2, p3), &r1), \
+                                     zero_point, act_min, act_max),                                           \
+                         COUNT);                                                                              \
+    if (mr > 2 * P + 1)                                                                                       \
+      qs8_store_partial8(c + (2 * P + 1) * c_stride + 8 * H,                                                  \
+                         qs8_narrow8(qs8_requant4_apply(row_hi(p0, p1), &r0), qs8_requant4_apply(row_hi(p2, p3), &r1), \
+                                     zero_point, act_min, act_max),                                           \
+                         COUNT);                                                                              \
+  } while (0)
+  {
+    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier, shift);
+    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 4, shift + 4);
+    const size_t count = nc < 8 ? nc : 8;
+    QS8_STORE_ROWS(0, 0, count);
+    QS8_STORE_ROWS(0, 1, count);
+  }
+  if (nc > 8) {
+    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier + 8, shift + 8);
+    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 12, shift + 12);
+    QS8_STORE_ROWS(1, 0, nc - 8);
+    QS8_STORE_ROWS(1, 1, nc - 8);
+  }
+#undef QS8_STORE_ROWS
+}
+
 void lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm(size_t mr, size_t nc, size_t k, const int8_t* a,
                                                    size_t a_stride, const void* w, int8_t* c, size_t c_stride,
                                                    const lite_qs8_gemm_params* params) {
@@ -156,36 +195,9 @@ void lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm(size_t mr, size_t nc, size_t 
 
   const int32_t* multiplier = (const int32_t*)((const int8_t*)w + NR * sizeof(int32_t) + NR * ((k + KR - 1) / KR * KR));
   const int32_t* shift = multiplier + NR;
-  const int16x8_t zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
-  const int8x8_t act_min = vdup_n_s8((int8_t)params->act_min), act_max = vdup_n_s8((int8_t)params->act_max);
-  /* Columns 8H..8H+7 (column pairs 4H..4H+3) of row pair P. */
-#define QS8_STORE_ROWS(H, P, COUNT)                                                                           \
-  do {                                                                                                        \
-    const int32x4_t p0 = vld1q_s32(stored[P][4 * H]), p1 = vld1q_s32(stored[P][4 * H + 1]);       \
-    const int32x4_t p2 = vld1q_s32(stored[P][4 * H + 2]), p3 = vld1q_s32(stored[P][4 * H + 3]);   \
-    if (mr > 2 * P)                                                                                           \
-      qs8_store_partial8(c + (2 * P) * c_stride + 8 * H,                                                      \
-                         qs8_narrow8(qs8_requant4_apply(row_lo(p0, p1), &r0), qs8_requant4_apply(row_lo(p2, p3), &r1), \
-                                     zero_point, act_min, act_max),                                           \
-                         COUNT);                                                                              \
-    if (mr > 2 * P + 1)                                                                                       \
-      qs8_store_partial8(c + (2 * P + 1) * c_stride + 8 * H,                                                  \
-                         qs8_narrow8(qs8_requant4_apply(row_hi(p0, p1), &r0), qs8_requant4_apply(row_hi(p2, p3), &r1), \
-                                     zero_point, act_min, act_max),                                           \
-                         COUNT);                                                                              \
-  } while (0)
-  {
-    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier, shift);
-    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 4, shift + 4);
-    const size_t count = nc < 8 ? nc : 8;
-    QS8_STORE_ROWS(0, 0, count);
-    QS8_STORE_ROWS(0, 1, count);
-  }
-  if (nc > 8) {
-    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier + 8, shift + 8);
-    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 12, shift + 12);
-    QS8_STORE_ROWS(1, 0, nc - 8);
-    QS8_STORE_ROWS(1, 1, nc - 8);
-  }
-#undef QS8_STORE_ROWS
+  /* two copies: the full tile's has constant mr and nc, so no row or column tests */
+  if (mr == MR && nc == NR)
+    store_tile(stored, MR, NR, multiplier, shift, params, c, c_stride);
+  else
+    store_tile(stored, mr, nc, multiplier, shift, params, c, c_stride);
 }
