@@ -7,7 +7,8 @@
  * 16+8h..16+8h+7 (channels 4-7 and 12-15): uzp of the 16 input bytes as 32-bit words gives exactly
  * those two channel groups, vld2 of a tap pair's int16 weights splits them into the two taps, and
  * smlal (int16 x int16 -> int32) accumulates exactly. The requantization is the GEMM's
- * (qs8_requantize_neon.h). Tap pointers are computed once per PIXELS output pixels. */
+ * (qs8_requantize_neon.h). Tap pointers are computed once per PIXELS output pixels. 3x3 kernels with
+ * stride 1 along W share input columns between adjacent pixels (qs8_dw3x3s1_pixels). */
 #include <arm_neon.h>
 #include <string.h>
 
@@ -30,6 +31,89 @@ static inline void qs8_dw_split(int8x16_t x, int16x8_t* first, int16x8_t* second
   const int32x4x2_t words = vuzpq_s32(vreinterpretq_s32_s8(x), vreinterpretq_s32_s8(x));
   *first = vmovl_s8(vget_low_s8(vreinterpretq_s8_s32(words.val[0])));
   *second = vmovl_s8(vget_low_s8(vreinterpretq_s8_s32(words.val[1])));
+}
+
+/* Requantizes the four accumulator groups (channels 0-3, 8-11, 4-7, 12-15 of the step) and stores
+ * the step's `count` channels at out. */
+static inline __attribute__((always_inline)) void qs8_dw_store(int8_t* out, const int32x4_t* acc,
+                                                               const qs8_requant4_neon* ra, const qs8_requant4_neon* rb,
+                                                               const qs8_requant4_neon* rc, const qs8_requant4_neon* rd,
+                                                               int16x8_t zero_point, int8x8_t act_min, int8x8_t act_max,
+                                                               size_t count) {
+  const int8x8_t lo = qs8_narrow8(qs8_requant4_apply(acc[0], ra), qs8_requant4_apply(acc[2], rc), zero_point, act_min,
+                                  act_max);
+  const int8x8_t hi = qs8_narrow8(qs8_requant4_apply(acc[1], rb), qs8_requant4_apply(acc[3], rd), zero_point, act_min,
+                                  act_max);
+  if (count == STEP) {
+    vst1q_s8(out, vcombine_s8(lo, hi));
+  } else {
+    int8_t bytes[STEP];
+    vst1q_s8(bytes, vcombine_s8(lo, hi));
+    memcpy(out, bytes, count);
+  }
+}
+
+/* Accumulates the 16 (or `count`) channels of one input column at src into the four groups of acc
+ * with the tap weights (wab, wcd). */
+#define QS8_DW_TAP(acc, x_ab, x_cd, wab, wcd)                                        \
+  do {                                                                              \
+    acc[0] = vmlal_s16(acc[0], vget_low_s16(x_ab), vget_low_s16(wab));              \
+    acc[1] = vmlal_s16(acc[1], vget_high_s16(x_ab), vget_high_s16(wab));            \
+    acc[2] = vmlal_s16(acc[2], vget_low_s16(x_cd), vget_low_s16(wcd));              \
+    acc[3] = vmlal_s16(acc[3], vget_high_s16(x_cd), vget_high_s16(wcd));            \
+  } while (0)
+
+/* 3x3 kernels with stride and dilation 1 along W (the row-paired layout: pairs (kw0, kw1), (none,
+ * kw2) per kernel row): two adjacent output pixels share their input columns, so input column j
+ * (0..3) of kernel row r, tap j of the first pixel and tap j - 1 of the second, is loaded and widened
+ * once; the nine taps' weights stay in registers for the whole run of pixels. An odd last pixel is
+ * computed as both (its second copy reads valid pointers and is not stored). */
+static inline __attribute__((always_inline)) void qs8_dw3x3s1_pixels(
+    size_t pixels, size_t c, size_t count, size_t c0, const int8_t* (*ptrs)[LITE_QS8_DWCONV_MAX_TAPS + 1],
+    const int16_t* weights, const int32_t* bias, const qs8_requant4_neon* ra, const qs8_requant4_neon* rb,
+    const qs8_requant4_neon* rc, const qs8_requant4_neon* rd, int16x8_t zero_point, int8x8_t act_min,
+    int8x8_t act_max, int8_t* out_row) {
+  const size_t h = (c0 / STEP) % 2, ia = 8 * h, ib = 8 * h + 4, ic = 16 + 8 * h, id = 16 + 8 * h + 4;
+  int16x8_t w_ab[9], w_cd[9];
+#define QS8_DW_ROW_WEIGHTS(R)                                                                 \
+  do {                                                                                        \
+    const int16x8x2_t k01_ab = vld2q_s16(weights + (2 * R) * BLOCK * 2 + 2 * ia);             \
+    const int16x8x2_t k01_cd = vld2q_s16(weights + (2 * R) * BLOCK * 2 + 2 * ic);             \
+    const int16x8x2_t k2_ab = vld2q_s16(weights + (2 * R + 1) * BLOCK * 2 + 2 * ia);          \
+    const int16x8x2_t k2_cd = vld2q_s16(weights + (2 * R + 1) * BLOCK * 2 + 2 * ic);          \
+    w_ab[3 * R] = k01_ab.val[0], w_ab[3 * R + 1] = k01_ab.val[1], w_ab[3 * R + 2] = k2_ab.val[1]; \
+    w_cd[3 * R] = k01_cd.val[0], w_cd[3 * R + 1] = k01_cd.val[1], w_cd[3 * R + 2] = k2_cd.val[1]; \
+  } while (0)
+  QS8_DW_ROW_WEIGHTS(0);
+  QS8_DW_ROW_WEIGHTS(1);
+  QS8_DW_ROW_WEIGHTS(2);
+#undef QS8_DW_ROW_WEIGHTS
+  for (size_t px = 0; px < pixels; px += 2) {
+    const size_t second = px + 1 < pixels ? px + 1 : px;
+    int32x4_t acc0[4], acc1[4];
+    acc0[0] = acc1[0] = vld1q_s32(bias + ia), acc0[1] = acc1[1] = vld1q_s32(bias + ib);
+    acc0[2] = acc1[2] = vld1q_s32(bias + ic), acc0[3] = acc1[3] = vld1q_s32(bias + id);
+#define QS8_DW_ROW(R)                                                                                     \
+  do {                                                                                                    \
+    int16x8_t x_ab, x_cd;                                                                                 \
+    qs8_dw_split(qs8_dw_load(ptrs[px][3 * R] + c0, count), &x_ab, &x_cd);                                 \
+    QS8_DW_TAP(acc0, x_ab, x_cd, w_ab[3 * R], w_cd[3 * R]);                                               \
+    qs8_dw_split(qs8_dw_load(ptrs[px][3 * R + 1] + c0, count), &x_ab, &x_cd);                             \
+    QS8_DW_TAP(acc0, x_ab, x_cd, w_ab[3 * R + 1], w_cd[3 * R + 1]);                                       \
+    QS8_DW_TAP(acc1, x_ab, x_cd, w_ab[3 * R], w_cd[3 * R]);                                               \
+    qs8_dw_split(qs8_dw_load(ptrs[px][3 * R + 2] + c0, count), &x_ab, &x_cd);                             \
+    QS8_DW_TAP(acc0, x_ab, x_cd, w_ab[3 * R + 2], w_cd[3 * R + 2]);                                       \
+    QS8_DW_TAP(acc1, x_ab, x_cd, w_ab[3 * R + 1], w_cd[3 * R + 1]);                                       \
+    qs8_dw_split(qs8_dw_load(ptrs[second][3 * R + 2] + c0, count), &x_ab, &x_cd);                         \
+    QS8_DW_TAP(acc1, x_ab, x_cd, w_ab[3 * R + 2], w_cd[3 * R + 2]);                                       \
+  } while (0)
+    QS8_DW_ROW(0);
+    QS8_DW_ROW(1);
+    QS8_DW_ROW(2);
+#undef QS8_DW_ROW
+    qs8_dw_store(out_row + px * c + c0, acc0, ra, rb, rc, rd, zero_point, act_min, act_max, count);
+    if (second != px) qs8_dw_store(out_row + second * c + c0, acc1, ra, rb, rc, rd, zero_point, act_min, act_max, count);
+  }
 }
 
 /* The step's 16 (or `count`) channels of `pixels` output pixels. */
@@ -78,6 +162,7 @@ void QS8_DWCONV_NEON_FN(const lite_conv2d_params* p, const void* packed, const l
   const size_t c = p->out_c, taps = p->kernel_h * p->kernel_w;
   int slots[LITE_QS8_DWCONV_MAX_TAPS * 2];
   const size_t pairs = lite_qs8_dwconv_pair_slots(p, slots);
+  const int row_paired = p->kernel_h == 3 && p->kernel_w == 3 && p->stride_w == 1 && p->dilation_w == 1;
   for (size_t i = 0; i < 2 * pairs; ++i)
     if (slots[i] < 0) slots[i] = (int)taps; /* ptrs[taps] is the zero row */
   const size_t blocks = (c + BLOCK - 1) / BLOCK, block_bytes = BLOCK * 12 + pairs * BLOCK * 4;
@@ -109,8 +194,14 @@ void QS8_DWCONV_NEON_FN(const lite_conv2d_params* p, const void* packed, const l
         const qs8_requant4_neon rb = qs8_requant4_load(multiplier + ib, shift + ib);
         const qs8_requant4_neon rc = qs8_requant4_load(multiplier + ic, shift + ic);
         const qs8_requant4_neon rd = qs8_requant4_load(multiplier + id, shift + id);
-        /* two copies: count is the constant STEP in the first, so its loads and stores are plain */
-        if (count == STEP)
+        /* two copies each: count is the constant STEP in the first, so its loads and stores are plain */
+        if (row_paired && count == STEP)
+          qs8_dw3x3s1_pixels(pixels, c, STEP, c0, ptrs, weights, bias, &ra, &rb, &rc, &rd, zero_point, act_min,
+                             act_max, out_row);
+        else if (row_paired)
+          qs8_dw3x3s1_pixels(pixels, c, count, c0, ptrs, weights, bias, &ra, &rb, &rc, &rd, zero_point, act_min,
+                             act_max, out_row);
+        else if (count == STEP)
           qs8_dw_pixels(pixels, pairs, c, STEP, c0, ptrs, slots, weights, bias, &ra, &rb, &rc, &rd, zero_point, act_min,
                         act_max, out_row);
         else
