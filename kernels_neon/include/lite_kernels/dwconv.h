@@ -12,7 +12,9 @@
  *   avx512     x86 AVX-512F, 16 channels per vector
  *   neonfma    aarch64 NEON FMA / armv7 NEON-VFPv4, 4 channels per vector
  * Each has specialized bodies for 3x3 and 5x5 kernels with stride 1 and 2 (dilation 1), whose weights
- * stay in registers across a row, and a generic body for any other kernel size, stride or dilation.
+ * stay in registers across a row and whose interior pixels run in groups sharing their input loads
+ * (rows above/below the image read zeros, so the interior has no per-pixel checks), and a generic
+ * body for any other kernel size, stride or dilation.
  * Padding is handled by clipping the tap range at the borders (no padded copy of the input).
  *
  * Row ranges: a call computes output rows [row_begin, row_end) where a row index runs over
