@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from lite_converter.ir import Graph, Node, QuantParams
+from lite_converter.passes.eliminate_dead_code import eliminate_dead_code
 
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
 WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
@@ -284,9 +285,8 @@ def quantize_from_qdq(graph: Graph, int8_weighted: set[str] | None = None) -> li
     for node in graph.nodes:
         builder.rewrite(node)
     graph.nodes = builder.nodes
-    read = {name for node in graph.nodes for name in node.inputs if name} | set(graph.outputs)
-    graph.nodes = [n for n in graph.nodes if not (n.op_type == "DEQUANTIZE" and n.outputs[0] not in read)]
-    graph.remove_unused_tensors()
+    # unread DEQUANTIZEs, and anything kept alive only as a Q/DQ boundary (onnx_qdq.boundaries_kept)
+    eliminate_dead_code(graph)
     for tensor in graph.tensors.values():
         dtype = tensor.data.dtype if tensor.data is not None else tensor.dtype
         if tensor.quant is not None and dtype not in (np.int8, np.int32):
