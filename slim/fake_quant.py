@@ -147,6 +147,15 @@ def add(a: np.ndarray, qa: tuple[float, int], b: np.ndarray, qb: tuple[float, in
     return np.clip(rounding_shift_right(total, shift) + qy[1], low, high).astype(np.int8)
 
 
+def mul(a: np.ndarray, qa: tuple[float, int], b: np.ndarray, qb: tuple[float, int], qy: tuple[float, int],
+        low: int, high: int) -> np.ndarray:
+    """(a - za) * (b - zb) requantized once by s_a * s_b / s_y (b broadcasts like numpy)."""
+    multiplier, shift = quantize_multiplier(float(np.float32(qa[0])) * float(np.float32(qb[0]))
+                                            / float(np.float32(qy[0])))
+    product = (np.asarray(a, np.int64) - qa[1]) * (np.asarray(b, np.int64) - qb[1])
+    return requantize(product, multiplier, shift, qy[1], low, high)
+
+
 def global_average_pool(x: np.ndarray, zero_point: int) -> np.ndarray:
     n, h, w, c = x.shape
     total = (np.asarray(x, np.int64) - zero_point).sum(axis=(1, 2), keepdims=True)
@@ -247,6 +256,8 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return requantize(acc, multiplier, shift, qy[1], low, high)
     if op == "ADD":
         return add(x, qx, values[node.inputs[1]], _per_tensor(graph, node.inputs[1]), qy, low, high)
+    if op == "MUL":
+        return mul(x, qx, values[node.inputs[1]], _per_tensor(graph, node.inputs[1]), qy, low, high)
     if op == "GLOBAL_AVERAGE_POOL":
         return global_average_pool(x, qx[1])
     if op in LOOKUP_OPS:

@@ -14,7 +14,7 @@ from runtime_arm import Interpreter
 from slim.calibrate import with_outputs
 from slim.fake_quant import LOOKUP_OPS, simulate_node
 
-SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "CONV_2D", "FULLY_CONNECTED", "ADD", "MAX_POOL_2D",
+SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "CONV_2D", "FULLY_CONNECTED", "ADD", "MUL", "MAX_POOL_2D",
                  "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE", "CONCAT",
                  *LOOKUP_OPS)
 

@@ -253,3 +253,58 @@ def test_dequantize_per_axis_with_zero_points(axis: int) -> None:
     with Interpreter(model_content=serialize(graph)) as interpreter:
         got = interpreter.run({})["y"]
     np.testing.assert_array_equal(got, expected)
+
+
+def _quantize_with(model: onnx.ModelProto, data: list[np.ndarray], **flags: bool):
+    """The compress pipeline with QuantizeInputs flags that slim.QuantConfig does not expose."""
+    from lite_converter.frontends.onnx_frontend import load_onnx
+    from lite_converter.passes.layout_nhwc import to_channels_last
+    from lite_converter.passes.lower_to_lite import lower_to_lite
+    from lite_converter.passes.optimize import optimize
+    from lite_converter.passes.quantize_int8 import QuantizeInputs, quantize_int8
+    from slim.calibrate import calibrate
+    from slim.calibration_data import InputSpec, load_batches
+
+    graph = load_onnx(model)
+    specs = [InputSpec(n, graph.tensors[n].dtype, graph.tensors[n].shape) for n in graph.inputs]
+    batches = load_batches(data, specs)
+    optimize(graph)
+    lower_to_lite(graph)
+    to_channels_last(graph)
+    result = calibrate(graph, batches, slim.QuantConfig(progress=False), {})
+    return graph, quantize_int8(graph, QuantizeInputs(result.ranges, result.shapes, set(), **flags))
+
+
+def test_int8_add_broadcasts_a_constant_and_a_per_channel_operand() -> None:
+    """ADD of an int8 conv output and a scalar constant, and of a feature map and a [1, 1, 1, C] gate
+    (int8 ADD is routed today; MUL is not, so this net has none)."""
+    from lite_converter.passes.quantize_int8 import broadcast_supported
+
+    assert broadcast_supported((1, 5, 5, 6), (1, 1, 1, 6)) and broadcast_supported((2, 5, 5, 6), (2, 1, 1, 6))
+    assert broadcast_supported((1, 5, 5, 6), ()) and broadcast_supported((1, 5, 5, 6), (5, 5, 6))
+    assert not broadcast_supported((1, 5, 5, 6), (1, 5, 1, 6))
+    assert not broadcast_supported((1, 1, 1, 6), (1, 5, 5, 6))
+    rng = np.random.default_rng(12)
+    w = {k: rng.standard_normal(s).astype(np.float32) * 0.5 for k, s in
+         (("w1", (6, 3, 3, 3)), ("w2", (6, 6, 1, 1)), ("w3", (4, 6, 1, 1)))}
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    inits.append(numpy_helper.from_array(np.array(-0.7, np.float32), "bias"))
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c0"], pads=[1, 1, 1, 1], name="conv1"),
+             helper.make_node("Relu", ["c0"], ["c1"], name="relu1"),  # keeps the ADD out of the conv bias
+             helper.make_node("Add", ["bias", "c1"], ["shifted"], name="add_constant"),
+             helper.make_node("GlobalAveragePool", ["shifted"], ["gap"], name="gap"),
+             helper.make_node("Conv", ["gap", "w2"], ["gate"], name="gate_conv"),
+             helper.make_node("Add", ["gate", "shifted"], ["gated"], name="add_per_channel"),
+             helper.make_node("Conv", ["gated", "w3"], ["y"], name="conv3")]
+    graph = helper.make_graph(nodes, "broadcast_add",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 5, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+    data = _batches((1, 3, 5, 5), 3, seed=13)
+    g, int8_nodes = _quantize_with(model, data, broadcast_binary=True)
+    assert {"add_constant", "add_per_channel"} <= set(int8_nodes)
+    errors = int8_mismatches(g, {"x": data[0]})
+    assert errors["add_constant"] == 0 and errors["add_per_channel"] == 0, errors
+    assert max(errors.values()) <= 1.0, errors
+    _, default_nodes = _quantize_with(model, data)
+    assert "add_constant" not in default_nodes and "add_per_channel" not in default_nodes

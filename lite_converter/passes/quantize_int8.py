@@ -36,6 +36,7 @@ from lite_converter.passes.weight_only_int8 import store_weights_int8
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
 WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
 POOL_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
+BINARY_OPS = ("ADD", "MUL")
 # Ops that only move values: int8 when their input already is, with the input's scale and zero point.
 MOVE_OPS = ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
 INT8_SUFFIX = "_int8"
@@ -53,6 +54,9 @@ class QuantizeInputs:
     # HARD_SWISH / HARD_SIGMOID / SIGMOID / TANH / SILU through int8 tables (split_lookup_activation.py).
     # Off until the runtime registers ops/lookup_int8.cc for those op codes (register_elementwise.cc).
     lookup_activations: bool = False
+    # MUL, and ADD / MUL with a broadcast or constant second operand (ops/mul_int8.cc, add_int8.cc).
+    # Off until the runtime routes MUL to mul_int8_op_kernel (register_elementwise.cc).
+    broadcast_binary: bool = False
 
 
 def _activation_kind(node: Node) -> str:
@@ -81,11 +85,14 @@ def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
             and _activation_kind(node) in FUSABLE_ACTIVATIONS
             and node.attrs.get("padding", "EXPLICIT") == "EXPLICIT"
         )
-    if op == "ADD":
-        if len(acts) != 2 or len(node.inputs) != 2 or _activation_kind(node) not in FUSABLE_ACTIVATIONS:
+    if op in BINARY_OPS:
+        if len(node.inputs) != 2 or _activation_kind(node) not in FUSABLE_ACTIVATIONS or not acts:
             return False
-        seen_a, seen_b = inputs.shapes.get(acts[0]), inputs.shapes.get(acts[1])
-        return bool(seen_a) and seen_a == seen_b and len(seen_a) == 1
+        if op == "ADD" and len(acts) == 2:
+            seen_a, seen_b = inputs.shapes.get(acts[0]), inputs.shapes.get(acts[1])
+            if bool(seen_a) and seen_a == seen_b and len(seen_a) == 1:
+                return True
+        return inputs.broadcast_binary and _binary_operands(graph, node, inputs) is not None
     if op == "MAX_POOL_2D":
         explicit = node.attrs.get("padding", "EXPLICIT") == "EXPLICIT"
         return (acts == node.inputs[:1] and _activation_kind(node) == "NONE" and explicit
@@ -95,6 +102,57 @@ def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
     if op in LOOKUP_OPS:
         return inputs.lookup_activations and acts == node.inputs and len(acts) == 1
     return False
+
+
+def broadcast_supported(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """b broadcasts against the full-shape a as runtime_arm/src/ops/int8_broadcast.h accepts: b's dims
+    (right-aligned) are a's on a leading block, 1 on a middle block, a's on a trailing block."""
+    if len(b) > len(a):
+        return False
+    dims = (1,) * (len(a) - len(b)) + tuple(b)
+    d = 0
+    while d < len(a) and dims[d] == a[d] and dims[d] != 1:
+        d += 1
+    while d < len(a) and dims[d] == 1:
+        d += 1
+    return all(dims[i] == a[i] for i in range(d, len(a)))
+
+
+def _binary_operands(graph: Graph, node: Node, inputs: QuantizeInputs) -> tuple[str, str] | None:
+    """(a, b) of an int8 ADD / MUL: a full-shape activation and a b that broadcasts against it
+    (another activation or a float32 constant), or None."""
+    def seen(name: str) -> tuple[int, ...] | None:
+        constant = graph.constant(name)
+        if constant is not None:
+            return tuple(constant.shape) if constant.dtype == np.float32 else None
+        shapes = inputs.shapes.get(name)
+        return next(iter(shapes)) if shapes and len(shapes) == 1 else None
+
+    first, second = node.inputs
+    for a, b in ((first, second), (second, first)):
+        shape_a, shape_b = seen(a), seen(b)
+        if graph.constant(a) is None and shape_a is not None and shape_b is not None \
+                and broadcast_supported(shape_a, shape_b):
+            return a, b
+    return None
+
+
+def _drop_constant_binaries_after_fp32(graph: Graph, chosen: list[Node]) -> list[Node]:
+    """Keeps an ADD / MUL with a constant operand in int8 only when its activation comes from an int8
+    op: on an fp32 input it would only add a QUANTIZE and a DEQUANTIZE around one elementwise op."""
+    chosen_ids = {id(node) for node in chosen}
+    int8_outputs: set[str] = set()
+    kept = []
+    for node in graph.nodes:
+        if id(node) not in chosen_ids:
+            continue
+        constants = [name for name in node.inputs if graph.constant(name) is not None]
+        constant_operand = node.op_type in BINARY_OPS and bool(constants)
+        if constant_operand and not any(name in int8_outputs for name in node.inputs):
+            continue
+        kept.append(node)
+        int8_outputs.update(node.outputs[:1])
+    return kept
 
 
 def _share_concat_ranges(graph: Graph, chosen: list[Node], inputs: QuantizeInputs) -> None:
@@ -117,7 +175,8 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
     inputs = dataclasses.replace(inputs, ranges=dict(inputs.ranges))
     if inputs.lookup_activations:
         split_lookup_activations(graph, inputs.ranges, lambda node: int8_capable(graph, node, inputs))
-    chosen = [node for node in graph.nodes if int8_capable(graph, node, inputs)]
+    chosen = _drop_constant_binaries_after_fp32(
+        graph, [node for node in graph.nodes if int8_capable(graph, node, inputs)])
     chosen_ids = {id(node) for node in chosen}
     _share_concat_ranges(graph, chosen, inputs)
     int8_of: dict[str, str] = {}  # fp32 tensor name -> its int8 twin
@@ -159,11 +218,17 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
         if id(node) not in chosen_ids:
             new_nodes.append(node)
             continue
+        if node.op_type in BINARY_OPS:
+            operands = _binary_operands(graph, node, inputs)
+            if operands is not None:
+                node.inputs = list(operands)  # ADD and MUL commute: the full-shape activation first
         acts = _activations(graph, node)
         new_inputs = list(node.inputs)
         for i, name in enumerate(node.inputs):
             if name in acts:
                 new_inputs[i] = int8_input(name)
+            elif node.op_type in BINARY_OPS:
+                new_inputs[i] = _int8_constant(graph, name)
         out = node.outputs[0]
         if node.op_type in POOL_OPS:
             params_of[out] = params_for(acts[0])  # shared scale and zero point
@@ -199,6 +264,17 @@ def _moves_int8(graph: Graph, node: Node, int8_of: dict[str, str], inputs: Quant
     return (node.op_type in MOVE_OPS and node.name not in inputs.skip_nodes and len(node.outputs) == 1
             and bool(node.inputs) and node.inputs[0] in int8_of
             and all(graph.constant(name) is not None for name in node.inputs[1:] if name))
+
+
+def _int8_constant(graph: Graph, name: str) -> str:
+    """A float32 constant operand as int8 with per-tensor parameters covering its values and 0."""
+    value = np.asarray(graph.constant(name), np.float32)
+    params = activation_params(float(value.min(initial=0.0)), float(value.max(initial=0.0)))
+    scale, zero_point = np.float32(params.scale[0]), np.float32(params.zero_point[0])
+    q = np.clip(np.rint(value / scale) + zero_point, -128, 127).astype(np.int8)
+    q_name = graph.add_constant(name + INT8_SUFFIX, q)
+    graph.tensors[q_name].quant = params
+    return q_name
 
 
 def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_params: QuantParams) -> None:

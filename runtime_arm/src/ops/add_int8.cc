@@ -1,9 +1,11 @@
-// ADD on int8 tensors of the same shape, each input with its own per-tensor scale: both are
-// rescaled to the output scale with multipliers sharing one shift (lite_quantize_multiplier_pair),
-// summed in 64 bits, rounded once. Fused RELU / CLIP are the output clamp. (Broadcasting int8 ADD
-// is not produced by the converter yet.)
+// ADD on int8 tensors, each input with its own per-tensor scale: both are rescaled to the output
+// scale with multipliers sharing one shift (lite_quantize_multiplier_pair), summed in 64 bits,
+// rounded once. Fused RELU / CLIP are the output clamp. b may broadcast against a in the forms of
+// int8_broadcast.h (a scalar, a per-channel vector); a has the output's shape.
 #include <new>
 
+#include "int8_broadcast.h"
+#include "lite_kernels/int8_binary.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -11,22 +13,27 @@
 namespace lite {
 namespace {
 
+struct AddInt8State {
+  lite_qs8_add_params params{};
+  Int8Broadcast broadcast;
+};
+
 Status prepare(OpContext* ctx) {
   const TensorRef* a = ctx->input(0);
   const TensorRef* b = ctx->input(1);
   TensorRef* y = ctx->output(0);
   if (a == nullptr || b == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs a, b and an output");
-  lite_qs8_add_params* st = new (std::nothrow) lite_qs8_add_params{};
+  AddInt8State* state = new (std::nothrow) AddInt8State{};
+  lite_qs8_add_params* st = state != nullptr ? &state->params : nullptr;
   if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate op state");
-  ctx->state = st;
+  ctx->state = state;
   QuantInt8 qa, qb, qy;
   Status s = per_tensor_int8(ctx, a, "a", &qa);
   if (s == Status::kOk) s = per_tensor_int8(ctx, b, "b", &qb);
   if (s == Status::kOk) s = per_tensor_int8(ctx, y, "y", &qy);
   if (s != Status::kOk) return s;
-  if (a->shape.rank != b->shape.rank) return fail(ctx, Status::kUnsupported, "int8 ADD needs equal shapes");
-  for (int i = 0; i < a->shape.rank; ++i)
-    if (a->shape.dims[i] != b->shape.dims[i]) return fail(ctx, Status::kUnsupported, "int8 ADD needs equal shapes");
+  if (!int8_broadcast(a->shape, b->shape, &state->broadcast))
+    return fail(ctx, Status::kUnsupported, "int8 ADD: b must have a's shape, or broadcast as a scalar / per channel");
   const double real_a = static_cast<double>(qa.scale) / static_cast<double>(qy.scale);
   const double real_b = static_cast<double>(qb.scale) / static_cast<double>(qy.scale);
   if (lite_quantize_multiplier_pair(real_a, real_b, &st->a_multiplier, &st->b_multiplier, &st->shift) != 0)
@@ -43,14 +50,22 @@ Status prepare(OpContext* ctx) {
 }
 
 Status eval(OpContext* ctx) {
-  const lite_qs8_add_params* st = static_cast<const lite_qs8_add_params*>(ctx->state);
-  lite_qs8_add_ref(static_cast<size_t>(ctx->output(0)->shape.num_elements()), st,
-                   static_cast<const int8_t*>(ctx->input(0)->data), nullptr,
-                   static_cast<const int8_t*>(ctx->input(1)->data), nullptr, static_cast<int8_t*>(ctx->output(0)->data));
+  const AddInt8State* st = static_cast<const AddInt8State*>(ctx->state);
+  const Int8Broadcast& bc = st->broadcast;
+  const int8_t* a = static_cast<const int8_t*>(ctx->input(0)->data);
+  const int8_t* b = static_cast<const int8_t*>(ctx->input(1)->data);
+  int8_t* y = static_cast<int8_t*>(ctx->output(0)->data);
+  if (bc.blocks == 1 && bc.period == bc.run) {  // same shapes
+    lite_qs8_add_ref(static_cast<size_t>(bc.run), &st->params, a, nullptr, b, nullptr, y);
+    return Status::kOk;
+  }
+  for (int64_t k = 0; k < bc.blocks; ++k)
+    lite_qs8_add_periodic_ref(static_cast<size_t>(bc.run), &st->params, a + k * bc.run, b + k * bc.period,
+                              static_cast<size_t>(bc.period), y + k * bc.run);
   return Status::kOk;
 }
 
-void free_state(void* state) { delete static_cast<lite_qs8_add_params*>(state); }
+void free_state(void* state) { delete static_cast<AddInt8State*>(state); }
 
 }  // namespace
 
