@@ -47,10 +47,15 @@ static void wg_a64_gemm_4x16(size_t mr, size_t nv, size_t k, const float* a, siz
   const float* r2 = mr > 2 ? a + 2 * lda : r1;
   const float* r3 = mr > 3 ? a + 3 * lda : r2;
   /* Groups of 4 k steps in assembly, accumulators in v16-v31: GCC kept the same loop in registers
-   * but added 6 register moves per group (86 instructions instead of 78, objdump). The sums go out
-   * through `acc` (16 stores and loads per call, against 78 instructions per 4 k steps). */
+   * but added 6 register moves per group (86 instructions instead of 78, objdump). A full tile
+   * (4 rows, 16 columns, k a multiple of 4) is stored by the assembly straight into c; otherwise the
+   * sums go out through `acc` to the k tail and the partial stores below. */
   float acc[64] __attribute__((aligned(16)));
-  float* acc_out = acc;
+  const int direct = mr == 4 && nv == 4 && k % 4 == 0;
+  float* o0 = direct ? c : acc;
+  float* o1 = direct ? c + ldc : acc + 16;
+  float* o2 = direct ? c + 2 * ldc : acc + 32;
+  float* o3 = direct ? c + 3 * ldc : acc + 48;
   size_t groups = k / 4;
   __asm__ volatile(
       "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
@@ -80,15 +85,15 @@ static void wg_a64_gemm_4x16(size_t mr, size_t nv, size_t k, const float* a, siz
       "fmla v24.4s, v8.4s, v2.s[3]\n fmla v25.4s, v9.4s, v2.s[3]\n fmla v26.4s, v10.4s, v2.s[3]\n fmla v27.4s, v11.4s, v2.s[3]\n"
       "fmla v28.4s, v8.4s, v3.s[3]\n fmla v29.4s, v9.4s, v3.s[3]\n fmla v30.4s, v10.4s, v3.s[3]\n fmla v31.4s, v11.4s, v3.s[3]\n"
       "subs %[n], %[n], #1\n b.ne 0b\n"
-      "1:\n st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[out]], #64\n"
-      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[out]], #64\n"
-      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[out]], #64\n"
-      "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[out]], #64\n"
-      : [a0] "+r"(r0), [a1] "+r"(r1), [a2] "+r"(r2), [a3] "+r"(r3), [w] "+r"(w), [n] "+r"(groups),
-        [out] "+r"(acc_out)
-      :
+      "1:\n st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[o0]]\n"
+      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[o1]]\n"
+      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[o2]]\n"
+      "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[o3]]\n"
+      : [a0] "+r"(r0), [a1] "+r"(r1), [a2] "+r"(r2), [a3] "+r"(r3), [w] "+r"(w), [n] "+r"(groups)
+      : [o0] "r"(o0), [o1] "r"(o1), [o2] "r"(o2), [o3] "r"(o3)
       : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v16", "v17", "v18", "v19",
         "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "cc", "memory");
+  if (direct) return;
   float32x4_t c00 = vld1q_f32(acc), c01 = vld1q_f32(acc + 4), c02 = vld1q_f32(acc + 8), c03 = vld1q_f32(acc + 12);
   float32x4_t c10 = vld1q_f32(acc + 16), c11 = vld1q_f32(acc + 20), c12 = vld1q_f32(acc + 24),
               c13 = vld1q_f32(acc + 28);
