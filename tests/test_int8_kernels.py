@@ -28,9 +28,9 @@ from tests.slim_oracle import int8_mismatches
 INPUT_SHAPE = (1, 3, 13, 11)
 
 
-def fast_path_net() -> onnx.ModelProto:
+def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
     """3x3 s2 conv (im2col) -> 1x1 (direct GEMM) -> depthwise 3x3 -> depthwise 5x5 s2 with asymmetric
-    pads -> 1x1 -> 1x7 conv (im2col) -> GAP -> Gemm (FC)."""
+    pads -> 1x1 -> 1x7 conv (im2col) [-> GAP -> Gemm (FC): without it, any batch size runs]."""
     rng = np.random.default_rng(11)
 
     def weight(*shape: int, scale: float = 0.3) -> np.ndarray:
@@ -49,24 +49,28 @@ def fast_path_net() -> onnx.ModelProto:
         helper.make_node("Conv", ["r3", "wd5"], ["c4"], pads=[2, 1, 2, 3], strides=[2, 2], group=72,
                          name="dw5"),
         helper.make_node("Conv", ["c4", "w4", "b4"], ["c5"], name="project"),
-        helper.make_node("Conv", ["c5", "w5"], ["c6"], pads=[0, 3, 0, 3], name="conv1x7"),
-        helper.make_node("GlobalAveragePool", ["c6"], ["gap"], name="gap"),
-        helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
-        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["y"], transB=1, name="fc"),
+        helper.make_node("Conv", ["c5", "w5"], ["c6" if with_head else "y"], pads=[0, 3, 0, 3],
+                         name="conv1x7"),
     ]
+    if with_head:
+        nodes += [helper.make_node("GlobalAveragePool", ["c6"], ["gap"], name="gap"),
+                  helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
+                  helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["y"], transB=1, name="fc")]
+    else:
+        del w["fc_w"], w["fc_b"]
     inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
     inits += [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in (("lo", 0), ("hi", 6))]
-    graph = helper.make_graph(nodes, "int8_fast_paths",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(INPUT_SHAPE))],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(INPUT_SHAPE))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10] if with_head else None)
+    graph = helper.make_graph(nodes, "int8_fast_paths", [x], [y], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
-def _quantized() -> tuple[Graph, dict[str, np.ndarray]]:
+def _quantized(with_head: bool = True) -> tuple[Graph, dict[str, np.ndarray]]:
     rng = np.random.default_rng(5)
     data = [rng.standard_normal(INPUT_SHAPE).astype(np.float32) for _ in range(4)]
-    result = slim.compress(fast_path_net(), None, data, slim.QuantConfig(progress=False))
-    assert {"stem", "expand", "dw3", "dw5", "project", "conv1x7", "fc"} <= set(result.int8_nodes)
+    result = slim.compress(fast_path_net(with_head), None, data, slim.QuantConfig(progress=False))
+    assert {"stem", "expand", "dw3", "dw5", "project", "conv1x7"} <= set(result.int8_nodes)
     return result.graph, {"x": data[0]}
 
 
@@ -125,3 +129,25 @@ def test_fast_int8_kernels_equal_the_portable_paths(tmp_path: Path) -> None:
     for name in int8_outputs:
         np.testing.assert_array_equal(fast[name].astype(np.int64).ravel(), np.array(portable[name]),
                                       err_msg=name)
+
+
+def test_fast_int8_paths_batch_of_two_equals_two_single_runs() -> None:
+    """im2col steps (batch, row, column) across tile and batch boundaries; each image of a batch must
+    give the bytes it gives alone."""
+    graph, feeds = _quantized(with_head=False)
+    model = _probe_model(graph)
+    second = np.random.default_rng(9).standard_normal(INPUT_SHAPE).astype(np.float32)
+    singles = [_every_tensor(model, {"x": x}, 1) for x in (feeds["x"], second)]
+    with Interpreter(model_content=model, threads=2) as interpreter:
+        interpreter.resize_input("x", (2, *INPUT_SHAPE[1:]))
+        interpreter.allocate_tensors()
+        outputs = interpreter.run({"x": np.concatenate([feeds["x"], second])})
+        batch = {name: np.array(value) for name, value in outputs.items()}
+    compared = 0
+    for name, value in batch.items():
+        if value.dtype != np.int8 or value.shape[0] != 2:
+            continue
+        for i in range(2):
+            np.testing.assert_array_equal(value[i], singles[i][name][0], err_msg=f"{name} image {i}")
+        compared += 1
+    assert compared >= 6

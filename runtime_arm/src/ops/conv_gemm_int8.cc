@@ -55,13 +55,35 @@ size_t im2col_int8_tile_rows(size_t k, size_t mr) {
   return rows < mr ? mr : (rows > cap ? cap : rows);
 }
 
+namespace {
+
+// memcpy for the short runs of a small-channel convolution (a 3-channel stem copies 9 bytes per
+// kernel row): 8 <= n <= 16 as two overlapping fixed-size copies, which compile to plain moves.
+inline void copy_run(int8_t* dst, const int8_t* src, size_t n) {
+  if (n >= 8 && n <= 16) {
+    std::memcpy(dst, src, 8);
+    std::memcpy(dst + n - 8, src + n - 8, 8);
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
+}  // namespace
+
 void im2col_int8_rows(const lite_conv2d_params& p, const int8_t* x, int8_t pad_value, size_t first, size_t rows,
                       int8_t* out) {
   const size_t ci = p.in_c, k = p.kernel_h * p.kernel_w * ci;
   const ptrdiff_t in_h = static_cast<ptrdiff_t>(p.in_h), in_w = static_cast<ptrdiff_t>(p.in_w);
-  for (size_t r = 0; r < rows; ++r) {
-    const size_t pixel = first + r;
-    const size_t ow = pixel % p.out_w, oh = (pixel / p.out_w) % p.out_h, b = pixel / (p.out_w * p.out_h);
+  // (b, oh, ow) of pixel `first`, then stepped: no divisions per pixel
+  size_t ow = first % p.out_w, oh = (first / p.out_w) % p.out_h, b = first / (p.out_w * p.out_h);
+  for (size_t r = 0; r < rows; ++r, ++ow) {
+    if (ow == p.out_w) {
+      ow = 0;
+      if (++oh == p.out_h) {
+        oh = 0;
+        ++b;
+      }
+    }
     int8_t* row = out + r * k;
     const ptrdiff_t iw0 = static_cast<ptrdiff_t>(ow * p.stride_w) - static_cast<ptrdiff_t>(p.pad_left);
     const bool row_inside =
@@ -76,7 +98,7 @@ void im2col_int8_rows(const lite_conv2d_params& p, const int8_t* x, int8_t pad_v
       }
       const int8_t* src_row = x + (b * p.in_h + static_cast<size_t>(ih)) * p.in_w * ci;
       if (row_inside) {  // the kernel_w taps are adjacent NHWC pixels: one copy
-        std::memcpy(dst_row, src_row + static_cast<size_t>(iw0) * ci, p.kernel_w * ci);
+        copy_run(dst_row, src_row + static_cast<size_t>(iw0) * ci, p.kernel_w * ci);
         continue;
       }
       for (size_t kw = 0; kw < p.kernel_w; ++kw) {
@@ -84,7 +106,7 @@ void im2col_int8_rows(const lite_conv2d_params& p, const int8_t* x, int8_t pad_v
         if (iw < 0 || iw >= in_w)
           std::memset(dst_row + kw * ci, pad_value, ci);
         else
-          std::memcpy(dst_row + kw * ci, src_row + static_cast<size_t>(iw) * ci, ci);
+          copy_run(dst_row + kw * ci, src_row + static_cast<size_t>(iw) * ci, ci);
       }
     }
   }
