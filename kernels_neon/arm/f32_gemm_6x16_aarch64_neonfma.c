@@ -40,7 +40,7 @@ static void hard_swish_row(float* y, size_t n) {
 }
 
 static inline void rows6(size_t k, const float* a, size_t a_stride, const float* a_last, const float* w,
-                     float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
+                         float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
   const float* a0 = a;
   float* c0 = c;
   const float* a1 = a + 1 * a_stride;
@@ -156,7 +156,7 @@ static inline void rows6(size_t k, const float* a, size_t a_stride, const float*
 }
 
 static inline void rows4(size_t k, const float* a, size_t a_stride, const float* a_last, const float* w,
-                     float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
+                         float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
   const float* a0 = a;
   float* c0 = c;
   const float* a1 = a + 1 * a_stride;
@@ -249,7 +249,7 @@ static inline void rows4(size_t k, const float* a, size_t a_stride, const float*
 }
 
 static inline void rows2(size_t k, const float* a, size_t a_stride, const float* a_last, const float* w,
-                     float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
+                         float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
   const float* a0 = a;
   float* c0 = c;
   const float* a1 = a_last;
@@ -317,7 +317,7 @@ static inline void rows2(size_t k, const float* a, size_t a_stride, const float*
 }
 
 static inline void rows1(size_t k, const float* a, size_t a_stride, const float* a_last, const float* w,
-                     float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
+                         float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
   const float* a0 = a;
   float* c0 = c;
   (void)a_stride;
@@ -370,6 +370,83 @@ static inline void rows1(size_t k, const float* a, size_t a_stride, const float*
       : "cc", "memory", "v0", "v1", "v6", "v7", "v16", "v17", "v18", "v19");
 }
 
+static inline void rows6_narrow(size_t k, const float* a, size_t a_stride, const float* a_last, const float* w,
+                                float* c, size_t c_stride, float* c_last, size_t clamp, const float* minmax) {
+  const float* a0 = a;
+  float* c0 = c;
+  const float* a1 = a + 1 * a_stride;
+  float* c1 = c + 1 * c_stride;
+  const float* a2 = a + 2 * a_stride;
+  float* c2 = c + 2 * c_stride;
+  const float* a3 = a + 3 * a_stride;
+  float* c3 = c + 3 * c_stride;
+  const float* a4 = a + 4 * a_stride;
+  float* c4 = c + 4 * c_stride;
+  const float* a5 = a_last;
+  float* c5 = c_last;
+  size_t k4 = k / 4, kr = k % 4;
+  __asm__ volatile(
+      "ldp q16, q17, [%[w]], #64\n"  /* row 0 = bias */
+      "mov v18.16b, v16.16b\nmov v19.16b, v17.16b\nmov v20.16b, v16.16b\nmov v21.16b, v17.16b\n"
+      "mov v22.16b, v16.16b\nmov v23.16b, v17.16b\nmov v24.16b, v16.16b\nmov v25.16b, v17.16b\n"
+      "mov v26.16b, v16.16b\nmov v27.16b, v17.16b\n"
+      "cbz %[k4], 2f\n"
+      "1:\n"  /* 4 k per iteration: v0..v5 = 4 k of each row, v6/v7 = 2 B vectors */
+      "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"
+      "ldr q3, [%[a3]], #16\nldr q4, [%[a4]], #16\nldr q5, [%[a5]], #16\n"
+      "ldp q6, q7, [%[w]], #64\n"  /* k + 0, columns 0..7 */
+      "fmla v16.4s, v6.4s, v0.s[0]\nfmla v17.4s, v7.4s, v0.s[0]\nfmla v18.4s, v6.4s, v1.s[0]\n"
+      "fmla v19.4s, v7.4s, v1.s[0]\nfmla v20.4s, v6.4s, v2.s[0]\nfmla v21.4s, v7.4s, v2.s[0]\n"
+      "fmla v22.4s, v6.4s, v3.s[0]\nfmla v23.4s, v7.4s, v3.s[0]\nfmla v24.4s, v6.4s, v4.s[0]\n"
+      "fmla v25.4s, v7.4s, v4.s[0]\nfmla v26.4s, v6.4s, v5.s[0]\nfmla v27.4s, v7.4s, v5.s[0]\n"
+      "ldp q6, q7, [%[w]], #64\n"  /* k + 1, columns 0..7 */
+      "fmla v16.4s, v6.4s, v0.s[1]\nfmla v17.4s, v7.4s, v0.s[1]\nfmla v18.4s, v6.4s, v1.s[1]\n"
+      "fmla v19.4s, v7.4s, v1.s[1]\nfmla v20.4s, v6.4s, v2.s[1]\nfmla v21.4s, v7.4s, v2.s[1]\n"
+      "fmla v22.4s, v6.4s, v3.s[1]\nfmla v23.4s, v7.4s, v3.s[1]\nfmla v24.4s, v6.4s, v4.s[1]\n"
+      "fmla v25.4s, v7.4s, v4.s[1]\nfmla v26.4s, v6.4s, v5.s[1]\nfmla v27.4s, v7.4s, v5.s[1]\n"
+      "ldp q6, q7, [%[w]], #64\n"  /* k + 2, columns 0..7 */
+      "fmla v16.4s, v6.4s, v0.s[2]\nfmla v17.4s, v7.4s, v0.s[2]\nfmla v18.4s, v6.4s, v1.s[2]\n"
+      "fmla v19.4s, v7.4s, v1.s[2]\nfmla v20.4s, v6.4s, v2.s[2]\nfmla v21.4s, v7.4s, v2.s[2]\n"
+      "fmla v22.4s, v6.4s, v3.s[2]\nfmla v23.4s, v7.4s, v3.s[2]\nfmla v24.4s, v6.4s, v4.s[2]\n"
+      "fmla v25.4s, v7.4s, v4.s[2]\nfmla v26.4s, v6.4s, v5.s[2]\nfmla v27.4s, v7.4s, v5.s[2]\n"
+      "ldp q6, q7, [%[w]], #64\n"  /* k + 3, columns 0..7 */
+      "fmla v16.4s, v6.4s, v0.s[3]\nfmla v17.4s, v7.4s, v0.s[3]\nfmla v18.4s, v6.4s, v1.s[3]\n"
+      "fmla v19.4s, v7.4s, v1.s[3]\nfmla v20.4s, v6.4s, v2.s[3]\nfmla v21.4s, v7.4s, v2.s[3]\n"
+      "fmla v22.4s, v6.4s, v3.s[3]\nfmla v23.4s, v7.4s, v3.s[3]\nfmla v24.4s, v6.4s, v4.s[3]\n"
+      "fmla v25.4s, v7.4s, v4.s[3]\nfmla v26.4s, v6.4s, v5.s[3]\nfmla v27.4s, v7.4s, v5.s[3]\n"
+      "subs %[k4], %[k4], #1\nb.ne 1b\n"
+      "2:\ncbz %[kr], 4f\n"
+      "3:\n"  /* k % 4 leftovers, one k each */
+      "ld1r {v0.4s}, [%[a0]], #4\nld1r {v1.4s}, [%[a1]], #4\nld1r {v2.4s}, [%[a2]], #4\n"
+      "ld1r {v3.4s}, [%[a3]], #4\nld1r {v4.4s}, [%[a4]], #4\nld1r {v5.4s}, [%[a5]], #4\n"
+      "ldp q6, q7, [%[w]], #64\n"
+      "fmla v16.4s, v6.4s, v0.s[0]\nfmla v17.4s, v7.4s, v0.s[0]\nfmla v18.4s, v6.4s, v1.s[0]\n"
+      "fmla v19.4s, v7.4s, v1.s[0]\nfmla v20.4s, v6.4s, v2.s[0]\nfmla v21.4s, v7.4s, v2.s[0]\n"
+      "fmla v22.4s, v6.4s, v3.s[0]\nfmla v23.4s, v7.4s, v3.s[0]\nfmla v24.4s, v6.4s, v4.s[0]\n"
+      "fmla v25.4s, v7.4s, v4.s[0]\nfmla v26.4s, v6.4s, v5.s[0]\nfmla v27.4s, v7.4s, v5.s[0]\n"
+      "subs %[kr], %[kr], #1\nb.ne 3b\n"
+      "4:\ncbz %[clamp], 5f\n"
+      "ldp s0, s1, [%[minmax]]\ndup v0.4s, v0.s[0]\ndup v1.4s, v1.s[0]\n"  /* min, max */
+      "fmax v16.4s, v16.4s, v0.4s\nfmax v17.4s, v17.4s, v0.4s\nfmax v18.4s, v18.4s, v0.4s\n"
+      "fmax v19.4s, v19.4s, v0.4s\nfmax v20.4s, v20.4s, v0.4s\nfmax v21.4s, v21.4s, v0.4s\n"
+      "fmax v22.4s, v22.4s, v0.4s\nfmax v23.4s, v23.4s, v0.4s\nfmax v24.4s, v24.4s, v0.4s\n"
+      "fmax v25.4s, v25.4s, v0.4s\nfmax v26.4s, v26.4s, v0.4s\nfmax v27.4s, v27.4s, v0.4s\n"
+      "fmin v16.4s, v16.4s, v1.4s\nfmin v17.4s, v17.4s, v1.4s\nfmin v18.4s, v18.4s, v1.4s\n"
+      "fmin v19.4s, v19.4s, v1.4s\nfmin v20.4s, v20.4s, v1.4s\nfmin v21.4s, v21.4s, v1.4s\n"
+      "fmin v22.4s, v22.4s, v1.4s\nfmin v23.4s, v23.4s, v1.4s\nfmin v24.4s, v24.4s, v1.4s\n"
+      "fmin v25.4s, v25.4s, v1.4s\nfmin v26.4s, v26.4s, v1.4s\nfmin v27.4s, v27.4s, v1.4s\n"
+      "5:\n"
+      "stp q16, q17, [%[c0]]\nstp q18, q19, [%[c1]]\n"
+      "stp q20, q21, [%[c2]]\nstp q22, q23, [%[c3]]\n"
+      "stp q24, q25, [%[c4]]\nstp q26, q27, [%[c5]]\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
+        [w] "+r"(w), [k4] "+r"(k4), [kr] "+r"(kr)
+      : [c0] "r"(c0), [c1] "r"(c1), [c2] "r"(c2), [c3] "r"(c3), [c4] "r"(c4), [c5] "r"(c5),
+        [clamp] "r"(clamp), [minmax] "r"(minmax)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19",
+        "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27");
+}
+
 void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, const float* a,
                                                 size_t a_stride, const float* w, float* c, size_t c_stride,
                                                 const lite_f32_minmax_params* params) {
@@ -379,7 +456,11 @@ void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, 
   const size_t out_stride = full ? c_stride : NR;
   const size_t clamp = params->min != -INFINITY || params->max != INFINITY;
   const float* minmax = &params->min; /* min and max are adjacent */
-  if (mr > 4) {
+  if (mr > 4 && nc <= 8) {
+    /* a panel with at most 8 real columns (n = 24, 40, ...): only its first half is computed */
+    float* c_last = mr == 6 ? out + 5 * out_stride : dropped;
+    rows6_narrow(k, a, a_stride, a + (mr - 1) * a_stride, w, out, out_stride, c_last, clamp, minmax);
+  } else if (mr > 4) {
     /* mr == 5 (3 below): the last row repeats the previous one */
     float* c_last = mr == 6 ? out + 5 * out_stride : dropped;
     rows6(k, a, a_stride, a + (mr - 1) * a_stride, w, out, out_stride, c_last, clamp, minmax);

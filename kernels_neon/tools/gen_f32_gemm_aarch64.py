@@ -69,7 +69,11 @@ void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, 
   const size_t out_stride = full ? c_stride : NR;
   const size_t clamp = params->min != -INFINITY || params->max != INFINITY;
   const float* minmax = &params->min; /* min and max are adjacent */
-  if (mr > 4) {
+  if (mr > 4 && nc <= 8) {
+    /* a panel with at most 8 real columns (n = 24, 40, ...): only its first half is computed */
+    float* c_last = mr == 6 ? out + 5 * out_stride : dropped;
+    rows6_narrow(k, a, a_stride, a + (mr - 1) * a_stride, w, out, out_stride, c_last, clamp, minmax);
+  } else if (mr > 4) {
     /* mr == 5 (3 below): the last row repeats the previous one */
     float* c_last = mr == 6 ? out + 5 * out_stride : dropped;
     rows6(k, a, a_stride, a + (mr - 1) * a_stride, w, out, out_stride, c_last, clamp, minmax);
@@ -91,9 +95,15 @@ void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, 
 """
 
 
-def accumulator_base(rows: int) -> int:
+def accumulator_base(rows: int, cols: int = 16) -> int:
     """First accumulator register: v16.. (caller-saved, no d8-d15 spills) when 16 registers suffice."""
-    return 8 if rows * 4 > 16 else 16
+    return 8 if rows * cols // 4 > 16 else 16
+
+
+def accumulators(rows: int, cols: int = 16) -> list[list[int]]:
+    """acc[r][q]: the register summing row r, columns 4q..4q+3."""
+    base, per_row = accumulator_base(rows, cols), cols // 4
+    return [[base + per_row * r + q for q in range(per_row)] for r in range(rows)]
 
 
 def grouped(instructions: list[str], per_line: int, comment: str | None = None) -> list[str]:
@@ -105,40 +115,44 @@ def grouped(instructions: list[str], per_line: int, comment: str | None = None) 
     return lines
 
 
-def fmla_half(rows: int, half: int, lane: int) -> list[str]:
+def fmla_half(acc: list[list[int]], half: int, lane: int) -> list[str]:
     """The FMAs of B columns 8*half..8*half+7 (in v6, v7) times lane `lane` of each row's A vector."""
-    base = accumulator_base(rows)
-    return [f"fmla v{base + 4 * r + 2 * half + j}.4s, v{6 + j}.4s, v{r}.s[{lane}]"
-            for r in range(rows) for j in range(2)]
+    return [f"fmla v{acc[r][2 * half + j]}.4s, v{6 + j}.4s, v{r}.s[{lane}]"
+            for r in range(len(acc)) for j in range(2)]
 
 
-def tile_body(rows: int) -> tuple[list[str], list[int]]:
-    """The asm lines of one tile: bias, the k loops (counters %[k4], %[kr], B at %[w]), the clamp
-    and the stores; and the accumulator registers it uses. Stores go to %[c0].. (one operand per
-    row) except in the looped 6-row form, which passes store_rows() instead."""
-    base = accumulator_base(rows)
-    acc = [[base + 4 * r + q for q in range(4)] for r in range(rows)]
+def tile_body(rows: int, cols: int = 16) -> tuple[list[str], list[int]]:
+    """The asm lines of one tile up to the stores: bias, the k loops (counters %[k4], %[kr], B at
+    %[w]) and the clamp; and the accumulator registers it uses. cols = 8 computes only the first 8
+    columns of the 16-wide panel (for panels with at most 8 real columns), skipping the rest of
+    each B row."""
+    acc = accumulators(rows, cols)
+    halves = cols // 8
+    b_step = 64 // halves  # bytes per ldp: the next 8 columns, or past the skipped half of the row
     body: list[str] = []
-    body += grouped([f"ldp q{acc[0][0]}, q{acc[0][1]}, [%[w]], #32",
-                     f"ldp q{acc[0][2]}, q{acc[0][3]}, [%[w]], #32"], 2, "row 0 = bias")
+    bias = [f"ldp q{acc[0][0]}, q{acc[0][1]}, [%[w]], #{b_step}"]
+    if halves == 2:
+        bias.append(f"ldp q{acc[0][2]}, q{acc[0][3]}, [%[w]], #32")
+    body += grouped(bias, 2, "row 0 = bias")
     if rows > 1:
-        copies = [f"mov v{acc[r][q]}.16b, v{acc[0][q]}.16b" for r in range(1, rows) for q in range(4)]
+        copies = [f"mov v{acc[r][q]}.16b, v{acc[0][q]}.16b" for r in range(1, rows) for q in range(cols // 4)]
         body += grouped(copies, 4)
     body += grouped(["cbz %[k4], 2f"], 1)
     a_regs = "v0" if rows == 1 else f"v0..v{rows - 1}"
     body += grouped(["1:"], 1, f"4 k per iteration: {a_regs} = 4 k of each row, v6/v7 = 2 B vectors")
     body += grouped([f"ldr q{r}, [%[a{r}]], #16" for r in range(rows)], 3)
     for lane in range(4):
-        for half in range(2):
-            body += grouped(["ldp q6, q7, [%[w]], #32"], 1, f"k + {lane}, columns {8 * half}..{8 * half + 7}")
-            body += grouped(fmla_half(rows, half, lane), 3)
+        for half in range(halves):
+            body += grouped([f"ldp q6, q7, [%[w]], #{b_step}"], 1,
+                            f"k + {lane}, columns {8 * half}..{8 * half + 7}")
+            body += grouped(fmla_half(acc, half, lane), 3)
     body += grouped(["subs %[k4], %[k4], #1", "b.ne 1b"], 2)
     body += grouped(["2:", "cbz %[kr], 4f"], 2)
     body += grouped(["3:"], 1, "k % 4 leftovers, one k each")
     body += grouped([f"ld1r {{v{r}.4s}}, [%[a{r}]], #4" for r in range(rows)], 3)
-    for half in range(2):
-        body += grouped(["ldp q6, q7, [%[w]], #32"], 1)
-        body += grouped(fmla_half(rows, half, 0), 3)
+    for half in range(halves):
+        body += grouped([f"ldp q6, q7, [%[w]], #{b_step}"], 1)
+        body += grouped(fmla_half(acc, half, 0), 3)
     body += grouped(["subs %[kr], %[kr], #1", "b.ne 3b"], 2)
     body += grouped(["4:", "cbz %[clamp], 5f"], 2)
     body += grouped(["ldp s0, s1, [%[minmax]]", "dup v0.4s, v0.s[0]", "dup v1.4s, v1.s[0]"], 3, "min, max")
@@ -156,18 +170,22 @@ def clobber_lines(rows: int, regs: list[int]) -> str:
     return ",\n        ".join(", ".join(names[i:i + 12]) for i in range(0, len(names), 12))
 
 
-def variant(rows: int) -> str:
-    """A static function computing `rows` rows x 16 columns (rows past the first and last are
+def variant(rows: int, cols: int = 16) -> str:
+    """A static function computing `rows` rows x `cols` columns (rows past the first and last are
     strided from a; the last one is passed separately so an edge tile can repeat it)."""
-    base = accumulator_base(rows)
-    acc = [[base + 4 * r + q for q in range(4)] for r in range(rows)]
-    body, regs = tile_body(rows)
-    body += grouped([s for r in range(rows) for s in (f"stp q{acc[r][0]}, q{acc[r][1]}, [%[c{r}]]",
-                                                      f"stp q{acc[r][2]}, q{acc[r][3]}, [%[c{r}], #32]")], 2)
+    acc = accumulators(rows, cols)
+    body, regs = tile_body(rows, cols)
+    stores = [f"stp q{acc[r][0]}, q{acc[r][1]}, [%[c{r}]]" for r in range(rows)]
+    if cols == 16:
+        second = [f"stp q{acc[r][2]}, q{acc[r][3]}, [%[c{r}], #32]" for r in range(rows)]
+        stores = [x for pair in zip(stores, second, strict=True) for x in pair]
+    body += grouped(stores, 2)
 
-    out = [f"static inline void rows{rows}(size_t k, const float* a, size_t a_stride, const float* a_last, "
+    name = f"rows{rows}" if cols == 16 else f"rows{rows}_narrow"
+    indent = " " * len(f"static inline void {name}(")
+    out = [f"static inline void {name}(size_t k, const float* a, size_t a_stride, const float* a_last, "
            "const float* w,",
-           f"{' ' * (20 + len(str(rows)))}float* c, size_t c_stride, float* c_last, size_t clamp, "
+           f"{indent}float* c, size_t c_stride, float* c_last, size_t clamp, "
            "const float* minmax) {"]
     for r in range(rows):
         src = "a_last" if r == rows - 1 and rows > 1 else ("a" if r == 0 else f"a + {r} * a_stride")
@@ -196,7 +214,7 @@ def looped_variant() -> str:
     """The public whole-panel function: `tiles` consecutive full 6x16 tiles in one asm loop, so
     the per-call C work (pointer set-up, register saves) is paid once per panel, not per tile."""
     rows = 6
-    acc = [[accumulator_base(rows) + 4 * r + q for q in range(4)] for r in range(rows)]
+    acc = accumulators(rows)
     body, regs = tile_body(rows)
     head = grouped(["0:"], 1, "per tile: B from the panel start, fresh k counters")
     head += grouped(["mov %[w], %[w0]", "mov %[k4], %[k4_init]", "mov %[kr], %[kr_init]"], 3)
@@ -241,7 +259,7 @@ def looped_variant() -> str:
 
 
 def main() -> None:
-    variants = "\n".join(variant(rows) for rows in ROW_VARIANTS)
+    variants = "\n".join([variant(rows) for rows in ROW_VARIANTS] + [variant(6, 8)])
     text = HEADER + "\n" + variants + "\n" + FOOTER + "\n" + looped_variant()
     OUTPUT.write_text(text)
 
