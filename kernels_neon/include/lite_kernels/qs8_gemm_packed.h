@@ -34,8 +34,9 @@
  *   - writes c[i * c_stride + j] for i < mr, j < nc only (nc < NR tails: masked or partial stores);
  *   - acc[j] = bias[j] + sum_p (A[i, p] + A_OFFSET) * w[p, j] in int32 (wrapping; exact, see above),
  *     then out = clamp(rounding_shift_right((int64)acc * multiplier[j], shift[j]) + zp_out,
- *     act_min, act_max): a 64-bit product, rounding half toward +infinity; no gemmlowp-style
- *     doubling-high-multiply (it rounds twice and would differ by 1 LSB).
+ *     act_min, act_max): a 64-bit product, rounding half toward +infinity. Any formulation giving
+ *     exactly these bytes is fine (arm/qs8_requantize_neon.h derives a 32-bit one); gemmlowp's
+ *     rounding doubling-high-multiply + rounding divide rounds twice and differs by 1 LSB.
  * k >= 1. Every output is computed by one call from the same values, so any split of C into tiles
  * (threads) gives identical bytes.
  *
@@ -45,7 +46,11 @@
  * which kernels_neon/dispatch/qs8_config_arm.c defines (never returning NULL: fall back to
  * lite_qs8_gemm_config_portable()). dispatch/qs8_config.c calls it only when that file exists
  * (__has_include), so the ARM build works before it does; after adding it, rebuild qs8_config.c
- * (a stale object keeps the portable choice). */
+ * (a stale object keeps the portable choice). The int8 depthwise selection (qs8_dwconv.h,
+ * dispatch/qs8_dwconv_config.c) delegates to lite_qs8_dwconv_select_arm the same way.
+ *
+ * x86 (dispatch/qs8_config.c): AVX-512 VNNI 8x16c4 (n <= 16) / 8x32c4, else AVX2 4x16c2 (int16
+ * vpmaddwd), else the portable 4x8c4. */
 #ifndef LITE_KERNELS_QS8_GEMM_PACKED_H
 #define LITE_KERNELS_QS8_GEMM_PACKED_H
 
