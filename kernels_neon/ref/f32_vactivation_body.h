@@ -67,7 +67,22 @@ void VA_FN(const lite_activation* act, const float* x, float* y, size_t n) {
   }
   const VA_T alpha = VA_SET1(act->alpha), beta = VA_SET1(act->beta);
   size_t i = 0;
-  for (; i + VA_W <= n; i += VA_W) VA_STORE(y + i, VA_CAT(apply_, VA_FN)(kind, VA_LOAD(x + i), alpha, beta));
+  /* One loop per kind (the kind a constant inside it), not a switch per vector. */
+#define VA_LOOP(KIND)                                                                                   \
+  case KIND:                                                                                            \
+    for (; i + VA_W <= n; i += VA_W) VA_STORE(y + i, VA_CAT(apply_, VA_FN)(KIND, VA_LOAD(x + i), alpha, beta)); \
+    break;
+  switch (kind) {
+    VA_LOOP(LITE_ACT_RELU)
+    VA_LOOP(LITE_ACT_CLIP)
+    VA_LOOP(LITE_ACT_HARD_SIGMOID)
+    VA_LOOP(LITE_ACT_HARD_SWISH)
+    VA_LOOP(LITE_ACT_LEAKY_RELU)
+    VA_LOOP(LITE_ACT_SIGMOID)
+    VA_LOOP(LITE_ACT_SILU)
+    default: break;
+  }
+#undef VA_LOOP
   if (i < n) { /* the tail through the same vector code, so a value's result does not depend on its position */
     float tail[VA_W] = {0};
     for (size_t j = i; j < n; ++j) tail[j - i] = x[j];

@@ -13,6 +13,11 @@
       VB_STORE(v, OP_V(va, vb));                                                               \
       for (; i < n; ++i) y[i] = v[0];                                                          \
     } else {                                                                                   \
+      for (; i + 2 * VB_W <= n; i += 2 * VB_W) { /* two vectors per step: half the loop overhead */ \
+        VB_STORE(y + i, OP_V(a_step ? VB_LOAD(a + i) : va, b_step ? VB_LOAD(b + i) : vb));     \
+        VB_STORE(y + i + VB_W,                                                                 \
+                 OP_V(a_step ? VB_LOAD(a + i + VB_W) : va, b_step ? VB_LOAD(b + i + VB_W) : vb)); \
+      }                                                                                        \
       for (; i + VB_W <= n; i += VB_W)                                                         \
         VB_STORE(y + i, OP_V(a_step ? VB_LOAD(a + i) : va, b_step ? VB_LOAD(b + i) : vb));     \
       if (i < n) {                                                                             \

@@ -52,9 +52,19 @@ void lite_strided_copy_ref(size_t elem_size, int rank, const int64_t* dims, cons
   const int64_t esize = (int64_t)elem_size;
   if (r == 2 && elem_size == 4 && stride != 1) {
     /* A 4-byte matrix transpose (TRANSPOSE NCHW -> NHWC of an image: rows of C values, each C
-     * planes apart): one tight loop instead of a row call per C values. */
+     * planes apart): one tight loop instead of a row call per C values; for an RGB image each
+     * of the three planes is read sequentially. */
     const uint32_t* s = (const uint32_t*)in;
     uint32_t* o = (uint32_t*)out;
+    if (n == 3 && st[0] == 1) {
+      const uint32_t *p0 = s, *p1 = s + stride, *p2 = s + 2 * stride;
+      for (int64_t i = 0; i < d[0]; ++i, o += 3) {
+        o[0] = p0[i];
+        o[1] = p1[i];
+        o[2] = p2[i];
+      }
+      return;
+    }
     for (int64_t i = 0; i < d[0]; ++i, o += n)
       for (int64_t j = 0; j < n; ++j) o[j] = s[i * st[0] + j * stride];
     return;
