@@ -2,7 +2,8 @@
  * byte: 3x3 / 5x5 / 1x7 / 2x2 kernels, strides 1, 2 and 2x1, dilation, asymmetric pads, channel counts
  * around the 32-channel block, zero points at the extremes, per-channel multipliers, every clamp,
  * and the output computed in row ranges as threads split it; every variant the CPU runs (the VNNI
- * 3x3 stride-1 kernel, the generic AVX-512 and AVX2 ones). Skipped where no fast kernel exists. */
+ * 3x3 stride-1 and stride-2 kernels, the generic AVX-512 and AVX2 ones). Skipped where no fast kernel
+ * exists. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,8 +113,11 @@ int main(void) {
     kt_record(passed == cases, __FILE__, __LINE__, what);
   }
 #if defined(__x86_64__)
-  if (detected & LITE_CPU_X86_AVX512VNNI)
+  if (detected & LITE_CPU_X86_AVX512VNNI) {
     KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_3x3s1_avx512vnni);
+    probe.stride_w = 2;
+    KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_3x3s2_avx512vnni);
+  }
 #endif
   lite_conv2d_params p = {0};
   p.in_c = p.out_c = p.groups = 8;

@@ -8,9 +8,9 @@
  * blocks of 32 channels; per block int32 bias[32], the taps in pairs as int16 (w_t0, w_t1) per
  * channel, int32 multiplier[32], shift[32], channels in the order vpunpck{l,h}wd leaves them
  * (per 128-bit lane: 4 channels in the low half, the next 4 in the high half). Which taps form a
- * pair is lite_qs8_dwconv_pair_slots: in order, or for 3x3 stride-1 kernels per kernel row
- * (kw0, kw1), (none, kw2), so the interleaved pair of input columns (j, j+1) serves two adjacent
- * output pixels (lite_qs8_dwconv_3x3s1_avx512vnni reuses it). */
+ * pair is lite_qs8_dwconv_pair_slots: in order, or for 3x3 kernels of stride 1 (2) along W per kernel
+ * row (kw0, kw1), (none, kw2) ((kw2, none)), so the interleaved pair of input columns (j, j+1) serves
+ * two adjacent output pixels (lite_qs8_dwconv_3x3s{1,2}_avx512vnni reuse it). */
 #ifndef LITE_KERNELS_QS8_DWCONV_H
 #define LITE_KERNELS_QS8_DWCONV_H
 
@@ -31,12 +31,12 @@ extern "C" {
  * pairs. slots has room for LITE_QS8_DWCONV_MAX_TAPS * 2 entries. */
 static inline size_t lite_qs8_dwconv_pair_slots(const lite_conv2d_params* p, int* slots) {
   const size_t taps = p->kernel_h * p->kernel_w;
-  if (p->kernel_h == 3 && p->kernel_w == 3 && p->stride_w == 1 && p->dilation_w == 1) {
-    for (int r = 0; r < 3; ++r) {
+  if (p->kernel_h == 3 && p->kernel_w == 3 && (p->stride_w == 1 || p->stride_w == 2) && p->dilation_w == 1) {
+    for (int r = 0; r < 3; ++r) { /* stride 1: (kw0, kw1), (none, kw2); stride 2: (kw0, kw1), (kw2, none) */
       slots[4 * r] = 3 * r;
       slots[4 * r + 1] = 3 * r + 1;
-      slots[4 * r + 2] = -1;
-      slots[4 * r + 3] = 3 * r + 2;
+      slots[4 * r + 2] = p->stride_w == 1 ? -1 : 3 * r + 2;
+      slots[4 * r + 3] = p->stride_w == 1 ? 3 * r + 2 : -1;
     }
     return 6;
   }
@@ -66,8 +66,11 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
                             const int8_t* input, int8_t* output, size_t row_begin, size_t row_end);
 void lite_qs8_dwconv_avx2(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
                           const int8_t* input, int8_t* output, size_t row_begin, size_t row_end);
-/* 3x3, stride_w 1, dilation_w 1 only (any stride_h, dilation_h, padding). */
+/* 3x3, stride_w 1 (2), dilation_w 1 only (any stride_h, dilation_h, padding). */
 void lite_qs8_dwconv_3x3s1_avx512vnni(const lite_conv2d_params* p, const void* packed,
+                                      const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
+                                      size_t row_begin, size_t row_end);
+void lite_qs8_dwconv_3x3s2_avx512vnni(const lite_conv2d_params* p, const void* packed,
                                       const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
                                       size_t row_begin, size_t row_end);
 

@@ -1,7 +1,9 @@
-/* AVX-512 VNNI int8 depthwise 3x3 convolution with stride 1 along W (qs8_dwconv.h), 32 channels per
- * step. Along an output row, input column j (widened to int16) is interleaved with column j + 1 once
- * (vpunpck{l,h}wd) and that pair serves two output pixels: as taps (kw0, kw1) of pixel j and as
- * (none, kw2) of pixel j - 1 (the pack ordered the weight pairs that way: lite_qs8_dwconv_pair_slots).
+/* AVX-512 VNNI int8 depthwise 3x3 convolution with stride 1 or 2 along W (qs8_dwconv.h), 32 channels
+ * per step. Along an output row, input column j (widened to int16) is interleaved with column j + 1
+ * once (vpunpck{l,h}wd) and that pair serves two output pixels: stride 1, as taps (kw0, kw1) of the
+ * pixel whose window starts at j and (none, kw2) of the one starting at j - 1; stride 2, as (kw0, kw1)
+ * of the window starting at j and (kw2, none) of the one at j - 2 (the pack ordered the weight pairs
+ * that way: lite_qs8_dwconv_pair_slots).
  * vpdpwssd adds both int16 products to the int32 sums in one instruction (exact: |x * w| <= 2^14).
  * Padded rows and columns read the packed zero-point row (real 0). */
 #include <immintrin.h>
@@ -16,9 +18,10 @@ static inline __m512i load_channels(const int8_t* p, __mmask32 mask) {
   return _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(mask, p));
 }
 
-void lite_qs8_dwconv_3x3s1_avx512vnni(const lite_conv2d_params* p, const void* packed,
-                                      const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
-                                      size_t row_begin, size_t row_end) {
+static inline __attribute__((always_inline)) void dwconv_3x3(const size_t S, const lite_conv2d_params* p,
+                                                              const void* packed, const lite_qs8_gemm_params* params,
+                                                              const int8_t* input, int8_t* output, size_t row_begin,
+                                                              size_t row_end) {
   const size_t c = p->out_c, blocks = (c + BLOCK - 1) / BLOCK, block_bytes = BLOCK * 12 + PAIRS * BLOCK * 4;
   const int8_t* zero_row = (const int8_t*)packed + blocks * block_bytes;
   const int32_t zp_out = params->output_zero_point;
@@ -47,7 +50,8 @@ void lite_qs8_dwconv_3x3s1_avx512vnni(const lite_conv2d_params* p, const void* p
       const lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load(requant + 64, requant + BLOCK * 4 + 64);
       const int narrow = r_lo.narrow && r_hi.narrow;
       const __m512i bias_lo = _mm512_loadu_si512(block), bias_hi = _mm512_loadu_si512(block + 64);
-      __m512i w01_lo[3], w01_hi[3], w2_lo[3], w2_hi[3]; /* per kernel row: pairs (kw0, kw1), (none, kw2) */
+      /* per kernel row: pairs (kw0, kw1) and (none, kw2) (stride 1) or (kw2, none) (stride 2) */
+      __m512i w01_lo[3], w01_hi[3], w2_lo[3], w2_hi[3];
       for (size_t r = 0; r < 3; ++r) {
         w01_lo[r] = _mm512_loadu_si512(w + (2 * r) * BLOCK * 4);
         w01_hi[r] = _mm512_loadu_si512(w + (2 * r) * BLOCK * 4 + 64);
@@ -67,19 +71,21 @@ void lite_qs8_dwconv_3x3s1_avx512vnni(const lite_conv2d_params* p, const void* p
         pair_hi[r] = _mm512_unpackhi_epi16(first, next[r]);
       }
       for (size_t ow = 0; ow < p->out_w; ++ow) {
-        const ptrdiff_t j = (ptrdiff_t)ow - pad_left + 2;
+        /* the window starts at column S * ow - pad_left; the new pair starts S columns later */
+        const ptrdiff_t j = (ptrdiff_t)(S * ow) - pad_left + (ptrdiff_t)S;
         __m512i acc_lo = bias_lo, acc_hi = bias_hi;
         for (size_t r = 0; r < 3; ++r) {
-          const __m512i last = COLUMN(r, j);
-          const __m512i next_lo = _mm512_unpacklo_epi16(next[r], last);
-          const __m512i next_hi = _mm512_unpackhi_epi16(next[r], last);
+          const __m512i first = S == 1 ? next[r] : COLUMN(r, j);
+          const __m512i second = COLUMN(r, j + 1);
+          const __m512i next_lo = _mm512_unpacklo_epi16(first, second);
+          const __m512i next_hi = _mm512_unpackhi_epi16(first, second);
           acc_lo = _mm512_dpwssd_epi32(acc_lo, pair_lo[r], w01_lo[r]);
           acc_hi = _mm512_dpwssd_epi32(acc_hi, pair_hi[r], w01_hi[r]);
           acc_lo = _mm512_dpwssd_epi32(acc_lo, next_lo, w2_lo[r]);
           acc_hi = _mm512_dpwssd_epi32(acc_hi, next_hi, w2_hi[r]);
           pair_lo[r] = next_lo;
           pair_hi[r] = next_hi;
-          next[r] = last;
+          next[r] = second;
         }
         const __m512i y_lo = narrow ? lite_qs8_requantize_narrow_avx512(acc_lo, &r_lo, lo32, hi32, zp)
                                     : lite_qs8_requantize_avx512(acc_lo, &r_lo, lo, hi, zp);
@@ -90,4 +96,16 @@ void lite_qs8_dwconv_3x3s1_avx512vnni(const lite_conv2d_params* p, const void* p
 #undef COLUMN
     }
   }
+}
+
+void lite_qs8_dwconv_3x3s1_avx512vnni(const lite_conv2d_params* p, const void* packed,
+                                      const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
+                                      size_t row_begin, size_t row_end) {
+  dwconv_3x3(1, p, packed, params, input, output, row_begin, row_end);
+}
+
+void lite_qs8_dwconv_3x3s2_avx512vnni(const lite_conv2d_params* p, const void* packed,
+                                      const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
+                                      size_t row_begin, size_t row_end) {
+  dwconv_3x3(2, p, packed, params, input, output, row_begin, row_end);
 }
