@@ -18,6 +18,14 @@
 
 enum { BLOCK = 32, STEP = 16, PIXELS = 8 };
 
+/* acc + high halves of x * w: smlal2 on aarch64 (in the 3x3 path, naming the halves made GCC move
+ * them out to d registers and spill them); armv7's d registers are the halves themselves. */
+#if defined(__aarch64__)
+#define QS8_MLAL_HIGH(acc, x, w) vmlal_high_s16(acc, x, w)
+#else
+#define QS8_MLAL_HIGH(acc, x, w) vmlal_s16(acc, vget_high_s16(x), vget_high_s16(w))
+#endif
+
 /* 16 channels, or `count` < 16 through a copy (the last pixel's channels may end the buffer). */
 static inline int8x16_t qs8_dw_load(const int8_t* p, size_t count) {
   if (count == STEP) return vld1q_s8(p);
@@ -58,9 +66,9 @@ static inline __attribute__((always_inline)) void qs8_dw_store(int8_t* out, cons
 #define QS8_DW_TAP(acc, x_ab, x_cd, wab, wcd)                                        \
   do {                                                                              \
     acc[0] = vmlal_s16(acc[0], vget_low_s16(x_ab), vget_low_s16(wab));              \
-    acc[1] = vmlal_s16(acc[1], vget_high_s16(x_ab), vget_high_s16(wab));            \
+    acc[1] = QS8_MLAL_HIGH(acc[1], x_ab, wab);                                       \
     acc[2] = vmlal_s16(acc[2], vget_low_s16(x_cd), vget_low_s16(wcd));              \
-    acc[3] = vmlal_s16(acc[3], vget_high_s16(x_cd), vget_high_s16(wcd));            \
+    acc[3] = QS8_MLAL_HIGH(acc[3], x_cd, wcd);                                       \
   } while (0)
 
 /* 3x3 kernels with stride and dilation 1 along W (the row-paired layout: pairs (kw0, kw1), (none,
