@@ -109,6 +109,28 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
   const size_t C = p->out_c;
   const size_t my = p->out_h - oy0 < (size_t)M ? p->out_h - oy0 : (size_t)M;
   const size_t mx = p->out_w - ox0 < (size_t)M ? p->out_w - ox0 : (size_t)M;
+  if (!post && my == (size_t)M && mx == (size_t)M && C % (size_t)LV_W == 0) {
+    /* Whole tile, whole vectors, min/max activation (most tiles): the same arithmetic, no checks. */
+    float* base = out_image + (oy0 * p->out_w + ox0) * C;
+    const size_t row_stride = p->out_w * C;
+    for (size_t c = 0; c < C; c += (size_t)LV_W) {
+      LV_T tmp[6][8];
+      for (int j = 0; j < A; ++j) {
+        LV_T col[8], res[6];
+        for (int i = 0; i < A; ++i) col[i] = LV_LOAD(mat + (size_t)(i * A + j) * t_stride + c);
+        wg_at(M, col, res);
+        for (int i = 0; i < M; ++i) tmp[i][j] = res[i];
+      }
+      const LV_T b = bias != NULL ? LV_LOAD(bias + c) : LV_SET1(0.0f);
+      for (int i = 0; i < M; ++i) {
+        LV_T y[6];
+        wg_at(M, tmp[i], y);
+        float* row = base + (size_t)i * row_stride + c;
+        for (int j = 0; j < M; ++j) LV_STORE(row + (size_t)j * C, LV_MIN(vhi, LV_MAX(vlo, LV_ADD(y[j], b))));
+      }
+    }
+    return;
+  }
   for (size_t c = 0; c < co_pad; c += (size_t)LV_W) {
     const size_t avail = C - c;
     LV_T tmp[6][8];
