@@ -15,6 +15,16 @@
 
 enum { MR = 4, NR = 8 };
 
+/* HardSwish on one stored row of NR floats. armv7 NEON has no vector division: the reference's
+ * x / 6 per lane. */
+static void hard_swish_row(float* out) {
+  for (size_t j = 0; j < NR; ++j) {
+    float g = out[j] / 6.0f + 0.5f;
+    g = g < 0.0f ? 0.0f : g;
+    out[j] = out[j] * (g > 1.0f ? 1.0f : g);
+  }
+}
+
 void lite_f32_gemm_ukernel_4x8_armv7_neon(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                           const float* w, float* c, size_t c_stride,
                                           const lite_f32_minmax_params* params) {
@@ -67,13 +77,7 @@ void lite_f32_gemm_ukernel_4x8_armv7_neon(size_t mr, size_t nc, size_t k, const 
     float* out = nc == NR ? c + i * c_stride : tmp;
     vst1q_f32(out, vminq_f32(vmaxq_f32(vld1q_f32(acc + i * NR), lo), hi));
     vst1q_f32(out + 4, vminq_f32(vmaxq_f32(vld1q_f32(acc + i * NR + 4), lo), hi));
-    if (params->hard_swish) { /* armv7 NEON has no vector division: the reference's x / 6 per lane */
-      for (size_t j = 0; j < NR; ++j) {
-        float g = out[j] / 6.0f + 0.5f;
-        g = g < 0.0f ? 0.0f : g;
-        out[j] = out[j] * (g > 1.0f ? 1.0f : g);
-      }
-    }
+    if (params->hard_swish) hard_swish_row(out);
     if (nc != NR) memcpy(c + i * c_stride, tmp, nc * sizeof(float));
   }
 }
@@ -88,6 +92,9 @@ typedef struct {
 void lite_f32_gemm_panel_4x8_armv7_neon(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w,
                                         float* c, size_t c_stride, const lite_f32_minmax_params* params) {
   if (tiles == 0) return;
+  float* const c_first = c;
+  const size_t rows_total = tiles * MR;
+  const int hard_swish = params->hard_swish;
   const float* a0 = a;
   const float* a1 = a0 + a_stride;
   const float* a2 = a1 + a_stride;
@@ -144,4 +151,7 @@ void lite_f32_gemm_panel_4x8_armv7_neon(size_t tiles, size_t k, const float* a, 
       : [args] "r"(&args), [c_step] "r"(c_step)
       : "cc", "memory", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11", "q12", "q13",
         "q14", "q15");
+  if (hard_swish) { /* the per-tile kernel's formula on the stored rows: identical results */
+    for (size_t i = 0; i < rows_total; ++i) hard_swish_row(c_first + i * c_stride);
+  }
 }

@@ -484,6 +484,8 @@ void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const floa
                                               size_t a_stride, const float* w, float* c, size_t c_stride,
                                               const lite_f32_minmax_params* params) {
   if (tiles == 0) return;
+  float* const c_first = c;
+  const size_t rows_total = tiles * 6;
   const float* a0 = a;
   const float* a1 = a0 + a_stride;
   const float* a2 = a1 + a_stride;
@@ -603,4 +605,7 @@ void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const floa
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
         "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
         "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+  if (params->hard_swish) { /* as the per-tile kernel does it: on the stored rows */
+    for (size_t i = 0; i < rows_total; ++i) hard_swish_row(c_first + i * c_stride, NR);
+  }
 }

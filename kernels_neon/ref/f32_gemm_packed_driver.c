@@ -67,7 +67,7 @@ void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, 
     const size_t nc = n_end - j0 < nr ? n_end - j0 : nr;
     const float* panel = packed_b + (j0 / nr) * nr * (k + 1);
     size_t i0 = 0;
-    if (config->panel != NULL && nc == nr && !mm.hard_swish && m >= mr_max) {
+    if (config->panel != NULL && nc == nr && m >= mr_max) {
       const size_t tiles = m / mr_max;
       config->panel(tiles, k, a, lda, panel, c + j0, ldc, &mm);
       i0 = tiles * mr_max;

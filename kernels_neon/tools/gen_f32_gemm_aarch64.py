@@ -212,7 +212,8 @@ def variant(rows: int, cols: int = 16) -> str:
 
 def looped_variant() -> str:
     """The public whole-panel function: `tiles` consecutive full 6x16 tiles in one asm loop, so
-    the per-call C work (pointer set-up, register saves) is paid once per panel, not per tile."""
+    the per-call C work (pointer set-up, register saves) is paid once per panel, not per tile;
+    HardSwish afterwards with the per-tile kernel's function (identical results)."""
     rows = 6
     acc = accumulators(rows)
     body, regs = tile_body(rows)
@@ -236,6 +237,8 @@ def looped_variant() -> str:
            f"{indent}size_t a_stride, const float* w, float* c, size_t c_stride,",
            f"{indent}const lite_f32_minmax_params* params) {{",
            "  if (tiles == 0) return;",
+           "  float* const c_first = c;",
+           "  const size_t rows_total = tiles * 6;",
            "  const float* a0 = a;",
            *[f"  const float* a{r} = a{r - 1} + a_stride;" for r in range(1, rows)],
            "  const float* w0 = w;",
@@ -254,6 +257,9 @@ def looped_variant() -> str:
     out.append('      : [w0] "r"(w0), [k4_init] "r"(k4_init), [kr_init] "r"(kr_init), [a_next] "r"(a_next),\n'
                '        [c_step] "r"(c_step), [clamp] "r"(clamp), [minmax] "r"(minmax)')
     out.append(f'      : "cc", "memory", {clobber_lines(rows, regs)});')
+    out.append("  if (params->hard_swish) { /* as the per-tile kernel does it: on the stored rows */")
+    out.append("    for (size_t i = 0; i < rows_total; ++i) hard_swish_row(c_first + i * c_stride, NR);")
+    out.append("  }")
     out.append("}")
     return "\n".join(out) + "\n"
 

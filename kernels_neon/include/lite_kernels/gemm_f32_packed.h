@@ -34,8 +34,8 @@ typedef void (*lite_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t k, const f
                                           const lite_f32_minmax_params* params);
 
 /* Optional: `tiles` consecutive full MR x NR tiles of one panel (rows [0, tiles * MR), all NR
- * columns, no HardSwish), each computed exactly as the microkernel would, in one call: the per-call
- * set-up is paid once per panel instead of once per tile. */
+ * columns), each computed exactly as the microkernel would (clamp and HardSwish included), in one
+ * call: the per-call set-up is paid once per panel instead of once per tile. */
 typedef void (*lite_f32_gemm_panel_fn)(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w,
                                        float* c, size_t c_stride, const lite_f32_minmax_params* params);
 
