@@ -90,16 +90,24 @@ void lite_f32_average_pool2d_nhwc_ref(const lite_pool2d_params* p, const float* 
 
 void lite_f32_global_average_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
                                            float* output) {
+  /* Blocks of 16 channels summed in a local accumulator (registers once vectorized) over all
+   * pixels, instead of a load-add-store of the output per pixel; each channel is still summed over
+   * the pixels in order, so the result is the same. */
+  enum { kBlock = 16 };
   for (size_t n = 0; n < batch; ++n) {
+    const float* image = input + n * pixels * channels;
     float* restrict out = output + n * channels;
-    memset(out, 0, channels * sizeof(float));
-    for (size_t i = 0; i < pixels; ++i) {
-      const float* restrict in = input + (n * pixels + i) * channels;
-      for (size_t c = 0; c < channels; ++c) out[c] += in[c];
-    }
-    if (pixels > 0) {
-      const float divisor = (float)pixels;
-      for (size_t c = 0; c < channels; ++c) out[c] /= divisor;
+    for (size_t c0 = 0; c0 < channels; c0 += kBlock) {
+      const size_t nc = channels - c0 < kBlock ? channels - c0 : kBlock;
+      float acc[kBlock] = {0};
+      if (nc == kBlock) {
+        for (size_t i = 0; i < pixels; ++i)
+          for (size_t c = 0; c < kBlock; ++c) acc[c] += image[i * channels + c0 + c];
+      } else {
+        for (size_t i = 0; i < pixels; ++i)
+          for (size_t c = 0; c < nc; ++c) acc[c] += image[i * channels + c0 + c];
+      }
+      for (size_t c = 0; c < nc; ++c) out[c0 + c] = pixels > 0 ? acc[c] / (float)pixels : 0.0f;
     }
   }
 }
