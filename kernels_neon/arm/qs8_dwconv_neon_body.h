@@ -61,15 +61,22 @@ static inline __attribute__((always_inline)) void qs8_dw_store(int8_t* out, cons
   }
 }
 
-/* Accumulates the 16 (or `count`) channels of one input column at src into the four groups of acc
- * with the tap weights (wab, wcd). */
-#define QS8_DW_TAP(acc, x_ab, x_cd, wab, wcd)                                        \
+/* Accumulates one input column, widened in channel order (x_ac: channels 0-7 = groups a, c; x_bd:
+ * channels 8-15 = groups b, d), with tap weights regrouped the same way, into the four groups of acc
+ * (a, b, c, d). */
+#define QS8_DW_TAP(acc, x_ac, x_bd, w_ac, w_bd)                                     \
   do {                                                                              \
-    acc[0] = vmlal_s16(acc[0], vget_low_s16(x_ab), vget_low_s16(wab));              \
-    acc[1] = QS8_MLAL_HIGH(acc[1], x_ab, wab);                                       \
-    acc[2] = vmlal_s16(acc[2], vget_low_s16(x_cd), vget_low_s16(wcd));              \
-    acc[3] = QS8_MLAL_HIGH(acc[3], x_cd, wcd);                                       \
+    acc[0] = vmlal_s16(acc[0], vget_low_s16(x_ac), vget_low_s16(w_ac));              \
+    acc[2] = QS8_MLAL_HIGH(acc[2], x_ac, w_ac);                                      \
+    acc[1] = vmlal_s16(acc[1], vget_low_s16(x_bd), vget_low_s16(w_bd));              \
+    acc[3] = QS8_MLAL_HIGH(acc[3], x_bd, w_bd);                                      \
   } while (0)
+
+/* 16 int8 channels widened in channel order: 0-7 and 8-15. */
+static inline void qs8_dw_widen(int8x16_t x, int16x8_t* first, int16x8_t* second) {
+  *first = vmovl_s8(vget_low_s8(x));
+  *second = vmovl_s8(vget_high_s8(x));
+}
 
 /* 3x3 kernels with stride and dilation 1 along W (the row-paired layout: pairs (kw0, kw1), (none,
  * kw2) per kernel row): two adjacent output pixels share their input columns, so input column j
@@ -82,15 +89,19 @@ static inline __attribute__((always_inline)) void qs8_dw3x3s1_pixels(
     const qs8_requant4_neon* rc, const qs8_requant4_neon* rd, int16x8_t zero_point, int8x8_t act_min,
     int8x8_t act_max, int8_t* out_row) {
   const size_t h = (c0 / STEP) % 2, ia = 8 * h, ib = 8 * h + 4, ic = 16 + 8 * h, id = 16 + 8 * h + 4;
-  int16x8_t w_ab[9], w_cd[9];
+  int16x8_t w_ac[9], w_bd[9]; /* tap weights regrouped in channel order (0-7, 8-15) */
 #define QS8_DW_ROW_WEIGHTS(R)                                                                 \
   do {                                                                                        \
     const int16x8x2_t k01_ab = vld2q_s16(weights + (2 * R) * BLOCK * 2 + 2 * ia);             \
     const int16x8x2_t k01_cd = vld2q_s16(weights + (2 * R) * BLOCK * 2 + 2 * ic);             \
     const int16x8x2_t k2_ab = vld2q_s16(weights + (2 * R + 1) * BLOCK * 2 + 2 * ia);          \
     const int16x8x2_t k2_cd = vld2q_s16(weights + (2 * R + 1) * BLOCK * 2 + 2 * ic);          \
-    w_ab[3 * R] = k01_ab.val[0], w_ab[3 * R + 1] = k01_ab.val[1], w_ab[3 * R + 2] = k2_ab.val[1]; \
-    w_cd[3 * R] = k01_cd.val[0], w_cd[3 * R + 1] = k01_cd.val[1], w_cd[3 * R + 2] = k2_cd.val[1]; \
+    w_ac[3 * R] = vcombine_s16(vget_low_s16(k01_ab.val[0]), vget_low_s16(k01_cd.val[0]));      \
+    w_bd[3 * R] = vcombine_s16(vget_high_s16(k01_ab.val[0]), vget_high_s16(k01_cd.val[0]));    \
+    w_ac[3 * R + 1] = vcombine_s16(vget_low_s16(k01_ab.val[1]), vget_low_s16(k01_cd.val[1]));  \
+    w_bd[3 * R + 1] = vcombine_s16(vget_high_s16(k01_ab.val[1]), vget_high_s16(k01_cd.val[1])); \
+    w_ac[3 * R + 2] = vcombine_s16(vget_low_s16(k2_ab.val[1]), vget_low_s16(k2_cd.val[1]));    \
+    w_bd[3 * R + 2] = vcombine_s16(vget_high_s16(k2_ab.val[1]), vget_high_s16(k2_cd.val[1]));  \
   } while (0)
   QS8_DW_ROW_WEIGHTS(0);
   QS8_DW_ROW_WEIGHTS(1);
@@ -103,17 +114,17 @@ static inline __attribute__((always_inline)) void qs8_dw3x3s1_pixels(
     acc0[2] = acc1[2] = vld1q_s32(bias + ic), acc0[3] = acc1[3] = vld1q_s32(bias + id);
 #define QS8_DW_ROW(R)                                                                                     \
   do {                                                                                                    \
-    int16x8_t x_ab, x_cd;                                                                                 \
-    qs8_dw_split(qs8_dw_load(ptrs[px][3 * R] + c0, count), &x_ab, &x_cd);                                 \
-    QS8_DW_TAP(acc0, x_ab, x_cd, w_ab[3 * R], w_cd[3 * R]);                                               \
-    qs8_dw_split(qs8_dw_load(ptrs[px][3 * R + 1] + c0, count), &x_ab, &x_cd);                             \
-    QS8_DW_TAP(acc0, x_ab, x_cd, w_ab[3 * R + 1], w_cd[3 * R + 1]);                                       \
-    QS8_DW_TAP(acc1, x_ab, x_cd, w_ab[3 * R], w_cd[3 * R]);                                               \
-    qs8_dw_split(qs8_dw_load(ptrs[px][3 * R + 2] + c0, count), &x_ab, &x_cd);                             \
-    QS8_DW_TAP(acc0, x_ab, x_cd, w_ab[3 * R + 2], w_cd[3 * R + 2]);                                       \
-    QS8_DW_TAP(acc1, x_ab, x_cd, w_ab[3 * R + 1], w_cd[3 * R + 1]);                                       \
-    qs8_dw_split(qs8_dw_load(ptrs[second][3 * R + 2] + c0, count), &x_ab, &x_cd);                         \
-    QS8_DW_TAP(acc1, x_ab, x_cd, w_ab[3 * R + 2], w_cd[3 * R + 2]);                                       \
+    int16x8_t x_ac, x_bd;                                                                                 \
+    qs8_dw_widen(qs8_dw_load(ptrs[px][3 * R] + c0, count), &x_ac, &x_bd);                                 \
+    QS8_DW_TAP(acc0, x_ac, x_bd, w_ac[3 * R], w_bd[3 * R]);                                               \
+    qs8_dw_widen(qs8_dw_load(ptrs[px][3 * R + 1] + c0, count), &x_ac, &x_bd);                             \
+    QS8_DW_TAP(acc0, x_ac, x_bd, w_ac[3 * R + 1], w_bd[3 * R + 1]);                                       \
+    QS8_DW_TAP(acc1, x_ac, x_bd, w_ac[3 * R], w_bd[3 * R]);                                               \
+    qs8_dw_widen(qs8_dw_load(ptrs[px][3 * R + 2] + c0, count), &x_ac, &x_bd);                             \
+    QS8_DW_TAP(acc0, x_ac, x_bd, w_ac[3 * R + 2], w_bd[3 * R + 2]);                                       \
+    QS8_DW_TAP(acc1, x_ac, x_bd, w_ac[3 * R + 1], w_bd[3 * R + 1]);                                       \
+    qs8_dw_widen(qs8_dw_load(ptrs[second][3 * R + 2] + c0, count), &x_ac, &x_bd);                         \
+    QS8_DW_TAP(acc1, x_ac, x_bd, w_ac[3 * R + 2], w_bd[3 * R + 2]);                                       \
   } while (0)
     QS8_DW_ROW(0);
     QS8_DW_ROW(1);
