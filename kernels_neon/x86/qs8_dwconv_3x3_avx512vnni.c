@@ -29,6 +29,7 @@ static inline __attribute__((always_inline)) void dwconv_3x3(const size_t S, con
   const __m512i hi = _mm512_set1_epi64((int64_t)params->act_max - zp_out);
   const __m512i zp = _mm512_set1_epi32(zp_out);
   const __m512i lo32 = _mm512_set1_epi32(params->act_min), hi32 = _mm512_set1_epi32(params->act_max);
+  const int full_range = params->act_min == -128 && params->act_max == 127;
   const ptrdiff_t in_w = (ptrdiff_t)p->in_w, pad_left = (ptrdiff_t)p->pad_left;
   for (size_t row = row_begin; row < row_end; ++row) {
     const size_t b = row / p->out_h, oh = row % p->out_h;
@@ -86,6 +87,12 @@ static inline __attribute__((always_inline)) void dwconv_3x3(const size_t S, con
           pair_lo[r] = next_lo;
           pair_hi[r] = next_hi;
           next[r] = second;
+        }
+        if (narrow && full_range) { /* vpackssdw + vpmovswb saturate: that is the clamp */
+          const __m512i y_lo = lite_qs8_requantize_narrow_unclamped_avx512(acc_lo, &r_lo, zp);
+          const __m512i y_hi = lite_qs8_requantize_narrow_unclamped_avx512(acc_hi, &r_hi, zp);
+          _mm256_mask_storeu_epi8(out_row + ow * c + c0, mask, _mm512_cvtsepi16_epi8(_mm512_packs_epi32(y_lo, y_hi)));
+          continue;
         }
         const __m512i y_lo = narrow ? lite_qs8_requantize_narrow_avx512(acc_lo, &r_lo, lo32, hi32, zp)
                                     : lite_qs8_requantize_avx512(acc_lo, &r_lo, lo, hi, zp);

@@ -66,12 +66,18 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
   const __m512i hi = _mm512_set1_epi64((int64_t)params->act_max - zp_out);
   const __m512i zp = _mm512_set1_epi32(zp_out);
   const __m512i lo32 = _mm512_set1_epi32(params->act_min), hi32 = _mm512_set1_epi32(params->act_max);
+  const int full_range = params->act_min == -128 && params->act_max == 127;
   for (size_t v = 0; v < NV; ++v) {
     const size_t cols = nc > 16 * v ? (nc - 16 * v < 16 ? nc - 16 * v : 16) : 0;
     if (cols == 0) break;
     const __mmask16 store_mask = (__mmask16)((1u << cols) - 1u);
     const lite_qs8_requant_avx512 r = lite_qs8_requant_avx512_load(requant + 64 * v, requant + 4 * NR + 64 * v);
-    if (r.narrow) {
+    if (r.narrow && full_range) { /* vpmovsdb's saturation is the clamp */
+      for (size_t i = 0; i < mr; ++i) {
+        const __m128i out = _mm512_cvtsepi32_epi8(lite_qs8_requantize_narrow_unclamped_avx512(acc[i][v], &r, zp));
+        _mm_mask_storeu_epi8(c + i * c_stride + 16 * v, store_mask, out);
+      }
+    } else if (r.narrow) {
       for (size_t i = 0; i < mr; ++i) {
         const __m128i out = _mm512_cvtepi32_epi8(lite_qs8_requantize_narrow_avx512(acc[i][v], &r, lo32, hi32, zp));
         _mm_mask_storeu_epi8(c + i * c_stride + 16 * v, store_mask, out);

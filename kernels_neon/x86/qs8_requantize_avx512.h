@@ -44,16 +44,22 @@ static inline __m512i lite_qs8_requantize_avx512(__m512i acc, const lite_qs8_req
   return _mm512_add_epi32(merged, zp);
 }
 
-/* The same for a narrow block: lo / hi are act_min / act_max as int32 lanes. The odd lanes are
- * shifted by shift - 32, which leaves the result in their high halves, where the blend takes it. */
-static inline __m512i lite_qs8_requantize_narrow_avx512(__m512i acc, const lite_qs8_requant_avx512* r, __m512i lo,
-                                                        __m512i hi, __m512i zp) {
+/* The same for a narrow block before the clamp: the results plus zp, |value| < 2^31 (a saturating
+ * narrowing to int8 is then the clamp to [-128, 127]). The odd lanes are shifted by shift - 32, which
+ * leaves the result in their high halves, where the blend takes it. */
+static inline __m512i lite_qs8_requantize_narrow_unclamped_avx512(__m512i acc, const lite_qs8_requant_avx512* r,
+                                                                  __m512i zp) {
   __m512i even = _mm512_mul_epi32(acc, r->mult);
   __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r->mult_odd);
   even = _mm512_srav_epi64(_mm512_add_epi64(even, r->round_even), r->shift_even);
   odd = _mm512_srav_epi64(_mm512_add_epi64(odd, r->round_odd), r->shift_odd_narrow);
-  const __m512i merged = _mm512_add_epi32(_mm512_mask_blend_epi32((__mmask16)0xAAAA, even, odd), zp);
-  return _mm512_min_epi32(_mm512_max_epi32(merged, lo), hi);
+  return _mm512_add_epi32(_mm512_mask_blend_epi32((__mmask16)0xAAAA, even, odd), zp);
+}
+
+/* A narrow block clamped: lo / hi are act_min / act_max as int32 lanes. */
+static inline __m512i lite_qs8_requantize_narrow_avx512(__m512i acc, const lite_qs8_requant_avx512* r, __m512i lo,
+                                                        __m512i hi, __m512i zp) {
+  return _mm512_min_epi32(_mm512_max_epi32(lite_qs8_requantize_narrow_unclamped_avx512(acc, r, zp), lo), hi);
 }
 
 #endif
