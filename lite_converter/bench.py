@@ -23,6 +23,7 @@ from lite_converter.peers import PeerRequest, PeerUnavailable, open_peer
 from lite_converter.reader import LiteModel, read_model
 
 OURS = "lite"
+BASELINE = "lite baseline"
 
 
 class BenchError(Exception):
@@ -40,6 +41,9 @@ class BenchConfig:
     compare: Sequence[str] = ()
     workdir: Path | None = None  # converted models (ours and the peers'); a temporary one by default
     seed: int = 0
+    # Another model on our runtime, timed interleaved with the main one (e.g. the fp32 model beside its
+    # int8 version): a ratio that is only honest when both ran in the same loop.
+    baseline: Path | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,6 +203,12 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
 
     runners: list[tuple[str, Callable[[], object]]] = [(OURS, run_ours)]
     peers: dict[str, RunnerResult] = {}
+    closers: list[Callable[[], None]] = []
+    if config.baseline is not None:
+        baseline_runner, baseline_result, close = _open_baseline(config, workdir, feeds, reference)
+        peers[BASELINE] = baseline_result
+        runners.append((BASELINE, baseline_runner))
+        closers.append(close)
     for name in config.compare:
         if onnx_path is None:
             peers[name] = RunnerResult(name, unavailable=f"needs the source ONNX ({config.model.stem}.onnx "
@@ -236,7 +246,35 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
                          {name: tuple(a.shape) for name, a in feeds.items()}, init_seconds, ours,
                          interpreter.arena_bytes, rss, flops, profile, peer_results)
     interpreter.close()
+    for close in closers:
+        close()
     return result
+
+
+def _open_baseline(config: BenchConfig, workdir: Path, feeds: dict[str, np.ndarray],
+                   reference: dict[str, np.ndarray]) -> tuple[Callable[[], object], RunnerResult,
+                                                              Callable[[], None]]:
+    """The baseline model on our runtime, loaded with the same inputs and threads."""
+    from runtime_arm import Interpreter
+
+    assert config.baseline is not None
+    baseline_dir = workdir / "baseline"
+    baseline_dir.mkdir(parents=True, exist_ok=True)
+    path, _ = prepare_models(dataclasses.replace(config, model=config.baseline), baseline_dir)
+    interpreter = Interpreter(path, threads=config.threads)
+    for name, array in feeds.items():
+        interpreter.resize_input(name, array.shape)
+    interpreter.allocate_tensors()
+
+    def run() -> dict[str, np.ndarray]:
+        return dict(interpreter.run(feeds))
+
+    first = time.perf_counter()
+    outputs = run()
+    first = time.perf_counter() - first
+    result = RunnerResult(BASELINE, version=f"{config.baseline.name}", first_run=first,
+                          max_abs_diff=_max_abs_diff(reference, outputs))
+    return run, result, interpreter.close
 
 
 def _our_version() -> str:

@@ -35,6 +35,9 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     bench.add_argument("--profile", action="store_true", help="per-op time table, slowest first")
     bench.add_argument("--compare", type=_peer_list, default=[], metavar="PEERS",
                        help="comma-separated peers run interleaved with ours: onnxruntime,litert,ncnn,mnn")
+    bench.add_argument("--baseline", type=Path, metavar="MODEL",
+                       help="another .lite/.onnx run on our runtime interleaved with MODEL, e.g. the fp32 "
+                            "model beside its int8 version; its median and ratio are printed like a peer's")
     bench.add_argument("--target", choices=TARGETS,
                        help="instead of timing: count instructions per inference of the cross-built "
                             "runtime under qemu (lite_converter.bench_qemu; 2 counted runs)")
@@ -50,7 +53,7 @@ def command_bench(args: argparse.Namespace) -> int:
     if args.target:
         return _command_target(args)
     config = BenchConfig(Path(args.model), _shapes(args.input_shape), args.threads, args.warmup, args.runs,
-                         args.profile, tuple(args.compare), seed=args.seed)
+                         args.profile, tuple(args.compare), seed=args.seed, baseline=args.baseline)
     try:
         result = benchmark(config)
     except BenchError as error:

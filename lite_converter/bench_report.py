@@ -49,8 +49,8 @@ def comparison_text(result: BenchResult) -> str:
     assert ours is not None
     lines = [f"comparison (interleaved, {ours.runs} runs each, {result.threads} thread(s); "
              "ratio = their median / ours, > 1 means we are faster):",
-             f"  {'runtime':<12} {'median':>12} {'p90':>12} {'ratio':>7} {'max|diff| vs ours':>18}  notes"]
-    lines.append(f"  {OURS:<12} {_ms(ours.median):>12} {_ms(ours.p90):>12} {1.0:7.2f} {'-':>18}  "
+             f"  {'runtime':<14} {'median':>12} {'p90':>12} {'ratio':>7} {'max|diff| vs ours':>18}  notes"]
+    lines.append(f"  {OURS:<14} {_ms(ours.median):>12} {_ms(ours.p90):>12} {1.0:7.2f} {'-':>18}  "
                  f"{result.ours.version}")
     for peer in result.peers:
         lines.append("  " + _peer_row(peer, ours.median))
@@ -59,10 +59,10 @@ def comparison_text(result: BenchResult) -> str:
 
 def _peer_row(peer: RunnerResult, our_median: float) -> str:
     if peer.stats is None:
-        return f"{peer.name:<12} {'-':>12} {'-':>12} {'-':>7} {'-':>18}  not run: {peer.unavailable}"
+        return f"{peer.name:<14} {'-':>12} {'-':>12} {'-':>7} {'-':>18}  not run: {peer.unavailable}"
     diff = "-" if peer.max_abs_diff is None else f"{peer.max_abs_diff:.3g}"
     ratio = peer.stats.median / our_median
-    return (f"{peer.name:<12} {_ms(peer.stats.median):>12} {_ms(peer.stats.p90):>12} {ratio:7.2f} "
+    return (f"{peer.name:<14} {_ms(peer.stats.median):>12} {_ms(peer.stats.p90):>12} {ratio:7.2f} "
             f"{diff:>18}  {peer.version}")
 
 

@@ -189,6 +189,24 @@ def test_bench_of_lite_without_onnx_says_peers_need_it(tmp_path, small_conv_lite
     assert re.search(r"onnxruntime .*not run: needs the source ONNX", text), text
 
 
+def test_bench_baseline_runs_interleaved_and_is_compared(tmp_path, small_conv_lite, capsys):
+    """--baseline: another model on our runtime in the same loop, its outputs diffed against ours."""
+    from tests.conftest import small_conv_net
+
+    path = tmp_path / "main.lite"
+    path.write_bytes(small_conv_lite)
+    other = tmp_path / "other.onnx"
+    onnx.save(small_conv_net(seed=1), other)  # same graph, other weights: outputs must differ
+    assert main(["bench", str(path), "--input-shape", "x=1,3,8,8", "--runs", "3", "--warmup", "0",
+                 "--baseline", str(path)]) == 0
+    row = re.search(r"lite baseline +[0-9.]+ ms .* [0-9.]+ +([0-9.e+-]+) +main.lite", capsys.readouterr().out)
+    assert row is not None and float(row.group(1)) == 0.0
+    result = benchmark(BenchConfig(path, {"x": [1, 3, 8, 8]}, runs=3, warmup=0, baseline=other))
+    (baseline,) = result.peers
+    assert baseline.stats is not None and baseline.stats.runs == 3
+    assert baseline.max_abs_diff is not None and baseline.max_abs_diff > 1e-3
+
+
 def test_bench_dynamic_input_needs_a_shape(tmp_path, small_conv_lite, capsys):
     path = tmp_path / "dyn.lite"
     path.write_bytes(small_conv_lite)
