@@ -218,6 +218,25 @@ def _instruction_counts(models: list[tuple[Workload, Path, int]]) -> list[str]:
     return lines
 
 
+def _int8_section(fp32_models: list[tuple[Workload, Path, int]], sources: dict[str, Path],
+                  args: argparse.Namespace, workdir: Path) -> list[str]:
+    """int8 rows (1 thread), int8 sizes and int8 instruction counts of MobileNetV2 and ResNet-18."""
+    from benchmarks.int8_benchmarks import bench_int8, int8_markdown, onnx_bytes
+
+    rows, sizes, int8_models = [], [], []
+    for workload, fp32_lite, flops in fp32_models:
+        onnx_path = sources[workload.label]
+        workload_rows, int8_lite = bench_int8(workload.label, onnx_path, fp32_lite, _input_name(onnx_path),
+                                              workload.input_shape, [1], args.runs, args.warmup, workdir)
+        rows += workload_rows
+        sizes.append((workload.label, onnx_bytes(onnx_path), int8_lite.stat().st_size))
+        if workload.label in ("MobileNetV2-1.0", "ResNet-18"):
+            renamed = dataclasses.replace(workload, label=f"{workload.label} int8")
+            int8_models.append((renamed, int8_lite, flops))
+    counts = ["Skipped (--no-qemu)."] if args.no_qemu else _instruction_counts(int8_models)
+    return int8_markdown(rows, sizes, counts)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
@@ -228,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "RESULTS.md")
     parser.add_argument("--workdir", type=Path, help="keep exported and converted models here")
     parser.add_argument("--no-qemu", action="store_true", help="skip the instruction counts under qemu")
+    parser.add_argument("--no-int8", action="store_true", help="skip the int8 section")
     args = parser.parse_args(argv)
     selected = [w for w in WORKLOADS if not args.models or w.label in args.models.split(",")]
     threads = [int(t) for t in args.threads.split(",")]
@@ -236,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[Workload, BenchResult]] = []
     notes: dict[tuple[str, str], list[str]] = {}  # (peer, reason) -> the rows it applies to
     lite_models: list[tuple[Workload, Path, int]] = []
+    sources: dict[str, Path] = {}  # label -> the fp32 ONNX
     with tempfile.TemporaryDirectory(prefix="lite-benchmarks-") as temporary:
         workdir = args.workdir or Path(temporary)
         for workload in selected:
@@ -252,10 +273,13 @@ def main(argv: list[str] | None = None) -> int:
                         label = f"{workload.label} ({count} thread{'s' if count > 1 else ''})"
                         where.append(label)
             lite_models.append((workload, result.lite_path, result.flops.total))
+            sources[workload.label] = onnx_path
         instructions = ["Skipped (--no-qemu)."] if args.no_qemu else _instruction_counts(lite_models)
+        int8_lines = [] if args.no_int8 else _int8_section(lite_models, sources, args, workdir)
         elapsed = datetime.datetime.now().timestamp() - start
         note_lines = [f"{peer} on {', '.join(where)}: {reason}" for (peer, reason), where in notes.items()]
         text = results_markdown(rows, note_lines, args.runs, args.warmup, elapsed, instructions)
+        text += "\n".join(int8_lines) + ("\n" if int8_lines else "")
     args.output.write_text(text)
     print(text)
     return 0
