@@ -55,12 +55,9 @@ static inline void rows6(size_t k, const float* a, size_t a_stride, const float*
   float* c5 = c_last;
   size_t k4 = k / 4, kr = k % 4;
   __asm__ volatile(
-      "ldp q8, q9, [%[w]], #32\nldp q10, q11, [%[w]], #32\n"  /* row 0 = bias */
-      "mov v12.16b, v8.16b\nmov v13.16b, v9.16b\nmov v14.16b, v10.16b\nmov v15.16b, v11.16b\n"
-      "mov v16.16b, v8.16b\nmov v17.16b, v9.16b\nmov v18.16b, v10.16b\nmov v19.16b, v11.16b\n"
-      "mov v20.16b, v8.16b\nmov v21.16b, v9.16b\nmov v22.16b, v10.16b\nmov v23.16b, v11.16b\n"
-      "mov v24.16b, v8.16b\nmov v25.16b, v9.16b\nmov v26.16b, v10.16b\nmov v27.16b, v11.16b\n"
-      "mov v28.16b, v8.16b\nmov v29.16b, v9.16b\nmov v30.16b, v10.16b\nmov v31.16b, v11.16b\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]]\nld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[w]]\nld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[w]]\n"  /* every row = bias */
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[w]]\nld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[w]]\nld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]]\n"
+      "add %[w], %[w], #64\n"
       "cbz %[k4], 2f\n"
       "1:\n"  /* 4 k per iteration: v0..v5 = 4 k of each row, v6/v7 = 2 B vectors */
       "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"
@@ -140,12 +137,9 @@ static inline void rows6(size_t k, const float* a, size_t a_stride, const float*
       "fmin v26.4s, v26.4s, v1.4s\nfmin v27.4s, v27.4s, v1.4s\nfmin v28.4s, v28.4s, v1.4s\n"
       "fmin v29.4s, v29.4s, v1.4s\nfmin v30.4s, v30.4s, v1.4s\nfmin v31.4s, v31.4s, v1.4s\n"
       "5:\n"
-      "stp q8, q9, [%[c0]]\nstp q10, q11, [%[c0], #32]\n"
-      "stp q12, q13, [%[c1]]\nstp q14, q15, [%[c1], #32]\n"
-      "stp q16, q17, [%[c2]]\nstp q18, q19, [%[c2], #32]\n"
-      "stp q20, q21, [%[c3]]\nstp q22, q23, [%[c3], #32]\n"
-      "stp q24, q25, [%[c4]]\nstp q26, q27, [%[c4], #32]\n"
-      "stp q28, q29, [%[c5]]\nstp q30, q31, [%[c5], #32]\n"
+      "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[c0]]\nst1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[c1]]\n"
+      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c2]]\nst1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[c3]]\n"
+      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[c4]]\nst1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[c5]]\n"
       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
         [w] "+r"(w), [k4] "+r"(k4), [kr] "+r"(kr)
       : [c0] "r"(c0), [c1] "r"(c1), [c2] "r"(c2), [c3] "r"(c3), [c4] "r"(c4), [c5] "r"(c5),
@@ -167,10 +161,8 @@ static inline void rows4(size_t k, const float* a, size_t a_stride, const float*
   float* c3 = c_last;
   size_t k4 = k / 4, kr = k % 4;
   __asm__ volatile(
-      "ldp q16, q17, [%[w]], #32\nldp q18, q19, [%[w]], #32\n"  /* row 0 = bias */
-      "mov v20.16b, v16.16b\nmov v21.16b, v17.16b\nmov v22.16b, v18.16b\nmov v23.16b, v19.16b\n"
-      "mov v24.16b, v16.16b\nmov v25.16b, v17.16b\nmov v26.16b, v18.16b\nmov v27.16b, v19.16b\n"
-      "mov v28.16b, v16.16b\nmov v29.16b, v17.16b\nmov v30.16b, v18.16b\nmov v31.16b, v19.16b\n"
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[w]]\nld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[w]]\nld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[w]]\n"  /* every row = bias */
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]]\nadd %[w], %[w], #64\n"
       "cbz %[k4], 2f\n"
       "1:\n"  /* 4 k per iteration: v0..v3 = 4 k of each row, v6/v7 = 2 B vectors */
       "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"
@@ -236,10 +228,8 @@ static inline void rows4(size_t k, const float* a, size_t a_stride, const float*
       "fmin v28.4s, v28.4s, v1.4s\nfmin v29.4s, v29.4s, v1.4s\nfmin v30.4s, v30.4s, v1.4s\n"
       "fmin v31.4s, v31.4s, v1.4s\n"
       "5:\n"
-      "stp q16, q17, [%[c0]]\nstp q18, q19, [%[c0], #32]\n"
-      "stp q20, q21, [%[c1]]\nstp q22, q23, [%[c1], #32]\n"
-      "stp q24, q25, [%[c2]]\nstp q26, q27, [%[c2], #32]\n"
-      "stp q28, q29, [%[c3]]\nstp q30, q31, [%[c3], #32]\n"
+      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c0]]\nst1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[c1]]\n"
+      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[c2]]\nst1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[c3]]\n"
       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
         [w] "+r"(w), [k4] "+r"(k4), [kr] "+r"(kr)
       : [c0] "r"(c0), [c1] "r"(c1), [c2] "r"(c2), [c3] "r"(c3),
@@ -258,8 +248,7 @@ static inline void rows2(size_t k, const float* a, size_t a_stride, const float*
   (void)c_stride;
   size_t k4 = k / 4, kr = k % 4;
   __asm__ volatile(
-      "ldp q16, q17, [%[w]], #32\nldp q18, q19, [%[w]], #32\n"  /* row 0 = bias */
-      "mov v20.16b, v16.16b\nmov v21.16b, v17.16b\nmov v22.16b, v18.16b\nmov v23.16b, v19.16b\n"
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[w]]\nld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[w]]\nadd %[w], %[w], #64\n"  /* every row = bias */
       "cbz %[k4], 2f\n"
       "1:\n"  /* 4 k per iteration: v0..v1 = 4 k of each row, v6/v7 = 2 B vectors */
       "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\n"
@@ -307,8 +296,7 @@ static inline void rows2(size_t k, const float* a, size_t a_stride, const float*
       "fmin v19.4s, v19.4s, v1.4s\nfmin v20.4s, v20.4s, v1.4s\nfmin v21.4s, v21.4s, v1.4s\n"
       "fmin v22.4s, v22.4s, v1.4s\nfmin v23.4s, v23.4s, v1.4s\n"
       "5:\n"
-      "stp q16, q17, [%[c0]]\nstp q18, q19, [%[c0], #32]\n"
-      "stp q20, q21, [%[c1]]\nstp q22, q23, [%[c1], #32]\n"
+      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c0]]\nst1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[c1]]\n"
       : [a0] "+r"(a0), [a1] "+r"(a1),
         [w] "+r"(w), [k4] "+r"(k4), [kr] "+r"(kr)
       : [c0] "r"(c0), [c1] "r"(c1),
@@ -326,7 +314,7 @@ static inline void rows1(size_t k, const float* a, size_t a_stride, const float*
   (void)c_last;
   size_t k4 = k / 4, kr = k % 4;
   __asm__ volatile(
-      "ldp q16, q17, [%[w]], #32\nldp q18, q19, [%[w]], #32\n"  /* row 0 = bias */
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[w]]\nadd %[w], %[w], #64\n"  /* every row = bias */
       "cbz %[k4], 2f\n"
       "1:\n"  /* 4 k per iteration: v0 = 4 k of each row, v6/v7 = 2 B vectors */
       "ldr q0, [%[a0]], #16\n"
@@ -362,7 +350,7 @@ static inline void rows1(size_t k, const float* a, size_t a_stride, const float*
       "fmin v16.4s, v16.4s, v1.4s\nfmin v17.4s, v17.4s, v1.4s\nfmin v18.4s, v18.4s, v1.4s\n"
       "fmin v19.4s, v19.4s, v1.4s\n"
       "5:\n"
-      "stp q16, q17, [%[c0]]\nstp q18, q19, [%[c0], #32]\n"
+      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c0]]\n"
       : [a0] "+r"(a0),
         [w] "+r"(w), [k4] "+r"(k4), [kr] "+r"(kr)
       : [c0] "r"(c0),
@@ -386,10 +374,9 @@ static inline void rows6_narrow(size_t k, const float* a, size_t a_stride, const
   float* c5 = c_last;
   size_t k4 = k / 4, kr = k % 4;
   __asm__ volatile(
-      "ldp q16, q17, [%[w]], #64\n"  /* row 0 = bias */
-      "mov v18.16b, v16.16b\nmov v19.16b, v17.16b\nmov v20.16b, v16.16b\nmov v21.16b, v17.16b\n"
-      "mov v22.16b, v16.16b\nmov v23.16b, v17.16b\nmov v24.16b, v16.16b\nmov v25.16b, v17.16b\n"
-      "mov v26.16b, v16.16b\nmov v27.16b, v17.16b\n"
+      "ld1 {v16.4s, v17.4s}, [%[w]]\nld1 {v18.4s, v19.4s}, [%[w]]\nld1 {v20.4s, v21.4s}, [%[w]]\n"  /* every row = bias */
+      "ld1 {v22.4s, v23.4s}, [%[w]]\nld1 {v24.4s, v25.4s}, [%[w]]\nld1 {v26.4s, v27.4s}, [%[w]]\n"
+      "add %[w], %[w], #64\n"
       "cbz %[k4], 2f\n"
       "1:\n"  /* 4 k per iteration: v0..v5 = 4 k of each row, v6/v7 = 2 B vectors */
       "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"
@@ -436,9 +423,9 @@ static inline void rows6_narrow(size_t k, const float* a, size_t a_stride, const
       "fmin v22.4s, v22.4s, v1.4s\nfmin v23.4s, v23.4s, v1.4s\nfmin v24.4s, v24.4s, v1.4s\n"
       "fmin v25.4s, v25.4s, v1.4s\nfmin v26.4s, v26.4s, v1.4s\nfmin v27.4s, v27.4s, v1.4s\n"
       "5:\n"
-      "stp q16, q17, [%[c0]]\nstp q18, q19, [%[c1]]\n"
-      "stp q20, q21, [%[c2]]\nstp q22, q23, [%[c3]]\n"
-      "stp q24, q25, [%[c4]]\nstp q26, q27, [%[c5]]\n"
+      "st1 {v16.4s, v17.4s}, [%[c0]]\nst1 {v18.4s, v19.4s}, [%[c1]]\n"
+      "st1 {v20.4s, v21.4s}, [%[c2]]\nst1 {v22.4s, v23.4s}, [%[c3]]\n"
+      "st1 {v24.4s, v25.4s}, [%[c4]]\nst1 {v26.4s, v27.4s}, [%[c5]]\n"
       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
         [w] "+r"(w), [k4] "+r"(k4), [kr] "+r"(kr)
       : [c0] "r"(c0), [c1] "r"(c1), [c2] "r"(c2), [c3] "r"(c3), [c4] "r"(c4), [c5] "r"(c5),
@@ -495,7 +482,6 @@ void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const floa
   const float* w0 = w;
   const size_t k4_init = k / 4, kr_init = k % 4;
   size_t k4, kr;
-  float* ct;
   /* after a tile each row pointer has moved k floats; the next tile starts 6 rows down */
   const size_t a_next = (6 * a_stride - k) * sizeof(float), c_step = c_stride * sizeof(float);
   const size_t clamp = params->min != -INFINITY || params->max != INFINITY;
@@ -503,12 +489,9 @@ void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const floa
   __asm__ volatile(
       "0:\n"  /* per tile: B from the panel start, fresh k counters */
       "mov %[w], %[w0]\nmov %[k4], %[k4_init]\nmov %[kr], %[kr_init]\n"
-      "ldp q8, q9, [%[w]], #32\nldp q10, q11, [%[w]], #32\n"  /* row 0 = bias */
-      "mov v12.16b, v8.16b\nmov v13.16b, v9.16b\nmov v14.16b, v10.16b\nmov v15.16b, v11.16b\n"
-      "mov v16.16b, v8.16b\nmov v17.16b, v9.16b\nmov v18.16b, v10.16b\nmov v19.16b, v11.16b\n"
-      "mov v20.16b, v8.16b\nmov v21.16b, v9.16b\nmov v22.16b, v10.16b\nmov v23.16b, v11.16b\n"
-      "mov v24.16b, v8.16b\nmov v25.16b, v9.16b\nmov v26.16b, v10.16b\nmov v27.16b, v11.16b\n"
-      "mov v28.16b, v8.16b\nmov v29.16b, v9.16b\nmov v30.16b, v10.16b\nmov v31.16b, v11.16b\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]]\nld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[w]]\nld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[w]]\n"  /* every row = bias */
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[w]]\nld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[w]]\nld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]]\n"
+      "add %[w], %[w], #64\n"
       "cbz %[k4], 2f\n"
       "1:\n"  /* 4 k per iteration: v0..v5 = 4 k of each row, v6/v7 = 2 B vectors */
       "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"
@@ -588,18 +571,13 @@ void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const floa
       "fmin v26.4s, v26.4s, v1.4s\nfmin v27.4s, v27.4s, v1.4s\nfmin v28.4s, v28.4s, v1.4s\n"
       "fmin v29.4s, v29.4s, v1.4s\nfmin v30.4s, v30.4s, v1.4s\nfmin v31.4s, v31.4s, v1.4s\n"
       "5:\n"
-      "stp q8, q9, [%[c]]\nstp q10, q11, [%[c], #32]\nadd %[ct], %[c], %[c_step]\n"
-      "stp q12, q13, [%[ct]]\nstp q14, q15, [%[ct], #32]\nadd %[ct], %[ct], %[c_step]\n"
-      "stp q16, q17, [%[ct]]\nstp q18, q19, [%[ct], #32]\nadd %[ct], %[ct], %[c_step]\n"
-      "stp q20, q21, [%[ct]]\nstp q22, q23, [%[ct], #32]\nadd %[ct], %[ct], %[c_step]\n"
-      "stp q24, q25, [%[ct]]\nstp q26, q27, [%[ct], #32]\nadd %[ct], %[ct], %[c_step]\n"
-      "stp q28, q29, [%[ct]]\nstp q30, q31, [%[ct], #32]\n"
-      "add %[c], %[ct], %[c_step]\n"  /* next tile: 6 rows down */
+      "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[c]], %[c_step]\nst1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[c]], %[c_step]\nst1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c]], %[c_step]\n"
+      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[c]], %[c_step]\nst1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[c]], %[c_step]\nst1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[c]], %[c_step]\n"
       "add %[a0], %[a0], %[a_next]\nadd %[a1], %[a1], %[a_next]\nadd %[a2], %[a2], %[a_next]\n"
       "add %[a3], %[a3], %[a_next]\nadd %[a4], %[a4], %[a_next]\nadd %[a5], %[a5], %[a_next]\n"
       "subs %[tiles], %[tiles], #1\nb.ne 0b\n"
       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
-        [w] "=&r"(w), [k4] "=&r"(k4), [kr] "=&r"(kr), [c] "+r"(c), [ct] "=&r"(ct), [tiles] "+r"(tiles)
+        [w] "=&r"(w), [k4] "=&r"(k4), [kr] "=&r"(kr), [c] "+r"(c), [tiles] "+r"(tiles)
       : [w0] "r"(w0), [k4_init] "r"(k4_init), [kr_init] "r"(kr_init), [a_next] "r"(a_next),
         [c_step] "r"(c_step), [clamp] "r"(clamp), [minmax] "r"(minmax)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",

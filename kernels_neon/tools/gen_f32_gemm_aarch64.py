@@ -106,6 +106,11 @@ def accumulators(rows: int, cols: int = 16) -> list[list[int]]:
     return [[base + per_row * r + q for q in range(per_row)] for r in range(rows)]
 
 
+def register_list(regs: list[int]) -> str:
+    """Consecutive registers as an ld1/st1 list: v8.4s, v9.4s, ..."""
+    return ", ".join(f"v{x}.4s" for x in regs)
+
+
 def grouped(instructions: list[str], per_line: int, comment: str | None = None) -> list[str]:
     """Inline-asm string lines holding per_line instructions each; the comment goes on the first."""
     lines = []
@@ -130,13 +135,10 @@ def tile_body(rows: int, cols: int = 16) -> tuple[list[str], list[int]]:
     halves = cols // 8
     b_step = 64 // halves  # bytes per ldp: the next 8 columns, or past the skipped half of the row
     body: list[str] = []
-    bias = [f"ldp q{acc[0][0]}, q{acc[0][1]}, [%[w]], #{b_step}"]
-    if halves == 2:
-        bias.append(f"ldp q{acc[0][2]}, q{acc[0][3]}, [%[w]], #32")
-    body += grouped(bias, 2, "row 0 = bias")
-    if rows > 1:
-        copies = [f"mov v{acc[r][q]}.16b, v{acc[0][q]}.16b" for r in range(1, rows) for q in range(cols // 4)]
-        body += grouped(copies, 4)
+    # every row loads the bias row itself: one ld1 of its consecutive accumulators (fewer
+    # instructions than loading row 0 and copying it with a mov per register)
+    bias = [f"ld1 {{{register_list(acc[r])}}}, [%[w]]" for r in range(rows)]
+    body += grouped(bias + ["add %[w], %[w], #64"], 3, "every row = bias")
     body += grouped(["cbz %[k4], 2f"], 1)
     a_regs = "v0" if rows == 1 else f"v0..v{rows - 1}"
     body += grouped(["1:"], 1, f"4 k per iteration: {a_regs} = 4 k of each row, v6/v7 = 2 B vectors")
@@ -175,10 +177,7 @@ def variant(rows: int, cols: int = 16) -> str:
     strided from a; the last one is passed separately so an edge tile can repeat it)."""
     acc = accumulators(rows, cols)
     body, regs = tile_body(rows, cols)
-    stores = [f"stp q{acc[r][0]}, q{acc[r][1]}, [%[c{r}]]" for r in range(rows)]
-    if cols == 16:
-        second = [f"stp q{acc[r][2]}, q{acc[r][3]}, [%[c{r}], #32]" for r in range(rows)]
-        stores = [x for pair in zip(stores, second, strict=True) for x in pair]
+    stores = [f"st1 {{{register_list(acc[r])}}}, [%[c{r}]]" for r in range(rows)]
     body += grouped(stores, 2)
 
     name = f"rows{rows}" if cols == 16 else f"rows{rows}_narrow"
@@ -219,17 +218,9 @@ def looped_variant() -> str:
     body, regs = tile_body(rows)
     head = grouped(["0:"], 1, "per tile: B from the panel start, fresh k counters")
     head += grouped(["mov %[w], %[w0]", "mov %[k4], %[k4_init]", "mov %[kr], %[kr_init]"], 3)
-    stores = []
-    for r in range(rows):
-        base = "%[c]" if r == 0 else "%[ct]"
-        if r == 1:
-            stores.append("add %[ct], %[c], %[c_step]")
-        elif r > 1:
-            stores.append("add %[ct], %[ct], %[c_step]")
-        stores += [f"stp q{acc[r][0]}, q{acc[r][1]}, [{base}]",
-                   f"stp q{acc[r][2]}, q{acc[r][3]}, [{base}, #32]"]
+    # one st1 per row, each moving c a row down: after the tile c is at the next tile
+    stores = [f"st1 {{{register_list(acc[r])}}}, [%[c]], %[c_step]" for r in range(rows)]
     tail = grouped(stores, 3)
-    tail += grouped(["add %[c], %[ct], %[c_step]"], 1, "next tile: 6 rows down")
     tail += grouped([f"add %[a{r}], %[a{r}], %[a_next]" for r in range(rows)], 3)
     tail += grouped(["subs %[tiles], %[tiles], #1", "b.ne 0b"], 2)
     indent = " " * len("void lite_f32_gemm_panel_6x16_aarch64_neonfma(")
@@ -244,7 +235,6 @@ def looped_variant() -> str:
            "  const float* w0 = w;",
            "  const size_t k4_init = k / 4, kr_init = k % 4;",
            "  size_t k4, kr;",
-           "  float* ct;",
            "  /* after a tile each row pointer has moved k floats; the next tile starts 6 rows down */",
            "  const size_t a_next = (6 * a_stride - k) * sizeof(float), c_step = c_stride * sizeof(float);",
            "  const size_t clamp = params->min != -INFINITY || params->max != INFINITY;",
@@ -253,7 +243,7 @@ def looped_variant() -> str:
     out += ["      " + line for line in head + body + tail]
     a_ops = ", ".join(f'[a{r}] "+r"(a{r})' for r in range(rows))
     out.append(f'      : {a_ops},\n        [w] "=&r"(w), [k4] "=&r"(k4), [kr] "=&r"(kr), [c] "+r"(c), '
-               '[ct] "=&r"(ct), [tiles] "+r"(tiles)')
+               '[tiles] "+r"(tiles)')
     out.append('      : [w0] "r"(w0), [k4_init] "r"(k4_init), [kr_init] "r"(kr_init), [a_next] "r"(a_next),\n'
                '        [c_step] "r"(c_step), [clamp] "r"(clamp), [minmax] "r"(minmax)')
     out.append(f'      : "cc", "memory", {clobber_lines(rows, regs)});')
