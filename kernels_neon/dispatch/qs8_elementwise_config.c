@@ -1,0 +1,34 @@
+/* Selection of the int8 elementwise kernel set (qs8_elementwise.h) from CPU features: the one place
+ * that maps ISA levels to these kernels (each compiled only where its ISA is, kernels_neon/CMakeLists.txt).
+ * armv7 runs the references: its NEON has no division or round-to-nearest-even for QUANTIZE, and the
+ * int8 models this project targets on 32-bit ARM are few (see docs/INT8_OPS.md). */
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/int8_lookup.h"
+#include "lite_kernels/qs8_elementwise.h"
+
+static const lite_qs8_elementwise_kernels portable = {lite_qs8_vadd_portable, lite_qs8_vmul_portable,
+                                                      lite_qs8_quantize_f32_ref, lite_qs8_dequantize_f32_ref,
+                                                      lite_qs8_lookup_ref, "portable"};
+
+#if defined(__x86_64__)
+static const lite_qs8_elementwise_kernels avx2 = {lite_qs8_vadd_avx2, lite_qs8_vmul_avx2, lite_qs8_vquantize_avx2,
+                                                  lite_qs8_vdequantize_avx2, lite_qs8_vlookup_avx2, "avx2"};
+static const lite_qs8_elementwise_kernels avx512 = {lite_qs8_vadd_avx2, lite_qs8_vmul_avx2,
+                                                    lite_qs8_vquantize_avx2, lite_qs8_vdequantize_avx2,
+                                                    lite_qs8_vlookup_avx512, "avx512"};
+#elif defined(__aarch64__)
+static const lite_qs8_elementwise_kernels aarch64_neon = {
+    lite_qs8_vadd_aarch64_neon, lite_qs8_vmul_aarch64_neon, lite_qs8_vquantize_aarch64_neon,
+    lite_qs8_vdequantize_aarch64_neon, lite_qs8_vlookup_aarch64_neon, "aarch64_neon"};
+#endif
+
+const lite_qs8_elementwise_kernels* lite_qs8_elementwise_select(uint32_t features) {
+#if defined(__x86_64__)
+  if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX2)) return &avx512;
+  if (features & LITE_CPU_X86_AVX2) return &avx2;
+#elif defined(__aarch64__)
+  if (features & LITE_CPU_ARM_NEON) return &aarch64_neon;
+#endif
+  (void)features;
+  return &portable;
+}
