@@ -1,7 +1,6 @@
 /* Selection of the int8 elementwise kernel set (qs8_elementwise.h) from CPU features: the one place
  * that maps ISA levels to these kernels (each compiled only where its ISA is, kernels_neon/CMakeLists.txt).
- * armv7 runs the references: its NEON has no division or round-to-nearest-even for QUANTIZE, and the
- * int8 models this project targets on 32-bit ARM are few (see docs/INT8_OPS.md). */
+ * armv7's QUANTIZE is the reference: its NEON has no float division or round-half-even conversion. */
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/int8_lookup.h"
 #include "lite_kernels/qs8_elementwise.h"
@@ -20,6 +19,10 @@ static const lite_qs8_elementwise_kernels avx512 = {lite_qs8_vadd_avx2, lite_qs8
 static const lite_qs8_elementwise_kernels aarch64_neon = {
     lite_qs8_vadd_aarch64_neon, lite_qs8_vmul_aarch64_neon, lite_qs8_vquantize_aarch64_neon,
     lite_qs8_vdequantize_aarch64_neon, lite_qs8_vlookup_aarch64_neon, "aarch64_neon"};
+#elif defined(__arm__) && defined(__ARM_NEON)
+static const lite_qs8_elementwise_kernels armv7_neon = {lite_qs8_vadd_armv7_neon, lite_qs8_vmul_armv7_neon,
+                                                        lite_qs8_quantize_f32_ref, lite_qs8_vdequantize_armv7_neon,
+                                                        lite_qs8_vlookup_armv7_neon, "armv7_neon"};
 #endif
 
 const lite_qs8_elementwise_kernels* lite_qs8_elementwise_select(uint32_t features) {
@@ -28,6 +31,8 @@ const lite_qs8_elementwise_kernels* lite_qs8_elementwise_select(uint32_t feature
   if (features & LITE_CPU_X86_AVX2) return &avx2;
 #elif defined(__aarch64__)
   if (features & LITE_CPU_ARM_NEON) return &aarch64_neon;
+#elif defined(__arm__) && defined(__ARM_NEON)
+  if (features & LITE_CPU_ARM_NEON) return &armv7_neon;
 #endif
   (void)features;
   return &portable;
