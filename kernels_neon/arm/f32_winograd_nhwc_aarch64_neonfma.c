@@ -111,18 +111,25 @@ static void wg_a64_gemm_4x16(size_t mr, size_t nv, size_t k, const float* a, siz
   if (mr > 3) WG_A64_STORE_ROW(3, c3);
 }
 
-/* A full 6x16 tile (6 rows, 16 columns, k a positive multiple of 4) stored straight into c: the
- * 4x16 loop with 6 rows, 24 accumulators in v8-v31, A in v0-v5 and one B pair (v6/v7) at a time,
- * as the GEMM's 6-row kernel: per 4 k steps 6 A loads + 8 ldp + 96 FMAs + 2 loop instructions (112
- * per 384 multiply-adds, 74.7 per 256 instead of 78). Same order per output: from zero, k = 0, 1, ... */
-static void wg_a64_gemm_6x16_full(size_t k, const float* a, size_t lda, const float* w, float* c, size_t ldc) {
+/* `tiles` full 6x16 tiles (6 rows each, 16 columns, k a positive multiple of 4) stored straight into
+ * c, in one asm loop: the 4x16 loop with 6 rows, 24 accumulators in v8-v31, A in v0-v5 and one B
+ * pair (v6/v7) at a time, as the GEMM's 6-row kernel: per 4 k steps 6 A loads + 8 ldp + 96 FMAs
+ * (112 per 384 multiply-adds, 74.7 per 256 instead of 78), two 4-k groups per loop iteration. Same
+ * order per output: from zero, k = 0, 1, ... */
+static void wg_a64_gemm_6x16_full(size_t tiles, size_t k, const float* a, size_t lda, const float* w, float* c,
+                                  size_t ldc) {
   const float *r0 = a, *r1 = a + lda, *r2 = a + 2 * lda, *r3 = a + 3 * lda, *r4 = a + 4 * lda, *r5 = a + 5 * lda;
-  size_t groups = k / 4;
+  const float* wp;
+  size_t n;
+  /* after a tile each row pointer has moved k floats; the next tile starts 6 rows down */
+  const size_t a_next = (6 * lda - k) * sizeof(float), c_step = ldc * sizeof(float);
   __asm__ volatile(
+      "0:\n mov %[w], %[w0]\n mov %[n], %[n0]\n"  /* per tile: B from the panel start, k from 0 */
       "movi v8.16b, #0\nmovi v9.16b, #0\nmovi v10.16b, #0\nmovi v11.16b, #0\nmovi v12.16b, #0\nmovi v13.16b, #0\nmovi v14.16b, #0\nmovi v15.16b, #0\n"
       "movi v16.16b, #0\nmovi v17.16b, #0\nmovi v18.16b, #0\nmovi v19.16b, #0\nmovi v20.16b, #0\nmovi v21.16b, #0\nmovi v22.16b, #0\nmovi v23.16b, #0\n"
       "movi v24.16b, #0\nmovi v25.16b, #0\nmovi v26.16b, #0\nmovi v27.16b, #0\nmovi v28.16b, #0\nmovi v29.16b, #0\nmovi v30.16b, #0\nmovi v31.16b, #0\n"
-      "0:\n ldr q0, [%[a0]], #16\n ldr q1, [%[a1]], #16\n ldr q2, [%[a2]], #16\n ldr q3, [%[a3]], #16\n ldr q4, [%[a4]], #16\n ldr q5, [%[a5]], #16\n"
+      "tbz %[n], #0, 1f\n"  /* an odd count of 4-k groups: one first */
+      "ldr q0, [%[a0]], #16\n ldr q1, [%[a1]], #16\n ldr q2, [%[a2]], #16\n ldr q3, [%[a3]], #16\n ldr q4, [%[a4]], #16\n ldr q5, [%[a5]], #16\n"
       "ldp q6, q7, [%[w]], #32\n"  /* k + 0, columns 0..7 */
       "fmla v8.4s, v6.4s, v0.s[0]\n fmla v9.4s, v7.4s, v0.s[0]\n fmla v12.4s, v6.4s, v1.s[0]\n fmla v13.4s, v7.4s, v1.s[0]\n"
       "fmla v16.4s, v6.4s, v2.s[0]\n fmla v17.4s, v7.4s, v2.s[0]\n fmla v20.4s, v6.4s, v3.s[0]\n fmla v21.4s, v7.4s, v3.s[0]\n"
@@ -155,17 +162,87 @@ static void wg_a64_gemm_6x16_full(size_t k, const float* a, size_t lda, const fl
       "fmla v10.4s, v6.4s, v0.s[3]\n fmla v11.4s, v7.4s, v0.s[3]\n fmla v14.4s, v6.4s, v1.s[3]\n fmla v15.4s, v7.4s, v1.s[3]\n"
       "fmla v18.4s, v6.4s, v2.s[3]\n fmla v19.4s, v7.4s, v2.s[3]\n fmla v22.4s, v6.4s, v3.s[3]\n fmla v23.4s, v7.4s, v3.s[3]\n"
       "fmla v26.4s, v6.4s, v4.s[3]\n fmla v27.4s, v7.4s, v4.s[3]\n fmla v30.4s, v6.4s, v5.s[3]\n fmla v31.4s, v7.4s, v5.s[3]\n"
-      "subs %[n], %[n], #1\n b.ne 0b\n"
-      "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[o0]]\n"
-      "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[o1]]\n"
-      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[o2]]\n"
-      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[o3]]\n"
-      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[o4]]\n"
-      "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[o5]]\n"
-      : [a0] "+r"(r0), [a1] "+r"(r1), [a2] "+r"(r2), [a3] "+r"(r3), [a4] "+r"(r4), [a5] "+r"(r5), [w] "+r"(w),
-        [n] "+r"(groups)
-      : [o0] "r"(c), [o1] "r"(c + ldc), [o2] "r"(c + 2 * ldc), [o3] "r"(c + 3 * ldc), [o4] "r"(c + 4 * ldc),
-        [o5] "r"(c + 5 * ldc)
+      "subs %[n], %[n], #1\n b.eq 2f\n"
+      "1:\n"  /* 8 k per iteration */
+      "ldr q0, [%[a0]], #16\n ldr q1, [%[a1]], #16\n ldr q2, [%[a2]], #16\n ldr q3, [%[a3]], #16\n ldr q4, [%[a4]], #16\n ldr q5, [%[a5]], #16\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 0, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[0]\n fmla v9.4s, v7.4s, v0.s[0]\n fmla v12.4s, v6.4s, v1.s[0]\n fmla v13.4s, v7.4s, v1.s[0]\n"
+      "fmla v16.4s, v6.4s, v2.s[0]\n fmla v17.4s, v7.4s, v2.s[0]\n fmla v20.4s, v6.4s, v3.s[0]\n fmla v21.4s, v7.4s, v3.s[0]\n"
+      "fmla v24.4s, v6.4s, v4.s[0]\n fmla v25.4s, v7.4s, v4.s[0]\n fmla v28.4s, v6.4s, v5.s[0]\n fmla v29.4s, v7.4s, v5.s[0]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 0, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[0]\n fmla v11.4s, v7.4s, v0.s[0]\n fmla v14.4s, v6.4s, v1.s[0]\n fmla v15.4s, v7.4s, v1.s[0]\n"
+      "fmla v18.4s, v6.4s, v2.s[0]\n fmla v19.4s, v7.4s, v2.s[0]\n fmla v22.4s, v6.4s, v3.s[0]\n fmla v23.4s, v7.4s, v3.s[0]\n"
+      "fmla v26.4s, v6.4s, v4.s[0]\n fmla v27.4s, v7.4s, v4.s[0]\n fmla v30.4s, v6.4s, v5.s[0]\n fmla v31.4s, v7.4s, v5.s[0]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 1, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[1]\n fmla v9.4s, v7.4s, v0.s[1]\n fmla v12.4s, v6.4s, v1.s[1]\n fmla v13.4s, v7.4s, v1.s[1]\n"
+      "fmla v16.4s, v6.4s, v2.s[1]\n fmla v17.4s, v7.4s, v2.s[1]\n fmla v20.4s, v6.4s, v3.s[1]\n fmla v21.4s, v7.4s, v3.s[1]\n"
+      "fmla v24.4s, v6.4s, v4.s[1]\n fmla v25.4s, v7.4s, v4.s[1]\n fmla v28.4s, v6.4s, v5.s[1]\n fmla v29.4s, v7.4s, v5.s[1]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 1, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[1]\n fmla v11.4s, v7.4s, v0.s[1]\n fmla v14.4s, v6.4s, v1.s[1]\n fmla v15.4s, v7.4s, v1.s[1]\n"
+      "fmla v18.4s, v6.4s, v2.s[1]\n fmla v19.4s, v7.4s, v2.s[1]\n fmla v22.4s, v6.4s, v3.s[1]\n fmla v23.4s, v7.4s, v3.s[1]\n"
+      "fmla v26.4s, v6.4s, v4.s[1]\n fmla v27.4s, v7.4s, v4.s[1]\n fmla v30.4s, v6.4s, v5.s[1]\n fmla v31.4s, v7.4s, v5.s[1]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 2, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[2]\n fmla v9.4s, v7.4s, v0.s[2]\n fmla v12.4s, v6.4s, v1.s[2]\n fmla v13.4s, v7.4s, v1.s[2]\n"
+      "fmla v16.4s, v6.4s, v2.s[2]\n fmla v17.4s, v7.4s, v2.s[2]\n fmla v20.4s, v6.4s, v3.s[2]\n fmla v21.4s, v7.4s, v3.s[2]\n"
+      "fmla v24.4s, v6.4s, v4.s[2]\n fmla v25.4s, v7.4s, v4.s[2]\n fmla v28.4s, v6.4s, v5.s[2]\n fmla v29.4s, v7.4s, v5.s[2]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 2, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[2]\n fmla v11.4s, v7.4s, v0.s[2]\n fmla v14.4s, v6.4s, v1.s[2]\n fmla v15.4s, v7.4s, v1.s[2]\n"
+      "fmla v18.4s, v6.4s, v2.s[2]\n fmla v19.4s, v7.4s, v2.s[2]\n fmla v22.4s, v6.4s, v3.s[2]\n fmla v23.4s, v7.4s, v3.s[2]\n"
+      "fmla v26.4s, v6.4s, v4.s[2]\n fmla v27.4s, v7.4s, v4.s[2]\n fmla v30.4s, v6.4s, v5.s[2]\n fmla v31.4s, v7.4s, v5.s[2]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 3, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[3]\n fmla v9.4s, v7.4s, v0.s[3]\n fmla v12.4s, v6.4s, v1.s[3]\n fmla v13.4s, v7.4s, v1.s[3]\n"
+      "fmla v16.4s, v6.4s, v2.s[3]\n fmla v17.4s, v7.4s, v2.s[3]\n fmla v20.4s, v6.4s, v3.s[3]\n fmla v21.4s, v7.4s, v3.s[3]\n"
+      "fmla v24.4s, v6.4s, v4.s[3]\n fmla v25.4s, v7.4s, v4.s[3]\n fmla v28.4s, v6.4s, v5.s[3]\n fmla v29.4s, v7.4s, v5.s[3]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 3, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[3]\n fmla v11.4s, v7.4s, v0.s[3]\n fmla v14.4s, v6.4s, v1.s[3]\n fmla v15.4s, v7.4s, v1.s[3]\n"
+      "fmla v18.4s, v6.4s, v2.s[3]\n fmla v19.4s, v7.4s, v2.s[3]\n fmla v22.4s, v6.4s, v3.s[3]\n fmla v23.4s, v7.4s, v3.s[3]\n"
+      "fmla v26.4s, v6.4s, v4.s[3]\n fmla v27.4s, v7.4s, v4.s[3]\n fmla v30.4s, v6.4s, v5.s[3]\n fmla v31.4s, v7.4s, v5.s[3]\n"
+      "ldr q0, [%[a0]], #16\n ldr q1, [%[a1]], #16\n ldr q2, [%[a2]], #16\n ldr q3, [%[a3]], #16\n ldr q4, [%[a4]], #16\n ldr q5, [%[a5]], #16\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 0, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[0]\n fmla v9.4s, v7.4s, v0.s[0]\n fmla v12.4s, v6.4s, v1.s[0]\n fmla v13.4s, v7.4s, v1.s[0]\n"
+      "fmla v16.4s, v6.4s, v2.s[0]\n fmla v17.4s, v7.4s, v2.s[0]\n fmla v20.4s, v6.4s, v3.s[0]\n fmla v21.4s, v7.4s, v3.s[0]\n"
+      "fmla v24.4s, v6.4s, v4.s[0]\n fmla v25.4s, v7.4s, v4.s[0]\n fmla v28.4s, v6.4s, v5.s[0]\n fmla v29.4s, v7.4s, v5.s[0]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 0, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[0]\n fmla v11.4s, v7.4s, v0.s[0]\n fmla v14.4s, v6.4s, v1.s[0]\n fmla v15.4s, v7.4s, v1.s[0]\n"
+      "fmla v18.4s, v6.4s, v2.s[0]\n fmla v19.4s, v7.4s, v2.s[0]\n fmla v22.4s, v6.4s, v3.s[0]\n fmla v23.4s, v7.4s, v3.s[0]\n"
+      "fmla v26.4s, v6.4s, v4.s[0]\n fmla v27.4s, v7.4s, v4.s[0]\n fmla v30.4s, v6.4s, v5.s[0]\n fmla v31.4s, v7.4s, v5.s[0]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 1, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[1]\n fmla v9.4s, v7.4s, v0.s[1]\n fmla v12.4s, v6.4s, v1.s[1]\n fmla v13.4s, v7.4s, v1.s[1]\n"
+      "fmla v16.4s, v6.4s, v2.s[1]\n fmla v17.4s, v7.4s, v2.s[1]\n fmla v20.4s, v6.4s, v3.s[1]\n fmla v21.4s, v7.4s, v3.s[1]\n"
+      "fmla v24.4s, v6.4s, v4.s[1]\n fmla v25.4s, v7.4s, v4.s[1]\n fmla v28.4s, v6.4s, v5.s[1]\n fmla v29.4s, v7.4s, v5.s[1]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 1, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[1]\n fmla v11.4s, v7.4s, v0.s[1]\n fmla v14.4s, v6.4s, v1.s[1]\n fmla v15.4s, v7.4s, v1.s[1]\n"
+      "fmla v18.4s, v6.4s, v2.s[1]\n fmla v19.4s, v7.4s, v2.s[1]\n fmla v22.4s, v6.4s, v3.s[1]\n fmla v23.4s, v7.4s, v3.s[1]\n"
+      "fmla v26.4s, v6.4s, v4.s[1]\n fmla v27.4s, v7.4s, v4.s[1]\n fmla v30.4s, v6.4s, v5.s[1]\n fmla v31.4s, v7.4s, v5.s[1]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 2, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[2]\n fmla v9.4s, v7.4s, v0.s[2]\n fmla v12.4s, v6.4s, v1.s[2]\n fmla v13.4s, v7.4s, v1.s[2]\n"
+      "fmla v16.4s, v6.4s, v2.s[2]\n fmla v17.4s, v7.4s, v2.s[2]\n fmla v20.4s, v6.4s, v3.s[2]\n fmla v21.4s, v7.4s, v3.s[2]\n"
+      "fmla v24.4s, v6.4s, v4.s[2]\n fmla v25.4s, v7.4s, v4.s[2]\n fmla v28.4s, v6.4s, v5.s[2]\n fmla v29.4s, v7.4s, v5.s[2]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 2, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[2]\n fmla v11.4s, v7.4s, v0.s[2]\n fmla v14.4s, v6.4s, v1.s[2]\n fmla v15.4s, v7.4s, v1.s[2]\n"
+      "fmla v18.4s, v6.4s, v2.s[2]\n fmla v19.4s, v7.4s, v2.s[2]\n fmla v22.4s, v6.4s, v3.s[2]\n fmla v23.4s, v7.4s, v3.s[2]\n"
+      "fmla v26.4s, v6.4s, v4.s[2]\n fmla v27.4s, v7.4s, v4.s[2]\n fmla v30.4s, v6.4s, v5.s[2]\n fmla v31.4s, v7.4s, v5.s[2]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 3, columns 0..7 */
+      "fmla v8.4s, v6.4s, v0.s[3]\n fmla v9.4s, v7.4s, v0.s[3]\n fmla v12.4s, v6.4s, v1.s[3]\n fmla v13.4s, v7.4s, v1.s[3]\n"
+      "fmla v16.4s, v6.4s, v2.s[3]\n fmla v17.4s, v7.4s, v2.s[3]\n fmla v20.4s, v6.4s, v3.s[3]\n fmla v21.4s, v7.4s, v3.s[3]\n"
+      "fmla v24.4s, v6.4s, v4.s[3]\n fmla v25.4s, v7.4s, v4.s[3]\n fmla v28.4s, v6.4s, v5.s[3]\n fmla v29.4s, v7.4s, v5.s[3]\n"
+      "ldp q6, q7, [%[w]], #32\n"  /* k + 3, columns 8..15 */
+      "fmla v10.4s, v6.4s, v0.s[3]\n fmla v11.4s, v7.4s, v0.s[3]\n fmla v14.4s, v6.4s, v1.s[3]\n fmla v15.4s, v7.4s, v1.s[3]\n"
+      "fmla v18.4s, v6.4s, v2.s[3]\n fmla v19.4s, v7.4s, v2.s[3]\n fmla v22.4s, v6.4s, v3.s[3]\n fmla v23.4s, v7.4s, v3.s[3]\n"
+      "fmla v26.4s, v6.4s, v4.s[3]\n fmla v27.4s, v7.4s, v4.s[3]\n fmla v30.4s, v6.4s, v5.s[3]\n fmla v31.4s, v7.4s, v5.s[3]\n"
+      "subs %[n], %[n], #2\n b.ne 1b\n"
+      "2:\n"  /* one st1 per row, each moving c a row down */
+      "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[c]], %[c_step]\n"
+      "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[c]], %[c_step]\n"
+      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c]], %[c_step]\n"
+      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[c]], %[c_step]\n"
+      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[c]], %[c_step]\n"
+      "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[c]], %[c_step]\n"
+      "add %[a0], %[a0], %[a_next]\n add %[a1], %[a1], %[a_next]\n add %[a2], %[a2], %[a_next]\n add %[a3], %[a3], %[a_next]\n add %[a4], %[a4], %[a_next]\n add %[a5], %[a5], %[a_next]\n"  /* next tile: 6 rows down */
+      "subs %[tiles], %[tiles], #1\n b.ne 0b\n"
+      : [a0] "+r"(r0), [a1] "+r"(r1), [a2] "+r"(r2), [a3] "+r"(r3), [a4] "+r"(r4), [a5] "+r"(r5), [w] "=&r"(wp),
+        [n] "=&r"(n), [c] "+r"(c), [tiles] "+r"(tiles)
+      : [w0] "r"(w), [n0] "r"(k / 4), [a_next] "r"(a_next), [c_step] "r"(c_step)
       : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
         "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
         "v31", "cc", "memory");
@@ -189,8 +266,7 @@ static int wg_a64_tile_gemm(const lite_f32_gemm_config* gemm, size_t rows, size_
     const size_t cols = co_pad - j0 < WG_A64_NR ? co_pad - j0 : WG_A64_NR;
     size_t i0 = 0;
     if (cols == WG_A64_NR && k % 4 == 0 && k > 0)
-      for (const size_t end6 = six_row_part(rows) * 6; i0 < end6; i0 += 6)
-        wg_a64_gemm_6x16_full(k, v + i0 * ldv, ldv, panel, m_out + i0 * ldm + j0, ldm);
+      if ((i0 = six_row_part(rows) * 6) > 0) wg_a64_gemm_6x16_full(i0 / 6, k, v, ldv, panel, m_out + j0, ldm);
     for (; i0 < rows; i0 += WG_A64_MR)
       wg_a64_gemm_4x16(rows - i0 < WG_A64_MR ? rows - i0 : WG_A64_MR, cols / 4, k, v + i0 * ldv, ldv, panel,
                        m_out + i0 * ldm + j0, ldm);
