@@ -111,7 +111,11 @@ size_t lite_f32_winograd_block_tiles(int m, const lite_conv2d_params* p) {
   size_t tb = budget / (alpha2(m) * (ci + co));
   if (tb < 16) tb = 16;
   if (tb > 128) tb = 128;
+#if defined(__aarch64__)
+  return (tb + 11) / 12 * 12; /* whole 6-row tiles (the aarch64 product kernel's best height) and 4-row ones */
+#else
   return tb / 8 * 8; /* whole groups of rows for every microkernel height (4, 6 waste at most 2, 8) */
+#endif
 }
 
 size_t lite_f32_winograd_scratch_size(int m, const lite_conv2d_params* p) {
