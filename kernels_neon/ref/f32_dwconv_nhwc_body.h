@@ -120,8 +120,9 @@ DW_ALWAYS_INLINE void dw_row(const lite_conv2d_params* p, const float* restrict 
  * offsets are loop invariants; the row pointers advance by the group's width. */
 DW_ALWAYS_INLINE size_t dw_square_groups(size_t C, const float* const* row, const size_t* step, int uniform,
                                          const LV_T* wv, LV_T b, LV_T vlo, LV_T vhi, float* restrict out,
-                                         size_t out_stride, size_t ow, size_t hi, size_t pad_left, size_t K, size_t S) {
-  const size_t G = K == 3 ? 4 : 2, NCOL = (G - 1) * S + K;
+                                         size_t out_stride, size_t ow, size_t hi, size_t pad_left, size_t K, size_t S,
+                                         size_t G) {
+  const size_t NCOL = (G - 1) * S + K;
   if (ow + G > hi) return ow;
   const float* x[5];
   size_t st[5];
@@ -163,7 +164,8 @@ DW_ALWAYS_INLINE void dw_square_edge(const float* const* row, const size_t* step
  * Per vector of channels, the K*K weights stay in registers; the interior of the row runs G pixels
  * at a time (G = 4 for 3x3, 2 for 5x5: weights + accumulators + loads fit the 32 NEON registers),
  * each input vector loaded once per group and used by every pixel of the group that needs it (row
- * reuse: a 3x3 stride-1 group of 4 loads 18 vectors for 36 FMAs). Rows above or below the image read
+ * reuse: a 3x3 stride-1 group of 4 loads 18 vectors for 36 FMAs); the interior pixels after the last
+ * group run one at a time without checks. Rows above or below the image read
  * a vector of zeros with a pixel stride of 0, so the interior has no per-pixel checks at all (the
  * zero taps add exact zeros). Border columns (and the pixels after the last group) skip the taps
  * outside the image. None / Relu / Clip are one max + min (bounds +-inf where absent; the bound is
@@ -200,11 +202,15 @@ DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* re
     for (; ow < lo; ++ow) dw_square_edge(row, step, g.in_w, wv, b, vlo, vhi, out + ow * C + c, ow, p->pad_left, K, S);
     /* Rows all inside (every row but the first and last few): one pixel stride, whose multiples the
      * compiler keeps in registers; otherwise per-row strides (0 for the zero rows). */
-    if (uniform)
-      ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S);
-    else
-      ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S);
-    /* the interior pixels after the last group, then the right border */
+    const size_t G = K == 3 ? 4 : 2;
+    if (uniform) {
+      ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, G);
+      ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, 1);
+    } else {
+      ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, G);
+      ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, 1);
+    }
+    /* the right border (interior pixels after the last group ran one at a time above) */
     for (; ow < g.out_w; ++ow) dw_square_edge(row, step, g.in_w, wv, b, vlo, vhi, out + ow * C + c, ow, p->pad_left, K, S);
     if (!clamp)
       for (size_t o = 0; o < g.out_w; ++o) lv_store_activated(act, LV_LOAD(out + o * C + c), c, out + o * C + c);
