@@ -165,10 +165,9 @@ DW_ALWAYS_INLINE void dw_square_edge(const float* const* row, const size_t* step
  * at a time (G = 4 for 3x3, 2 for 5x5: weights + accumulators + loads fit the 32 NEON registers),
  * each input vector loaded once per group and used by every pixel of the group that needs it (row
  * reuse: a 3x3 stride-1 group of 4 loads 18 vectors for 36 FMAs); the interior pixels after the last
- * group run one at a time without checks. Rows above or below the image read
- * a vector of zeros with a pixel stride of 0, so the interior has no per-pixel checks at all (the
- * zero taps add exact zeros). Border columns (and the pixels after the last group) skip the taps
- * outside the image. None / Relu / Clip are one max + min (bounds +-inf where absent; the bound is
+ * group run one at a time without checks. Rows above or below the image read a vector of zeros
+ * with a pixel stride of 0, so the interior has no per-pixel checks at all (the zero taps add exact
+ * zeros). Border columns skip the taps outside the image. None / Relu / Clip are one max + min (bounds +-inf where absent; the bound is
  * the first operand so a NaN sum stays NaN on every ISA); other activations run on the stored row
  * afterwards with the same vector code as the other bodies. Each pixel sums from its bias in
  * (kh, kw) order whatever the group, so any row split is bit-identical. */
