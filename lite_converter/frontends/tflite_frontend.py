@@ -29,8 +29,12 @@ _DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT32": np.int32, "INT64": n
 
 
 def schema() -> Any:  # noqa: ANN401 - generated module
-    from ai_edge_litert import schema_py_generated
-
+    try:
+        from ai_edge_litert import schema_py_generated
+    except ModuleNotFoundError as error:
+        raise ModuleNotFoundError(
+            "reading .tflite files needs LiteRT's schema module: pip install 'ai-edge-litert==2.3.0' "
+            "(the 'tflite' extra of this package)") from error
     return schema_py_generated
 
 
