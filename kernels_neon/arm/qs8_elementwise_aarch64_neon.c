@@ -54,10 +54,10 @@ static inline int8x16_t mul16(const int8_t* a, const int8_t* b, const lite_qs8_m
   const int16x8_t za = vdupq_n_s16(p->a_zero_point), zb = vdupq_n_s16(p->b_zero_point);
   const int16x8_t a0 = vsubq_s16(vmovl_s8(vget_low_s8(va)), za), a1 = vsubq_s16(vmovl_high_s8(va), za);
   const int16x8_t b0 = vsubq_s16(vmovl_s8(vget_low_s8(vb)), zb), b1 = vsubq_s16(vmovl_high_s8(vb), zb);
-  const int16x8_t r0 = vqmovn_high_s32(vqmovn_s32(mul4(vmull_s16(vget_low_s16(a0), vget_low_s16(b0)), p, neg_shift, mask)),
-                                       mul4(vmull_high_s16(a0, b0), p, neg_shift, mask));
-  const int16x8_t r1 = vqmovn_high_s32(vqmovn_s32(mul4(vmull_s16(vget_low_s16(a1), vget_low_s16(b1)), p, neg_shift, mask)),
-                                       mul4(vmull_high_s16(a1, b1), p, neg_shift, mask));
+  const int32x4_t p00 = mul4(vmull_s16(vget_low_s16(a0), vget_low_s16(b0)), p, neg_shift, mask);
+  const int32x4_t p10 = mul4(vmull_s16(vget_low_s16(a1), vget_low_s16(b1)), p, neg_shift, mask);
+  const int16x8_t r0 = vqmovn_high_s32(vqmovn_s32(p00), mul4(vmull_high_s16(a0, b0), p, neg_shift, mask));
+  const int16x8_t r1 = vqmovn_high_s32(vqmovn_s32(p10), mul4(vmull_high_s16(a1, b1), p, neg_shift, mask));
   const int8x16_t r = vqmovn_high_s16(vqmovn_s16(r0), r1);
   return vminq_s8(vmaxq_s8(r, vdupq_n_s8(p->act_min)), vdupq_n_s8(p->act_max));
 }
@@ -88,7 +88,8 @@ static inline int32x4_t quantize4(const float* x, float32x4_t scale, float32x4_t
 }
 
 static inline int8x16_t quantize16(const float* x, float32x4_t scale, float32x4_t zero_point) {
-  const int16x8_t q0 = vqmovn_high_s32(vqmovn_s32(quantize4(x, scale, zero_point)), quantize4(x + 4, scale, zero_point));
+  const int16x8_t q0 =
+      vqmovn_high_s32(vqmovn_s32(quantize4(x, scale, zero_point)), quantize4(x + 4, scale, zero_point));
   const int16x8_t q1 =
       vqmovn_high_s32(vqmovn_s32(quantize4(x + 8, scale, zero_point)), quantize4(x + 12, scale, zero_point));
   return vqmovn_high_s16(vqmovn_s16(q0), q1);

@@ -190,7 +190,8 @@ static inline __m256i lookup32(__m256i x, const __m256i tables[16]) {
 
 void lite_qs8_vlookup_avx2(size_t count, const int8_t table[256], const int8_t* input, int8_t* output) {
   __m256i tables[16];
-  for (int k = 0; k < 16; ++k) tables[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i*)(table + 16 * k)));
+  for (int k = 0; k < 16; ++k)
+    tables[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i*)(table + 16 * k)));
   size_t i = 0;
   for (; i + STEP <= count; i += STEP)
     _mm256_storeu_si256((__m256i*)(output + i), lookup32(_mm256_loadu_si256((const __m256i*)(input + i)), tables));
