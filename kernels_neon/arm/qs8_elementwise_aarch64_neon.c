@@ -9,10 +9,10 @@
 
 /* 4 int16 a, b -> 4 int32 outputs before saturation */
 static inline int32x4_t add4(int16x4_t a, int16x4_t b, const lite_qs8_add_plan* p, int32x4_t neg_shift) {
-  const int32x4_t h = vmlal_n_s16(vmull_n_s16(a, p->a_hi), b, p->b_hi);
+  /* round_bias + H accumulated in one register, then + (L >> 16) by one shift-right-accumulate */
+  const int32x4_t h = vmlal_n_s16(vmlal_n_s16(vdupq_n_s32(p->round_bias), a, p->a_hi), b, p->b_hi);
   const int32x4_t l = vmlal_n_s16(vmlal_n_s16(vdupq_n_s32(p->low_bias), a, p->a_lo), b, p->b_lo);
-  const int32x4_t n = vaddq_s32(h, vshrq_n_s32(l, 16));
-  return vaddq_s32(vdupq_n_s32(p->out_bias), vshlq_s32(vaddq_s32(n, vdupq_n_s32(p->round_bias)), neg_shift));
+  return vaddq_s32(vdupq_n_s32(p->out_bias), vshlq_s32(vsraq_n_s32(h, l, 16), neg_shift));
 }
 
 static inline int8x16_t add16(const int8_t* a, const int8_t* b, const lite_qs8_add_plan* p, int32x4_t neg_shift) {
@@ -79,15 +79,15 @@ static void mul_contiguous(size_t n, const lite_qs8_mul_plan* plan, const int8_t
 #define LITE_QS8_ROWS_SUFFIX aarch64_neon
 #include "../ref/qs8_elementwise_rows.h"
 
-/* 4 floats -> 4 int32 in [-128, 127]: rint(x / scale) + zp, NaN -> zp (the reference's order of steps) */
-static inline int32x4_t quantize4(const float* x, float32x4_t scale, float32x4_t zero_point) {
-  float32x4_t r = vaddq_f32(vrndnq_f32(vdivq_f32(vld1q_f32(x), scale)), zero_point);
-  r = vbslq_f32(vceqq_f32(r, r), r, zero_point);
-  r = vminq_f32(vmaxq_f32(r, vdupq_n_f32(-128.0f)), vdupq_n_f32(127.0f));
-  return vcvtq_s32_f32(r);
+/* 4 floats -> 4 int32: rint(x / scale) + zp before the int8 saturation. fcvtns rounds half to even
+ * (the reference's nearbyintf in the default mode), turns NaN into 0 (so the output is zp, as the
+ * reference) and saturates out-of-range values and infinities, which the saturating add and narrowing
+ * keep saturated; below 2^24 the reference's float add of zp is exact, above it both saturate. */
+static inline int32x4_t quantize4(const float* x, float32x4_t scale, int32x4_t zero_point) {
+  return vqaddq_s32(vcvtnq_s32_f32(vdivq_f32(vld1q_f32(x), scale)), zero_point);
 }
 
-static inline int8x16_t quantize16(const float* x, float32x4_t scale, float32x4_t zero_point) {
+static inline int8x16_t quantize16(const float* x, float32x4_t scale, int32x4_t zero_point) {
   const int16x8_t q0 =
       vqmovn_high_s32(vqmovn_s32(quantize4(x, scale, zero_point)), quantize4(x + 4, scale, zero_point));
   const int16x8_t q1 =
@@ -97,7 +97,8 @@ static inline int8x16_t quantize16(const float* x, float32x4_t scale, float32x4_
 
 void lite_qs8_vquantize_aarch64_neon(size_t count, float scale, int32_t zero_point, const float* input,
                                      int8_t* output) {
-  const float32x4_t vs = vdupq_n_f32(scale), vz = vdupq_n_f32((float)zero_point);
+  const float32x4_t vs = vdupq_n_f32(scale);
+  const int32x4_t vz = vdupq_n_s32(zero_point);
   size_t i = 0;
   for (; i + STEP <= count; i += STEP) vst1q_s8(output + i, quantize16(input + i, vs, vz));
   if (i < count) {
@@ -109,10 +110,10 @@ void lite_qs8_vquantize_aarch64_neon(size_t count, float scale, int32_t zero_poi
   }
 }
 
-static inline void dequantize16(const int8_t* x, float32x4_t scale, int16x8_t zero_point, float* y) {
+static inline void dequantize16(const int8_t* x, float32x4_t scale, int8x16_t zero_point, float* y) {
   const int8x16_t q = vld1q_s8(x);
-  const int16x8_t d0 = vsubq_s16(vmovl_s8(vget_low_s8(q)), zero_point);
-  const int16x8_t d1 = vsubq_s16(vmovl_high_s8(q), zero_point);
+  const int16x8_t d0 = vsubl_s8(vget_low_s8(q), vget_low_s8(zero_point));
+  const int16x8_t d1 = vsubl_high_s8(q, zero_point);
   vst1q_f32(y, vmulq_f32(scale, vcvtq_f32_s32(vmovl_s16(vget_low_s16(d0)))));
   vst1q_f32(y + 4, vmulq_f32(scale, vcvtq_f32_s32(vmovl_high_s16(d0))));
   vst1q_f32(y + 8, vmulq_f32(scale, vcvtq_f32_s32(vmovl_s16(vget_low_s16(d1)))));
@@ -121,12 +122,12 @@ static inline void dequantize16(const int8_t* x, float32x4_t scale, int16x8_t ze
 
 void lite_qs8_vdequantize_aarch64_neon(size_t count, float scale, int32_t zero_point, const int8_t* input,
                                        float* output) {
-  if (zero_point < -128 || zero_point > 127) {  /* q - zp must fit int16 */
+  if (zero_point < -128 || zero_point > 127) { /* the widening subtract takes zp as an int8 */
     lite_qs8_dequantize_f32_ref(count, scale, zero_point, input, output);
     return;
   }
   const float32x4_t vs = vdupq_n_f32(scale);
-  const int16x8_t vz = vdupq_n_s16((int16_t)zero_point);
+  const int8x16_t vz = vdupq_n_s8((int8_t)zero_point);
   size_t i = 0;
   for (; i + STEP <= count; i += STEP) dequantize16(input + i, vs, vz, output + i);
   if (i < count) {

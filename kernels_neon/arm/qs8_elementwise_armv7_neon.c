@@ -12,10 +12,10 @@
 #define STEP 16
 
 static inline int32x4_t add4(int16x4_t a, int16x4_t b, const lite_qs8_add_plan* p, int32x4_t neg_shift) {
-  const int32x4_t h = vmlal_n_s16(vmull_n_s16(a, p->a_hi), b, p->b_hi);
+  /* round_bias + H accumulated in one register, then + (L >> 16) by one shift-right-accumulate */
+  const int32x4_t h = vmlal_n_s16(vmlal_n_s16(vdupq_n_s32(p->round_bias), a, p->a_hi), b, p->b_hi);
   const int32x4_t l = vmlal_n_s16(vmlal_n_s16(vdupq_n_s32(p->low_bias), a, p->a_lo), b, p->b_lo);
-  const int32x4_t n = vaddq_s32(h, vshrq_n_s32(l, 16));
-  return vaddq_s32(vdupq_n_s32(p->out_bias), vshlq_s32(vaddq_s32(n, vdupq_n_s32(p->round_bias)), neg_shift));
+  return vaddq_s32(vdupq_n_s32(p->out_bias), vshlq_s32(vsraq_n_s32(h, l, 16), neg_shift));
 }
 
 static inline int8x8_t add8(int8x8_t va, int8x8_t vb, const lite_qs8_add_plan* p, int32x4_t neg_shift) {
