@@ -11,8 +11,8 @@
 
 #define LITE_QS8_ROWS_CAT2(a, b) a##b
 #define LITE_QS8_ROWS_CAT(a, b) LITE_QS8_ROWS_CAT2(a, b)
-#define LITE_QS8_SHORT_PERIOD 64
-#define LITE_QS8_REPEAT_BYTES 256
+#define LITE_QS8_SHORT_PERIOD 512
+#define LITE_QS8_REPEAT_BYTES 2048
 
 /* b (period < LITE_QS8_SHORT_PERIOD) repeated into `buffer`; returns the new period (a multiple of it). */
 static size_t lite_qs8_repeat_period(const int8_t* b, size_t period, int8_t buffer[LITE_QS8_REPEAT_BYTES]) {

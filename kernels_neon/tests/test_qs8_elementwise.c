@@ -21,7 +21,7 @@
 static int8_t a_buf[MAX_N], b_buf[MAX_N], want[MAX_N], got[MAX_N];
 static float f_in[MAX_N], f_want[MAX_N], f_got[MAX_N];
 
-static const size_t lengths[] = {0, 1, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257, 1027};
+static const size_t lengths[] = {0, 1, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257, 1027, 1090};
 #define N_LENGTHS (sizeof(lengths) / sizeof(lengths[0]))
 
 static double log_uniform(kt_rng* r, double lo_exp, double hi_exp) {
@@ -38,7 +38,7 @@ static void random_act(kt_rng* r, int32_t* act_min, int32_t* act_max) {
 }
 
 static size_t random_period(kt_rng* r, size_t n) {
-  static const size_t periods[] = {1, 2, 3, 8, 24, 37, 63, 64, 96, 200};
+  static const size_t periods[] = {1, 2, 3, 8, 24, 37, 120, 511, 513, 600};
   const int k = kt_rand_int(r, 0, 11);
   if (k >= 10 || n == 0) return n == 0 ? 1 : n;
   return periods[k];
