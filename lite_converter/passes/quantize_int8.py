@@ -51,12 +51,11 @@ class QuantizeInputs:
     shapes: dict[str, set[tuple[int, ...]]] = dataclasses.field(default_factory=dict)
     skip_nodes: set[str] = dataclasses.field(default_factory=set)
     weight_only: bool = True
-    # HARD_SWISH / HARD_SIGMOID / SIGMOID / TANH / SILU through int8 tables (split_lookup_activation.py).
-    # Off until the runtime registers ops/lookup_int8.cc for those op codes (register_elementwise.cc).
-    lookup_activations: bool = False
+    # HARD_SWISH / HARD_SIGMOID / SIGMOID / TANH / SILU through int8 tables (split_lookup_activation.py,
+    # runtime ops/lookup_int8.cc).
+    lookup_activations: bool = True
     # MUL, and ADD / MUL with a broadcast or constant second operand (ops/mul_int8.cc, add_int8.cc).
-    # Off until the runtime routes MUL to mul_int8_op_kernel (register_elementwise.cc).
-    broadcast_binary: bool = False
+    broadcast_binary: bool = True
 
 
 def _activation_kind(node: Node) -> str:

@@ -5,11 +5,10 @@ HARD_SWISH, for instance) still reads a float32 weight, which is most of a PP-OC
 stores such a weight as symmetric per-channel int8 along axis 0 (quantize_params.weight_per_channel)
 followed by a DEQUANTIZE whose output is the fp32 weight the op reads: a quarter of the bytes.
 
-The runtime evaluates an op whose inputs are all constant once at prepare, but only when its output
-has at most ``PREPARE_TIME_ELEMENTS`` elements (runtime_arm/src/interpreter.h,
-kMaxPrepareTimeElements). A larger DEQUANTIZE would run at every inference and hand the op a
-non-constant weight (which CONV_2D can only run with its slow reference algorithm), so larger weights
-stay float32 until that limit moves.
+The runtime decodes a DEQUANTIZE of a constant once at prepare, whatever its size
+(runtime_arm/src/interpreter.cc, evaluated_at_prepare_at_any_size), so the op reads a constant fp32
+weight and keeps its fast algorithm (packed GEMM, Winograd, depthwise); only the file shrinks, the
+memory at run time is that of the fp32 model.
 """
 
 from __future__ import annotations
@@ -21,21 +20,21 @@ import numpy as np
 from lite_converter.ir import Graph, Node
 from lite_converter.passes.quantize_params import weight_per_channel
 
-PREPARE_TIME_ELEMENTS = 65536  # runtime_arm/src/interpreter.h: kMaxPrepareTimeElements
 MIN_ELEMENTS = 256  # below this the per-channel scales and the extra node cost about what they save
 WEIGHT_RANK = {"CONV_2D": 4, "CONV_TRANSPOSE_2D": 4, "FULLY_CONNECTED": 2}  # weight = input 1
 
 
-def _eligible_weight(graph: Graph, node: Node, max_elements: int) -> str | None:
+def _eligible_weight(graph: Graph, node: Node, max_elements: int | None) -> str | None:
     """The name of ``node``'s float32 constant weight when it is worth storing as int8."""
     rank = WEIGHT_RANK.get(node.op_type)
     weight = graph.constant(node.inputs[1]) if rank is not None and len(node.inputs) > 1 else None
     if weight is None or weight.dtype != np.float32 or weight.ndim != rank:
         return None
-    return node.inputs[1] if MIN_ELEMENTS <= weight.size <= max_elements else None
+    small_enough = max_elements is None or weight.size <= max_elements
+    return node.inputs[1] if MIN_ELEMENTS <= weight.size and small_enough else None
 
 
-def store_weights_int8(graph: Graph, max_elements: int = PREPARE_TIME_ELEMENTS) -> list[str]:
+def store_weights_int8(graph: Graph, max_elements: int | None = None) -> list[str]:
     """Rewrites eligible fp32 weights as int8 + DEQUANTIZE; returns the names of the nodes reading them.
 
     The DEQUANTIZE output keeps the weight's name, so readers stay wired as they were (every reader

@@ -27,6 +27,11 @@ bool needs_only_shapes(lite_fb::OpCode opcode) {
   return opcode == lite_fb::OpCode::SHAPE || opcode == lite_fb::OpCode::SIZE;
 }
 
+// A DEQUANTIZE of a constant is a weight stored as int8 (weight-only int8): it is decoded once at
+// prepare whatever its size (at most 4x the file's own bytes), so its reader sees a constant weight
+// and keeps its fast algorithm.
+bool evaluated_at_prepare_at_any_size(lite_fb::OpCode opcode) { return opcode == lite_fb::OpCode::DEQUANTIZE; }
+
 // Byte size of a tensor whose shape has been validated; false when it exceeds `limit`.
 bool tensor_bytes(const TensorRef& t, size_t limit, size_t* bytes) {
   size_t count;
@@ -241,7 +246,9 @@ Status Interpreter::prepare_node(int k) {
   }
   int64_t output_elements = 0;
   for (TensorRef* out : node.outputs) output_elements += out->shape.num_elements();  // each < 2^31
-  if (inputs_known && output_elements <= kMaxPrepareTimeElements) return evaluate_at_prepare(k);
+  if (inputs_known && (output_elements <= kMaxPrepareTimeElements ||
+                       evaluated_at_prepare_at_any_size(node.op->opcode())))
+    return evaluate_at_prepare(k);
   if (node.ctx.scratch_bytes_requested > kMaxTensorBytes)
     return error_.set(Status::kShapeError, "%s '%s': scratch request of %zu bytes exceeds 2 GiB",
                       opcode_name(node.op->opcode()), node_name(node.op), node.ctx.scratch_bytes_requested);

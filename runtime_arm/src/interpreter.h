@@ -48,7 +48,7 @@ struct OpProfile {
 class Interpreter {
  public:
   // Outputs of an op are computed at prepare time when all its inputs are known and its outputs
-  // hold at most this many elements in total (shape subgraphs).
+  // hold at most this many elements in total (shape subgraphs); a DEQUANTIZE of constants at any size.
   static constexpr int64_t kMaxPrepareTimeElements = 65536;
   // Largest single tensor the interpreter will allocate.
   static constexpr size_t kMaxTensorBytes = size_t{1} << 31;

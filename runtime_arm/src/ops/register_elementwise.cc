@@ -5,8 +5,11 @@
 
 namespace lite {
 
-// int8 (issue 4): ADD's int8 path is chosen by input 0's dtype; QUANTIZE / DEQUANTIZE (quantize.cc).
+// int8 (issue 4): ADD / MUL / table activations pick their int8 path by input 0's dtype;
+// QUANTIZE / DEQUANTIZE (quantize.cc).
 OpKernel add_int8_op_kernel();
+OpKernel mul_int8_op_kernel();
+OpKernel lookup_int8_op_kernel();  // HARD_SWISH, HARD_SIGMOID, SIGMOID, TANH, SILU through a 256-entry table
 OpKernel quantize_op_kernel();
 OpKernel dequantize_op_kernel();
 OpKernel int8_dispatch(lite_fb::OpCode opcode, const OpKernel& fp32, const OpKernel& int8);
@@ -23,6 +26,9 @@ void register_elementwise_ops(OpRegistry& registry) {
   registry.add(OpCode::CAST, cast_op_kernel());
   registry.add(OpCode::WHERE, where_op_kernel());
   registry.add(OpCode::ADD, int8_dispatch(OpCode::ADD, binary, add_int8_op_kernel()));
+  registry.add(OpCode::MUL, int8_dispatch(OpCode::MUL, binary, mul_int8_op_kernel()));
+  for (OpCode code : {OpCode::HARD_SWISH, OpCode::HARD_SIGMOID, OpCode::SIGMOID, OpCode::TANH, OpCode::SILU})
+    registry.add(code, int8_dispatch(code, unary, lookup_int8_op_kernel()));
   registry.add(OpCode::QUANTIZE, quantize_op_kernel());
   registry.add(OpCode::DEQUANTIZE, dequantize_op_kernel());
 }
