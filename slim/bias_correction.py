@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lite_converter.ir import Graph, Node, QuantParams
+from lite_converter.ir import Graph, Node
 from lite_converter.passes.quantize_int8 import WEIGHTED_OPS
 from lite_converter.passes.quantize_params import bias_int32
 
@@ -140,9 +140,7 @@ def correct_biases(graph: Graph, fp32_params: dict[str, FloatParams], means: dic
 
 def _set_bias(graph: Graph, node: Node, real: np.ndarray, input_scale: np.float32,
               weight_scale: np.ndarray) -> None:
-    """Gives ``node`` a new int32 bias for the real values ``real`` (same scale as the int8 pass's)."""
-    accumulator_scale = np.float64(input_scale) * weight_scale.astype(np.float64)
+    """Gives ``node`` a new int32 bias for the real values ``real`` (same scale as the int8 pass's; like
+    its biases, stored without scale vectors)."""
     name = graph.add_constant(f"{node.name}_bias_corrected", bias_int32(real, input_scale, weight_scale))
-    graph.tensors[name].quant = QuantParams(accumulator_scale.astype(np.float32),
-                                            np.zeros(real.size, np.int64), 0)
     node.inputs = [*node.inputs[:2], name] + node.inputs[3:]

@@ -249,7 +249,7 @@ def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
     ci = w.shape_of(op.inputs[0])[3]
     group = int(o.get("group", 1))
     has_bias = len(op.inputs) > 2 and op.inputs[2] >= 0
-    bias = w.tensor(op.inputs[2]) if has_bias else _zero_bias(w, op, co)
+    bias = _bias(w, op) if has_bias else _zero_bias(w, op, co)
     padding, x = _padding(w, op, w.tensor(op.inputs[0]), (kh, kw), 0.0)
     if group == 1:
         options = s.Conv2DOptionsT()
@@ -272,15 +272,28 @@ def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
     finish()
 
 
+def _bias_quantization(w: _TfliteWriter, op: OperatorInfo, channels: int) -> Any:  # noqa: ANN401
+    """An int8 op's int32 bias scales, s_in * s_w[c] (our int8 pass stores none: no kernel reads them)."""
+    s_in = float(w.model.tensors[op.inputs[0]].quantization["scale"][0])
+    s_w = np.asarray(w.model.tensors[op.inputs[1]].quantization["scale"], np.float64)
+    scales = np.broadcast_to(np.float32(s_in * s_w), (channels,))
+    return w.quantization({"scale": list(scales), "zero_point": [0] * channels, "axis": 0})
+
+
+def _bias(w: _TfliteWriter, op: OperatorInfo) -> int:
+    """The op's bias tensor; an int8 op's bias gets the scales TFLite requires when the file has none."""
+    info = w.model.tensors[op.inputs[2]]
+    if not w.is_int8(op.inputs[0]) or info.quantization or info.data is None:
+        return w.tensor(op.inputs[2])
+    data = np.asarray(info.data, np.int32).reshape(-1)
+    return w.constant(data, info.name, _bias_quantization(w, op, data.size))
+
+
 def _zero_bias(w: _TfliteWriter, op: OperatorInfo, channels: int) -> int:
     """TFLite wants a bias: float zeros, or for int8 int32 zeros with scale s_in * s_w[c]."""
     if not w.is_int8(op.inputs[0]):
         return w.constant(np.zeros(channels, np.float32), f"{op.name}_bias")
-    s_in = float(w.model.tensors[op.inputs[0]].quantization["scale"][0])
-    s_w = np.asarray(w.model.tensors[op.inputs[1]].quantization["scale"], np.float64)
-    scales = np.broadcast_to(np.float32(s_in * s_w), (channels,))
-    quant = {"scale": list(scales), "zero_point": [0] * channels, "axis": 0}
-    return w.constant(np.zeros(channels, np.int32), f"{op.name}_bias", w.quantization(quant))
+    return w.constant(np.zeros(channels, np.int32), f"{op.name}_bias", _bias_quantization(w, op, channels))
 
 
 def _quantize(w: _TfliteWriter, op: OperatorInfo) -> None:
@@ -416,7 +429,7 @@ def _fully_connected(w: _TfliteWriter, op: OperatorInfo) -> None:
     options.keepNumDims = len(w.shape_of(op.inputs[0])) > 2
     inputs = [w.tensor(op.inputs[0]), w.tensor(op.inputs[1])]
     if len(op.inputs) > 2 and op.inputs[2] >= 0:
-        inputs.append(w.tensor(op.inputs[2]))
+        inputs.append(_bias(w, op))
     w.emit(s.BuiltinOperator.FULLY_CONNECTED, inputs, [w.tensor(op.outputs[0])],
            s.BuiltinOptions.FullyConnectedOptions, options)
 
