@@ -168,7 +168,7 @@ def test_cls_int8_keeps_predictions(models: dict[str, ModelPair]) -> None:
 
 # Measured int8 .lite / ONNX bytes with weight-only int8 under the runtime's prepare-time limit
 # (docs/INT8_OPS.md): det 60.1%, rec 49.4%, cls 37.1% (before weight-only: 78.1%, 61.1%, 70.0%).
-SIZE_CEILINGS = {"det": 0.28, "rec": 0.27, "cls": 0.35}  # issue 4: det and rec <= 27% (det not yet)
+SIZE_CEILINGS = {"det": 0.27, "rec": 0.27, "cls": 0.33}  # issue 4: det and rec <= 27%
 
 
 def test_int8_file_sizes(models: dict[str, ModelPair]) -> None:
