@@ -320,3 +320,29 @@ def test_int8_add_broadcasts_a_constant_and_a_per_channel_operand() -> None:
     assert {"add_constant", "add_per_channel"} <= set(default_nodes)
     _, off_nodes = _quantize_with(model, data, broadcast_binary=False)
     assert "add_constant" not in off_nodes and "add_per_channel" not in off_nodes
+
+
+def test_int32_bias_stays_within_the_fast_kernels_range() -> None:
+    """A channel whose folded weights are ~0 next to its bias (dead BatchNorm channels in PP-OCR) would
+    need an int32 bias beyond 2^31 with its own tiny weight scale; the scale is floored so that the bias
+    stays below 2^30 (lite_qs8_gemm_is_exact holds, the fast kernel runs) and results stay exact."""
+    rng = np.random.default_rng(21)
+    w = rng.standard_normal((8, 4, 1, 1)).astype(np.float32) * 0.5
+    w[3] = 1e-9  # a dead channel
+    b = np.full(8, 4.0, np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv")]
+    graph = helper.make_graph(nodes, "dead_channel",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+    data = _batches((1, 4, 6, 6), 2, seed=22)
+    result = slim.compress(model, None, data, slim.QuantConfig(progress=False))
+    (conv,) = [n for n in result.graph.nodes if n.op_type == "CONV_2D"]
+    bias = result.graph.tensors[conv.inputs[2]].data
+    # The fast kernels' condition (qs8_gemm_packed.h): |bias| + k * 255 * 128 < 2^31, here k = 4; an
+    # unfloored scale would have saturated channel 3 at 2^31 - 1.
+    assert bias.dtype == np.int32 and int(np.abs(bias.astype(np.int64)).max()) + 4 * 255 * 128 < 1 << 31
+    assert abs(int(bias[3])) < (1 << 30) + (1 << 12)
+    errors = int8_mismatches(result.graph, {"x": data[0]})
+    assert errors["conv"] == 0.0, errors

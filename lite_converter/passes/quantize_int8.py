@@ -29,7 +29,12 @@ import dataclasses
 import numpy as np
 
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
-from lite_converter.passes.quantize_params import activation_params, bias_int32, weight_per_channel
+from lite_converter.passes.quantize_params import (
+    activation_params,
+    bias_int32,
+    bias_weight_scale_floor,
+    weight_per_channel,
+)
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS, split_lookup_activations
 from lite_converter.passes.weight_only_int8 import store_weights_int8
 
@@ -279,12 +284,13 @@ def _int8_constant(graph: Graph, name: str) -> str:
 def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_params: QuantParams) -> None:
     weight = graph.constant(node.inputs[1])
     assert weight is not None
-    q_weight, w_params = weight_per_channel(weight)
-    new_inputs[1] = graph.add_constant(node.inputs[1] + INT8_SUFFIX, q_weight)
-    graph.tensors[new_inputs[1]].quant = w_params
     bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
     if len(node.inputs) > 2 and node.inputs[2] and bias is None:
         raise ConversionError(f"node '{node.name}': int8 needs a constant bias")
+    floor = None if bias is None else bias_weight_scale_floor(bias.reshape(-1), input_params.scale[0])
+    q_weight, w_params = weight_per_channel(weight, floor)
+    new_inputs[1] = graph.add_constant(node.inputs[1] + INT8_SUFFIX, q_weight)
+    graph.tensors[new_inputs[1]].quant = w_params
     if bias is not None:
         q_bias = bias_int32(bias.reshape(-1), input_params.scale[0], w_params.scale)
         # No scales on the bias: they are s_in * s_w[c] by the scheme, no kernel reads them, and

@@ -30,16 +30,32 @@ def activation_params(low: float, high: float) -> QuantParams:
     return QuantParams(np.array([scale], np.float32), np.array([zero_point], np.int64), None)
 
 
-def weight_per_channel(weight: np.ndarray) -> tuple[np.ndarray, QuantParams]:
-    """Symmetric per-output-channel (axis 0) int8 weights and their parameters."""
+def weight_per_channel(weight: np.ndarray,
+                       min_scale: np.ndarray | None = None) -> tuple[np.ndarray, QuantParams]:
+    """Symmetric per-output-channel (axis 0) int8 weights and their parameters; ``min_scale`` (per
+    channel) bounds the scales from below."""
     w = np.asarray(weight, np.float32)
     channels = w.shape[0]
     abs_max = np.abs(w.reshape(channels, -1)).max(axis=1) if w.size else np.zeros(channels, np.float32)
     scale = (abs_max / WEIGHT_MAX).astype(np.float32)
+    if min_scale is not None:
+        scale = np.maximum(scale, np.asarray(min_scale, np.float32))
     scale[~(scale > 0)] = np.float32(1.0)  # an all-zero channel: any scale, its values are 0
     broadcast = scale.reshape((channels,) + (1,) * (w.ndim - 1))
     q = np.clip(np.rint(w / broadcast), -WEIGHT_MAX, WEIGHT_MAX).astype(np.int8)
     return q, QuantParams(scale, np.zeros(channels, np.int64), 0)
+
+
+# |int32 bias| stays below 2^30: with the products of up to 32,896 int8 pairs the int32 accumulator of
+# the fast kernels cannot overflow (lite_qs8_gemm_is_exact), so no layer falls back to the reference.
+BIAS_LIMIT = float(1 << 30)
+
+
+def bias_weight_scale_floor(bias: np.ndarray, input_scale: np.float32) -> np.ndarray:
+    """The smallest weight scale per channel that keeps the int32 bias within BIAS_LIMIT. It matters
+    only for channels whose weights are ~0 next to their bias (e.g. after BatchNorm folding), where a
+    coarser weight step costs nothing and an unbounded bias would saturate int32."""
+    return (np.abs(np.asarray(bias, np.float64)) / (np.float64(input_scale) * BIAS_LIMIT)).astype(np.float32)
 
 
 def bias_int32(bias: np.ndarray, input_scale: np.float32, weight_scale: np.ndarray) -> np.ndarray:
