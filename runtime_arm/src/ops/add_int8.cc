@@ -1,11 +1,14 @@
 // ADD on int8 tensors, each input with its own per-tensor scale: both are rescaled to the output
 // scale with multipliers sharing one shift (lite_quantize_multiplier_pair), summed in 64 bits,
 // rounded once. Fused RELU / CLIP are the output clamp. b may broadcast against a in the forms of
-// int8_broadcast.h (a scalar, a per-channel vector); a has the output's shape.
+// int8_broadcast.h (a scalar, a per-channel vector); a has the output's shape. The vector kernels of
+// qs8_elementwise.h give the reference's bytes (they fall back to it where their int32 split does not apply).
 #include <new>
 
 #include "int8_broadcast.h"
 #include "lite_kernels/int8_binary.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_elementwise.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -16,6 +19,8 @@ namespace {
 struct AddInt8State {
   lite_qs8_add_params params{};
   Int8Broadcast broadcast;
+  lite_qs8_add_plan plan{};
+  const lite_qs8_elementwise_kernels* kernels = nullptr;
 };
 
 Status prepare(OpContext* ctx) {
@@ -44,6 +49,8 @@ Status prepare(OpContext* ctx) {
   const lite_fb::BinaryOptions* o = ctx->op->options_as_BinaryOptions();
   s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, qy, &st->act_min, &st->act_max);
   if (s != Status::kOk) return s;
+  lite_qs8_add_plan_init(st, &state->plan);
+  state->kernels = lite_qs8_elementwise_select(lite_cpu_features());
   y->dtype = lite_fb::DType::INT8;
   y->shape = a->shape;
   return Status::kOk;
@@ -55,13 +62,9 @@ Status eval(OpContext* ctx) {
   const int8_t* a = static_cast<const int8_t*>(ctx->input(0)->data);
   const int8_t* b = static_cast<const int8_t*>(ctx->input(1)->data);
   int8_t* y = static_cast<int8_t*>(ctx->output(0)->data);
-  if (bc.blocks == 1 && bc.period == bc.run) {  // same shapes
-    lite_qs8_add_ref(static_cast<size_t>(bc.run), &st->params, a, nullptr, b, nullptr, y);
-    return Status::kOk;
-  }
-  for (int64_t k = 0; k < bc.blocks; ++k)
-    lite_qs8_add_periodic_ref(static_cast<size_t>(bc.run), &st->params, a + k * bc.run, b + k * bc.period,
-                              static_cast<size_t>(bc.period), y + k * bc.run);
+  for (int64_t k = 0; k < bc.blocks; ++k)  // same shapes: one run with b's period = the run
+    st->kernels->add(static_cast<size_t>(bc.run), &st->plan, a + k * bc.run, b + k * bc.period,
+                     static_cast<size_t>(bc.period), y + k * bc.run);
   return Status::kOk;
 }
 

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <new>
 
+#include "lite_kernels/cpu_features.h"
 #include "lite_kernels/int8_lookup.h"
+#include "lite_kernels/qs8_elementwise.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
 
@@ -14,6 +16,7 @@ namespace {
 
 struct LookupState {
   int8_t table[256];
+  const lite_qs8_elementwise_kernels* kernels = nullptr;  // a byte gather (tbl / vpshufb), same bytes
 };
 
 // The real function of the op at x (double), or false for an op without a table.
@@ -43,6 +46,7 @@ Status prepare(OpContext* ctx) {
   const lite_fb::UnaryOptions* o = ctx->op->options_as_UnaryOptions();
   const double alpha = o != nullptr ? static_cast<double>(o->alpha()) : 0.0;
   const double beta = o != nullptr ? static_cast<double>(o->beta()) : 0.0;
+  st->kernels = lite_qs8_elementwise_select(lite_cpu_features());
   for (int q = -128; q <= 127; ++q) {
     double real = 0.0;
     if (!apply(ctx->op->opcode(), alpha, beta, static_cast<double>(qx.scale) * (q - qx.zero_point), &real))
@@ -59,7 +63,7 @@ Status prepare(OpContext* ctx) {
 
 Status eval(OpContext* ctx) {
   const LookupState* st = static_cast<const LookupState*>(ctx->state);
-  lite_qs8_lookup_ref(static_cast<size_t>(ctx->output(0)->shape.num_elements()), st->table,
+  st->kernels->lookup(static_cast<size_t>(ctx->output(0)->shape.num_elements()), st->table,
                       static_cast<const int8_t*>(ctx->input(0)->data), static_cast<int8_t*>(ctx->output(0)->data));
   return Status::kOk;
 }

@@ -1,10 +1,13 @@
 // MUL on int8 tensors (an SE gate times its feature map, or a tensor times a quantized constant):
 // (a - za) * (b - zb) in 64 bits, one requantization by s_a * s_b / s_out, fused RELU / CLIP as the
 // output clamp. b may broadcast against a in the forms of int8_broadcast.h; a has the output's shape.
+// The vector kernels of qs8_elementwise.h give the reference's bytes (or call it).
 #include <new>
 
 #include "int8_broadcast.h"
+#include "lite_kernels/cpu_features.h"
 #include "lite_kernels/int8_binary.h"
+#include "lite_kernels/qs8_elementwise.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
 
@@ -14,6 +17,8 @@ namespace {
 struct MulInt8State {
   lite_qs8_mul_params params{};
   Int8Broadcast broadcast;
+  lite_qs8_mul_plan plan{};
+  const lite_qs8_elementwise_kernels* kernels = nullptr;
 };
 
 Status prepare(OpContext* ctx) {
@@ -41,6 +46,8 @@ Status prepare(OpContext* ctx) {
   s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, qy, &st->params.act_min,
                             &st->params.act_max);
   if (s != Status::kOk) return s;
+  lite_qs8_mul_plan_init(&st->params, &st->plan);
+  st->kernels = lite_qs8_elementwise_select(lite_cpu_features());
   y->dtype = lite_fb::DType::INT8;
   y->shape = a->shape;
   return Status::kOk;
@@ -53,7 +60,7 @@ Status eval(OpContext* ctx) {
   const int8_t* b = static_cast<const int8_t*>(ctx->input(1)->data);
   int8_t* y = static_cast<int8_t*>(ctx->output(0)->data);
   for (int64_t k = 0; k < bc.blocks; ++k)
-    lite_qs8_mul_ref(static_cast<size_t>(bc.run), &st->params, a + k * bc.run, b + k * bc.period,
+    st->kernels->mul(static_cast<size_t>(bc.run), &st->plan, a + k * bc.run, b + k * bc.period,
                      static_cast<size_t>(bc.period), y + k * bc.run);
   return Status::kOk;
 }

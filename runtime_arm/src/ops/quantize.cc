@@ -1,11 +1,14 @@
 // QUANTIZE (FLOAT32 -> INT8 with the output's per-tensor scale / zero point) and DEQUANTIZE
 // (INT8 -> FLOAT32 with the input's): the borders between the int8 and fp32 parts of a graph.
-// Rounding and saturation: lite_qs8_quantize_f32_ref (docs/QUANTIZATION.md).
+// Rounding and saturation: lite_qs8_quantize_f32_ref (docs/QUANTIZATION.md); the vector kernels of
+// qs8_elementwise.h (selected per call: these ops keep no state) give its bytes.
 // DEQUANTIZE also reads per-axis scales: that is how a constant int8 weight of an op that stays fp32
 // becomes its fp32 weight (weight-only int8, docs/INT8_OPS.md). The core evaluates it once at
 // prepare because its input is constant, so the fp32 op sees a constant weight and packs it as usual.
 #include <cmath>
 
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_elementwise.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -30,8 +33,9 @@ Status quantize_eval(OpContext* ctx) {
   QuantInt8 q;
   Status s = per_tensor_int8(ctx, ctx->output(0), "y", &q);
   if (s != Status::kOk) return s;
-  lite_qs8_quantize_f32_ref(static_cast<size_t>(ctx->input(0)->shape.num_elements()), q.scale, q.zero_point,
-                            static_cast<const float*>(ctx->input(0)->data), static_cast<int8_t*>(ctx->output(0)->data));
+  const lite_qs8_vquantize_fn quantize = lite_qs8_elementwise_select(lite_cpu_features())->quantize;
+  quantize(static_cast<size_t>(ctx->input(0)->shape.num_elements()), q.scale, q.zero_point,
+           static_cast<const float*>(ctx->input(0)->data), static_cast<int8_t*>(ctx->output(0)->data));
   return Status::kOk;
 }
 
@@ -96,12 +100,13 @@ Status dequantize_eval(OpContext* ctx) {
   const int8_t* x = static_cast<const int8_t*>(ctx->input(0)->data);
   float* y = static_cast<float*>(ctx->output(0)->data);
   const auto* zero_points = layout.q->zero_point();
+  const lite_qs8_vdequantize_fn dequantize = lite_qs8_elementwise_select(lite_cpu_features())->dequantize;
   for (int64_t o = 0; o < layout.outer; ++o) {
     for (int64_t c = 0; c < layout.channels; ++c) {
       const auto i = static_cast<flatbuffers::uoffset_t>(c);
       const int32_t zp = zero_points != nullptr ? static_cast<int32_t>(zero_points->Get(i)) : 0;
       const int64_t offset = (o * layout.channels + c) * layout.inner;
-      lite_qs8_dequantize_f32_ref(static_cast<size_t>(layout.inner), layout.q->scale()->Get(i), zp, x + offset,
+      dequantize(static_cast<size_t>(layout.inner), layout.q->scale()->Get(i), zp, x + offset,
                                   y + offset);
     }
   }
