@@ -3,16 +3,24 @@
 
 void lite_qs8_global_average_pool_nhwc_ref(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
                                            const int8_t* input, int8_t* output) {
+  enum { kBlock = 64 }; /* channels summed side by side: the input is read in its NHWC order */
   const int64_t count = (int64_t)spatial;
   for (size_t n = 0; n < batch; ++n)
-    for (size_t c = 0; c < channels; ++c) {
-      int64_t sum = 0;
-      for (size_t s = 0; s < spatial; ++s) sum += (int64_t)input[(n * spatial + s) * channels + c] - zero_point;
-      const int64_t rounded = count == 0 ? 0 : (sum >= 0 ? (sum + count / 2) / count : (sum - count / 2) / count);
-      int64_t v = rounded + zero_point;
-      if (v < -128) v = -128;
-      if (v > 127) v = 127;
-      output[n * channels + c] = (int8_t)v;
+    for (size_t c0 = 0; c0 < channels; c0 += kBlock) {
+      const size_t width = channels - c0 < kBlock ? channels - c0 : kBlock;
+      int64_t sums[kBlock] = {0};
+      for (size_t s = 0; s < spatial; ++s) {
+        const int8_t* pixel = input + (n * spatial + s) * channels + c0;
+        for (size_t j = 0; j < width; ++j) sums[j] += pixel[j];
+      }
+      for (size_t j = 0; j < width; ++j) {
+        const int64_t sum = sums[j] - (int64_t)zero_point * count;
+        const int64_t rounded = count == 0 ? 0 : (sum >= 0 ? (sum + count / 2) / count : (sum - count / 2) / count);
+        int64_t v = rounded + zero_point;
+        if (v < -128) v = -128;
+        if (v > 127) v = 127;
+        output[n * channels + c0 + j] = (int8_t)v;
+      }
     }
 }
 
