@@ -27,6 +27,12 @@ def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, flo
         values = dict(interpreter.run(feeds))
     values.update(feeds)
     values.update({name: t.data for name, t in graph.tensors.items() if t.data is not None})  # int8 weights
+    return simulation_mismatches(graph, values)
+
+
+def simulation_mismatches(graph: Graph, values: dict[str, np.ndarray]) -> dict[str, float]:
+    """{node name: max |value - simulation|} over the int8-related nodes, each simulated from the run's
+    own input ``values`` (in LSB for int8 outputs); shared by the host and the ARM (qemu) checks."""
     errors: dict[str, float] = {}
     for node in graph.nodes:
         int8_node = any(graph.tensors[t].dtype == np.int8 for t in (*node.inputs, *node.outputs) if t)

@@ -26,8 +26,7 @@ from onnx import TensorProto, helper, numpy_helper
 import slim
 from lite_converter.ir import Graph
 from slim.calibrate import with_outputs
-from slim.fake_quant import simulate_node
-from tests.slim_oracle import SIMULATED_OPS
+from tests.slim_oracle import simulation_mismatches
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("LITE_CROSS_BUILD_ROOT") or REPO / "build")  # as `make cross`
@@ -86,16 +85,7 @@ def run_all_tensors_on_arm(cross_builds: Path, cpu: str, graph: Graph, feeds: di
 
 def arm_int8_mismatches(graph: Graph, values: dict[str, np.ndarray]) -> dict[str, float]:
     """{node name: max |ARM - simulation|} over the int8-related nodes (in LSB for int8 outputs)."""
-    errors: dict[str, float] = {}
-    for node in graph.nodes:
-        int8_node = any(graph.tensors[t].dtype == np.int8 for t in (*node.inputs, *node.outputs) if t)
-        if node.op_type not in SIMULATED_OPS or not int8_node:
-            continue
-        expected = simulate_node(graph, node, values).astype(np.float64)
-        got = values[node.outputs[0]].astype(np.float64)
-        assert got.shape == expected.shape, (node.name, got.shape, expected.shape)
-        errors[node.name] = float(np.abs(got - expected).max()) if got.size else 0.0
-    return errors
+    return simulation_mismatches(graph, values)
 
 
 def odd_channels_net() -> onnx.ModelProto:
