@@ -93,7 +93,7 @@ __attribute__((unused)) static int run_gemm_variant_tests(uint32_t features, siz
   const lite_f32_gemm_config* cfg = lite_f32_gemm_config_select(features, n_hint);
   KT_CHECK(strcmp(cfg->name, expected_name) == 0);
   const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 16, 17, 31}; /* every m % 6 and m % 8 */
-  const size_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 65};
+  const size_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 56, 65}; /* every 16 / 24 / 32-wide panel end */
   const size_t ks[] = {0, 1, 2, 3, 7, 16, 27, 64, 129};
   for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi)
     for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni)

@@ -3,66 +3,102 @@
  * 16 lanes: twice the work per instruction of the AVX2 6x16 tile. Chosen for layers with more
  * than 16 output columns (see f32_gemm_config.c).
  * Edge tiles with fewer rows run the same loop for 4, 2 or 1 rows (FULLY_CONNECTED on one row,
- * layers of 49 pixels): each accumulator still sums bias, then k = 0, 1, ... in order, so the
- * result of a row does not depend on the variant (or thread split) that computed it. */
+ * layers of 49 pixels). A narrow last panel (nc <= 16, or <= 24: MobileNetV2's 24- and 144-channel
+ * layers) computes only the lanes it stores, with one zmm or a zmm + a ymm per row: the padding
+ * lanes of a 32-wide panel would otherwise cost a quarter to half of the FMAs (on AMD Zen 4 a ymm FMA
+ * costs half a zmm one). Each accumulator lane still sums bias, then k = 0, 1, ... in order, so the
+ * result of an element does not depend on the variant (or thread split) that computed it. */
 #include <immintrin.h>
 
 #include "lite_kernels/gemm_f32_packed.h"
 
 enum { MR = 8, NR = 32 };
 
-/* The tile for ROWS rows (a compile-time constant after inlining: the arrays live in registers). */
-static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, size_t mr, size_t nc, size_t k,
-                                                            const float* a, size_t a_stride, const float* w, float* c,
-                                                            size_t c_stride, const lite_f32_minmax_params* params) {
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* The activation of the store: clamp, then HardSwish x * clamp(x * (1/6) + 0.5, 0, 1) as one FMA
+ * (a division per vector cost more than a k step). */
+ALWAYS_INLINE __m512 finish512(__m512 v, const lite_f32_minmax_params* params, int hard_swish) {
+  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(params->min)), _mm512_set1_ps(params->max));
+  if (hard_swish) {
+    const __m512 g = _mm512_fmadd_ps(v, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f));
+    v = _mm512_mul_ps(v, _mm512_min_ps(_mm512_max_ps(g, _mm512_setzero_ps()), _mm512_set1_ps(1.0f)));
+  }
+  return v;
+}
+
+ALWAYS_INLINE __m256 finish256(__m256 v, const lite_f32_minmax_params* params, int hard_swish) {
+  v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(params->min)), _mm256_set1_ps(params->max));
+  if (hard_swish) {
+    const __m256 g = _mm256_fmadd_ps(v, _mm256_set1_ps(1.0f / 6.0f), _mm256_set1_ps(0.5f));
+    v = _mm256_mul_ps(v, _mm256_min_ps(_mm256_max_ps(g, _mm256_setzero_ps()), _mm256_set1_ps(1.0f)));
+  }
+  return v;
+}
+
+ALWAYS_INLINE __mmask16 lanes(size_t count) {
+  return count >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << count) - 1u);
+}
+
+/* The tile for ROWS rows and the first COLS (16, 24 or 32) columns of the panel; both are
+ * compile-time constants after inlining, so the accumulator arrays live in registers. */
+ALWAYS_INLINE void gemm_tile(const size_t ROWS, const size_t COLS, size_t mr, size_t nc, size_t k, const float* a,
+                             size_t a_stride, const float* w, float* c, size_t c_stride,
+                             const lite_f32_minmax_params* params) {
   const float* rows[MR];
   for (size_t i = 0; i < ROWS; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
-  __m512 acc[MR][2];
-  acc[0][0] = _mm512_loadu_ps(w);
-  acc[0][1] = _mm512_loadu_ps(w + 16);
+  __m512 lo[MR], hi[MR];
+  __m256 hi8[MR];
+  lo[0] = _mm512_loadu_ps(w);
+  if (COLS == 32) hi[0] = _mm512_loadu_ps(w + 16);
+  if (COLS == 24) hi8[0] = _mm256_loadu_ps(w + 16);
   for (size_t i = 1; i < ROWS; ++i) {
-    acc[i][0] = acc[0][0];
-    acc[i][1] = acc[0][1];
+    lo[i] = lo[0];
+    if (COLS == 32) hi[i] = hi[0];
+    if (COLS == 24) hi8[i] = hi8[0];
   }
   w += NR;
-  for (size_t p = 0; p < k; ++p) {
-    const __m512 bl = _mm512_loadu_ps(w), bh = _mm512_loadu_ps(w + 16);
-    w += NR;
+  for (size_t p = 0; p < k; ++p, w += NR) {
+    const __m512 bl = _mm512_loadu_ps(w);
+    const __m512 bh = COLS == 32 ? _mm512_loadu_ps(w + 16) : _mm512_setzero_ps();
+    const __m256 bh8 = COLS == 24 ? _mm256_loadu_ps(w + 16) : _mm256_setzero_ps();
     for (size_t i = 0; i < ROWS; ++i) {
       const __m512 x = _mm512_set1_ps(rows[i][p]);
-      acc[i][0] = _mm512_fmadd_ps(x, bl, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(x, bh, acc[i][1]);
+      lo[i] = _mm512_fmadd_ps(x, bl, lo[i]);
+      if (COLS == 32) hi[i] = _mm512_fmadd_ps(x, bh, hi[i]);
+      if (COLS == 24) hi8[i] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), bh8, hi8[i]);
     }
   }
-  const __m512 lo = _mm512_set1_ps(params->min), hi = _mm512_set1_ps(params->max);
-  const __mmask16 mask_l = nc >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nc) - 1u);
-  const __mmask16 mask_h = nc >= 32 ? (__mmask16)0xFFFF : (nc <= 16 ? (__mmask16)0 : (__mmask16)((1u << (nc - 16)) - 1u));
-  const __m512 sixth = _mm512_set1_ps(1.0f / 6.0f), half = _mm512_set1_ps(0.5f), zero = _mm512_setzero_ps(),
-               one = _mm512_set1_ps(1.0f);
+  const __mmask16 mask_l = lanes(nc), mask_h = nc <= 16 ? (__mmask16)0 : lanes(nc - 16);
   const int hard_swish = params->hard_swish;
 #pragma GCC unroll 8
-  for (size_t i = 0; i < ROWS; ++i) { /* unrolled: acc stays in registers */
+  for (size_t i = 0; i < ROWS; ++i) { /* unrolled: the accumulators stay in registers */
     if (i >= mr) break;
     float* out = c + i * c_stride;
-    __m512 vl = _mm512_min_ps(_mm512_max_ps(acc[i][0], lo), hi);
-    __m512 vh = _mm512_min_ps(_mm512_max_ps(acc[i][1], lo), hi);
-    if (hard_swish) { /* x * clamp(x * (1/6) + 0.5, 0, 1): one FMA (a division per vector cost more than a k step) */
-      vl = _mm512_mul_ps(vl, _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(vl, sixth, half), zero), one));
-      vh = _mm512_mul_ps(vh, _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(vh, sixth, half), zero), one));
-    }
-    _mm512_mask_storeu_ps(out, mask_l, vl);
-    _mm512_mask_storeu_ps(out + 16, mask_h, vh);
+    _mm512_mask_storeu_ps(out, mask_l, finish512(lo[i], params, hard_swish));
+    if (COLS == 32) _mm512_mask_storeu_ps(out + 16, mask_h, finish512(hi[i], params, hard_swish));
+    if (COLS == 24) _mm256_mask_storeu_ps(out + 16, (__mmask8)mask_h, finish256(hi8[i], params, hard_swish));
   }
+}
+
+ALWAYS_INLINE void gemm_cols(const size_t COLS, size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
+                             const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params) {
+  if (mr > 4)
+    gemm_tile(8, COLS, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else if (mr > 2)
+    gemm_tile(4, COLS, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else if (mr == 2)
+    gemm_tile(2, COLS, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else
+    gemm_tile(1, COLS, mr, nc, k, a, a_stride, w, c, c_stride, params);
 }
 
 void lite_f32_gemm_ukernel_8x32_avx512(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                        const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params) {
-  if (mr > 4)
-    gemm_rows(8, mr, nc, k, a, a_stride, w, c, c_stride, params);
-  else if (mr > 2)
-    gemm_rows(4, mr, nc, k, a, a_stride, w, c, c_stride, params);
-  else if (mr == 2)
-    gemm_rows(2, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  if (nc > 24)
+    gemm_cols(32, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else if (nc > 16)
+    gemm_cols(24, mr, nc, k, a, a_stride, w, c, c_stride, params);
   else
-    gemm_rows(1, mr, nc, k, a, a_stride, w, c, c_stride, params);
+    gemm_cols(16, mr, nc, k, a, a_stride, w, c, c_stride, params);
 }
