@@ -1,116 +1,74 @@
 /* int8 GEMM microkernel (qs8_gemm_packed.h) for aarch64 with the int8 matrix multiply extension:
- * MR 4, NR 16, KR 8, signed A (A_OFFSET 0). One smmla multiplies a 2x8 block of A (two rows, eight
- * k) by an 8x2 block of weights (two adjacent columns: 16 contiguous packed bytes) into a 2x2 int32
- * block [r0c0 r0c1 r1c0 r1c1]: 16 accumulators hold 2 row pairs x 8 column pairs. A rows are loaded
- * 16 bytes at a time and paired by 64-bit zips (zip1: k 0-7, zip2: k 8-15). */
-#include <arm_neon.h>
+ * tiles of 4 x 16 (MR 16: up to four tiles per call), NR 16, KR 8, signed A (A_OFFSET 0). One
+ * smmla multiplies a 2x8 block of A (two rows, eight k) by an 8x2 block of weights (two adjacent
+ * columns: 16 contiguous packed bytes) into a 2x2 int32 block [r0c0 r0c1 r1c0 r1c1]: 16 accumulators hold 2 row pairs x 8 column pairs. A rows are loaded
+ * 16 bytes at a time and paired by 64-bit zips (zip1: k 0-7, zip2: k 8-15).
+ *
+ * The whole tile is one assembly block: the compiler's allocation of 16 accumulators, 8 weight and
+ * 8 A registers spilled, and a C epilogue after the loop cost ~300 instructions per tile; here the
+ * bias (ld1r of column pairs), the k loop, the k % 16 tail and the requantization of
+ * qs8_requantize_neon.h (zip to rows, sqshl / sqdmulh / srshl, saturating narrows, clamp, one
+ * 16-byte store per row) run on the registers, ~120 instructions of epilogue per tile.
+ *
+ * Packed shift word: lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm writes u - 256 * t instead of the
+ * shift s (u = max(0, 32 - s), t = max(1, s - 31), qs8_requantize_neon.h): sqshl reads the signed
+ * low byte of each lane (u), and one arithmetic shift right by 8 gives -t for srshl.
+ *
+ * The k % 16 tail: the 16 bytes ending at the row's last byte, moved down by tbl (indices past the
+ * row select zero), so no byte past the row is read. Rows shorter than 16 bytes are first copied
+ * to the end of a 16-byte stack row. Rows past mr re-read row mr - 1; a partial tile (rows or
+ * columns) is stored to a scratch tile and its part copied out. */
+#include <string.h>
 
 #include "lite_kernels/qs8_gemm_packed.h"
 #include "qs8_gemm_ukernels_arm.h"
-#include "qs8_requantize_neon.h"
 
-enum { MR = 4, NR = 16, KR = 8 };
+enum { NR = 16, KR = 8 };
 
-static inline int8x16_t zip_rows_lo(int8x16_t x, int8x16_t y) {
-  return vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(x), vreinterpretq_s64_s8(y)));
-}
+/* tbl indices of a k % 16 tail of `left` bytes: the 16 bytes at k_tail_index + 16 - left. */
+static const uint8_t k_tail_index[32] = {0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,
+                                         11,  12,  13,  14,  15,  255, 255, 255, 255, 255, 255,
+                                         255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
 
-static inline int8x16_t zip_rows_hi(int8x16_t x, int8x16_t y) {
-  return vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(x), vreinterpretq_s64_s8(y)));
-}
-
-/* One k group of 8 (the k % 16 tail): row pairs a01, a23 against the 8 column pairs at wp, on the
- * accumulators the assembly loop stored. */
-#define QS8_MMLA_GROUP(a01, a23)                                                          \
-  do {                                                                                    \
-    for (int j = 0; j < 8; ++j) {                                                         \
-      const int8x16_t wj = vld1q_s8(wp + 16 * j);                                         \
-      vst1q_s32(stored[0][j], vmmlaq_s32(vld1q_s32(stored[0][j]), a01, wj));              \
-      vst1q_s32(stored[1][j], vmmlaq_s32(vld1q_s32(stored[1][j]), a23, wj));              \
-    }                                                                                     \
-    wp += NR * KR;                                                                        \
-  } while (0)
-
-static inline int32x4_t row_lo(int32x4_t pair01, int32x4_t pair23) {
-  return vreinterpretq_s32_s64(vzip1q_s64(vreinterpretq_s64_s32(pair01), vreinterpretq_s64_s32(pair23)));
-}
-
-static inline int32x4_t row_hi(int32x4_t pair01, int32x4_t pair23) {
-  return vreinterpretq_s32_s64(vzip2q_s64(vreinterpretq_s64_s32(pair01), vreinterpretq_s64_s32(pair23)));
-}
-
-/* Requantizes and stores the top-left mr x nc corner of the tile held in `stored`. */
-static inline __attribute__((always_inline)) void store_tile(const int32_t (*stored)[8][4], size_t mr, size_t nc,
-                                                             const int32_t* multiplier, const int32_t* shift,
-                                                             const lite_qs8_gemm_params* params, int8_t* c,
-                                                             size_t c_stride) {
-  const int16x8_t zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
-  const int8x8_t act_min = vdup_n_s8((int8_t)params->act_min), act_max = vdup_n_s8((int8_t)params->act_max);
-  /* Columns 8H..8H+7 (column pairs 4H..4H+3) of row pair P. */
-#define QS8_STORE_ROWS(H, P, COUNT)                                                                           \
-  do {                                                                                                        \
-    const int32x4_t p0 = vld1q_s32(stored[P][4 * H]), p1 = vld1q_s32(stored[P][4 * H + 1]);       \
-    const int32x4_t p2 = vld1q_s32(stored[P][4 * H + 2]), p3 = vld1q_s32(stored[P][4 * H + 3]);   \
-    if (mr > 2 * P)                                                                                           \
-      qs8_store_partial8(c + (2 * P) * c_stride + 8 * H,                                                      \
-                         qs8_narrow8(qs8_requant4_apply(row_lo(p0, p1), &r0), qs8_requant4_apply(row_lo(p2, p3), &r1), \
-                                     zero_point, act_min, act_max),                                           \
-                         COUNT);                                                                              \
-    if (mr > 2 * P + 1)                                                                                       \
-      qs8_store_partial8(c + (2 * P + 1) * c_stride + 8 * H,                                                  \
-                         qs8_narrow8(qs8_requant4_apply(row_hi(p0, p1), &r0), qs8_requant4_apply(row_hi(p2, p3), &r1), \
-                                     zero_point, act_min, act_max),                                           \
-                         COUNT);                                                                              \
-  } while (0)
-  {
-    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier, shift);
-    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 4, shift + 4);
-    const size_t count = nc < 8 ? nc : 8;
-    QS8_STORE_ROWS(0, 0, count);
-    QS8_STORE_ROWS(0, 1, count);
+void lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm(const lite_qs8_gemm_config* config, size_t n, size_t k,
+                                                const int8_t* w, size_t stride_k, size_t stride_n,
+                                                const int32_t* bias, int32_t input_zero_point,
+                                                const int32_t* multiplier, const int32_t* shift, void* packed) {
+  lite_qs8_gemm_pack_generic(config, n, k, w, stride_k, stride_n, bias, input_zero_point, multiplier, shift, packed);
+  const size_t panel_bytes = lite_qs8_gemm_panel_bytes(config, k), kc = (k + KR - 1) / KR * KR;
+  for (size_t j0 = 0; j0 < n; j0 += NR) {
+    uint8_t* words = (uint8_t*)packed + (j0 / NR) * panel_bytes + NR * sizeof(int32_t) + NR * kc + NR * sizeof(int32_t);
+    for (size_t j = 0; j < NR; ++j) {
+      int32_t s;
+      memcpy(&s, words + j * sizeof(int32_t), sizeof(s));
+      const int32_t u = s < 32 ? 32 - s : 0, t = s > 32 ? s - 31 : 1;
+      const int32_t encoded = u - 256 * t;
+      memcpy(words + j * sizeof(int32_t), &encoded, sizeof(encoded));
+    }
   }
-  if (nc > 8) {
-    const qs8_requant4_neon r0 = qs8_requant4_load(multiplier + 8, shift + 8);
-    const qs8_requant4_neon r1 = qs8_requant4_load(multiplier + 12, shift + 12);
-    QS8_STORE_ROWS(1, 0, nc - 8);
-    QS8_STORE_ROWS(1, 1, nc - 8);
-  }
-#undef QS8_STORE_ROWS
 }
 
-void lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm(size_t mr, size_t nc, size_t k, const int8_t* a,
-                                                   size_t a_stride, const void* w, int8_t* c, size_t c_stride,
-                                                   const lite_qs8_gemm_params* params) {
-  /* Rows past mr re-read row mr - 1 (valid memory); their results are never stored. */
-  const int8_t* a0 = a;
-  const int8_t* a1 = mr > 1 ? a0 + a_stride : a0;
-  const int8_t* a2 = mr > 2 ? a1 + a_stride : a1;
-  const int8_t* a3 = mr > 3 ? a2 + a_stride : a2;
-  const int32_t* bias = (const int32_t*)w;
-  const int8_t* wp = (const int8_t*)w + NR * sizeof(int32_t);
-  /* Bias, then 16 k per iteration, in assembly with the 16 accumulators in v0-v15: the compiler's
-   * allocation of 16 accumulators, 8 weight and 8 A registers spilled and copied (68 instructions
-   * per 32 smmla; 50 here). The accumulators leave through `stored` (16 stores and loads per call, fewer than the spills they replace). */
+/* Four rows (a0..a3, already clamped to valid rows) of one panel into c0..c3 (16 bytes each). */
+static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const int8_t* a0, const int8_t* a1,
+                                                                 const int8_t* a2, const int8_t* a3, const void* w,
+                                                                 int8_t* c0, int8_t* c1, int8_t* c2, int8_t* c3,
+                                                                 const lite_qs8_gemm_params* params) {
   size_t blocks = k / 16;
   const size_t left = k % 16;
-  int32_t stored[2][8][4];
+  const size_t groups = left == 0 ? 0 : left <= 8 ? 1 : 2;
+  const ptrdiff_t tail_offset = (ptrdiff_t)left - 16;
+  const uint8_t* idx = k_tail_index + 16 - left;
+  const int8_t* wp = (const int8_t*)w;
+  uint32_t tmp;
   __asm__ volatile(
-      "ldr d0, [%[bias], #0]\n"
-      "ldr d1, [%[bias], #8]\n"
-      "ldr d2, [%[bias], #16]\n"
-      "ldr d3, [%[bias], #24]\n"
-      "ldr d4, [%[bias], #32]\n"
-      "ldr d5, [%[bias], #40]\n"
-      "ldr d6, [%[bias], #48]\n"
-      "ldr d7, [%[bias], #56]\n"
-      "dup v0.2d, v0.d[0]\n"
-      "dup v1.2d, v1.d[0]\n"
-      "dup v2.2d, v2.d[0]\n"
-      "dup v3.2d, v3.d[0]\n"
-      "dup v4.2d, v4.d[0]\n"
-      "dup v5.2d, v5.d[0]\n"
-      "dup v6.2d, v6.d[0]\n"
-      "dup v7.2d, v7.d[0]\n"
+      "ld1r {v0.2d}, [%[w]], #8\n"
+      "ld1r {v1.2d}, [%[w]], #8\n"
+      "ld1r {v2.2d}, [%[w]], #8\n"
+      "ld1r {v3.2d}, [%[w]], #8\n"
+      "ld1r {v4.2d}, [%[w]], #8\n"
+      "ld1r {v5.2d}, [%[w]], #8\n"
+      "ld1r {v6.2d}, [%[w]], #8\n"
+      "ld1r {v7.2d}, [%[w]], #8\n"
       "mov v8.16b, v0.16b\n"
       "mov v9.16b, v1.16b\n"
       "mov v10.16b, v2.16b\n"
@@ -119,7 +77,7 @@ void lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm(size_t mr, size_t nc, size_t 
       "mov v13.16b, v5.16b\n"
       "mov v14.16b, v6.16b\n"
       "mov v15.16b, v7.16b\n"
-      "cbz %[n], 2f\n"
+      "cbz %[blocks], 2f\n"
       "1:\n"
       "ldr q16, [%[a0]], #16\n"
       "ldr q17, [%[a1]], #16\n"
@@ -169,35 +127,228 @@ void lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm(size_t mr, size_t nc, size_t 
       "smmla v14.4s, v23.16b, v30.16b\n"
       "smmla v7.4s, v22.16b, v31.16b\n"
       "smmla v15.4s, v23.16b, v31.16b\n"
-      "subs %[n], %[n], #1\n"
+      "subs %[blocks], %[blocks], #1\n"
       "b.ne 1b\n"
       "2:\n"
-      "stp q0, q1, [%[acc], #0]\n"
-      "stp q2, q3, [%[acc], #32]\n"
-      "stp q4, q5, [%[acc], #64]\n"
-      "stp q6, q7, [%[acc], #96]\n"
-      "stp q8, q9, [%[acc], #128]\n"
-      "stp q10, q11, [%[acc], #160]\n"
-      "stp q12, q13, [%[acc], #192]\n"
-      "stp q14, q15, [%[acc], #224]\n"
-      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [w] "+r"(wp), [n] "+r"(blocks)
-      : [bias] "r"(bias), [acc] "r"(stored)
+      "cbz %[groups], 4f\n"
+      "ldr q24, [%[idx]]\n"
+      "ldr q16, [%[a0], %[toff]]\n"
+      "ldr q17, [%[a1], %[toff]]\n"
+      "ldr q18, [%[a2], %[toff]]\n"
+      "ldr q19, [%[a3], %[toff]]\n"
+      "tbl v16.16b, {v16.16b}, v24.16b\n"
+      "tbl v17.16b, {v17.16b}, v24.16b\n"
+      "tbl v18.16b, {v18.16b}, v24.16b\n"
+      "tbl v19.16b, {v19.16b}, v24.16b\n"
+      "zip1 v20.2d, v16.2d, v17.2d\n"
+      "zip1 v21.2d, v18.2d, v19.2d\n"
+      "ldp q24, q25, [%[w]], #32\n"
+      "ldp q26, q27, [%[w]], #32\n"
+      "ldp q28, q29, [%[w]], #32\n"
+      "ldp q30, q31, [%[w]], #32\n"
+      "smmla v0.4s, v20.16b, v24.16b\n"
+      "smmla v8.4s, v21.16b, v24.16b\n"
+      "smmla v1.4s, v20.16b, v25.16b\n"
+      "smmla v9.4s, v21.16b, v25.16b\n"
+      "smmla v2.4s, v20.16b, v26.16b\n"
+      "smmla v10.4s, v21.16b, v26.16b\n"
+      "smmla v3.4s, v20.16b, v27.16b\n"
+      "smmla v11.4s, v21.16b, v27.16b\n"
+      "smmla v4.4s, v20.16b, v28.16b\n"
+      "smmla v12.4s, v21.16b, v28.16b\n"
+      "smmla v5.4s, v20.16b, v29.16b\n"
+      "smmla v13.4s, v21.16b, v29.16b\n"
+      "smmla v6.4s, v20.16b, v30.16b\n"
+      "smmla v14.4s, v21.16b, v30.16b\n"
+      "smmla v7.4s, v20.16b, v31.16b\n"
+      "smmla v15.4s, v21.16b, v31.16b\n"
+      "cmp %[groups], #1\n"
+      "b.eq 4f\n"
+      "zip2 v22.2d, v16.2d, v17.2d\n"
+      "zip2 v23.2d, v18.2d, v19.2d\n"
+      "ldp q24, q25, [%[w]], #32\n"
+      "ldp q26, q27, [%[w]], #32\n"
+      "ldp q28, q29, [%[w]], #32\n"
+      "ldp q30, q31, [%[w]], #32\n"
+      "smmla v0.4s, v22.16b, v24.16b\n"
+      "smmla v8.4s, v23.16b, v24.16b\n"
+      "smmla v1.4s, v22.16b, v25.16b\n"
+      "smmla v9.4s, v23.16b, v25.16b\n"
+      "smmla v2.4s, v22.16b, v26.16b\n"
+      "smmla v10.4s, v23.16b, v26.16b\n"
+      "smmla v3.4s, v22.16b, v27.16b\n"
+      "smmla v11.4s, v23.16b, v27.16b\n"
+      "smmla v4.4s, v22.16b, v28.16b\n"
+      "smmla v12.4s, v23.16b, v28.16b\n"
+      "smmla v5.4s, v22.16b, v29.16b\n"
+      "smmla v13.4s, v23.16b, v29.16b\n"
+      "smmla v6.4s, v22.16b, v30.16b\n"
+      "smmla v14.4s, v23.16b, v30.16b\n"
+      "smmla v7.4s, v22.16b, v31.16b\n"
+      "smmla v15.4s, v23.16b, v31.16b\n"
+      "4:\n"
+      "ld1r {v29.8h}, [%[params]]\n"
+      "ldr %w[tmp], [%[params], #4]\n"
+      "dup v30.16b, %w[tmp]\n"
+      "ldr %w[tmp], [%[params], #8]\n"
+      "dup v31.16b, %w[tmp]\n"
+      "ldr q26, [%[w], #0]\n"
+      "ldr q27, [%[w], #64]\n"
+      "sshr v28.4s, v27.4s, #8\n"
+      "zip1 v16.2d, v0.2d, v1.2d\n"
+      "zip2 v17.2d, v0.2d, v1.2d\n"
+      "zip1 v18.2d, v8.2d, v9.2d\n"
+      "zip2 v19.2d, v8.2d, v9.2d\n"
+      "sqshl v16.4s, v16.4s, v27.4s\n"
+      "sqshl v17.4s, v17.4s, v27.4s\n"
+      "sqshl v18.4s, v18.4s, v27.4s\n"
+      "sqshl v19.4s, v19.4s, v27.4s\n"
+      "sqdmulh v16.4s, v16.4s, v26.4s\n"
+      "sqdmulh v17.4s, v17.4s, v26.4s\n"
+      "sqdmulh v18.4s, v18.4s, v26.4s\n"
+      "sqdmulh v19.4s, v19.4s, v26.4s\n"
+      "srshl v16.4s, v16.4s, v28.4s\n"
+      "srshl v17.4s, v17.4s, v28.4s\n"
+      "srshl v18.4s, v18.4s, v28.4s\n"
+      "srshl v19.4s, v19.4s, v28.4s\n"
+      "ldr q26, [%[w], #16]\n"
+      "ldr q27, [%[w], #80]\n"
+      "sshr v28.4s, v27.4s, #8\n"
+      "zip1 v20.2d, v2.2d, v3.2d\n"
+      "zip2 v21.2d, v2.2d, v3.2d\n"
+      "zip1 v22.2d, v10.2d, v11.2d\n"
+      "zip2 v23.2d, v10.2d, v11.2d\n"
+      "sqshl v20.4s, v20.4s, v27.4s\n"
+      "sqshl v21.4s, v21.4s, v27.4s\n"
+      "sqshl v22.4s, v22.4s, v27.4s\n"
+      "sqshl v23.4s, v23.4s, v27.4s\n"
+      "sqdmulh v20.4s, v20.4s, v26.4s\n"
+      "sqdmulh v21.4s, v21.4s, v26.4s\n"
+      "sqdmulh v22.4s, v22.4s, v26.4s\n"
+      "sqdmulh v23.4s, v23.4s, v26.4s\n"
+      "srshl v20.4s, v20.4s, v28.4s\n"
+      "srshl v21.4s, v21.4s, v28.4s\n"
+      "srshl v22.4s, v22.4s, v28.4s\n"
+      "srshl v23.4s, v23.4s, v28.4s\n"
+      "sqxtn v0.4h, v16.4s\n"
+      "sqxtn2 v0.8h, v20.4s\n"
+      "sqxtn v1.4h, v17.4s\n"
+      "sqxtn2 v1.8h, v21.4s\n"
+      "sqxtn v2.4h, v18.4s\n"
+      "sqxtn2 v2.8h, v22.4s\n"
+      "sqxtn v3.4h, v19.4s\n"
+      "sqxtn2 v3.8h, v23.4s\n"
+      "ldr q26, [%[w], #32]\n"
+      "ldr q27, [%[w], #96]\n"
+      "sshr v28.4s, v27.4s, #8\n"
+      "zip1 v16.2d, v4.2d, v5.2d\n"
+      "zip2 v17.2d, v4.2d, v5.2d\n"
+      "zip1 v18.2d, v12.2d, v13.2d\n"
+      "zip2 v19.2d, v12.2d, v13.2d\n"
+      "sqshl v16.4s, v16.4s, v27.4s\n"
+      "sqshl v17.4s, v17.4s, v27.4s\n"
+      "sqshl v18.4s, v18.4s, v27.4s\n"
+      "sqshl v19.4s, v19.4s, v27.4s\n"
+      "sqdmulh v16.4s, v16.4s, v26.4s\n"
+      "sqdmulh v17.4s, v17.4s, v26.4s\n"
+      "sqdmulh v18.4s, v18.4s, v26.4s\n"
+      "sqdmulh v19.4s, v19.4s, v26.4s\n"
+      "srshl v16.4s, v16.4s, v28.4s\n"
+      "srshl v17.4s, v17.4s, v28.4s\n"
+      "srshl v18.4s, v18.4s, v28.4s\n"
+      "srshl v19.4s, v19.4s, v28.4s\n"
+      "ldr q26, [%[w], #48]\n"
+      "ldr q27, [%[w], #112]\n"
+      "sshr v28.4s, v27.4s, #8\n"
+      "zip1 v20.2d, v6.2d, v7.2d\n"
+      "zip2 v21.2d, v6.2d, v7.2d\n"
+      "zip1 v22.2d, v14.2d, v15.2d\n"
+      "zip2 v23.2d, v14.2d, v15.2d\n"
+      "sqshl v20.4s, v20.4s, v27.4s\n"
+      "sqshl v21.4s, v21.4s, v27.4s\n"
+      "sqshl v22.4s, v22.4s, v27.4s\n"
+      "sqshl v23.4s, v23.4s, v27.4s\n"
+      "sqdmulh v20.4s, v20.4s, v26.4s\n"
+      "sqdmulh v21.4s, v21.4s, v26.4s\n"
+      "sqdmulh v22.4s, v22.4s, v26.4s\n"
+      "sqdmulh v23.4s, v23.4s, v26.4s\n"
+      "srshl v20.4s, v20.4s, v28.4s\n"
+      "srshl v21.4s, v21.4s, v28.4s\n"
+      "srshl v22.4s, v22.4s, v28.4s\n"
+      "srshl v23.4s, v23.4s, v28.4s\n"
+      "sqxtn v4.4h, v16.4s\n"
+      "sqxtn2 v4.8h, v20.4s\n"
+      "sqxtn v5.4h, v17.4s\n"
+      "sqxtn2 v5.8h, v21.4s\n"
+      "sqxtn v6.4h, v18.4s\n"
+      "sqxtn2 v6.8h, v22.4s\n"
+      "sqxtn v7.4h, v19.4s\n"
+      "sqxtn2 v7.8h, v23.4s\n"
+      "sqadd v0.8h, v0.8h, v29.8h\n"
+      "sqadd v4.8h, v4.8h, v29.8h\n"
+      "sqxtn v16.8b, v0.8h\n"
+      "sqxtn2 v16.16b, v4.8h\n"
+      "smax v16.16b, v16.16b, v30.16b\n"
+      "smin v16.16b, v16.16b, v31.16b\n"
+      "str q16, [%[c0]]\n"
+      "sqadd v1.8h, v1.8h, v29.8h\n"
+      "sqadd v5.8h, v5.8h, v29.8h\n"
+      "sqxtn v16.8b, v1.8h\n"
+      "sqxtn2 v16.16b, v5.8h\n"
+      "smax v16.16b, v16.16b, v30.16b\n"
+      "smin v16.16b, v16.16b, v31.16b\n"
+      "str q16, [%[c1]]\n"
+      "sqadd v2.8h, v2.8h, v29.8h\n"
+      "sqadd v6.8h, v6.8h, v29.8h\n"
+      "sqxtn v16.8b, v2.8h\n"
+      "sqxtn2 v16.16b, v6.8h\n"
+      "smax v16.16b, v16.16b, v30.16b\n"
+      "smin v16.16b, v16.16b, v31.16b\n"
+      "str q16, [%[c2]]\n"
+      "sqadd v3.8h, v3.8h, v29.8h\n"
+      "sqadd v7.8h, v7.8h, v29.8h\n"
+      "sqxtn v16.8b, v3.8h\n"
+      "sqxtn2 v16.16b, v7.8h\n"
+      "smax v16.16b, v16.16b, v30.16b\n"
+      "smin v16.16b, v16.16b, v31.16b\n"
+      "str q16, [%[c3]]\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [w] "+r"(wp), [blocks] "+r"(blocks),
+        [tmp] "=&r"(tmp)
+      : [groups] "r"(groups), [toff] "r"(tail_offset), [idx] "r"(idx), [params] "r"(params), [c0] "r"(c0),
+        [c1] "r"(c1), [c2] "r"(c2), [c3] "r"(c3)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
         "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",
         "v29", "v30", "v31");
-  if (left != 0) {
-    /* The packed weights are zero past k, so the zero bytes of the partial loads add nothing. */
-    const int8x16_t va0 = qs8_load_tail16(a0, left, k - left), va1 = qs8_load_tail16(a1, left, k - left);
-    const int8x16_t va2 = qs8_load_tail16(a2, left, k - left), va3 = qs8_load_tail16(a3, left, k - left);
-    QS8_MMLA_GROUP(zip_rows_lo(va0, va1), zip_rows_lo(va2, va3));
-    if (left > 8) QS8_MMLA_GROUP(zip_rows_hi(va0, va1), zip_rows_hi(va2, va3));
-  }
+}
 
-  const int32_t* multiplier = (const int32_t*)((const int8_t*)w + NR * sizeof(int32_t) + NR * ((k + KR - 1) / KR * KR));
-  const int32_t* shift = multiplier + NR;
-  /* two copies: the full tile's has constant mr and nc, so no row or column tests */
-  if (mr == MR && nc == NR)
-    store_tile(stored, MR, NR, multiplier, shift, params, c, c_stride);
-  else
-    store_tile(stored, mr, nc, multiplier, shift, params, c, c_stride);
+/* MR 16 in the config: one call runs up to four 4-row tiles of a panel, so the call, the saved
+ * registers and the pointer setup are paid once per 16 rows. */
+void lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm(size_t mr, size_t nc, size_t k, const int8_t* a,
+                                                   size_t a_stride, const void* w, int8_t* c, size_t c_stride,
+                                                   const lite_qs8_gemm_params* params) {
+  int8_t short_rows[4][16];
+  int8_t scratch[4][NR];
+  const int full_width = nc == NR;
+  for (size_t i0 = 0; i0 < mr; i0 += 4) {
+    const size_t rows = mr - i0 < 4 ? mr - i0 : 4;
+    const int8_t* a0 = a + i0 * a_stride;
+    const int8_t* a1 = rows > 1 ? a0 + a_stride : a0;
+    const int8_t* a2 = rows > 2 ? a1 + a_stride : a1;
+    const int8_t* a3 = rows > 3 ? a2 + a_stride : a2;
+    if (k < 16) {
+      memcpy(short_rows[0] + 16 - k, a0, k);
+      memcpy(short_rows[1] + 16 - k, a1, k);
+      memcpy(short_rows[2] + 16 - k, a2, k);
+      memcpy(short_rows[3] + 16 - k, a3, k);
+      a0 = short_rows[0] + 16 - k, a1 = short_rows[1] + 16 - k;
+      a2 = short_rows[2] + 16 - k, a3 = short_rows[3] + 16 - k;
+    }
+    int8_t* row = c + i0 * c_stride;
+    if (full_width && rows == 4) {
+      qs8_i8mm_rows4(k, a0, a1, a2, a3, w, row, row + c_stride, row + 2 * c_stride, row + 3 * c_stride, params);
+    } else {
+      qs8_i8mm_rows4(k, a0, a1, a2, a3, w, scratch[0], scratch[1], scratch[2], scratch[3], params);
+      for (size_t i = 0; i < rows; ++i) memcpy(row + i * c_stride, scratch[i], nc);
+    }
+  }
 }

@@ -15,8 +15,9 @@
 #include "../arm/qs8_gemm_ukernels_arm.h"
 
 #if defined(__aarch64__)
-static const lite_qs8_gemm_config k_i8mm = {lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm, lite_qs8_gemm_pack_generic,
-                                            4, 16, 8, 0, "qs8_gemm_4x16c8_aarch64_neoni8mm"};
+static const lite_qs8_gemm_config k_i8mm = {lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm,
+                                            lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm, 16, 16, 8, 0,
+                                            "qs8_gemm_4x16c8_aarch64_neoni8mm"};
 static const lite_qs8_gemm_config k_dot = {lite_qs8_gemm_ukernel_4x16c4_aarch64_neondot, lite_qs8_gemm_pack_generic,
                                            4, 16, 4, 0, "qs8_gemm_4x16c4_aarch64_neondot"};
 static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_2x8c8_aarch64_neon, lite_qs8_gemm_pack_generic, 2,
