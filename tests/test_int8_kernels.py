@@ -1,8 +1,9 @@
-"""The fast int8 conv / depthwise / FC paths (packed int8 GEMM, im2col, depthwise kernel) in the runtime.
+"""The fast int8 conv / depthwise / FC / max pool paths (packed int8 GEMM, im2col, depthwise and max pool
+kernels) in the runtime.
 
 Every int8 tensor must equal the fake-quant simulation (slim/fake_quant.py) within 1 LSB, the bytes
 must not depend on the thread count, and the fast kernels must give exactly the bytes of the portable
-C paths (LITE_CPU_FEATURES_MASK=0: portable GEMM microkernel, reference depthwise), which a fresh
+C paths (LITE_CPU_FEATURES_MASK=0: portable GEMM microkernel and max pool, reference depthwise), which a fresh
 process reads once at start. Channel counts (40, 72) straddle the 16 / 32-column tiles and the
 32-channel depthwise blocks; odd spatial sizes give padded borders.
 """
@@ -29,8 +30,9 @@ INPUT_SHAPE = (1, 3, 13, 11)
 
 
 def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
-    """3x3 s2 conv (im2col) -> 1x1 (direct GEMM) -> depthwise 3x3 -> depthwise 5x5 s2 with asymmetric
-    pads -> 1x1 -> 1x7 conv (im2col) [-> GAP -> Gemm (FC): without it, any batch size runs]."""
+    """3x3 s2 conv (im2col) -> 3x2 max pool with asymmetric pads -> 1x1 (direct GEMM) -> depthwise 3x3
+    -> depthwise 5x5 s2 with asymmetric pads -> 1x1 -> 1x7 conv (im2col) [-> GAP -> Gemm (FC): without
+    it, any batch size runs]."""
     rng = np.random.default_rng(11)
 
     def weight(*shape: int, scale: float = 0.3) -> np.ndarray:
@@ -43,7 +45,8 @@ def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
     nodes = [
         helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2], name="stem"),
         helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
-        helper.make_node("Conv", ["r1", "w2"], ["c2"], name="expand"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 2], pads=[1, 0, 1, 1], name="maxpool"),
+        helper.make_node("Conv", ["p1", "w2"], ["c2"], name="expand"),
         helper.make_node("Conv", ["c2", "wd3", "bd3"], ["c3"], pads=[1, 1, 1, 1], group=72, name="dw3"),
         helper.make_node("Clip", ["c3", "lo", "hi"], ["r3"], name="relu6"),
         helper.make_node("Conv", ["r3", "wd5"], ["c4"], pads=[2, 1, 2, 3], strides=[2, 2], group=72,
@@ -70,7 +73,7 @@ def _quantized(with_head: bool = True) -> tuple[Graph, dict[str, np.ndarray]]:
     rng = np.random.default_rng(5)
     data = [rng.standard_normal(INPUT_SHAPE).astype(np.float32) for _ in range(4)]
     result = slim.compress(fast_path_net(with_head), None, data, slim.QuantConfig(progress=False))
-    assert {"stem", "expand", "dw3", "dw5", "project", "conv1x7"} <= set(result.int8_nodes)
+    assert {"stem", "maxpool", "expand", "dw3", "dw5", "project", "conv1x7"} <= set(result.int8_nodes)
     return result.graph, {"x": data[0]}
 
 
@@ -87,7 +90,7 @@ def _probe_model(graph: Graph) -> bytes:
 def test_fast_int8_paths_match_simulation() -> None:
     graph, feeds = _quantized()
     errors = int8_mismatches(graph, feeds)
-    assert {"stem", "expand", "dw3", "dw5", "project", "conv1x7", "fc"} <= set(errors)
+    assert {"stem", "maxpool", "expand", "dw3", "dw5", "project", "conv1x7", "fc"} <= set(errors)
     assert max(errors.values()) <= 1.0, errors
 
 
@@ -125,7 +128,7 @@ def test_fast_int8_kernels_equal_the_portable_paths(tmp_path: Path) -> None:
                           cwd=Path(__file__).parent.parent)
     portable = json.loads(done.stdout)
     int8_outputs = [name for name, value in fast.items() if value.dtype == np.int8]
-    assert len(int8_outputs) >= 7
+    assert len(int8_outputs) >= 8
     for name in int8_outputs:
         np.testing.assert_array_equal(fast[name].astype(np.int64).ravel(), np.array(portable[name]),
                                       err_msg=name)

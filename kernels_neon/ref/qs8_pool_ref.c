@@ -1,5 +1,6 @@
 /* int8 pooling on NHWC data; input and output share one scale and zero point. */
 #include "lite_kernels/qs8_kernels.h"
+#include "qs8_pool_window.h"
 
 void lite_qs8_global_average_pool_nhwc_ref(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
                                            const int8_t* input, int8_t* output) {
@@ -24,24 +25,6 @@ void lite_qs8_global_average_pool_nhwc_ref(size_t batch, size_t spatial, size_t 
     }
 }
 
-/* Smallest k >= 0 with start + k * dilation >= bound, capped at kernel. */
-static size_t first_tap_at_or_after(int64_t start, int64_t dilation, int64_t bound, size_t kernel) {
-  if (start >= bound) return 0;
-  const uint64_t k = ((uint64_t)(bound - start) + (uint64_t)dilation - 1) / (uint64_t)dilation;
-  return k < (uint64_t)kernel ? (size_t)k : kernel;
-}
-
-/* Range [*first, *last) of the taps k whose coordinate out * stride + k * dilation - pad lies in
- * [0, len), in closed form: kernel size, stride, dilation and pads come from the model and may be
- * up to 2^31 each (a tap-by-tap scan of such a window takes minutes). */
-static void tap_range(size_t out, size_t stride, size_t dilation, size_t pad, size_t kernel, size_t len,
-                      size_t* first, size_t* last) {
-  const int64_t start = (int64_t)out * (int64_t)stride - (int64_t)pad;
-  *first = first_tap_at_or_after(start, (int64_t)dilation, 0, kernel);
-  const size_t end = first_tap_at_or_after(start, (int64_t)dilation, (int64_t)len, kernel);
-  *last = end > *first ? end : *first;
-}
-
 void lite_qs8_max_pool2d_nhwc_ref(const lite_conv2d_params* p, const int8_t* input, int8_t* output) {
   for (size_t n = 0; n < p->batch; ++n)
     for (size_t oh = 0; oh < p->out_h; ++oh)
@@ -49,8 +32,8 @@ void lite_qs8_max_pool2d_nhwc_ref(const lite_conv2d_params* p, const int8_t* inp
         for (size_t c = 0; c < p->out_c; ++c) {
           int32_t best = -128;
           size_t kh0, kh1, kw0, kw1;
-          tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, p->in_h, &kh0, &kh1);
-          tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, p->in_w, &kw0, &kw1);
+          lite_qs8_pool_tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, p->in_h, &kh0, &kh1);
+          lite_qs8_pool_tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, p->in_w, &kw0, &kw1);
           for (size_t kh = kh0; kh < kh1; ++kh) {
             const size_t ih_padded = oh * p->stride_h + kh * p->dilation_h;
             if (ih_padded < p->pad_top || ih_padded - p->pad_top >= p->in_h) continue;

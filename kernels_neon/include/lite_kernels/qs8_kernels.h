@@ -55,6 +55,18 @@ void lite_qs8_global_average_pool_nhwc_ref(size_t batch, size_t spatial, size_t 
 /* Max pool of NHWC int8 data (same quantization in and out); padded cells are ignored. */
 void lite_qs8_max_pool2d_nhwc_ref(const lite_conv2d_params* params, const int8_t* input, int8_t* output);
 
+/* The output rows [row_begin, row_end) of batch * out_h of lite_qs8_max_pool2d_nhwc_ref (same bytes),
+ * as a loop compilers vectorize on every ISA; disjoint row ranges may run on different threads. */
+typedef void (*lite_qs8_max_pool2d_fn)(const lite_conv2d_params* params, const int8_t* input, int8_t* output,
+                                       size_t row_begin, size_t row_end);
+void lite_qs8_max_pool2d_nhwc_portable(const lite_conv2d_params* params, const int8_t* input, int8_t* output,
+                                       size_t row_begin, size_t row_end);
+void lite_qs8_max_pool2d_nhwc_avx2(const lite_conv2d_params* params, const int8_t* input, int8_t* output,
+                                   size_t row_begin, size_t row_end); /* x86-64 builds only */
+
+/* The fastest max pool kernel `features` (lite_cpu_features() bits) allow; never NULL. */
+lite_qs8_max_pool2d_fn lite_qs8_max_pool2d_select(uint32_t features);
+
 /* q = clamp(rint(x / scale) + zero_point, -128, 127) in float32 (rint: round half to even); NaN -> zero_point. */
 void lite_qs8_quantize_f32_ref(size_t count, float scale, int32_t zero_point, const float* input, int8_t* output);
 

@@ -2,9 +2,11 @@
 // the same quantization): MAX_POOL_2D (no fused activation) and GLOBAL_AVERAGE_POOL (rounded mean).
 #include <new>
 
+#include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
+#include "thread_pool.h"
 #include "window_geometry.h"
 
 namespace lite {
@@ -75,8 +77,15 @@ Status max_pool_eval(OpContext* ctx) {
   lite_conv2d_params p;
   Status s = max_pool_geometry(ctx, &p);
   if (s != Status::kOk) return s;
-  lite_qs8_max_pool2d_nhwc_ref(&p, static_cast<const int8_t*>(ctx->input(0)->data),
-                               static_cast<int8_t*>(ctx->output(0)->data));
+  const int8_t* x = static_cast<const int8_t*>(ctx->input(0)->data);
+  int8_t* y = static_cast<int8_t*>(ctx->output(0)->data);
+  const size_t rows = p.batch * p.out_h;
+  const size_t tile = 1 + 4096 / (p.out_w * p.out_c + 1);  // output rows per task: about 4 KiB or more
+  const lite_qs8_max_pool2d_fn max_pool = lite_qs8_max_pool2d_select(lite_cpu_features());
+  parallel_for(ctx->pool, (rows + tile - 1) / tile, [&](size_t t, int) {
+    const size_t r0 = t * tile, r1 = rows - r0 < tile ? rows : r0 + tile;
+    max_pool(&p, x, y, r0, r1);
+  });
   return Status::kOk;
 }
 

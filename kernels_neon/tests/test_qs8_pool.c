@@ -1,0 +1,72 @@
+/* The vectorizable int8 pooling kernels against their ref/ twins, byte for byte: max pool over
+ * kernels 1..4 with strides 1..3, dilations 1..2, asymmetric pads up to windows lying entirely in the
+ * padding, channel counts around vector widths (1..70), values at -128 and 127, computed whole and
+ * in row ranges as threads split it; the portable kernel and the one this CPU selects. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_test.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_kernels.h"
+
+static void max_pool_case(kt_rng* rng, lite_qs8_max_pool2d_fn max_pool, const char* name) {
+  lite_conv2d_params p = {0};
+  p.batch = (size_t)kt_rand_int(rng, 1, 2);
+  p.in_h = (size_t)kt_rand_int(rng, 1, 9);
+  p.in_w = (size_t)kt_rand_int(rng, 1, 11);
+  p.in_c = p.out_c = (size_t)kt_rand_int(rng, 1, 70);
+  p.groups = 1;
+  p.kernel_h = (size_t)kt_rand_int(rng, 1, 4);
+  p.kernel_w = (size_t)kt_rand_int(rng, 1, 4);
+  p.stride_h = (size_t)kt_rand_int(rng, 1, 3);
+  p.stride_w = (size_t)kt_rand_int(rng, 1, 3);
+  p.dilation_h = (size_t)kt_rand_int(rng, 1, 2);
+  p.dilation_w = (size_t)kt_rand_int(rng, 1, 2);
+  const size_t ekh = (p.kernel_h - 1) * p.dilation_h + 1, ekw = (p.kernel_w - 1) * p.dilation_w + 1;
+  p.pad_top = (size_t)kt_rand_int(rng, 0, (int32_t)ekh);
+  p.pad_left = (size_t)kt_rand_int(rng, 0, (int32_t)ekw);
+  const size_t pad_bottom = (size_t)kt_rand_int(rng, 0, (int32_t)ekh);
+  const size_t pad_right = (size_t)kt_rand_int(rng, 0, (int32_t)ekw);
+  const size_t padded_h = p.in_h + p.pad_top + pad_bottom, padded_w = p.in_w + p.pad_left + pad_right;
+  if (padded_h < ekh || padded_w < ekw) return; /* the window does not fit: not a pooling */
+  p.out_h = (padded_h - ekh) / p.stride_h + 1;
+  p.out_w = (padded_w - ekw) / p.stride_w + 1;
+  const size_t in_n = p.batch * p.in_h * p.in_w * p.in_c, out_n = p.batch * p.out_h * p.out_w * p.out_c;
+  int8_t* x = malloc(in_n);
+  int8_t* ref = malloc(out_n);
+  int8_t* out = malloc(out_n);
+  /* mostly the extremes -128 / 127 in some cases, the full range in others */
+  const int extremes = kt_rand_int(rng, 0, 1);
+  for (size_t i = 0; i < in_n; ++i)
+    x[i] = extremes ? (int8_t)(kt_rand_int(rng, 0, 1) ? 127 : -128) : (int8_t)kt_rand_int(rng, -128, 127);
+  lite_qs8_max_pool2d_nhwc_ref(&p, x, ref);
+
+  memset(out, 0x55, out_n);
+  max_pool(&p, x, out, 0, p.batch * p.out_h);
+  char what[160];
+  snprintf(what, sizeof(what), "%s %zux%zux%zux%zu k%zux%zu s%zux%zu d%zux%zu pads %zu,%zu,%zu,%zu", name, p.batch,
+           p.in_h, p.in_w, p.in_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w,
+           p.pad_top, p.pad_left, pad_bottom, pad_right);
+  kt_check_equal_bytes(__FILE__, __LINE__, what, out, ref, out_n);
+
+  /* the rows in two ranges, as two tasks would compute them */
+  memset(out, 0x55, out_n);
+  const size_t rows = p.batch * p.out_h, split = (size_t)kt_rand_int(rng, 0, (int32_t)rows);
+  max_pool(&p, x, out, split, rows);
+  max_pool(&p, x, out, 0, split);
+  kt_check_equal_bytes(__FILE__, __LINE__, what, out, ref, out_n);
+  free(x);
+  free(ref);
+  free(out);
+}
+
+int main(void) {
+  kt_rng rng = kt_rng_make(20261121);
+  for (int i = 0; i < 400; ++i) max_pool_case(&rng, lite_qs8_max_pool2d_nhwc_portable, "portable");
+  const lite_qs8_max_pool2d_fn selected = lite_qs8_max_pool2d_select(lite_cpu_features());
+  if (selected == lite_qs8_max_pool2d_nhwc_portable)
+    kt_skip("no ISA-specific max pool kernel on this CPU");
+  else
+    for (int i = 0; i < 400; ++i) max_pool_case(&rng, selected, "selected");
+  return kt_finish();
+}
