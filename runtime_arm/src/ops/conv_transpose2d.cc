@@ -1,14 +1,22 @@
 // CONV_TRANSPOSE_2D: x [N,H,W,Ci], weight [Ci,KH,KW,Co/group], bias? [Co] -> [N,OH,OW,Co] with
 // OH = stride * (H - 1) + output_padding + dilation * (KH - 1) + 1 - pad_top - pad_bottom.
 // Groups 1 with a constant weight and bias runs as GEMMs (conv_transpose2d_gemm.h, packed at
-// prepare); grouped or computed weights use the reference scatter kernel.
+// prepare), or, for kernel == stride with at most 4 output values per input pixel (a detection
+// head's 24 -> 1 channel 2x2 upsampling), as one dot product per output value
+// (conv_transpose2d_dot.h) where a GEMM tile would be mostly padding; grouped or computed weights
+// use the reference scatter kernel.
+#include <cstdlib>
 #include <new>
 
 #include "conv_transpose2d_gemm.h"
 #include "fused_activation_check.h"
 #include "lite_kernels/conv_transpose2d.h"
+#include "lite_kernels/conv_transpose2d_dot.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_vactivation.h"
 #include "op_api.h"
 #include "op_util.h"
+#include "thread_pool.h"
 #include "window_geometry.h"
 
 namespace lite {
@@ -98,7 +106,31 @@ Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
   return Status::kOk;
 }
 
-void free_state(void* state) { conv_transpose_gemm_free(static_cast<ConvTransposeGemm*>(state)); }
+// Prepared form of a constant weight: exactly one of the two is set.
+struct ConvTransposeState {
+  ConvTransposeGemm* gemm = nullptr;
+  lite_f32_conv_transpose2d_dot_fn dot = nullptr;
+  float* dot_packed = nullptr;
+};
+
+void free_state(void* state) {
+  ConvTransposeState* st = static_cast<ConvTransposeState*>(state);
+  if (st == nullptr) return;
+  conv_transpose_gemm_free(st->gemm);
+  std::free(st->dot_packed);
+  delete st;
+}
+
+// One task per input row: it writes the kernel_h output rows that row reaches, then their activation.
+void run_dot(const ConvTransposeState& st, const lite_conv_transpose2d_params& p, ThreadPool* pool, const float* x,
+             const lite_activation* act, float* y) {
+  const size_t in_row = p.in_w * p.in_c, out_rows = p.kernel_h * p.out_w;
+  parallel_for(pool, p.batch * p.in_h, [&](size_t r, int) {
+    float* y_rows = y + r * out_rows * p.out_c;
+    st.dot(&p, st.dot_packed, x + r * in_row, y_rows);
+    lite_f32_activate(act, y_rows, out_rows, p.out_c);
+  });
+}
 
 bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
 
@@ -116,13 +148,24 @@ Status prepare(OpContext* ctx) {
   y->shape.dims[3] = static_cast<int64_t>(p.out_c);
   const TensorRef* w = ctx->input(1);
   const TensorRef* bias = ctx->input(2);
-  if (is_constant(w) && is_constant(bias) && conv_transpose_gemm_applies(p)) {
-    ConvTransposeGemm* g = conv_transpose_gemm_create(p, static_cast<const float*>(w->data),
-                                                      bias != nullptr ? static_cast<const float*>(bias->data) : nullptr);
-    if (g == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
-    ctx->state = g;
-    ctx->scratch_bytes_requested = conv_transpose_gemm_scratch_bytes(*g, p, ctx->num_threads);
+  if (!is_constant(w) || !is_constant(bias)) return Status::kOk;
+  const float* weight = static_cast<const float*>(w->data);
+  const float* bias_data = bias != nullptr ? static_cast<const float*>(bias->data) : nullptr;
+  const lite_f32_conv_transpose2d_dot_fn dot = lite_f32_conv_transpose2d_dot_select(&p, lite_cpu_features());
+  if (dot == nullptr && !conv_transpose_gemm_applies(p)) return Status::kOk;
+  ConvTransposeState* st = new (std::nothrow) ConvTransposeState();
+  if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
+  ctx->state = st;
+  if (dot != nullptr) {
+    st->dot_packed = static_cast<float*>(std::malloc(lite_f32_conv_transpose2d_dot_packed_size(&p) * sizeof(float)));
+    if (st->dot_packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    lite_f32_conv_transpose2d_dot_pack(&p, weight, bias_data, st->dot_packed);
+    st->dot = dot;
+    return Status::kOk;
   }
+  st->gemm = conv_transpose_gemm_create(p, weight, bias_data);
+  if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+  ctx->scratch_bytes_requested = conv_transpose_gemm_scratch_bytes(*st->gemm, p, ctx->num_threads);
   return Status::kOk;
 }
 
@@ -133,9 +176,14 @@ Status eval(OpContext* ctx) {
   if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* bias = ctx->input(2);
   const lite_activation act = to_kernel_activation(read_attrs(ctx).activation, nullptr);
-  if (ctx->state != nullptr) {
-    conv_transpose_gemm_run(*static_cast<const ConvTransposeGemm*>(ctx->state), p, ctx->pool,
-                            static_cast<const float*>(ctx->input(0)->data), &act,
+  const ConvTransposeState* st = static_cast<const ConvTransposeState*>(ctx->state);
+  if (st != nullptr && st->dot != nullptr) {
+    run_dot(*st, p, ctx->pool, static_cast<const float*>(ctx->input(0)->data), &act,
+            static_cast<float*>(ctx->output(0)->data));
+    return Status::kOk;
+  }
+  if (st != nullptr && st->gemm != nullptr) {
+    conv_transpose_gemm_run(*st->gemm, p, ctx->pool, static_cast<const float*>(ctx->input(0)->data), &act,
                             static_cast<float*>(ctx->output(0)->data), ctx->scratch);
     return Status::kOk;
   }
