@@ -346,3 +346,35 @@ def test_int32_bias_stays_within_the_fast_kernels_range() -> None:
     assert abs(int(bias[3])) < (1 << 30) + (1 << 12)
     errors = int8_mismatches(result.graph, {"x": data[0]})
     assert errors["conv"] == 0.0, errors
+
+
+@pytest.mark.parametrize("ratio", [2.0**-20, 0.37, 1.0, 2.0**7])  # 2^-20, 2^7: outside the vector plans
+def test_add_and_mul_of_a_scalar_constant_every_byte(ratio: float) -> None:
+    """ADD / MUL of an int8 tensor and one constant value run as a 256-entry table built from the
+    reference kernel (ops/int8_scalar_table.h); every input byte, with rescales inside and outside
+    the vector plans' proven range (PP-OCR det's p2o.Add.14 was outside), equals the simulation."""
+    from lite_converter.ir import Graph, Node, QuantParams
+    from lite_converter.writer import serialize
+    from slim.fake_quant import add, mul
+
+    def per_tensor(scale: float, zero_point: int) -> QuantParams:
+        return QuantParams(np.array([scale], np.float32), np.array([zero_point], np.int64))
+
+    qx, qc, qy = (0.05, -3), (0.02, 10), (0.05 / ratio, 7)
+    graph = Graph()
+    graph.add_tensor("x", np.int8, [1, 4, 8, 8])
+    graph.tensors["x"].quant = per_tensor(*qx)
+    constant = graph.add_constant("c", np.array([-77], np.int8))
+    graph.tensors[constant].quant = per_tensor(*qc)
+    for name, quant in (("sum", qy), ("product", (qy[0] * 0.02, qy[1]))):
+        graph.add_tensor(name, np.int8, [1, 4, 8, 8])
+        graph.tensors[name].quant = per_tensor(*quant)
+    graph.nodes = [Node("ADD", "add", ["x", constant], ["sum"]),
+                   Node("MUL", "mul", ["x", constant], ["product"])]
+    graph.inputs, graph.outputs = ["x"], ["sum", "product"]
+    x = np.arange(-128, 128, dtype=np.int8).reshape(1, 4, 8, 8)
+    with Interpreter(model_content=serialize(graph)) as interpreter:
+        got = interpreter.run({"x": x})
+    c = np.array([-77], np.int8)
+    np.testing.assert_array_equal(got["sum"], add(x, qx, c, qc, qy, -128, 127))
+    np.testing.assert_array_equal(got["product"], mul(x, qx, c, qc, (qy[0] * 0.02, qy[1]), -128, 127))

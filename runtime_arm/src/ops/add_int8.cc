@@ -3,9 +3,11 @@
 // rounded once. Fused RELU / CLIP are the output clamp. b may broadcast against a in the forms of
 // int8_broadcast.h (a scalar, a per-channel vector); a has the output's shape. The vector kernels of
 // qs8_elementwise.h give the reference's bytes (they fall back to it where their int32 split does not apply).
+// A b of one known value (PP-LCNet's affine blocks) makes the op a 256-entry table (int8_scalar_table.h).
 #include <new>
 
 #include "int8_broadcast.h"
+#include "int8_scalar_table.h"
 #include "lite_kernels/int8_binary.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_elementwise.h"
@@ -21,6 +23,8 @@ struct AddInt8State {
   Int8Broadcast broadcast;
   lite_qs8_add_plan plan{};
   const lite_qs8_elementwise_kernels* kernels = nullptr;
+  bool use_table = false;  // b is one known value: y = table[a + 128]
+  int8_t table[256];
 };
 
 Status prepare(OpContext* ctx) {
@@ -50,6 +54,9 @@ Status prepare(OpContext* ctx) {
   s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, qy, &st->act_min, &st->act_max);
   if (s != Status::kOk) return s;
   lite_qs8_add_plan_init(st, &state->plan);
+  state->use_table = is_known_scalar_int8(b);
+  if (state->use_table)
+    build_scalar_operand_table(lite_qs8_add_periodic_ref, *st, *static_cast<const int8_t*>(b->data), state->table);
   state->kernels = lite_qs8_elementwise_select(lite_cpu_features());
   y->dtype = lite_fb::DType::INT8;
   y->shape = a->shape;
@@ -62,6 +69,10 @@ Status eval(OpContext* ctx) {
   const int8_t* a = static_cast<const int8_t*>(ctx->input(0)->data);
   const int8_t* b = static_cast<const int8_t*>(ctx->input(1)->data);
   int8_t* y = static_cast<int8_t*>(ctx->output(0)->data);
+  if (st->use_table) {
+    st->kernels->lookup(static_cast<size_t>(bc.blocks * bc.run), st->table, a, y);
+    return Status::kOk;
+  }
   for (int64_t k = 0; k < bc.blocks; ++k)  // same shapes: one run with b's period = the run
     st->kernels->add(static_cast<size_t>(bc.run), &st->plan, a + k * bc.run, b + k * bc.period,
                      static_cast<size_t>(bc.period), y + k * bc.run);

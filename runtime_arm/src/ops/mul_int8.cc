@@ -1,10 +1,12 @@
 // MUL on int8 tensors (an SE gate times its feature map, or a tensor times a quantized constant):
 // (a - za) * (b - zb) in 64 bits, one requantization by s_a * s_b / s_out, fused RELU / CLIP as the
 // output clamp. b may broadcast against a in the forms of int8_broadcast.h; a has the output's shape.
-// The vector kernels of qs8_elementwise.h give the reference's bytes (or call it).
+// The vector kernels of qs8_elementwise.h give the reference's bytes (or call it); a b of one known
+// value makes the op a 256-entry table (int8_scalar_table.h).
 #include <new>
 
 #include "int8_broadcast.h"
+#include "int8_scalar_table.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/int8_binary.h"
 #include "lite_kernels/qs8_elementwise.h"
@@ -19,6 +21,8 @@ struct MulInt8State {
   Int8Broadcast broadcast;
   lite_qs8_mul_plan plan{};
   const lite_qs8_elementwise_kernels* kernels = nullptr;
+  bool use_table = false;  // b is one known value: y = table[a + 128]
+  int8_t table[256];
 };
 
 Status prepare(OpContext* ctx) {
@@ -47,6 +51,9 @@ Status prepare(OpContext* ctx) {
                             &st->params.act_max);
   if (s != Status::kOk) return s;
   lite_qs8_mul_plan_init(&st->params, &st->plan);
+  st->use_table = is_known_scalar_int8(b);
+  if (st->use_table)
+    build_scalar_operand_table(lite_qs8_mul_ref, st->params, *static_cast<const int8_t*>(b->data), st->table);
   st->kernels = lite_qs8_elementwise_select(lite_cpu_features());
   y->dtype = lite_fb::DType::INT8;
   y->shape = a->shape;
@@ -59,6 +66,10 @@ Status eval(OpContext* ctx) {
   const int8_t* a = static_cast<const int8_t*>(ctx->input(0)->data);
   const int8_t* b = static_cast<const int8_t*>(ctx->input(1)->data);
   int8_t* y = static_cast<int8_t*>(ctx->output(0)->data);
+  if (st->use_table) {
+    st->kernels->lookup(static_cast<size_t>(bc.blocks * bc.run), st->table, a, y);
+    return Status::kOk;
+  }
   for (int64_t k = 0; k < bc.blocks; ++k)
     st->kernels->mul(static_cast<size_t>(bc.run), &st->plan, a + k * bc.run, b + k * bc.period,
                      static_cast<size_t>(bc.period), y + k * bc.run);
