@@ -218,6 +218,32 @@ def lookup(x: np.ndarray, table: np.ndarray) -> np.ndarray:
     return table[np.asarray(x, np.int16) + 128]
 
 
+def map_table(graph: Graph, node: Node) -> np.ndarray | None:
+    """The int8 outputs for the inputs -128..127 of an int8 ``node`` that maps one tensor element by
+    element (a table activation, ADD / MUL by a one-element constant with its clamp, a REQUANTIZE
+    table), computed by this module's own simulation of the node; None for any other node.
+    lite_converter/passes/compose_tables_int8.py composes chains of such nodes from these tables."""
+    op = node.op_type
+    if not node.inputs or not node.outputs or graph.tensors[node.inputs[0]].is_constant:
+        return None
+    if op == "REQUANTIZE" and len(node.inputs) == 2:
+        return np.asarray(graph.constant(node.inputs[1]), np.int8).reshape(-1)
+    x, y = graph.tensors[node.inputs[0]], graph.tensors[node.outputs[0]]
+    if x.dtype != np.int8 or y.dtype != np.int8 or x.quant is None or y.quant is None:
+        return None
+    every_byte = np.arange(-128, 128, dtype=np.int8)
+    if op in LOOKUP_OPS and len(node.inputs) == 1:
+        return lookup_table(op, node.attrs, _per_tensor(graph, node.inputs[0]),
+                            _per_tensor(graph, node.outputs[0]))
+    if op in ("ADD", "MUL") and len(node.inputs) == 2:
+        b = graph.constant(node.inputs[1])
+        b_quant = graph.tensors[node.inputs[1]].quant
+        if b is None or b.size != 1 or b.dtype != np.int8 or b_quant is None or b_quant.scale.size != 1:
+            return None
+        return simulate_node(graph, node, {node.inputs[0]: every_byte, node.inputs[1]: b.reshape(1)})
+    return None
+
+
 # -- one node of a quantized graph ------------------------------------------------------------------
 def _per_tensor(graph: Graph, name: str) -> tuple[float, int]:
     quant = graph.tensors[name].quant
@@ -240,6 +266,8 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return np.concatenate([values[name] for name in node.inputs], axis=int(node.attrs["axis"]))
     if op == "TRANSPOSE":
         return np.transpose(x, node.attrs["perm"])
+    if op == "REQUANTIZE":  # with a table: a composed chain of int8 maps (compose_tables_int8.py)
+        return lookup(x, np.asarray(graph.constant(node.inputs[1]), np.int8).reshape(-1))
     if op in ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE"):
         return x.reshape(values[node.outputs[0]].shape)  # the shape logic is the fp32 op's, tested elsewhere
     qx, qy = _per_tensor(graph, node.inputs[0]), _per_tensor(graph, node.outputs[0])

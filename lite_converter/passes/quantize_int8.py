@@ -25,10 +25,12 @@ set (weight_only_int8.py: int8 weight + a DEQUANTIZE the runtime evaluates at pr
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
+from lite_converter.passes.compose_tables_int8 import compose_tables_int8
 from lite_converter.passes.quantize_params import (
     activation_params,
     bias_int32,
@@ -45,6 +47,9 @@ BINARY_OPS = ("ADD", "MUL")
 # Ops that only move values: int8 when their input already is, with the input's scale and zero point.
 MOVE_OPS = ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
 INT8_SUFFIX = "_int8"
+# Tags earlier passes append to a constant's name (fold_batch_norm.py "_bnfold", the layout pass "_perm",
+# Graph.unique_name "__<n>"); repeated, they were ~2 KB of a PP-OCR det int8 file's names.
+_PASS_TAGS = re.compile(r"(?:_bnfold|_perm|__\d+)+$")
 
 
 @dataclasses.dataclass
@@ -61,6 +66,10 @@ class QuantizeInputs:
     lookup_activations: bool = True
     # MUL, and ADD / MUL with a broadcast or constant second operand (ops/mul_int8.cc, add_int8.cc).
     broadcast_binary: bool = True
+    # Chains of int8 maps of one tensor (table activation -> MUL / ADD by a scalar) as one REQUANTIZE
+    # table (compose_tables_int8.py). Off until the runtime registers REQUANTIZE (ops/lookup_int8.cc
+    # has the kernel: requantize_table_op_kernel).
+    compose_tables: bool = False
 
 
 def _activation_kind(node: Node) -> str:
@@ -252,7 +261,8 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
     graph.remove_unused_tensors()
     if inputs.weight_only:
         store_weights_int8(graph)
-    return [node.name for node in chosen] + moved
+    merged = set(compose_tables_int8(graph)) if inputs.compose_tables else set()
+    return [node.name for node in chosen if node.name not in merged] + moved
 
 
 def _moves_int8(graph: Graph, node: Node, int8_of: dict[str, str], inputs: QuantizeInputs) -> bool:
@@ -276,9 +286,15 @@ def _int8_constant(graph: Graph, name: str) -> str:
     params = activation_params(float(value.min(initial=0.0)), float(value.max(initial=0.0)))
     scale, zero_point = np.float32(params.scale[0]), np.float32(params.zero_point[0])
     q = np.clip(np.rint(value / scale) + zero_point, -128, 127).astype(np.int8)
-    q_name = graph.add_constant(name + INT8_SUFFIX, q)
+    q_name = graph.add_constant(_constant_name(name, INT8_SUFFIX), q)
     graph.tensors[q_name].quant = params
     return q_name
+
+
+def _constant_name(source: str, suffix: str) -> str:
+    """The name hint of an int8 / int32 copy of constant ``source``: its source-model name without
+    the tags passes appended (Graph.unique_name keeps it unique); node names are kept as they are."""
+    return _PASS_TAGS.sub("", source) + suffix
 
 
 def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_params: QuantParams) -> None:
@@ -289,13 +305,13 @@ def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_par
         raise ConversionError(f"node '{node.name}': int8 needs a constant bias")
     floor = None if bias is None else bias_weight_scale_floor(bias.reshape(-1), input_params.scale[0])
     q_weight, w_params = weight_per_channel(weight, floor)
-    new_inputs[1] = graph.add_constant(node.inputs[1] + INT8_SUFFIX, q_weight)
+    new_inputs[1] = graph.add_constant(_constant_name(node.inputs[1], INT8_SUFFIX), q_weight)
     graph.tensors[new_inputs[1]].quant = w_params
     if bias is not None:
         q_bias = bias_int32(bias.reshape(-1), input_params.scale[0], w_params.scale)
         # No scales on the bias: they are s_in * s_w[c] by the scheme, no kernel reads them, and
         # they were 2% of a PP-OCR int8 file (the .tflite exporter recomputes them).
-        new_inputs[2] = graph.add_constant(node.inputs[2] + "_int32", q_bias)
+        new_inputs[2] = graph.add_constant(_constant_name(node.inputs[2], "_int32"), q_bias)
 
 
 def _drop_unread_dequantize(graph: Graph) -> None:

@@ -2,7 +2,11 @@
 // built at prepare in double precision from the fp32 function and the per-tensor input / output
 // quantization (docs/INT8_OPS.md), then one lookup per element. slim/fake_quant.py builds the same
 // table the same way (Python's math functions are the C library's), so the outputs match it.
+// REQUANTIZE with a table input runs here too: the converter composes a chain of int8 maps of one
+// tensor (a table activation, then ADD / MUL by a scalar constant...) into one table
+// (lite_converter/passes/compose_tables_int8.py), so the chain costs one pass over memory.
 #include <cmath>
+#include <cstring>
 #include <new>
 
 #include "lite_kernels/cpu_features.h"
@@ -70,11 +74,40 @@ Status eval(OpContext* ctx) {
 
 void free_state(void* state) { delete static_cast<LookupState*>(state); }
 
+// REQUANTIZE(x, table): y = table[x + 128], the table a constant int8 tensor of 256 elements.
+Status table_prepare(OpContext* ctx) {
+  const TensorRef* x = ctx->input(0);
+  const TensorRef* table = ctx->num_inputs > 1 ? ctx->input(1) : nullptr;
+  TensorRef* y = ctx->output(0);
+  if (x == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one input and one output");
+  if (table == nullptr)
+    return fail(ctx, Status::kUnsupported, "REQUANTIZE runs only with a table input (int8 [256])");
+  if (x->dtype != lite_fb::DType::INT8 || table->dtype != lite_fb::DType::INT8 || !table->value_known ||
+      table->data == nullptr || table->shape.num_elements() != 256)
+    return fail(ctx, Status::kInvalidModel, "REQUANTIZE needs an INT8 input and a constant INT8 table of 256");
+  LookupState* st = new (std::nothrow) LookupState{};
+  if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate op state");
+  ctx->state = st;
+  std::memcpy(st->table, table->data, sizeof st->table);
+  st->kernels = lite_qs8_elementwise_select(lite_cpu_features());
+  y->dtype = lite_fb::DType::INT8;
+  y->shape = x->shape;
+  return Status::kOk;
+}
+
 }  // namespace
 
 OpKernel lookup_int8_op_kernel() {
   OpKernel k;
   k.prepare = prepare;
+  k.eval = eval;
+  k.free_state = free_state;
+  return k;
+}
+
+OpKernel requantize_table_op_kernel() {
+  OpKernel k;
+  k.prepare = table_prepare;
   k.eval = eval;
   k.free_state = free_state;
   return k;
