@@ -3,7 +3,9 @@
  * generic body (other kernels, strides, dilations), odd/non-square/1-pixel images, symmetric,
  * asymmetric and "larger than the kernel" padding, channel counts around every vector width, every
  * fused activation incl. per-channel PReLU, batch > 1; a 29-pixel-wide image runs several groups
- * of the interior pixel loop (4 pixels for 3x3, 2 for 5x5) and its remainder, on edge rows too.
+ * of the interior pixel loop (4 pixels for 3x3, 2 for 5x5) and its remainder, on edge rows too;
+ * 3x3 layers of widths 1..9 with 0..2 padded rows/columns per side cover the aarch64 3x3 rows
+ * (row pairs, top/bottom rows, edge pixels, fallbacks).
  *
  * Tolerance: |out - ref| <= 1e-5 * max(1, max|ref|) per case. Inputs/weights/bias are uniform in
  * [-1, 1), so a 25-tap sum is O(5) and FMA-vs-separate rounding differs by a few ulp of that.
@@ -122,6 +124,28 @@ static void run_variant(const variant* v) {
     for (size_t k = 3; k <= 5; k += 2)
       for (size_t s = 1; s <= 2; ++s)
         if (make_params(&p, 2, 9, 8, 19, k, k, s, s, 1, 1, k / 2, k / 2, k / 2, k / 2)) check(v, &p, act, 1);
+  /* 3x3 stride 1 and 2 around the row-pair / pixel-group / edge-pixel blocks of the aarch64 body:
+   * widths 1..9 (groups of 4 and their remainders), heights giving odd and even row counts, 0..2
+   * padded rows and columns on each side (2 padded columns or rows take the fallback paths), batch 2
+   * (pairs never span two images), channels with and without a tail. */
+  static const size_t dw3_heights[] = {1, 2, 3, 5, 8};
+  static const size_t dw3_channels[] = {4, 12, 6};
+  for (size_t s = 1; s <= 2; ++s)
+    for (size_t hi = 0; hi < sizeof(dw3_heights) / sizeof(dw3_heights[0]); ++hi)
+      for (size_t w = 1; w <= 9; ++w)
+        for (size_t ci = 0; ci < sizeof(dw3_channels) / sizeof(dw3_channels[0]); ++ci)
+          for (size_t pads = 0; pads < 54; ++pads) {
+            const size_t pt = pads % 3, pb = pads / 3 % 3, pl = pads / 9 % 2, pr = pads / 18;
+            if (ci == 2 && pads % 5 != 0) continue; /* the tail channels take the shared body: a sample */
+            if (!make_params(&p, 1 + (w + hi) % 2, dw3_heights[hi], w, dw3_channels[ci], 3, 3, s, s, 1, 1, pt, pl,
+                             pb, pr))
+              continue;
+            const int act = pads % 3 == 0 ? LITE_ACT_CLIP : (int)((w + pads) % 10);
+            check(v, &p, act, (int)((pads + w) % 4 != 0));
+          }
+  /* rows wider than the aarch64 body's row of zeros (in_w * C > 16384): padded rows fall back */
+  for (size_t s = 1; s <= 2; ++s)
+    if (make_params(&p, 1, 3, 130, 128, 3, 3, s, s, 1, 1, 1, 1, 1, 1)) check(v, &p, LITE_ACT_CLIP, 1);
   /* generic body: random kernels, strides, dilations and pads */
   for (int i = 0; i < 400; ++i) {
     const size_t kh = 1 + next_u() % 7, kw = 1 + next_u() % 7, sh = 1 + next_u() % 3, sw = 1 + next_u() % 3;

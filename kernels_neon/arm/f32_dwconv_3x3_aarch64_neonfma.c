@@ -1,0 +1,183 @@
+/* 3x3 depthwise convolution rows, stride 1 or 2, aarch64 NEON with FMA (NHWC, 4 channels per vector).
+ *
+ * Why a separate body from the shared one (ref/f32_dwconv_nhwc_body.h): MobileNetV2's depthwise
+ * layers ran at ~3 instructions per FMA there. Here, per vector of channels, the 9 weights, the bias
+ * and the clamp bounds stay in registers across the row, and two output rows run together when both
+ * are clear of the top/bottom padding: an input row loaded once feeds both (stride 1: 4 pixels x 2
+ * rows = 72 FMAs from 24 loads instead of 36 FMAs from 18). Rows touching the top or bottom padding
+ * run alone and read a row of zeros in place of each padded row (as the shared body does); the one
+ * padded column at each end is a pixel with its outside taps left out, so no loop has a bounds check.
+ *
+ * Summation order: every output is bias, then taps in (kh, kw) order (padded rows adding exact zero
+ * products, padded columns skipped), whichever block (pair, single row, group of 4 or 1 pixel)
+ * computes it, so splitting rows over threads gives bit-identical results. The activation clamp
+ * (None / Relu / Clip) is fused; layers with other activations are left to the shared body. */
+#include "f32_dwconv_3x3_aarch64_neonfma.h"
+
+#include <arm_neon.h>
+#include <math.h>
+
+
+#define DW3_INLINE static inline __attribute__((always_inline))
+
+enum { DW3_GROUP = 4 }; /* interior pixels per step: 8 accumulators for a row pair */
+
+/* What stays in registers for one vector of channels. */
+typedef struct {
+  float32x4_t w[9], bias, lo, hi;
+} dw3_vectors;
+
+/* Per-layer geometry of a row. */
+typedef struct {
+  size_t C, in_stride, out_stride; /* floats per pixel, input row, output row */
+  size_t pad_left;                 /* 0 or 1: pixel 0 is a left edge when 1 */
+  size_t interior_end;             /* pixels [pad_left, interior_end) have all 3 columns inside */
+  int right_edge;                  /* pixel interior_end is the last and misses its third column */
+} dw3_geometry;
+
+/* Input rows above or below the image read these zeros (pixel stride C like a real row), so a row
+ * touching the padding runs the same code as the interior; 64 KB of .bss, no file size. */
+enum { DW3_ZERO_FLOATS = 16384 };
+static float dw3_zero_row[DW3_ZERO_FLOATS];
+
+/* G pixels of R output rows (R <= 2, G <= 4). Output row r uses input rows x[r * S + kh], kh < 3;
+ * the pixels use kernel columns [KWL, KWH), pixel q's column KWL at x[.] + off[q * S]. All
+ * parameters but the pointers are compile-time constants at every call. */
+DW3_INLINE void dw3_pixels(const size_t R, const size_t S, const size_t G, const size_t KWL, const size_t KWH,
+                           const float* const* x, const size_t* off, float* y, float* y1, const dw3_vectors* v) {
+  float32x4_t acc[2][DW3_GROUP];
+  for (size_t r = 0; r < R; ++r)
+    for (size_t q = 0; q < G; ++q) acc[r][q] = v->bias;
+  const size_t rows_in = (R - 1) * S + 3, cols = (G - 1) * S + (KWH - KWL);
+  for (size_t i = 0; i < rows_in; ++i) {
+    float32x4_t col[(DW3_GROUP - 1) * 2 + 3];
+    for (size_t j = 0; j < cols; ++j) col[j] = vld1q_f32(x[i] + off[j]);
+    for (size_t r = 0; r < R; ++r) {
+      if (i < r * S || i - r * S >= 3) continue;
+      const size_t kh = i - r * S;
+      for (size_t q = 0; q < G; ++q)
+        for (size_t kw = KWL; kw < KWH; ++kw)
+          acc[r][q] = vfmaq_f32(acc[r][q], col[q * S + kw - KWL], v->w[kh * 3 + kw]);
+    }
+  }
+  for (size_t r = 0; r < R; ++r)
+    for (size_t q = 0; q < G; ++q) vst1q_f32((r == 0 ? y : y1) + off[q], vminq_f32(v->hi, vmaxq_f32(v->lo, acc[r][q])));
+}
+
+/* R output rows of one vector of channels: the left edge pixel, the interior in groups of 4 and then
+ * one at a time, the right edge pixel. rows: the (R - 1) * S + 3 input rows at this channel, column
+ * 0; y0: output row 0 at this channel, column 0. */
+DW3_INLINE void dw3_row_block(const size_t R, const size_t S, const float* const* rows, float* y0,
+                              const dw3_geometry* g, const dw3_vectors* v) {
+  const size_t C = g->C, rows_in = (R - 1) * S + 3;
+  const float* x[5];
+  /* Column offsets j * C, opaque to the compiler so that it keeps one register per offset (a load is
+   * then one `ldr q, [row, offset]`) instead of deriving each from the previous one with an add. */
+  size_t off[(DW3_GROUP - 1) * 2 + 3];
+  for (size_t j = 0; j < (DW3_GROUP - 1) * S + 3; ++j) {
+    off[j] = j * C;
+    __asm__("" : "+r"(off[j]));
+  }
+  size_t ow = 0;
+  if (g->pad_left) { /* pixel 0: columns -1, 0, 1; column -1 left out */
+    dw3_pixels(R, S, 1, 1, 3, rows, off, y0, y0 + g->out_stride, v);
+    ow = 1;
+  }
+  for (size_t i = 0; i < rows_in; ++i) x[i] = rows[i] + (ow * S - g->pad_left) * C;
+  float* y = y0 + ow * C;
+  for (; ow + DW3_GROUP <= g->interior_end; ow += DW3_GROUP) {
+    dw3_pixels(R, S, DW3_GROUP, 0, 3, x, off, y, y + g->out_stride, v);
+    for (size_t i = 0; i < rows_in; ++i) x[i] += DW3_GROUP * S * C;
+    y += DW3_GROUP * C;
+  }
+  for (; ow < g->interior_end; ++ow) {
+    dw3_pixels(R, S, 1, 0, 3, x, off, y, y + g->out_stride, v);
+    for (size_t i = 0; i < rows_in; ++i) x[i] += S * C;
+    y += C;
+  }
+  if (g->right_edge) dw3_pixels(R, S, 1, 0, 2, x, off, y, y + g->out_stride, v);
+}
+
+/* R output rows over all channels. rows / y0 as in dw3_row_block at channel 0; a zero row's pointer
+ * moves with the channel like the others (the buffer covers in_w * C floats). */
+DW3_INLINE void dw3_rows(const size_t R, const size_t S, const float* const* rows, float* y0, const dw3_geometry* g,
+                         const float* w, const float* bias, float32x4_t lo, float32x4_t hi) {
+  const size_t rows_in = (R - 1) * S + 3;
+  dw3_vectors v;
+  v.lo = lo;
+  v.hi = hi;
+  for (size_t c = 0; c < g->C; c += 4) {
+    for (size_t t = 0; t < 9; ++t) v.w[t] = vld1q_f32(w + t * g->C + c);
+    v.bias = bias != NULL ? vld1q_f32(bias + c) : vdupq_n_f32(0.0f);
+    const float* x[5];
+    for (size_t i = 0; i < rows_in; ++i) x[i] = rows[i] + c;
+    dw3_row_block(R, S, x, y0 + c, g, &v);
+  }
+}
+
+/* The right edge: the last pixel may miss its third column (one padded column), never more. */
+static int dw3_right_edge(const lite_conv2d_params* p, size_t* interior_end) {
+  const size_t S = p->stride_w, last = p->out_w - 1;
+  const ptrdiff_t last_col = (ptrdiff_t)(last * S) - (ptrdiff_t)p->pad_left + 2; /* its third column */
+  *interior_end = p->out_w;
+  if (last_col < (ptrdiff_t)p->in_w) return 0;
+  *interior_end = last;
+  return 1;
+}
+
+int lite_f32_dwconv_3x3_aarch64_applies(const lite_conv2d_params* p, const lite_activation* act) {
+  if (act != NULL && act->kind != LITE_ACT_RELU && act->kind != LITE_ACT_CLIP) return 0;
+  if (p->kernel_h != 3 || p->kernel_w != 3 || p->dilation_h != 1 || p->dilation_w != 1) return 0;
+  if (p->stride_h != p->stride_w || (p->stride_w != 1 && p->stride_w != 2)) return 0;
+  if (p->in_c % 4 != 0 || p->pad_left > 1 || p->out_w == 0) return 0;
+  const ptrdiff_t last_col = (ptrdiff_t)((p->out_w - 1) * p->stride_w) - (ptrdiff_t)p->pad_left + 2;
+  if (last_col > (ptrdiff_t)p->in_w) return 0; /* two padded columns on the right */
+  size_t interior_end;
+  const int right_edge = dw3_right_edge(p, &interior_end);
+  /* a single pixel missing columns on both sides has no body here */
+  return !(right_edge && p->pad_left == 1 && interior_end == 0);
+}
+
+/* Whether every input row of output row oh is inside the image. */
+static int dw3_row_inside(const lite_conv2d_params* p, size_t oh) {
+  const size_t top = oh * p->stride_h;
+  return top >= p->pad_top && top - p->pad_top + 3 <= p->in_h;
+}
+
+/* Rows from `row` for stride S (a constant); see lite_f32_dwconv_3x3_aarch64_rows. */
+DW3_INLINE size_t dw3_rows_stride(const size_t S, const lite_conv2d_params* p, const float* input, const float* w,
+                                  const float* bias, float* output, size_t row, size_t row_end, float32x4_t lo,
+                                  float32x4_t hi) {
+  dw3_geometry g;
+  g.C = p->in_c;
+  g.in_stride = p->in_w * p->in_c;
+  g.out_stride = p->out_w * p->out_c;
+  g.pad_left = p->pad_left;
+  g.right_edge = dw3_right_edge(p, &g.interior_end);
+  const size_t n = row / p->out_h, oh = row % p->out_h;
+  const float* image = input + n * p->in_h * g.in_stride;
+  float* y = output + row * g.out_stride;
+  const ptrdiff_t ih0 = (ptrdiff_t)(oh * S) - (ptrdiff_t)p->pad_top;
+  const float* rows[5];
+  if (row + 1 < row_end && oh + 1 < p->out_h && dw3_row_inside(p, oh) && dw3_row_inside(p, oh + 1)) {
+    for (size_t i = 0; i < S + 3; ++i) rows[i] = image + ((size_t)ih0 + i) * g.in_stride;
+    dw3_rows(2, S, rows, y, &g, w, bias, lo, hi);
+    return 2;
+  }
+  if (!dw3_row_inside(p, oh) && g.in_stride > DW3_ZERO_FLOATS) return 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const ptrdiff_t ih = ih0 + (ptrdiff_t)i;
+    rows[i] = ih >= 0 && ih < (ptrdiff_t)p->in_h ? image + (size_t)ih * g.in_stride : dw3_zero_row;
+  }
+  dw3_rows(1, S, rows, y, &g, w, bias, lo, hi);
+  return 1;
+}
+
+size_t lite_f32_dwconv_3x3_aarch64_rows(const lite_conv2d_params* p, const float* input, const float* packed_weight,
+                                        const float* bias, const lite_activation* act, float* output, size_t row,
+                                        size_t row_end) {
+  const float32x4_t lo = vdupq_n_f32(act == NULL ? -INFINITY : (act->kind == LITE_ACT_CLIP ? act->alpha : 0.0f));
+  const float32x4_t hi = vdupq_n_f32(act != NULL && act->kind == LITE_ACT_CLIP ? act->beta : INFINITY);
+  return p->stride_w == 1 ? dw3_rows_stride(1, p, input, packed_weight, bias, output, row, row_end, lo, hi)
+                          : dw3_rows_stride(2, p, input, packed_weight, bias, output, row, row_end, lo, hi);
+}
