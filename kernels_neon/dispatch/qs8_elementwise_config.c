@@ -4,6 +4,7 @@
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/int8_lookup.h"
 #include "lite_kernels/qs8_elementwise.h"
+#include "lite_kernels/qs8_elementwise_lookup_vbmi.h"
 
 static const lite_qs8_elementwise_kernels portable = {lite_qs8_vadd_portable, lite_qs8_vmul_portable,
                                                       lite_qs8_quantize_f32_ref, lite_qs8_dequantize_f32_ref,
@@ -15,6 +16,14 @@ static const lite_qs8_elementwise_kernels avx2 = {lite_qs8_vadd_avx2, lite_qs8_v
 static const lite_qs8_elementwise_kernels avx512 = {lite_qs8_vadd_avx2, lite_qs8_vmul_avx2,
                                                     lite_qs8_vquantize_avx2, lite_qs8_vdequantize_avx2,
                                                     lite_qs8_vlookup_avx512, "avx512"};
+static const lite_qs8_elementwise_kernels avx512vbmi = {lite_qs8_vadd_avx2, lite_qs8_vmul_avx2,
+                                                        lite_qs8_vquantize_avx2, lite_qs8_vdequantize_avx2,
+                                                        lite_qs8_vlookup_avx512vbmi, "avx512vbmi"};
+
+int lite_qs8_cpu_has_avx512vbmi(void) {
+  __builtin_cpu_init(); /* idempotent; the CPU model may not be set yet in a library constructor */
+  return __builtin_cpu_supports("avx512vbmi") != 0;
+}
 #elif defined(__aarch64__)
 static const lite_qs8_elementwise_kernels aarch64_neon = {
     lite_qs8_vadd_aarch64_neon, lite_qs8_vmul_aarch64_neon, lite_qs8_vquantize_aarch64_neon,
@@ -27,7 +36,8 @@ static const lite_qs8_elementwise_kernels armv7_neon = {lite_qs8_vadd_armv7_neon
 
 const lite_qs8_elementwise_kernels* lite_qs8_elementwise_select(uint32_t features) {
 #if defined(__x86_64__)
-  if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX2)) return &avx512;
+  if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX2))
+    return lite_qs8_cpu_has_avx512vbmi() ? &avx512vbmi : &avx512;
   if (features & LITE_CPU_X86_AVX2) return &avx2;
 #elif defined(__aarch64__)
   if (features & LITE_CPU_ARM_NEON) return &aarch64_neon;
