@@ -1,8 +1,9 @@
 /* int8 GEMM microkernel (qs8_gemm_packed.h) for aarch64 with the int8 matrix multiply extension:
  * tiles of 4 x 16 (MR 16: up to four tiles per call), NR 16, KR 8, signed A (A_OFFSET 0). One
  * smmla multiplies a 2x8 block of A (two rows, eight k) by an 8x2 block of weights (two adjacent
- * columns: 16 contiguous packed bytes) into a 2x2 int32 block [r0c0 r0c1 r1c0 r1c1]: 16 accumulators hold 2 row pairs x 8 column pairs. A rows are loaded
- * 16 bytes at a time and paired by 64-bit zips (zip1: k 0-7, zip2: k 8-15).
+ * columns: 16 contiguous packed bytes) into a 2x2 int32 block [r0c0 r0c1 r1c0 r1c1]: 16
+ * accumulators hold 2 row pairs x 8 column pairs. A rows are loaded 16 bytes at a time and paired
+ * by 64-bit zips (zip1: k 0-7, zip2: k 8-15).
  *
  * The whole tile is one assembly block: the compiler's allocation of 16 accumulators, 8 weight and
  * 8 A registers spilled, and a C epilogue after the loop cost ~300 instructions per tile; here the
@@ -10,9 +11,11 @@
  * qs8_requantize_neon.h (zip to rows, sqshl / sqdmulh / srshl, saturating narrows, clamp, one
  * 16-byte store per row) run on the registers, ~120 instructions of epilogue per tile.
  *
- * Packed shift word: lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm writes u - 256 * t instead of the
- * shift s (u = max(0, 32 - s), t = max(1, s - 31), qs8_requantize_neon.h): sqshl reads the signed
- * low byte of each lane (u), and one arithmetic shift right by 8 gives -t for srshl.
+ * Packed shift word: lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm writes, instead of the shift s,
+ * byte 0 = u = max(0, 32 - s), byte 1 = -t = -max(1, s - 31) (qs8_requantize_neon.h) and bit 16 set
+ * on every column of a panel where some u != 0. Register-operand sqshl and srshl read only the
+ * signed low byte of each lane: sqshl takes u directly, srshl takes the word shifted right by 8;
+ * a panel without bit 16 (every real multiplier below 1/2, the usual case) skips the sqshl.
  *
  * The k % 16 tail: the 16 bytes ending at the row's last byte, moved down by tbl (indices past the
  * row select zero), so no byte past the row is read. Rows shorter than 16 bytes are first copied
@@ -38,12 +41,18 @@ void lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm(const lite_qs8_gemm_config* conf
   const size_t panel_bytes = lite_qs8_gemm_panel_bytes(config, k), kc = (k + KR - 1) / KR * KR;
   for (size_t j0 = 0; j0 < n; j0 += NR) {
     uint8_t* words = (uint8_t*)packed + (j0 / NR) * panel_bytes + NR * sizeof(int32_t) + NR * kc + NR * sizeof(int32_t);
+    uint32_t encoded[NR];
+    int any_left = 0;
     for (size_t j = 0; j < NR; ++j) {
       int32_t s;
       memcpy(&s, words + j * sizeof(int32_t), sizeof(s));
       const int32_t u = s < 32 ? 32 - s : 0, t = s > 32 ? s - 31 : 1;
-      const int32_t encoded = u - 256 * t;
-      memcpy(words + j * sizeof(int32_t), &encoded, sizeof(encoded));
+      encoded[j] = (uint32_t)u | (uint32_t)(-t & 0xff) << 8;
+      any_left |= u != 0;
+    }
+    for (size_t j = 0; j < NR; ++j) {
+      const uint32_t word = encoded[j] | (any_left ? 1u << 16 : 0u);
+      memcpy(words + j * sizeof(int32_t), &word, sizeof(word));
     }
   }
 }
@@ -192,6 +201,7 @@ static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const
       "dup v30.16b, %w[tmp]\n"
       "ldr %w[tmp], [%[params], #8]\n"
       "dup v31.16b, %w[tmp]\n"
+      "ldr %w[tmp], [%[w], #64]\n"
       "ldr q26, [%[w], #0]\n"
       "ldr q27, [%[w], #64]\n"
       "sshr v28.4s, v27.4s, #8\n"
@@ -199,10 +209,12 @@ static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const
       "zip2 v17.2d, v0.2d, v1.2d\n"
       "zip1 v18.2d, v8.2d, v9.2d\n"
       "zip2 v19.2d, v8.2d, v9.2d\n"
+      "tbz %w[tmp], #16, 5f\n"
       "sqshl v16.4s, v16.4s, v27.4s\n"
       "sqshl v17.4s, v17.4s, v27.4s\n"
       "sqshl v18.4s, v18.4s, v27.4s\n"
       "sqshl v19.4s, v19.4s, v27.4s\n"
+      "5:\n"
       "sqdmulh v16.4s, v16.4s, v26.4s\n"
       "sqdmulh v17.4s, v17.4s, v26.4s\n"
       "sqdmulh v18.4s, v18.4s, v26.4s\n"
@@ -218,10 +230,12 @@ static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const
       "zip2 v21.2d, v2.2d, v3.2d\n"
       "zip1 v22.2d, v10.2d, v11.2d\n"
       "zip2 v23.2d, v10.2d, v11.2d\n"
+      "tbz %w[tmp], #16, 5f\n"
       "sqshl v20.4s, v20.4s, v27.4s\n"
       "sqshl v21.4s, v21.4s, v27.4s\n"
       "sqshl v22.4s, v22.4s, v27.4s\n"
       "sqshl v23.4s, v23.4s, v27.4s\n"
+      "5:\n"
       "sqdmulh v20.4s, v20.4s, v26.4s\n"
       "sqdmulh v21.4s, v21.4s, v26.4s\n"
       "sqdmulh v22.4s, v22.4s, v26.4s\n"
@@ -245,10 +259,12 @@ static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const
       "zip2 v17.2d, v4.2d, v5.2d\n"
       "zip1 v18.2d, v12.2d, v13.2d\n"
       "zip2 v19.2d, v12.2d, v13.2d\n"
+      "tbz %w[tmp], #16, 5f\n"
       "sqshl v16.4s, v16.4s, v27.4s\n"
       "sqshl v17.4s, v17.4s, v27.4s\n"
       "sqshl v18.4s, v18.4s, v27.4s\n"
       "sqshl v19.4s, v19.4s, v27.4s\n"
+      "5:\n"
       "sqdmulh v16.4s, v16.4s, v26.4s\n"
       "sqdmulh v17.4s, v17.4s, v26.4s\n"
       "sqdmulh v18.4s, v18.4s, v26.4s\n"
@@ -264,10 +280,12 @@ static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const
       "zip2 v21.2d, v6.2d, v7.2d\n"
       "zip1 v22.2d, v14.2d, v15.2d\n"
       "zip2 v23.2d, v14.2d, v15.2d\n"
+      "tbz %w[tmp], #16, 5f\n"
       "sqshl v20.4s, v20.4s, v27.4s\n"
       "sqshl v21.4s, v21.4s, v27.4s\n"
       "sqshl v22.4s, v22.4s, v27.4s\n"
       "sqshl v23.4s, v23.4s, v27.4s\n"
+      "5:\n"
       "sqdmulh v20.4s, v20.4s, v26.4s\n"
       "sqdmulh v21.4s, v21.4s, v26.4s\n"
       "sqdmulh v22.4s, v22.4s, v26.4s\n"
@@ -312,6 +330,7 @@ static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const
       "smax v16.16b, v16.16b, v30.16b\n"
       "smin v16.16b, v16.16b, v31.16b\n"
       "str q16, [%[c3]]\n"
+
       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [w] "+r"(wp), [blocks] "+r"(blocks),
         [tmp] "=&r"(tmp)
       : [groups] "r"(groups), [toff] "r"(tail_offset), [idx] "r"(idx), [params] "r"(params), [c0] "r"(c0),

@@ -26,7 +26,7 @@ LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_2x4c8_armv7_neon);
 
 #undef LITE_QS8_GEMM_UKERNEL
 
-/* The i8mm kernel's packing: the generic layout with each shift s replaced by u - 256 * t (the
+/* The i8mm kernel's packing: the generic layout with each shift s replaced by u and -t bytes (the
  * sqshl / srshl amounts of qs8_requantize_neon.h; see the kernel's source). */
 void lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm(const lite_qs8_gemm_config* config, size_t n, size_t k,
                                                 const int8_t* w, size_t stride_k, size_t stride_n,

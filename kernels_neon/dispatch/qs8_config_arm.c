@@ -41,15 +41,17 @@ const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, s
 }
 
 /* The NEON depthwise kernel takes every geometry the packed layout does (smlal needs no extension),
- * or NULL without NEON (the reference runs). For lite_qs8_dwconv_select on ARM. */
+ * or NULL without NEON (the reference runs); on aarch64 3x3 kernels run their own kernel (int8 taps
+ * in registers). For lite_qs8_dwconv_select on ARM. */
 lite_qs8_dwconv_fn lite_qs8_dwconv_select_arm(uint32_t features, const lite_conv2d_params* p);
 
 lite_qs8_dwconv_fn lite_qs8_dwconv_select_arm(uint32_t features, const lite_conv2d_params* p) {
-  (void)p;
   if (!(features & LITE_CPU_ARM_NEON)) return NULL;
 #if defined(__aarch64__)
+  if (p->kernel_h == 3 && p->kernel_w == 3) return lite_qs8_dwconv_3x3_aarch64_neon;
   return lite_qs8_dwconv_aarch64_neon;
 #else
+  (void)p;
   return lite_qs8_dwconv_armv7_neon;
 #endif
 }

@@ -19,7 +19,7 @@ lite_qs8_dwconv_fn lite_qs8_dwconv_select_arm(uint32_t features, const lite_conv
 
 static int dw_case(lite_qs8_dwconv_fn fn, kt_rng* rng, size_t c, size_t kh, size_t kw, size_t stride_h,
                    size_t stride_w, size_t dilation, size_t pad, int32_t zp_in, int32_t zp_out, int32_t act_min,
-                   int32_t act_max) {
+                   int32_t act_max, int32_t w_min) {
   lite_conv2d_params p = {0};
   p.batch = 2;
   p.in_h = (size_t)kt_rand_int(rng, 1, 9);
@@ -47,7 +47,7 @@ static int dw_case(lite_qs8_dwconv_fn fn, kt_rng* rng, size_t c, size_t kh, size
   int8_t* out = malloc(out_n);
   void* packed = malloc(lite_qs8_dwconv_packed_size(&p));
   kt_fill_int8(rng, x, in_n, -128, 127);
-  kt_fill_int8(rng, w, c * taps, -128, 127);
+  kt_fill_int8(rng, w, c * taps, w_min, 127);
   for (size_t j = 0; j < c; ++j) {
     bias[j] = kt_rand_int(rng, -(1 << 16), 1 << 16);
     int s = 1;
@@ -78,27 +78,30 @@ static int dw_case(lite_qs8_dwconv_fn fn, kt_rng* rng, size_t c, size_t kh, size
   return ok ? 1 + (inside > 0) : 0; /* 2: equal with some unclamped outputs */
 }
 
-static void run_dw_tests(lite_qs8_dwconv_fn fn, const char* name) {
-  kt_rng rng = kt_rng_make(20261121u);
+/* Every kernel size the aarch64 3x3 kernel is chosen for and others; weights over the whole int8
+ * range (most 16-channel steps hold a -128, the 3x3 kernel's unpaired path) or symmetric
+ * [-127, 127] (its int16-paired path) when `variant` is odd; variant also seeds the data. */
+static void run_dw_tests(lite_qs8_dwconv_fn fn, const char* name, const size_t (*kernels)[2], size_t kernel_count,
+                         int variant) {
+  kt_rng rng = kt_rng_make(20261121u + 7919u * (uint32_t)variant);
   const size_t channels[] = {1, 7, 16, 17, 31, 32, 33, 48, 96, 144};
-  const size_t kernels[][2] = {{3, 3}, {5, 5}, {1, 7}, {2, 2}};
   const int32_t zps[] = {-128, 127, 0, -3};
   const int32_t clamps[][2] = {{-128, 127}, {-5, 127}, {-128, 60}, {9, 9}};
   size_t cases = 0, passed = 0, unclamped = 0;
   for (size_t ci = 0; ci < sizeof(channels) / sizeof(channels[0]); ++ci)
-    for (size_t ki = 0; ki < 4; ++ki)
+    for (size_t ki = 0; ki < kernel_count; ++ki)
       for (size_t stride = 1; stride <= 3; ++stride) {
         const size_t v = ci + ki + stride, stride_h = stride == 3 ? 2 : stride, stride_w = stride == 3 ? 1 : stride;
         const int r = dw_case(fn, &rng, channels[ci], kernels[ki][0], kernels[ki][1], stride_h, stride_w,
                               v % 5 == 0 ? 2 : 1, v % 3, zps[v % 4], zps[(v + 1) % 4], clamps[v % 4][0],
-                              clamps[v % 4][1]);
+                              clamps[v % 4][1], (variant & 1) ? -127 : -128);
         ++cases;
         passed += r != 0;
         unclamped += r == 2;
       }
-  char what[160];
-  snprintf(what, sizeof(what), "%s: %zu of %zu depthwise convolutions equal the reference (%zu not all clamped)", name,
-           passed, cases, unclamped);
+  char what[200];
+  snprintf(what, sizeof(what), "%s (%s weights): %zu of %zu depthwise convolutions equal the reference (%zu not all "
+           "clamped)", name, (variant & 1) ? "symmetric" : "full-range", passed, cases, unclamped);
   kt_record(passed == cases && unclamped > cases / 2, __FILE__, __LINE__, what);
 }
 #endif
@@ -114,12 +117,19 @@ int main(void) {
     KT_CHECK(lite_qs8_dwconv_select_arm(detected, &probe) == NULL);
     kt_skip("no NEON on this CPU");
   } else {
+    const size_t all_kernels[][2] = {{3, 3}, {5, 5}, {1, 7}, {2, 2}};
 #if defined(__aarch64__)
+    const size_t only_3x3[][2] = {{3, 3}};
+    KT_CHECK(lite_qs8_dwconv_select_arm(detected, &probe) == lite_qs8_dwconv_3x3_aarch64_neon);
+    probe.kernel_w = 5;
     KT_CHECK(lite_qs8_dwconv_select_arm(detected, &probe) == lite_qs8_dwconv_aarch64_neon);
-    run_dw_tests(lite_qs8_dwconv_aarch64_neon, "qs8_dwconv_aarch64_neon");
+    probe.kernel_w = 3;
+    run_dw_tests(lite_qs8_dwconv_aarch64_neon, "qs8_dwconv_aarch64_neon", all_kernels, 4, 0);
+    for (int variant = 0; variant < 6; ++variant)
+      run_dw_tests(lite_qs8_dwconv_3x3_aarch64_neon, "qs8_dwconv_3x3_aarch64_neon", only_3x3, 1, variant);
 #else
     KT_CHECK(lite_qs8_dwconv_select_arm(detected, &probe) == lite_qs8_dwconv_armv7_neon);
-    run_dw_tests(lite_qs8_dwconv_armv7_neon, "qs8_dwconv_armv7_neon");
+    run_dw_tests(lite_qs8_dwconv_armv7_neon, "qs8_dwconv_armv7_neon", all_kernels, 4, 0);
 #endif
   }
   KT_CHECK(lite_qs8_dwconv_select_arm(0, &probe) == NULL);

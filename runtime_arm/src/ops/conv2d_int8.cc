@@ -171,7 +171,9 @@ Status eval(OpContext* ctx) {
   if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
     const lite_qs8_gemm_params params{st->out.zero_point, st->act_min, st->act_max};
     const size_t rows = p.batch * p.out_h;
-    const size_t tile = 1 + 4096 / (p.out_w * p.out_c + 1);  // output rows per task: about 4 KiB or more
+    // output rows per task: about 32 KiB or more (a kernel may set up per call: the aarch64 3x3 one
+    // unpacks each 16-channel step's taps once per call)
+    const size_t tile = 1 + 32768 / (p.out_w * p.out_c + 1);
     parallel_for(ctx->pool, (rows + tile - 1) / tile, [&](size_t t, int) {
       const size_t r0 = t * tile, r1 = rows - r0 < tile ? rows : r0 + tile;
       st->depthwise(&p, st->depthwise_packed, &params, x, y, r0, r1);
