@@ -15,8 +15,30 @@ static const lite_qs8_gemm_config k_avx512vnni_16 = {lite_qs8_gemm_ukernel_8x16c
 static const lite_qs8_gemm_config k_avx512vnni_32 = {lite_qs8_gemm_ukernel_8x32c4_avx512vnni,
                                                      lite_qs8_gemm_pack_generic, 8, 32, 4, 128,
                                                      "qs8_gemm_8x32c4_avx512vnni"};
+/* Declared here, not in qs8_gemm_packed.h (the ARM side's header), while only this file selects it. */
+void lite_qs8_gemm_ukernel_8x24c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                             const void* w, int8_t* c, size_t c_stride,
+                                             const lite_qs8_gemm_params* params);
+static const lite_qs8_gemm_config k_avx512vnni_24 = {lite_qs8_gemm_ukernel_8x24c4_avx512vnni,
+                                                     lite_qs8_gemm_pack_generic, 8, 24, 4, 128,
+                                                     "qs8_gemm_8x24c4_avx512vnni"};
 static const lite_qs8_gemm_config k_avx2 = {lite_qs8_gemm_ukernel_4x16c2_avx2, lite_qs8_gemm_pack_generic, 4, 16, 2, 0,
                                             "qs8_gemm_4x16c2_avx2"};
+
+/* The tile width with the least work for n columns. Every width costs the same per column (a zmm
+ * multiply-add per 16 columns and row; 24 shares one zmm between two rows' last 8 columns) and a
+ * multiply-add takes as long in a ymm as in a zmm here, so the work is the padded column count;
+ * on a tie the wider tile reads each A row for fewer panels. */
+static const lite_qs8_gemm_config* avx512vnni_for(size_t n) {
+  const lite_qs8_gemm_config* const widths[] = {&k_avx512vnni_32, &k_avx512vnni_24, &k_avx512vnni_16};
+  const lite_qs8_gemm_config* best = widths[0];
+  size_t best_padded = (size_t)-1;
+  for (size_t i = 0; i < 3; ++i) {
+    const size_t nr = widths[i]->nr, padded = (n + nr - 1) / nr * nr;
+    if (padded < best_padded) best = widths[i], best_padded = padded;
+  }
+  return best;
+}
 #endif
 
 #if (defined(__aarch64__) || defined(__arm__)) && defined(__has_include)
@@ -32,9 +54,7 @@ const lite_qs8_gemm_config* lite_qs8_gemm_config_select(uint32_t features, size_
   if (arm != NULL) return arm;
 #endif
 #if defined(__x86_64__)
-  /* 32 columns per tile halve the A broadcasts; a layer of <= 16 columns would waste half of them. */
-  if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX512VNNI))
-    return n > 16 ? &k_avx512vnni_32 : &k_avx512vnni_16;
+  if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX512VNNI)) return avx512vnni_for(n);
   if (features & LITE_CPU_X86_AVX2) return &k_avx2;
 #endif
   (void)features;

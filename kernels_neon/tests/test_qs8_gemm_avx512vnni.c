@@ -1,12 +1,14 @@
-/* AVX-512 VNNI int8 GEMM microkernels (8x16c4 for narrow layers, 8x32c4 otherwise) against the
- * reference FC, byte for byte (x86 only; skipped on a CPU without VNNI). */
+/* AVX-512 VNNI int8 GEMM microkernels (8x16c4 for narrow layers, 8x24c4 for 24-, 48-, 72-channel
+ * ones, 8x32c4 otherwise) against the reference FC, byte for byte (x86 only; skipped on a CPU without
+ * VNNI). */
 #include "test_qs8_gemm_common.h"
 
 int main(void) {
 #if defined(__x86_64__)
   const uint32_t f = LITE_CPU_X86_AVX2 | LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI;
   run_qs8_gemm_variant(f, 16, 64, "qs8_gemm_8x16c4_avx512vnni");
-  run_qs8_gemm_variant(f, 17, 64, "qs8_gemm_8x32c4_avx512vnni");
+  run_qs8_gemm_variant(f, 24, 64, "qs8_gemm_8x24c4_avx512vnni");
+  run_qs8_gemm_variant(f, 64, 64, "qs8_gemm_8x32c4_avx512vnni");
 #else
   kt_skip("not an x86-64 build");
 #endif

@@ -2,8 +2,8 @@
  *
  * vpdpbusd multiplies unsigned bytes by signed bytes, so each broadcast group of 4 A bytes is
  * flipped to u8 (a ^ 0x80 = a + 128); the pack folded -128 * sum(W) into the bias. NR is 16 or 32
- * (one or two zmm of int32 columns); every row of the tile is computed (rows past mr re-read row
- * mr - 1) and only mr x nc is stored. The epilogue is the exact 64-bit requantization of
+ * (one or two zmm of int32 columns) or 24 (gemm_tile_24); every row of the tile is computed (rows
+ * past mr re-read row mr - 1) and only mr x nc is stored. The epilogue is the exact 64-bit requantization of
  * qs8_requantize_avx512.h, narrowed with vpmovdb. */
 #include <immintrin.h>
 #include <string.h>
@@ -91,6 +91,84 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
   }
 }
 
+/* 16 requantized int8 of 16 int32 sums (the three epilogue paths of gemm_tile). */
+static inline __m128i requantize16(__m512i acc, const lite_qs8_requant_avx512* r, int full_range, __m512i lo, __m512i hi,
+                                   __m512i lo32, __m512i hi32, __m512i zp) {
+  if (r->narrow && full_range) return _mm512_cvtsepi32_epi8(lite_qs8_requantize_narrow_unclamped_avx512(acc, r, zp));
+  if (r->narrow) return _mm512_cvtepi32_epi8(lite_qs8_requantize_narrow_avx512(acc, r, lo32, hi32, zp));
+  return _mm512_cvtepi32_epi8(lite_qs8_requantize_avx512(acc, r, lo, hi, zp));
+}
+
+/* NR = 24 without a wasted quarter: columns 0-15 of every row take one zmm each, columns 16-23 of
+ * two rows share one zmm (row 2q in the low 8 lanes, row 2q + 1 in the high 8: a blend of the two
+ * rows' broadcasts against the 8 weight columns repeated in both halves), so a row pair costs 3
+ * multiply-adds per k-group where a 32-column tile costs 4 for 24 useful columns. */
+static inline __attribute__((always_inline)) void gemm_tile_24(const size_t MR, size_t mr, size_t nc, size_t k,
+                                                               const int8_t* a, size_t a_stride, const void* w,
+                                                               int8_t* c, size_t c_stride,
+                                                               const lite_qs8_gemm_params* params) {
+  enum { NR = 24 };
+  const size_t PAIRS = (MR + 1) / 2, kc = (k + 3) & ~(size_t)3;
+  const uint8_t* panel = (const uint8_t*)w;
+  const int8_t* rows[8];
+  for (size_t i = 0; i < 2 * PAIRS; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
+  __m512i acc[8], pair[4];
+  {
+    const __m512i b0 = _mm512_loadu_si512(panel);
+    const __m512i b1 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(panel + 64)));
+    for (size_t i = 0; i < 2 * PAIRS; ++i) acc[i] = b0;
+    for (size_t q = 0; q < PAIRS; ++q) pair[q] = b1;
+  }
+  const uint8_t* wp = panel + 4 * NR;
+  const __m512i sign = _mm512_set1_epi32((int)0x80808080u);
+  size_t p = 0;
+  for (; p + 4 <= k; p += 4) {
+    const __m512i w0 = _mm512_loadu_si512(wp);
+    const __m512i w1 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(wp + 64)));
+    wp += 4 * NR;
+    for (size_t q = 0; q < PAIRS; ++q) {
+      const __m512i x0 = broadcast_group(rows[2 * q] + p, sign), x1 = broadcast_group(rows[2 * q + 1] + p, sign);
+      acc[2 * q] = _mm512_dpbusd_epi32(acc[2 * q], x0, w0);
+      acc[2 * q + 1] = _mm512_dpbusd_epi32(acc[2 * q + 1], x1, w0);
+      pair[q] = _mm512_dpbusd_epi32(pair[q], _mm512_mask_blend_epi32((__mmask16)0xFF00, x0, x1), w1);
+    }
+  }
+  if (p < k) {
+    const __m512i w0 = _mm512_loadu_si512(wp);
+    const __m512i w1 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(wp + 64)));
+    for (size_t q = 0; q < PAIRS; ++q) {
+      const __m512i x0 = broadcast_tail(rows[2 * q] + p, k - p), x1 = broadcast_tail(rows[2 * q + 1] + p, k - p);
+      acc[2 * q] = _mm512_dpbusd_epi32(acc[2 * q], x0, w0);
+      acc[2 * q + 1] = _mm512_dpbusd_epi32(acc[2 * q + 1], x1, w0);
+      pair[q] = _mm512_dpbusd_epi32(pair[q], _mm512_mask_blend_epi32((__mmask16)0xFF00, x0, x1), w1);
+    }
+  }
+  const uint8_t* requant = panel + 4 * NR + NR * kc;
+  const int32_t zp_out = params->output_zero_point;
+  const __m512i lo = _mm512_set1_epi64((int64_t)params->act_min - zp_out);
+  const __m512i hi = _mm512_set1_epi64((int64_t)params->act_max - zp_out);
+  const __m512i zp = _mm512_set1_epi32(zp_out);
+  const __m512i lo32 = _mm512_set1_epi32(params->act_min), hi32 = _mm512_set1_epi32(params->act_max);
+  const int full_range = params->act_min == -128 && params->act_max == 127;
+  const size_t cols0 = nc < 16 ? nc : 16;
+  const lite_qs8_requant_avx512 r0 = lite_qs8_requant_avx512_load(requant, requant + 4 * NR);
+  for (size_t i = 0; i < mr; ++i)
+    _mm_mask_storeu_epi8(c + i * c_stride, (__mmask16)((1u << cols0) - 1u),
+                         requantize16(acc[i], &r0, full_range, lo, hi, lo32, hi32, zp));
+  if (nc <= 16) return;
+  /* columns 16-23: multipliers and shifts repeated in both halves, like the pair accumulators */
+  const lite_qs8_requant_avx512 r1 =
+      lite_qs8_requant_avx512_make(_mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 64))),
+                                   _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 4 * NR + 64))));
+  const unsigned low = (1u << (nc - 16)) - 1u;
+  for (size_t q = 0; q < PAIRS && 2 * q < mr; ++q) {
+    const __m128i out = requantize16(pair[q], &r1, full_range, lo, hi, lo32, hi32, zp);
+    _mm_mask_storeu_epi8(c + 2 * q * c_stride + 16, (__mmask16)low, out);
+    /* row 2q + 1 is in bytes 8-15: store them 8 bytes early, masked to its columns */
+    if (2 * q + 1 < mr) _mm_mask_storeu_epi8(c + (2 * q + 1) * c_stride + 8, (__mmask16)(low << 8), out);
+  }
+}
+
 /* Edge tiles (and a fully-connected layer's single row) run a loop over as few rows as they have. */
 static inline __attribute__((always_inline)) void gemm_rows(const size_t NV, size_t mr, size_t nc, size_t k,
                                                             const int8_t* a, size_t a_stride, const void* w, int8_t* c,
@@ -115,4 +193,15 @@ void lite_qs8_gemm_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t k, con
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params) {
   gemm_rows(2, mr, nc, k, a, a_stride, w, c, c_stride, params);
+}
+
+void lite_qs8_gemm_ukernel_8x24c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                             const void* w, int8_t* c, size_t c_stride,
+                                             const lite_qs8_gemm_params* params) {
+  if (mr > 4)
+    gemm_tile_24(8, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else if (mr > 2)
+    gemm_tile_24(4, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  else
+    gemm_tile_24(2, mr, nc, k, a, a_stride, w, c, c_stride, params);
 }

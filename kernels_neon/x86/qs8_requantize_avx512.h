@@ -16,11 +16,11 @@ typedef struct {
   int narrow;
 } lite_qs8_requant_avx512;
 
-static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_load(const void* multipliers, const void* shifts) {
+/* From 16 multipliers and 16 shifts. */
+static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_make(__m512i mult, __m512i shift) {
   lite_qs8_requant_avx512 r;
   const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF), one = _mm512_set1_epi64(1);
-  const __m512i shift = _mm512_loadu_si512(shifts);
-  r.mult = _mm512_loadu_si512(multipliers);
+  r.mult = mult;
   r.mult_odd = _mm512_srli_epi64(r.mult, 32);
   r.shift_even = _mm512_and_si512(shift, low32);
   r.shift_odd = _mm512_srli_epi64(shift, 32);
@@ -29,6 +29,10 @@ static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_load(const void* m
   r.shift_odd_narrow = _mm512_sub_epi64(r.shift_odd, _mm512_set1_epi64(32));
   r.narrow = _mm512_cmplt_epi32_mask(shift, _mm512_set1_epi32(32)) == 0;
   return r;
+}
+
+static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_load(const void* multipliers, const void* shifts) {
+  return lite_qs8_requant_avx512_make(_mm512_loadu_si512(multipliers), _mm512_loadu_si512(shifts));
 }
 
 /* int32 results in [act_min, act_max]; lo / hi are act_min - zp / act_max - zp as 64-bit lanes. */
