@@ -10,6 +10,7 @@ namespace lite {
 OpKernel add_int8_op_kernel();
 OpKernel mul_int8_op_kernel();
 OpKernel lookup_int8_op_kernel();  // HARD_SWISH, HARD_SIGMOID, SIGMOID, TANH, SILU through a 256-entry table
+OpKernel requantize_table_op_kernel();  // REQUANTIZE(x, int8[256] table): a composed chain of int8 maps
 OpKernel quantize_op_kernel();
 OpKernel dequantize_op_kernel();
 OpKernel int8_dispatch(lite_fb::OpCode opcode, const OpKernel& fp32, const OpKernel& int8);
@@ -31,6 +32,7 @@ void register_elementwise_ops(OpRegistry& registry) {
     registry.add(code, int8_dispatch(code, unary, lookup_int8_op_kernel()));
   registry.add(OpCode::QUANTIZE, quantize_op_kernel());
   registry.add(OpCode::DEQUANTIZE, dequantize_op_kernel());
+  registry.add(OpCode::REQUANTIZE, requantize_table_op_kernel());
 }
 
 }  // namespace lite
