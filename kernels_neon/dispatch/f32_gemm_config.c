@@ -8,7 +8,8 @@ static const lite_f32_gemm_config k_portable = {lite_f32_gemm_ukernel_4x8_portab
 
 #if defined(__x86_64__)
 static const lite_f32_gemm_config k_avx2 = {lite_f32_gemm_ukernel_6x16_avx2, 6, 16, "f32_gemm_6x16_avx2", NULL};
-static const lite_f32_gemm_config k_avx512 = {lite_f32_gemm_ukernel_8x32_avx512, 8, 32, "f32_gemm_8x32_avx512", NULL};
+static const lite_f32_gemm_config k_avx512 = {lite_f32_gemm_ukernel_8x32_avx512, 8, 32, "f32_gemm_8x32_avx512",
+                                              lite_f32_gemm_panel_8x32_avx512};
 #elif defined(__aarch64__)
 static const lite_f32_gemm_config k_neonfma = {lite_f32_gemm_ukernel_6x16_aarch64_neonfma, 6, 16,
                                                "f32_gemm_6x16_aarch64_neonfma",
@@ -20,7 +21,7 @@ static const lite_f32_gemm_config k_armv7 = {lite_f32_gemm_ukernel_4x8_armv7_neo
 
 const lite_f32_gemm_config* lite_f32_gemm_config_select(uint32_t features, size_t n) {
 #if defined(__x86_64__)
-  if ((features & LITE_CPU_X86_AVX512) && n > 16) return &k_avx512;
+  if (features & LITE_CPU_X86_AVX512) return &k_avx512; /* narrow n: its 16- and 24-column paths */
   if (features & LITE_CPU_X86_AVX2) return &k_avx2;
 #elif defined(__aarch64__)
   if (features & LITE_CPU_ARM_NEON) return &k_neonfma;

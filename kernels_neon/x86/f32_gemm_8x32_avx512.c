@@ -102,3 +102,9 @@ void lite_f32_gemm_ukernel_8x32_avx512(size_t mr, size_t nc, size_t k, const flo
   else
     gemm_cols(16, mr, nc, k, a, a_stride, w, c, c_stride, params);
 }
+
+void lite_f32_gemm_panel_8x32_avx512(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w, float* c,
+                                     size_t c_stride, const lite_f32_minmax_params* params) {
+  for (size_t t = 0; t < tiles; ++t, a += MR * a_stride, c += MR * c_stride)
+    gemm_tile(8, 32, MR, NR, k, a, a_stride, w, c, c_stride, params);
+}
