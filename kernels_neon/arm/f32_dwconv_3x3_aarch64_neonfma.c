@@ -2,14 +2,17 @@
  *
  * Why a separate body from the shared one (ref/f32_dwconv_nhwc_body.h): MobileNetV2's depthwise
  * layers ran at ~3 instructions per FMA there. Here, per vector of channels, the 9 weights, the bias
- * and the clamp bounds stay in registers across the row, and two output rows run together when both
- * are clear of the top/bottom padding: an input row loaded once feeds both (stride 1: 4 pixels x 2
- * rows = 72 FMAs from 24 loads instead of 36 FMAs from 18). Rows touching the top or bottom padding
- * run alone and read a row of zeros in place of each padded row (as the shared body does); the one
- * padded column at each end is a pixel with its outside taps left out, so no loop has a bounds check.
+ * and the clamp bounds stay in registers across the row, and several output rows run together when
+ * they are clear of the top/bottom padding (3 at stride 1, 2 at stride 2): an input row loaded once
+ * feeds every output row it is a kernel row of (stride 1: 4 pixels x 3 rows = 108 FMAs from 30
+ * loads, against 36 from 18 for one row). The groups of 4 pixels are assembly loops
+ * (f32_dwconv_3x3_groups_aarch64_neonfma.h, generated); the edge pixels and leftovers are
+ * intrinsics. Rows touching the top or bottom padding run alone and read a row of zeros in place of
+ * each padded row (as the shared body does); the one padded column at each end is a pixel with its
+ * outside taps left out, so no loop has a bounds check.
  *
  * Summation order: every output is bias, then taps in (kh, kw) order (padded rows adding exact zero
- * products, padded columns skipped), whichever block (pair, single row, group of 4 or 1 pixel)
+ * products, padded columns skipped), whichever block (3, 2 or 1 rows, group of 4 or 1 pixel)
  * computes it, so splitting rows over threads gives bit-identical results. The activation clamp
  * (None / Relu / Clip) is fused; layers with other activations are left to the shared body. */
 #include "f32_dwconv_3x3_aarch64_neonfma.h"
@@ -17,12 +20,15 @@
 #include <arm_neon.h>
 #include <math.h>
 
+#include "f32_dwconv_3x3_groups_aarch64_neonfma.h"
+
 
 #define DW3_INLINE static inline __attribute__((always_inline))
 
-enum { DW3_GROUP = 4 }; /* interior pixels per step: 8 accumulators for a row pair */
+enum { DW3_GROUP = 4 }; /* interior pixels per step of the assembly loops */
 
-/* What stays in registers for one vector of channels. */
+/* What stays in registers for one vector of channels (in this order: the assembly loops load it
+ * as 12 consecutive vectors). */
 typedef struct {
   float32x4_t w[9], bias, lo, hi;
 } dw3_vectors;
@@ -40,12 +46,12 @@ typedef struct {
 enum { DW3_ZERO_FLOATS = 16384 };
 static float dw3_zero_row[DW3_ZERO_FLOATS];
 
-/* G pixels of R output rows (R <= 2, G <= 4). Output row r uses input rows x[r * S + kh], kh < 3;
+/* G pixels of R output rows (R <= 3, G <= 4). Output row r uses input rows x[r * S + kh], kh < 3;
  * the pixels use kernel columns [KWL, KWH), pixel q's column KWL at x[.] + off[q * S]. All
  * parameters but the pointers are compile-time constants at every call. */
 DW3_INLINE void dw3_pixels(const size_t R, const size_t S, const size_t G, const size_t KWL, const size_t KWH,
-                           const float* const* x, const size_t* off, float* y, float* y1, const dw3_vectors* v) {
-  float32x4_t acc[2][DW3_GROUP];
+                           const float* const* x, const size_t* off, float* const* y, const dw3_vectors* v) {
+  float32x4_t acc[3][DW3_GROUP];
   for (size_t r = 0; r < R; ++r)
     for (size_t q = 0; q < G; ++q) acc[r][q] = v->bias;
   const size_t rows_in = (R - 1) * S + 3, cols = (G - 1) * S + (KWH - KWL);
@@ -61,41 +67,59 @@ DW3_INLINE void dw3_pixels(const size_t R, const size_t S, const size_t G, const
     }
   }
   for (size_t r = 0; r < R; ++r)
-    for (size_t q = 0; q < G; ++q) vst1q_f32((r == 0 ? y : y1) + off[q], vminq_f32(v->hi, vmaxq_f32(v->lo, acc[r][q])));
+    for (size_t q = 0; q < G; ++q) vst1q_f32(y[r] + off[q], vminq_f32(v->hi, vmaxq_f32(v->lo, acc[r][q])));
 }
 
-/* R output rows of one vector of channels: the left edge pixel, the interior in groups of 4 and then
- * one at a time, the right edge pixel. rows: the (R - 1) * S + 3 input rows at this channel, column
- * 0; y0: output row 0 at this channel, column 0. */
+/* The assembly loop for S and R (constants): `groups` steps of 4 pixels. */
+DW3_INLINE void dw3_groups(const size_t S, const size_t R, size_t groups, const float* const* x, float* const* y,
+                           const size_t* off_bytes, size_t C, const dw3_vectors* v) {
+  const size_t step_in = DW3_GROUP * S * C * sizeof(float), step_out = DW3_GROUP * C * sizeof(float);
+  const float* vec = (const float*)v;
+  if (S == 1 && R == 3) dw3_groups_s1_r3(groups, x, y, off_bytes, step_in, step_out, vec);
+  if (S == 1 && R == 2) dw3_groups_s1_r2(groups, x, y, off_bytes, step_in, step_out, vec);
+  if (S == 1 && R == 1) dw3_groups_s1_r1(groups, x, y, off_bytes, step_in, step_out, vec);
+  if (S == 2 && R == 2) dw3_groups_s2_r2(groups, x, y, off_bytes, step_in, step_out, vec);
+  if (S == 2 && R == 1) dw3_groups_s2_r1(groups, x, y, off_bytes, step_in, step_out, vec);
+}
+
+/* R output rows of one vector of channels: the left edge pixel, the interior in groups of 4 (the
+ * assembly loop) and then one at a time, the right edge pixel. rows: the (R - 1) * S + 3 input rows
+ * at this channel, column 0; y0: output row 0 at this channel, column 0. */
 DW3_INLINE void dw3_row_block(const size_t R, const size_t S, const float* const* rows, float* y0,
                               const dw3_geometry* g, const dw3_vectors* v) {
-  const size_t C = g->C, rows_in = (R - 1) * S + 3;
+  const size_t C = g->C, rows_in = (R - 1) * S + 3, ncols = (DW3_GROUP - 1) * S + 3;
   const float* x[5];
-  /* Column offsets j * C, opaque to the compiler so that it keeps one register per offset (a load is
-   * then one `ldr q, [row, offset]`) instead of deriving each from the previous one with an add. */
-  size_t off[(DW3_GROUP - 1) * 2 + 3];
-  for (size_t j = 0; j < (DW3_GROUP - 1) * S + 3; ++j) {
+  float* y[3];
+  /* Column offsets j * C (floats, and bytes for the assembly), opaque to the compiler so that it
+   * keeps one register per offset (a load is then one `ldr q, [row, offset]`) instead of deriving
+   * each from the previous one with an add. */
+  size_t off[(DW3_GROUP - 1) * 2 + 3], off_bytes[(DW3_GROUP - 1) * 2 + 3];
+  for (size_t j = 0; j < ncols; ++j) {
     off[j] = j * C;
+    off_bytes[j] = j * C * sizeof(float);
     __asm__("" : "+r"(off[j]));
   }
+  for (size_t r = 0; r < R; ++r) y[r] = y0 + r * g->out_stride;
   size_t ow = 0;
   if (g->pad_left) { /* pixel 0: columns -1, 0, 1; column -1 left out */
-    dw3_pixels(R, S, 1, 1, 3, rows, off, y0, y0 + g->out_stride, v);
+    dw3_pixels(R, S, 1, 1, 3, rows, off, y, v);
     ow = 1;
   }
   for (size_t i = 0; i < rows_in; ++i) x[i] = rows[i] + (ow * S - g->pad_left) * C;
-  float* y = y0 + ow * C;
-  for (; ow + DW3_GROUP <= g->interior_end; ow += DW3_GROUP) {
-    dw3_pixels(R, S, DW3_GROUP, 0, 3, x, off, y, y + g->out_stride, v);
-    for (size_t i = 0; i < rows_in; ++i) x[i] += DW3_GROUP * S * C;
-    y += DW3_GROUP * C;
+  for (size_t r = 0; r < R; ++r) y[r] += ow * C;
+  const size_t groups = (g->interior_end - ow) / DW3_GROUP;
+  if (groups > 0) {
+    dw3_groups(S, R, groups, x, y, off_bytes, C, v);
+    for (size_t i = 0; i < rows_in; ++i) x[i] += groups * DW3_GROUP * S * C;
+    for (size_t r = 0; r < R; ++r) y[r] += groups * DW3_GROUP * C;
+    ow += groups * DW3_GROUP;
   }
   for (; ow < g->interior_end; ++ow) {
-    dw3_pixels(R, S, 1, 0, 3, x, off, y, y + g->out_stride, v);
+    dw3_pixels(R, S, 1, 0, 3, x, off, y, v);
     for (size_t i = 0; i < rows_in; ++i) x[i] += S * C;
-    y += C;
+    for (size_t r = 0; r < R; ++r) y[r] += C;
   }
-  if (g->right_edge) dw3_pixels(R, S, 1, 0, 2, x, off, y, y + g->out_stride, v);
+  if (g->right_edge) dw3_pixels(R, S, 1, 0, 2, x, off, y, v);
 }
 
 /* R output rows over all channels. rows / y0 as in dw3_row_block at channel 0; a zero row's pointer
@@ -159,6 +183,11 @@ DW3_INLINE size_t dw3_rows_stride(const size_t S, const lite_conv2d_params* p, c
   float* y = output + row * g.out_stride;
   const ptrdiff_t ih0 = (ptrdiff_t)(oh * S) - (ptrdiff_t)p->pad_top;
   const float* rows[5];
+  if (S == 1 && row + 2 < row_end && oh + 2 < p->out_h && dw3_row_inside(p, oh) && dw3_row_inside(p, oh + 2)) {
+    for (size_t i = 0; i < 5; ++i) rows[i] = image + ((size_t)ih0 + i) * g.in_stride;
+    dw3_rows(3, S, rows, y, &g, w, bias, lo, hi);
+    return 3;
+  }
   if (row + 1 < row_end && oh + 1 < p->out_h && dw3_row_inside(p, oh) && dw3_row_inside(p, oh + 1)) {
     for (size_t i = 0; i < S + 3; ++i) rows[i] = image + ((size_t)ih0 + i) * g.in_stride;
     dw3_rows(2, S, rows, y, &g, w, bias, lo, hi);

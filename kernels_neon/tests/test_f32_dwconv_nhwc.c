@@ -125,10 +125,10 @@ static void run_variant(const variant* v) {
       for (size_t s = 1; s <= 2; ++s)
         if (make_params(&p, 2, 9, 8, 19, k, k, s, s, 1, 1, k / 2, k / 2, k / 2, k / 2)) check(v, &p, act, 1);
   /* 3x3 stride 1 and 2 around the row-pair / pixel-group / edge-pixel blocks of the aarch64 body:
-   * widths 1..9 (groups of 4 and their remainders), heights giving odd and even row counts, 0..2
+   * widths 1..9 (groups of 4 and their remainders), heights giving 3-, 2- and 1-row blocks, 0..2
    * padded rows and columns on each side (2 padded columns or rows take the fallback paths), batch 2
    * (pairs never span two images), channels with and without a tail. */
-  static const size_t dw3_heights[] = {1, 2, 3, 5, 8};
+  static const size_t dw3_heights[] = {1, 2, 3, 5, 6, 7, 8};
   static const size_t dw3_channels[] = {4, 12, 6};
   for (size_t s = 1; s <= 2; ++s)
     for (size_t hi = 0; hi < sizeof(dw3_heights) / sizeof(dw3_heights[0]); ++hi)
