@@ -1,7 +1,8 @@
-/* The vectorizable int8 pooling kernels against their ref/ twins, byte for byte: max pool over
+/* The vectorizable int8 pooling kernels against their ref/ twins, byte for byte. Max pool over
  * kernels 1..4 with strides 1..3, dilations 1..2, asymmetric pads up to windows lying entirely in the
  * padding, channel counts around vector widths (1..70), values at -128 and 127, computed whole and
- * in row ranges as threads split it; the portable kernel and the one this CPU selects. */
+ * in row ranges as threads split it; global average pool over the cases of global_average_cases;
+ * each for the portable kernel and the one this CPU selects. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,42 @@ static void max_pool_case(kt_rng* rng, lite_qs8_max_pool2d_fn max_pool, const ch
   free(out);
 }
 
+static void global_average_case(kt_rng* rng, lite_qs8_global_average_pool_fn gap, const char* name, size_t batch,
+                                size_t spatial, size_t channels, int32_t zero_point, int extremes) {
+  const size_t in_n = batch * spatial * channels, out_n = batch * channels;
+  int8_t* x = malloc(in_n + 1);
+  int8_t* ref = malloc(out_n + 1);
+  int8_t* out = malloc(out_n + 1);
+  for (size_t i = 0; i < in_n; ++i)
+    x[i] = extremes == 1 ? (int8_t)-128 : extremes == 2 ? (int8_t)127 : (int8_t)kt_rand_int(rng, -128, 127);
+  lite_qs8_global_average_pool_nhwc_ref(batch, spatial, channels, zero_point, x, ref);
+  memset(out, 0x55, out_n);
+  gap(batch, spatial, channels, zero_point, x, out);
+  char what[128];
+  snprintf(what, sizeof(what), "%s global average pool %zux%zux%zu zp %d", name, batch, spatial, channels,
+           (int)zero_point);
+  kt_check_equal_bytes(__FILE__, __LINE__, what, out, ref, out_n);
+  free(x);
+  free(ref);
+  free(out);
+}
+
+/* Channel counts around the 64-channel block, spatial sizes from 1 to a 160x160 map, zero points at
+ * both ends, inputs all -128 / all 127 (the largest sums) or random. */
+static void global_average_cases(kt_rng* rng, lite_qs8_global_average_pool_fn gap, const char* name) {
+  const size_t channels[] = {1, 3, 16, 63, 64, 65, 96, 128, 130, 200};
+  const int32_t zero_points[] = {-128, 127, 0, -7};
+  for (size_t ci = 0; ci < sizeof(channels) / sizeof(channels[0]); ++ci)
+    for (size_t zi = 0; zi < 4; ++zi) {
+      const size_t spatial = (size_t)kt_rand_int(rng, 1, 400);
+      global_average_case(rng, gap, name, (size_t)kt_rand_int(rng, 1, 2), spatial, channels[ci], zero_points[zi],
+                          (int)((ci + zi) % 3));
+    }
+  global_average_case(rng, gap, name, 1, 160 * 160, 64, -128, 1);
+  global_average_case(rng, gap, name, 1, 160 * 160, 64, 127, 2);
+  global_average_case(rng, gap, name, 1, 20 * 20, 96, 3, 0);
+}
+
 int main(void) {
   kt_rng rng = kt_rng_make(20261121);
   for (int i = 0; i < 400; ++i) max_pool_case(&rng, lite_qs8_max_pool2d_nhwc_portable, "portable");
@@ -68,5 +105,8 @@ int main(void) {
     kt_skip("no ISA-specific max pool kernel on this CPU");
   else
     for (int i = 0; i < 400; ++i) max_pool_case(&rng, selected, "selected");
+  global_average_cases(&rng, lite_qs8_global_average_pool_nhwc_portable, "portable");
+  const lite_qs8_global_average_pool_fn selected_gap = lite_qs8_global_average_pool_select(lite_cpu_features());
+  if (selected_gap != lite_qs8_global_average_pool_nhwc_portable) global_average_cases(&rng, selected_gap, "selected");
   return kt_finish();
 }

@@ -52,6 +52,17 @@ void lite_qs8_add_ref(size_t count, const lite_qs8_add_params* p, const int8_t* 
 void lite_qs8_global_average_pool_nhwc_ref(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
                                            const int8_t* input, int8_t* output);
 
+/* lite_qs8_global_average_pool_nhwc_ref's bytes from int32 channel sums a compiler vectorizes. */
+typedef void (*lite_qs8_global_average_pool_fn)(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
+                                                const int8_t* input, int8_t* output);
+void lite_qs8_global_average_pool_nhwc_portable(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
+                                                const int8_t* input, int8_t* output);
+void lite_qs8_global_average_pool_nhwc_avx2(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
+                                            const int8_t* input, int8_t* output); /* x86-64 builds only */
+
+/* The fastest global average pool kernel `features` allow; never NULL. */
+lite_qs8_global_average_pool_fn lite_qs8_global_average_pool_select(uint32_t features);
+
 /* Max pool of NHWC int8 data (same quantization in and out); padded cells are ignored. */
 void lite_qs8_max_pool2d_nhwc_ref(const lite_conv2d_params* params, const int8_t* input, int8_t* output);
 

@@ -109,10 +109,9 @@ Status global_average_eval(OpContext* ctx) {
   Status s = per_tensor_int8(ctx, ctx->input(0), "x", &q);
   if (s != Status::kOk) return s;
   const Shape& x = ctx->input(0)->shape;
-  lite_qs8_global_average_pool_nhwc_ref(static_cast<size_t>(x.dims[0]), static_cast<size_t>(x.dims[1] * x.dims[2]),
-                                        static_cast<size_t>(x.dims[3]), q.zero_point,
-                                        static_cast<const int8_t*>(ctx->input(0)->data),
-                                        static_cast<int8_t*>(ctx->output(0)->data));
+  lite_qs8_global_average_pool_select(lite_cpu_features())(
+      static_cast<size_t>(x.dims[0]), static_cast<size_t>(x.dims[1] * x.dims[2]), static_cast<size_t>(x.dims[3]),
+      q.zero_point, static_cast<const int8_t*>(ctx->input(0)->data), static_cast<int8_t*>(ctx->output(0)->data));
   return Status::kOk;
 }
 
