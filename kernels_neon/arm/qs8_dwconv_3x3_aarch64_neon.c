@@ -26,6 +26,7 @@ enum { BLOCK = 32, STEP = 16 };
  * left_shift u, neg_right_shift -t). The interior loop loads each array with one ld1 of four vectors. */
 typedef struct {
   int32_t bias[16], multiplier[16], left_shift[16], neg_right_shift[16];
+  uint32_t has_left; /* some left_shift != 0: the sqshl is needed (a real multiplier >= 1/2) */
 } dw_step_table;
 
 /* The per-tensor epilogue values, read by ld1r in the interior loop. */
@@ -125,10 +126,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
                           const dw_output_params* out_params) {
   const ptrdiff_t d0 = dil[0], d1 = dil[1], d2 = dil[2], e0 = 2 * dil[0], e1 = 2 * dil[1], e2 = 2 * dil[2];
   const ptrdiff_t s0 = step[0], s1 = step[1], s2 = step[2];
-  /* sqshl only when some channel's shift is below 32 (a real multiplier >= 1/2) */
-  const int32x4_t left = vorrq_s32(vorrq_s32(vld1q_s32(table->left_shift), vld1q_s32(table->left_shift + 4)),
-                                   vorrq_s32(vld1q_s32(table->left_shift + 8), vld1q_s32(table->left_shift + 12)));
-  const uint32_t has_left = vmaxvq_u32(vreinterpretq_u32_s32(left));
+  const uint32_t has_left = table->has_left;
   const int8x16_t* wp = w;
   uintptr_t tmp;
   __asm__ volatile(
@@ -235,6 +233,107 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
         "v29", "v30", "v31");
 }
 
+/* One border pixel of a 16-channel step with every weight > -128, from its nine tap addresses
+ * t[kh * 3 + kw] (channel c0 included): the interior loop's body. */
+static void dw_border16(const int8_t* const* t, int8_t* out, const int8x16_t* w, const dw_step_table* table,
+                        const dw_output_params* out_params, uint32_t has_left) {
+  const int8x16_t* wp = w;
+  uintptr_t tmp;
+  __asm__ volatile(
+      "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[w]], #64\n"
+      "ld1 {v4.16b, v5.16b, v6.16b, v7.16b}, [%[w]], #64\n"
+      "ld1 {v8.16b}, [%[w]]\n"
+      "add %[tmp], %[table], #64\n"
+      "ld1 {v9.4s, v10.4s, v11.4s, v12.4s}, [%[tmp]], #64\n"
+      "ld1 {v13.4s, v14.4s, v15.4s, v16.4s}, [%[tmp]], #64\n"
+      "ld1 {v17.4s, v18.4s, v19.4s, v20.4s}, [%[tmp]]\n"
+      "ld1r {v21.8h}, [%[out_params]]\n"
+      "add %[tmp], %[out_params], #2\n"
+      "ld1r {v22.16b}, [%[tmp]]\n"
+      "add %[tmp], %[out_params], #3\n"
+      "ld1r {v23.16b}, [%[tmp]]\n"
+      "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[table]]\n"
+      "ldr q28, [%[t0]]\n"
+      "ldr q29, [%[t1]]\n"
+      "smull v30.8h, v28.8b, v0.8b\n"
+      "smull2 v31.8h, v28.16b, v0.16b\n"
+      "smlal v30.8h, v29.8b, v1.8b\n"
+      "smlal2 v31.8h, v29.16b, v1.16b\n"
+      "saddw v24.4s, v24.4s, v30.4h\n"
+      "saddw2 v25.4s, v25.4s, v30.8h\n"
+      "saddw v26.4s, v26.4s, v31.4h\n"
+      "saddw2 v27.4s, v27.4s, v31.8h\n"
+      "ldr q28, [%[t2]]\n"
+      "ldr q29, [%[t3]]\n"
+      "smull v30.8h, v28.8b, v2.8b\n"
+      "smull2 v31.8h, v28.16b, v2.16b\n"
+      "smlal v30.8h, v29.8b, v3.8b\n"
+      "smlal2 v31.8h, v29.16b, v3.16b\n"
+      "saddw v24.4s, v24.4s, v30.4h\n"
+      "saddw2 v25.4s, v25.4s, v30.8h\n"
+      "saddw v26.4s, v26.4s, v31.4h\n"
+      "saddw2 v27.4s, v27.4s, v31.8h\n"
+      "ldr q28, [%[t4]]\n"
+      "ldr q29, [%[t5]]\n"
+      "smull v30.8h, v28.8b, v4.8b\n"
+      "smull2 v31.8h, v28.16b, v4.16b\n"
+      "smlal v30.8h, v29.8b, v5.8b\n"
+      "smlal2 v31.8h, v29.16b, v5.16b\n"
+      "saddw v24.4s, v24.4s, v30.4h\n"
+      "saddw2 v25.4s, v25.4s, v30.8h\n"
+      "saddw v26.4s, v26.4s, v31.4h\n"
+      "saddw2 v27.4s, v27.4s, v31.8h\n"
+      "ldr q28, [%[t6]]\n"
+      "ldr q29, [%[t7]]\n"
+      "smull v30.8h, v28.8b, v6.8b\n"
+      "smull2 v31.8h, v28.16b, v6.16b\n"
+      "smlal v30.8h, v29.8b, v7.8b\n"
+      "smlal2 v31.8h, v29.16b, v7.16b\n"
+      "saddw v24.4s, v24.4s, v30.4h\n"
+      "saddw2 v25.4s, v25.4s, v30.8h\n"
+      "saddw v26.4s, v26.4s, v31.4h\n"
+      "saddw2 v27.4s, v27.4s, v31.8h\n"
+      "ldr q28, [%[t8]]\n"
+      "smull v30.8h, v28.8b, v8.8b\n"
+      "smull2 v31.8h, v28.16b, v8.16b\n"
+      "saddw v24.4s, v24.4s, v30.4h\n"
+      "saddw2 v25.4s, v25.4s, v30.8h\n"
+      "saddw v26.4s, v26.4s, v31.4h\n"
+      "saddw2 v27.4s, v27.4s, v31.8h\n"
+      "cbz %[has_left], 5f\n"
+      "sqshl v24.4s, v24.4s, v13.4s\n"
+      "sqshl v25.4s, v25.4s, v14.4s\n"
+      "sqshl v26.4s, v26.4s, v15.4s\n"
+      "sqshl v27.4s, v27.4s, v16.4s\n"
+      "5:\n"
+      "sqdmulh v24.4s, v24.4s, v9.4s\n"
+      "sqdmulh v25.4s, v25.4s, v10.4s\n"
+      "sqdmulh v26.4s, v26.4s, v11.4s\n"
+      "sqdmulh v27.4s, v27.4s, v12.4s\n"
+      "srshl v24.4s, v24.4s, v17.4s\n"
+      "srshl v25.4s, v25.4s, v18.4s\n"
+      "srshl v26.4s, v26.4s, v19.4s\n"
+      "srshl v27.4s, v27.4s, v20.4s\n"
+      "sqxtn v28.4h, v24.4s\n"
+      "sqxtn2 v28.8h, v25.4s\n"
+      "sqxtn v29.4h, v26.4s\n"
+      "sqxtn2 v29.8h, v27.4s\n"
+      "sqadd v28.8h, v28.8h, v21.8h\n"
+      "sqadd v29.8h, v29.8h, v21.8h\n"
+      "sqxtn v28.8b, v28.8h\n"
+      "sqxtn2 v28.16b, v29.8h\n"
+      "smax v28.16b, v28.16b, v22.16b\n"
+      "smin v28.16b, v28.16b, v23.16b\n"
+      "str q28, [%[out]]\n"
+      : [w] "+r"(wp), [tmp] "=&r"(tmp)
+      : [t0] "r"(t[0]), [t1] "r"(t[1]), [t2] "r"(t[2]), [t3] "r"(t[3]), [t4] "r"(t[4]), [t5] "r"(t[5]),
+        [t6] "r"(t[6]), [t7] "r"(t[7]), [t8] "r"(t[8]), [out] "r"(out), [table] "r"(table),
+        [out_params] "r"(out_params), [has_left] "r"(has_left)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
+        "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",
+        "v29", "v30", "v31");
+}
+
 /* The step's nine taps as int8 in channel order, and its bias / requantization table, from the
  * packed block (accumulator position i holds channel 8 * ((i % 16) / 4) + 4 * (i / 16) + i % 4, so
  * step h's channels 0-3 / 8-11 are positions 8h.. / 8h+4.., channels 4-7 / 12-15 are 16+8h.. /
@@ -268,6 +367,9 @@ static int dw_unpack_step(const uint8_t* block, size_t pairs, const int* slots, 
     vst1q_s32(table->left_shift + 4 * g, r.left_shift);
     vst1q_s32(table->neg_right_shift + 4 * g, r.neg_right_shift);
   }
+  const int32x4_t left = vorrq_s32(vorrq_s32(vld1q_s32(table->left_shift), vld1q_s32(table->left_shift + 4)),
+                                   vorrq_s32(vld1q_s32(table->left_shift + 8), vld1q_s32(table->left_shift + 12)));
+  table->has_left = vmaxvq_u32(vreinterpretq_u32_s32(left));
   return vminvq_s8(smallest);
 }
 
@@ -304,13 +406,21 @@ static inline __attribute__((always_inline)) void dw_row_step(
       }
       if (ow == p->out_w) break;
     }
+    /* a border pixel: each tap's column checked (rows[k] is NULL for a row in the padding) */
+    const int8_t* zero = zero_row + c0;
     const int8_t* t[9];
-    for (int k = 0; k < 3; ++k)
-      for (int j = 0; j < 3; ++j) {
-        const ptrdiff_t iw = (ptrdiff_t)ow * sw + j * dw - pl;
-        t[3 * k + j] = rows[k] != NULL && iw >= 0 && iw < in_w ? rows[k] + iw * (ptrdiff_t)c + c0 : zero_row + c0;
-      }
-    dw_pixel(t, w, table, count, paired, zero_point, act_min, act_max, out_row + ow * c + c0);
+    for (int j = 0; j < 3; ++j) {
+      const ptrdiff_t iw = (ptrdiff_t)ow * sw + j * dw - pl;
+      const int inside = iw >= 0 && iw < in_w;
+      const ptrdiff_t offset = iw * (ptrdiff_t)c + (ptrdiff_t)c0;
+      t[j] = inside && rows[0] != NULL ? rows[0] + offset : zero;
+      t[3 + j] = inside && rows[1] != NULL ? rows[1] + offset : zero;
+      t[6 + j] = inside && rows[2] != NULL ? rows[2] + offset : zero;
+    }
+    if (count == STEP && paired)
+      dw_border16(t, out_row + ow * c + c0, w, table, out_params, table->has_left);
+    else
+      dw_pixel(t, w, table, count, paired, zero_point, act_min, act_max, out_row + ow * c + c0);
   }
 }
 
