@@ -266,6 +266,9 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return np.concatenate([values[name] for name in node.inputs], axis=int(node.attrs["axis"]))
     if op == "TRANSPOSE":
         return np.transpose(x, node.attrs["perm"])
+    if op == "RESIZE":  # nearest, asymmetric, floor, integer scales: each pixel repeated (NHWC)
+        scale_h, scale_w = (int(v) for v in np.asarray(graph.constant(node.inputs[1])).reshape(-1))
+        return np.repeat(np.repeat(x, scale_h, axis=1), scale_w, axis=2)
     if op == "REQUANTIZE":  # with a table: a composed chain of int8 maps (compose_tables_int8.py)
         return lookup(x, np.asarray(graph.constant(node.inputs[1]), np.int8).reshape(-1))
     if op in ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE"):

@@ -16,7 +16,7 @@ from slim.fake_quant import LOOKUP_OPS, simulate_node
 
 SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "REQUANTIZE", "CONV_2D", "FULLY_CONNECTED", "ADD", "MUL",
                  "MAX_POOL_2D", "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE",
-                 "TRANSPOSE", "CONCAT", *LOOKUP_OPS)
+                 "TRANSPOSE", "CONCAT", "RESIZE", *LOOKUP_OPS)
 
 
 def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, float]:

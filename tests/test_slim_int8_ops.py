@@ -105,7 +105,8 @@ def test_mobilenet_v2_every_int8_tensor_matches_simulation(tmp_path) -> None:
     assert ratio <= 0.27, ratio
 
 
-@pytest.mark.parametrize(("key", "shape"), [("cls", (1, 3, 48, 192)), ("rec", (1, 3, 48, 160))])
+@pytest.mark.parametrize(("key", "shape"), [("cls", (1, 3, 48, 192)), ("rec", (1, 3, 48, 160)),
+                                            ("det", (1, 3, 96, 96))])
 def test_ppocr_int8_ops_match_simulation(key: str, shape: tuple[int, ...]) -> None:
     """Real models nobody here wrote (HardSwish convs stay fp32, with QUANTIZE / DEQUANTIZE borders)."""
     from lite_converter import zoo
@@ -378,3 +379,50 @@ def test_add_and_mul_of_a_scalar_constant_every_byte(ratio: float) -> None:
     c = np.array([-77], np.int8)
     np.testing.assert_array_equal(got["sum"], add(x, qx, c, qc, qy, -128, 127))
     np.testing.assert_array_equal(got["product"], mul(x, qx, c, qc, (qy[0] * 0.02, qy[1]), -128, 127))
+
+
+def fpn_net(linear_branch: bool) -> onnx.ModelProto:
+    """FPN-like: a 2x nearest RESIZE added to a finer conv output, a CONCAT of 2x / 4x nearest upsampled
+    branches with a conv output, and optionally a linear-resize branch in the CONCAT."""
+    rng = np.random.default_rng(41)
+    w = {k: rng.standard_normal(s).astype(np.float32) * 0.4 for k, s in
+         (("w1", (6, 3, 3, 3)), ("w2", (6, 6, 3, 3)), ("w3", (6, 6, 3, 3)), ("w4", (6, 6, 1, 1)),
+          ("w5", (4, 24 if linear_branch else 18, 1, 1)))}
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    inits += [numpy_helper.from_array(np.array([1, 1, f, f], np.float32), f"up{f}") for f in (2, 4)]
+    nearest = {"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),  # 16x16
+             helper.make_node("Conv", ["c1", "w2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv2"),
+             helper.make_node("Conv", ["c2", "w3"], ["c3"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv3"),
+             helper.make_node("Resize", ["c3", "", "up2"], ["u3"], name="up_c3", **nearest),  # 8x8
+             helper.make_node("Add", ["u3", "c2"], ["s2"], name="merge"),
+             helper.make_node("Conv", ["s2", "w4"], ["p2"], name="smooth"),
+             helper.make_node("Resize", ["p2", "", "up2"], ["q2"], name="up_p2", **nearest),  # 16x16
+             helper.make_node("Resize", ["c3", "", "up4"], ["q3"], name="up_c3_4", **nearest)]
+    branches = ["q2", "q3", "c1"]
+    if linear_branch:
+        nodes.append(helper.make_node("Resize", ["s2", "", "up2"], ["l2"], name="up_linear", mode="linear"))
+        branches.append("l2")
+    nodes += [helper.make_node("Concat", branches, ["cat"], axis=1, name="cat"),
+              helper.make_node("Conv", ["cat", "w5"], ["y"], name="head")]
+    graph = helper.make_graph(nodes, "fpn",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("linear_branch", [False, True])
+def test_nearest_upsampling_and_concat_move_int8_bytes(linear_branch: bool) -> None:
+    """The nearest RESIZEs run on int8 (no QUANTIZE / DEQUANTIZE around them), equal to the simulation
+    (numpy repeat); the CONCAT of int8 branches too (np.concatenate, one shared scale); a linear RESIZE
+    stays fp32 and keeps its CONCAT fp32."""
+    data = _batches((1, 3, 16, 16), 3, seed=42)
+    g, int8_nodes = _quantize_with(fpn_net(linear_branch), data)
+    assert {"up_c3", "up_p2", "up_c3_4"} <= set(int8_nodes) and "up_linear" not in int8_nodes
+    assert ("cat" in int8_nodes) != linear_branch
+    if not linear_branch:
+        assert [n.op_type for n in g.nodes].count("QUANTIZE") == 1  # the graph input's only
+    errors = int8_mismatches(g, {"x": data[0]})
+    moved = ["up_c3", "up_p2", "up_c3_4", "merge"] + ([] if linear_branch else ["cat"])
+    assert all(errors[name] == 0.0 for name in moved), errors
+    assert max(errors.values()) <= 1.0, errors

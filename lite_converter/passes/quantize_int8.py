@@ -11,8 +11,11 @@ borders:
   zero point (max is exact, the mean stays within the input's range);
 * RESHAPE / FLATTEN / SQUEEZE / UNSQUEEZE / TRANSPOSE whose input is already int8 (the output of an
   int8 op): they move bytes, so the output shares the input's scale and zero point;
-* CONCAT whose inputs all come from int8 CONV_2D / FULLY_CONNECTED / ADD: every input and the output
-  get the union of their calibrated ranges (one scale and zero point), so CONCAT moves bytes exactly.
+* RESIZE that repeats pixels (nearest, power-of-two scales) whose input is int8: bytes moved, like
+  the ops above;
+* CONCAT whose inputs all come from int8 CONV_2D / FULLY_CONNECTED / ADD, directly or through such a
+  RESIZE: every input (and the RESIZE's source) and the output get the union of their calibrated
+  ranges (one scale and zero point), so CONCAT moves bytes exactly.
 
 Every int8 op's output ``y`` is renamed ``y`` + "_int8" and a DEQUANTIZE writes the original ``y``
 back, so graph outputs and fp32 readers see what they saw before; DEQUANTIZEs nobody reads are
@@ -171,12 +174,18 @@ def _drop_constant_binaries_after_fp32(graph: Graph, chosen: list[Node]) -> list
 def _share_concat_ranges(graph: Graph, chosen: list[Node], inputs: QuantizeInputs) -> None:
     """Gives each eligible CONCAT's inputs and output one common range (in ``inputs.ranges``)."""
     requantizing = {node.outputs[0] for node in chosen if node.op_type in (*WEIGHTED_OPS, "ADD")}
+    # An upsampled requantizing output (FPN branches) is the same bytes: it shares the source's range.
+    upsampled = {node.outputs[0]: node.inputs[0] for node in graph.nodes
+                 if resize_moves_bytes(graph, node) and node.name not in inputs.skip_nodes
+                 and node.inputs[0] in requantizing}
     for node in graph.nodes:
         names = [*node.inputs, *node.outputs[:1]]
         if (node.op_type != "CONCAT" or node.name in inputs.skip_nodes or len(node.outputs) != 1
-                or not node.inputs or not all(name in requantizing for name in node.inputs)
+                or not node.inputs or not all(name in requantizing or name in upsampled
+                                              for name in node.inputs)
                 or any(name not in inputs.ranges for name in names)):
             continue
+        names += [upsampled[name] for name in node.inputs if name in upsampled]
         low = min(inputs.ranges[name][0] for name in names)
         high = max(inputs.ranges[name][1] for name in names)
         for name in names:
@@ -275,9 +284,29 @@ def _moves_int8(graph: Graph, node: Node, int8_of: dict[str, str], inputs: Quant
             return False
         ranges = {inputs.ranges.get(name) for name in (*node.inputs, node.outputs[0])}
         return len(ranges) == 1 and None not in ranges
+    if node.op_type == "RESIZE":
+        return (node.name not in inputs.skip_nodes and node.inputs[0] in int8_of
+                and resize_moves_bytes(graph, node))
     return (node.op_type in MOVE_OPS and node.name not in inputs.skip_nodes and len(node.outputs) == 1
             and bool(node.inputs) and node.inputs[0] in int8_of
             and all(graph.constant(name) is not None for name in node.inputs[1:] if name))
+
+
+def resize_moves_bytes(graph: Graph, node: Node) -> bool:
+    """A RESIZE that repeats each pixel an integer number of times (nearest, asymmetric, floor, constant
+    power-of-two scales: PP-OCR det's FPN upsampling): it copies bytes, so it runs on int8 as it is
+    (ops/resize.cc's nearest path is dtype-generic) with the input's scale and zero point; the
+    simulation is numpy's repeat (slim/fake_quant.py)."""
+    if (node.op_type != "RESIZE" or len(node.outputs) != 1 or len(node.inputs) < 2
+            or any(node.inputs[2:]) or node.attrs.get("mode") != "NEAREST"
+            or node.attrs.get("coordinate_mode") != "ASYMMETRIC"
+            or node.attrs.get("nearest_mode") != "FLOOR"):
+        return False
+    scales = graph.constant(node.inputs[1])
+    if scales is None or scales.dtype != np.float32 or scales.size != 2:
+        return False
+    whole = [int(s) for s in scales.reshape(-1) if s >= 1.0 and float(s).is_integer()]
+    return len(whole) == 2 and all(s & (s - 1) == 0 for s in whole)
 
 
 def _int8_constant(graph: Graph, name: str) -> str:
