@@ -1,10 +1,10 @@
-/* Winograd F(m, 3) convolution, aarch64 NEON with FMA: 4 channels per vector (the shared body), and
+/* Winograd F(m, 3) (and stride-2 F(7, 2)) convolution, aarch64 NEON with FMA: 4 channels per vector (the shared body), and
  * its own register-blocked microkernel for the alpha^2 per-position products.
  *
  * Why its own product kernel: the general GEMM microkernel broadcasts one A value per row and k
  * step (a load each); here 4 rows x 16 columns take A as whole vectors of 4 consecutive k values and
- * multiply by lane (fmla v.4s, v.4s, v.s[lane]): per 4 k steps 4 A loads + 8 B load pairs + 64 FMAs
- * + 2 loop instructions (78 per 256 multiply-adds), 16 accumulators + 4 A + 8 B registers, nothing
+ * multiply by lane (fmla v.4s, v.4s, v.s[lane]): per 4 k steps 4 A loads + 4 B loads of 4 vectors
+ * (ld1 {4 registers}) + 64 FMAs + 2 loop instructions (74 per 256 multiply-adds), 16 accumulators + 4 A + 8 B registers, nothing
  * spilled; the k loop is assembly (see wg_a64_gemm_4x16). It reads the packed-GEMM B layout (panels
  * of 16 columns, bias row first, see gemm_f32_packed.h) and is used only when the selected GEMM
  * packs 16-wide panels. Each output value sums k in order 0..k-1 from zero, whatever the tile split
@@ -39,9 +39,43 @@ enum { WG_A64_MR = 4, WG_A64_NR = 16 };
     if (nv > 3) vst1q_f32(o + 12, row##3);                 \
   } while (0)
 
+#define WG_A64_ROW1(q)                                                                                      \
+  do {                                                                                                       \
+    c0 = vfmaq_laneq_f32(c0, vld1q_f32(w), a0, q), c1 = vfmaq_laneq_f32(c1, vld1q_f32(w + 4), a0, q);        \
+    c2 = vfmaq_laneq_f32(c2, vld1q_f32(w + 8), a0, q), c3 = vfmaq_laneq_f32(c3, vld1q_f32(w + 12), a0, q);   \
+    w += WG_A64_NR;                                                                                          \
+  } while (0)
+
+/* One row: a block's last tile when the others fill whole 6- and 4-row tiles (ResNet-18's 28x28
+ * F(6,3) layers: 25 tiles = 4 x 6 + 1), which the 4-row kernel would compute four times over. The
+ * same arithmetic per output as the 4-row kernel (from zero, k = 0, 1, ..., one FMA each). */
+static void wg_a64_gemm_1x16(size_t nv, size_t k, const float* a, const float* w, float* c) {
+  float32x4_t c0 = vdupq_n_f32(0.0f), c1 = c0, c2 = c0, c3 = c0;
+  size_t p = 0;
+  for (; p + 4 <= k; p += 4, a += 4) {
+    const float32x4_t a0 = vld1q_f32(a);
+    WG_A64_ROW1(0);
+    WG_A64_ROW1(1);
+    WG_A64_ROW1(2);
+    WG_A64_ROW1(3);
+  }
+  for (; p < k; ++p, ++a) {
+    const float32x4_t a0 = vld1q_dup_f32(a);
+    WG_A64_ROW1(0);
+  }
+  vst1q_f32(c, c0);
+  if (nv > 1) vst1q_f32(c + 4, c1);
+  if (nv > 2) vst1q_f32(c + 8, c2);
+  if (nv > 3) vst1q_f32(c + 12, c3);
+}
+
 /* c[i][0 .. 4 nv) = sum_p a[i][p] * w[p][..] for rows i < mr (rows past mr recompute the last). */
 static void wg_a64_gemm_4x16(size_t mr, size_t nv, size_t k, const float* a, size_t lda, const float* w, float* c,
                              size_t ldc) {
+  if (mr == 1) {
+    wg_a64_gemm_1x16(nv, k, a, w, c);
+    return;
+  }
   const float* r0 = a;
   const float* r1 = mr > 1 ? a + lda : r0;
   const float* r2 = mr > 2 ? a + 2 * lda : r1;
@@ -64,22 +98,22 @@ static void wg_a64_gemm_4x16(size_t mr, size_t nv, size_t k, const float* a, siz
       "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n"
       "cbz %[n], 1f\n"
       "0:\n ldr q0, [%[a0]], #16\n ldr q1, [%[a1]], #16\n ldr q2, [%[a2]], #16\n ldr q3, [%[a3]], #16\n"
-      "ldp q4, q5, [%[w]], #32\n ldp q6, q7, [%[w]], #32\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
       "fmla v16.4s, v4.4s, v0.s[0]\n fmla v17.4s, v5.4s, v0.s[0]\n fmla v18.4s, v6.4s, v0.s[0]\n fmla v19.4s, v7.4s, v0.s[0]\n"
       "fmla v20.4s, v4.4s, v1.s[0]\n fmla v21.4s, v5.4s, v1.s[0]\n fmla v22.4s, v6.4s, v1.s[0]\n fmla v23.4s, v7.4s, v1.s[0]\n"
       "fmla v24.4s, v4.4s, v2.s[0]\n fmla v25.4s, v5.4s, v2.s[0]\n fmla v26.4s, v6.4s, v2.s[0]\n fmla v27.4s, v7.4s, v2.s[0]\n"
       "fmla v28.4s, v4.4s, v3.s[0]\n fmla v29.4s, v5.4s, v3.s[0]\n fmla v30.4s, v6.4s, v3.s[0]\n fmla v31.4s, v7.4s, v3.s[0]\n"
-      "ldp q8, q9, [%[w]], #32\n ldp q10, q11, [%[w]], #32\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
       "fmla v16.4s, v8.4s, v0.s[1]\n fmla v17.4s, v9.4s, v0.s[1]\n fmla v18.4s, v10.4s, v0.s[1]\n fmla v19.4s, v11.4s, v0.s[1]\n"
       "fmla v20.4s, v8.4s, v1.s[1]\n fmla v21.4s, v9.4s, v1.s[1]\n fmla v22.4s, v10.4s, v1.s[1]\n fmla v23.4s, v11.4s, v1.s[1]\n"
       "fmla v24.4s, v8.4s, v2.s[1]\n fmla v25.4s, v9.4s, v2.s[1]\n fmla v26.4s, v10.4s, v2.s[1]\n fmla v27.4s, v11.4s, v2.s[1]\n"
       "fmla v28.4s, v8.4s, v3.s[1]\n fmla v29.4s, v9.4s, v3.s[1]\n fmla v30.4s, v10.4s, v3.s[1]\n fmla v31.4s, v11.4s, v3.s[1]\n"
-      "ldp q4, q5, [%[w]], #32\n ldp q6, q7, [%[w]], #32\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
       "fmla v16.4s, v4.4s, v0.s[2]\n fmla v17.4s, v5.4s, v0.s[2]\n fmla v18.4s, v6.4s, v0.s[2]\n fmla v19.4s, v7.4s, v0.s[2]\n"
       "fmla v20.4s, v4.4s, v1.s[2]\n fmla v21.4s, v5.4s, v1.s[2]\n fmla v22.4s, v6.4s, v1.s[2]\n fmla v23.4s, v7.4s, v1.s[2]\n"
       "fmla v24.4s, v4.4s, v2.s[2]\n fmla v25.4s, v5.4s, v2.s[2]\n fmla v26.4s, v6.4s, v2.s[2]\n fmla v27.4s, v7.4s, v2.s[2]\n"
       "fmla v28.4s, v4.4s, v3.s[2]\n fmla v29.4s, v5.4s, v3.s[2]\n fmla v30.4s, v6.4s, v3.s[2]\n fmla v31.4s, v7.4s, v3.s[2]\n"
-      "ldp q8, q9, [%[w]], #32\n ldp q10, q11, [%[w]], #32\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
       "fmla v16.4s, v8.4s, v0.s[3]\n fmla v17.4s, v9.4s, v0.s[3]\n fmla v18.4s, v10.4s, v0.s[3]\n fmla v19.4s, v11.4s, v0.s[3]\n"
       "fmla v20.4s, v8.4s, v1.s[3]\n fmla v21.4s, v9.4s, v1.s[3]\n fmla v22.4s, v10.4s, v1.s[3]\n fmla v23.4s, v11.4s, v1.s[3]\n"
       "fmla v24.4s, v8.4s, v2.s[3]\n fmla v25.4s, v9.4s, v2.s[3]\n fmla v26.4s, v10.4s, v2.s[3]\n fmla v27.4s, v11.4s, v2.s[3]\n"

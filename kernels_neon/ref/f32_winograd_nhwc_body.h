@@ -9,7 +9,8 @@
  * Scratch layout per block of TB tiles: V[t][tile][ci_pad] (transformed input, t = alpha^2 points)
  * then M[t][tile][co_pad] (products); ci_pad / co_pad round the channels up to the vector width so
  * the transforms always move whole vectors (the GEMM reads only in_c columns and writes only out_c,
- * the padding columns of M stay zero). */
+ * the padding columns of M stay zero). Stride 2 (m = 7, winograd.h): V rows of 4 phases x cs channel
+ * slots, K = 4 cs columns all read by the GEMM. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -46,57 +47,77 @@ WG_ALWAYS_INLINE void wg_at(int M, const LV_T* in, LV_T* out) {
     LITE_WINO_F2_AT(LV, in, out);
   else if (M == 4)
     LITE_WINO_F4_AT(LV, in, out);
-  else
+  else if (M == 6)
     LITE_WINO_F6_AT(LV, in, out);
+  else
+    LITE_WINO_F7R2_AT(LV, in, out);
 }
 
+/* Input points per tile side: m + 2 for F(m, 3); 8 for stride 2 (F(7, 2) on the input phases). */
+#define WG_ALPHA(M) ((M) == 7 ? 8 : (M) + 2)
+
 /* B^T d B of the alpha x alpha input tile whose top-left pixel is (iy0, ix0) (may lie in the padding),
- * all channels, into v[t * t_stride + c]. */
-WG_OUT_OF_LINE void wg_input_tile(int M, const lite_conv2d_params* p, const float* image, ptrdiff_t iy0,
-                                    ptrdiff_t ix0, size_t ci_pad, float* v, size_t t_stride) {
-  const int A = M + 2;
-  const size_t C = p->in_c;
-  if (C % (size_t)LV_W == 0 && iy0 >= 0 && ix0 >= 0 && iy0 + A <= (ptrdiff_t)p->in_h && ix0 + A <= (ptrdiff_t)p->in_w) {
-    /* Interior tile, whole vectors (most tiles of a large map): plain loads, no checks. */
-    const float* base = image + ((size_t)iy0 * p->in_w + (size_t)ix0) * C;
-    const size_t row_stride = p->in_w * C;
-    for (size_t c = 0; c < C; c += (size_t)LV_W) {
+ * all channels, into v[t * t_stride + c]. Stride 2 (S = 2, M = 7): the same for each of the four
+ * phases ph = (py, px) of the 2 alpha x 2 alpha input window (point (i, j) of phase ph is pixel
+ * (iy0 + 2i + py, ix0 + 2j + px)), into channel slots v[t * t_stride + ph * cs + c]; the slots past
+ * in_c are zeros (they meet zero weights, and must not hold stale NaNs). */
+WG_OUT_OF_LINE void wg_input_tile(int M, int S, const lite_conv2d_params* p, const float* image, ptrdiff_t iy0,
+                                  ptrdiff_t ix0, size_t ci_pad, size_t cs, float* v, size_t t_stride) {
+  const int A = WG_ALPHA(M);
+  const size_t C = p->in_c, slots = S == 1 ? ci_pad : cs;
+  const ptrdiff_t span = (ptrdiff_t)S * A;
+  const int interior = C % (size_t)LV_W == 0 && iy0 >= 0 && ix0 >= 0 && iy0 + span <= (ptrdiff_t)p->in_h &&
+                       ix0 + span <= (ptrdiff_t)p->in_w;
+  for (int ph = 0; ph < S * S; ++ph) {
+    const ptrdiff_t py = ph / S, px = ph % S;
+    float* vp = v + (size_t)ph * cs;
+    if (interior) {
+      /* Interior tile, whole vectors (most tiles of a large map): plain loads, no checks. */
+      const float* base = image + ((size_t)(iy0 + py) * p->in_w + (size_t)(ix0 + px)) * C;
+      const size_t row_stride = (size_t)S * p->in_w * C, col_stride = (size_t)S * C;
+      for (size_t c = 0; c < C; c += (size_t)LV_W) {
+        LV_T tmp[8][8];
+        for (int j = 0; j < A; ++j) {
+          LV_T col[8], res[8];
+          for (int i = 0; i < A; ++i) col[i] = LV_LOAD(base + (size_t)i * row_stride + (size_t)j * col_stride + c);
+          wg_bt(M, col, res);
+          for (int i = 0; i < A; ++i) tmp[i][j] = res[i];
+        }
+        for (int i = 0; i < A; ++i) {
+          LV_T res[8];
+          wg_bt(M, tmp[i], res);
+          for (int j = 0; j < A; ++j) LV_STORE(vp + (size_t)(i * A + j) * t_stride + c, res[j]);
+        }
+      }
+      for (size_t c = C; c < slots; c += (size_t)LV_W)
+        for (int t = 0; t < A * A; ++t) LV_STORE(vp + (size_t)t * t_stride + c, LV_SET1(0.0f));
+      continue;
+    }
+    int row_in[8], col_in[8];
+    for (int i = 0; i < A; ++i) {
+      const ptrdiff_t iy = iy0 + (ptrdiff_t)S * i + py, ix = ix0 + (ptrdiff_t)S * i + px;
+      row_in[i] = iy >= 0 && iy < (ptrdiff_t)p->in_h;
+      col_in[i] = ix >= 0 && ix < (ptrdiff_t)p->in_w;
+    }
+    for (size_t c = 0; c < slots; c += (size_t)LV_W) {
+      const size_t avail = c < C ? C - c : 0;
       LV_T tmp[8][8];
       for (int j = 0; j < A; ++j) {
         LV_T col[8], res[8];
-        for (int i = 0; i < A; ++i) col[i] = LV_LOAD(base + (size_t)i * row_stride + (size_t)j * C + c);
+        for (int i = 0; i < A; ++i)
+          col[i] = row_in[i] && col_in[j] && avail > 0
+                       ? wg_load_partial(image + ((size_t)(iy0 + (ptrdiff_t)S * i + py) * p->in_w +
+                                                  (size_t)(ix0 + (ptrdiff_t)S * j + px)) * C + c,
+                                         avail)
+                       : LV_SET1(0.0f);
         wg_bt(M, col, res);
         for (int i = 0; i < A; ++i) tmp[i][j] = res[i];
       }
       for (int i = 0; i < A; ++i) {
         LV_T res[8];
         wg_bt(M, tmp[i], res);
-        for (int j = 0; j < A; ++j) LV_STORE(v + (size_t)(i * A + j) * t_stride + c, res[j]);
+        for (int j = 0; j < A; ++j) LV_STORE(vp + (size_t)(i * A + j) * t_stride + c, res[j]);
       }
-    }
-    return;
-  }
-  int row_in[8], col_in[8];
-  for (int i = 0; i < A; ++i) {
-    row_in[i] = iy0 + i >= 0 && iy0 + i < (ptrdiff_t)p->in_h;
-    col_in[i] = ix0 + i >= 0 && ix0 + i < (ptrdiff_t)p->in_w;
-  }
-  for (size_t c = 0; c < ci_pad; c += (size_t)LV_W) {
-    const size_t avail = C - c;
-    LV_T tmp[8][8];
-    for (int j = 0; j < A; ++j) {
-      LV_T col[8], res[8];
-      for (int i = 0; i < A; ++i)
-        col[i] = row_in[i] && col_in[j]
-                     ? wg_load_partial(image + ((size_t)(iy0 + i) * p->in_w + (size_t)(ix0 + j)) * C + c, avail)
-                     : LV_SET1(0.0f);
-      wg_bt(M, col, res);
-      for (int i = 0; i < A; ++i) tmp[i][j] = res[i];
-    }
-    for (int i = 0; i < A; ++i) {
-      LV_T res[8];
-      wg_bt(M, tmp[i], res);
-      for (int j = 0; j < A; ++j) LV_STORE(v + (size_t)(i * A + j) * t_stride + c, res[j]);
     }
   }
 }
@@ -105,7 +126,7 @@ WG_OUT_OF_LINE void wg_input_tile(int M, const lite_conv2d_params* p, const floa
 WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const float* mat, size_t t_stride,
                                      size_t co_pad, const float* bias, const lite_activation* act, LV_T vlo, LV_T vhi,
                                      int post, float* out_image, size_t oy0, size_t ox0) {
-  const int A = M + 2;
+  const int A = WG_ALPHA(M);
   const size_t C = p->out_c;
   const size_t my = p->out_h - oy0 < (size_t)M ? p->out_h - oy0 : (size_t)M;
   const size_t mx = p->out_w - ox0 < (size_t)M ? p->out_w - ox0 : (size_t)M;
@@ -114,16 +135,16 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
     float* base = out_image + (oy0 * p->out_w + ox0) * C;
     const size_t row_stride = p->out_w * C;
     for (size_t c = 0; c < C; c += (size_t)LV_W) {
-      LV_T tmp[6][8];
+      LV_T tmp[7][8];
       for (int j = 0; j < A; ++j) {
-        LV_T col[8], res[6];
+        LV_T col[8], res[7];
         for (int i = 0; i < A; ++i) col[i] = LV_LOAD(mat + (size_t)(i * A + j) * t_stride + c);
         wg_at(M, col, res);
         for (int i = 0; i < M; ++i) tmp[i][j] = res[i];
       }
       const LV_T b = bias != NULL ? LV_LOAD(bias + c) : LV_SET1(0.0f);
       for (int i = 0; i < M; ++i) {
-        LV_T y[6];
+        LV_T y[7];
         wg_at(M, tmp[i], y);
         float* row = base + (size_t)i * row_stride + c;
         for (int j = 0; j < M; ++j) LV_STORE(row + (size_t)j * C, LV_MIN(vhi, LV_MAX(vlo, LV_ADD(y[j], b))));
@@ -133,16 +154,16 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
   }
   for (size_t c = 0; c < co_pad; c += (size_t)LV_W) {
     const size_t avail = C - c;
-    LV_T tmp[6][8];
+    LV_T tmp[7][8];
     for (int j = 0; j < A; ++j) {
-      LV_T col[8], res[6];
+      LV_T col[8], res[7];
       for (int i = 0; i < A; ++i) col[i] = LV_LOAD(mat + (size_t)(i * A + j) * t_stride + c);
       wg_at(M, col, res);
       for (int i = 0; i < M; ++i) tmp[i][j] = res[i];
     }
     const LV_T b = bias != NULL ? wg_load_partial(bias + c, avail) : LV_SET1(0.0f);
     for (size_t i = 0; i < my; ++i) {
-      LV_T y[6];
+      LV_T y[7];
       wg_at(M, tmp[i], y);
       float* row = out_image + ((oy0 + i) * p->out_w + ox0) * C + c;
       for (size_t j = 0; j < mx; ++j) {
@@ -166,13 +187,16 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
 WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite_conv2d_params* p, const float* input,
                              const float* packed, const float* bias, const lite_activation* act, float* output,
                              float* scratch, size_t tr_begin, size_t tr_end) {
-  const size_t A = (size_t)M + 2, T2 = A * A;
+  const size_t A = (size_t)WG_ALPHA(M), T2 = A * A;
+  const int S = M == 7 ? 2 : 1;
   const size_t tiles_y = (p->out_h + (size_t)M - 1) / (size_t)M, tiles_x = (p->out_w + (size_t)M - 1) / (size_t)M;
   const size_t ci_pad = (p->in_c + LV_W - 1) / LV_W * LV_W, co_pad = (p->out_c + LV_W - 1) / LV_W * LV_W;
   const size_t TB = lite_f32_winograd_block_tiles(M, p);
-  const size_t per_t = lite_f32_gemm_packed_size(gemm, p->out_c, p->in_c);
+  /* the products' depth K and the row stride of V: in_c and ci_pad, or 4 phases of cs channels */
+  const size_t K = lite_f32_winograd_gemm_k(M, p), vrow = S == 1 ? ci_pad : K;
+  const size_t per_t = lite_f32_gemm_packed_size(gemm, p->out_c, K);
   float* v = scratch;
-  float* mat = scratch + T2 * TB * ci_pad;
+  float* mat = scratch + T2 * TB * vrow;
   memset(mat, 0, sizeof(float) * T2 * TB * co_pad);
   const size_t in_image = p->in_h * p->in_w * p->in_c, out_image = p->out_h * p->out_w * p->out_c;
   const size_t lo = tr_begin * tiles_x, hi = tr_end * tiles_x;
@@ -185,17 +209,17 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
     const size_t nb = hi - start < TB ? hi - start : TB;
     for (size_t b = 0; b < nb; ++b) {
       const size_t idx = start + b, tr = idx / tiles_x, tx = idx % tiles_x, n = tr / tiles_y, ty = tr % tiles_y;
-      wg_input_tile(M, p, input + n * in_image, (ptrdiff_t)(ty * (size_t)M) - (ptrdiff_t)p->pad_top,
-                    (ptrdiff_t)(tx * (size_t)M) - (ptrdiff_t)p->pad_left, ci_pad, v + b * ci_pad, TB * ci_pad);
+      wg_input_tile(M, S, p, input + n * in_image, (ptrdiff_t)(ty * (size_t)(M * S)) - (ptrdiff_t)p->pad_top,
+                    (ptrdiff_t)(tx * (size_t)(M * S)) - (ptrdiff_t)p->pad_left, ci_pad, K / 4, v + b * vrow, TB * vrow);
     }
     for (size_t t = 0; t < T2; ++t) {
 #ifdef LITE_WINOGRAD_TILE_GEMM
-      if (LITE_WINOGRAD_TILE_GEMM(gemm, nb, p->out_c, co_pad, p->in_c, v + t * TB * ci_pad, ci_pad, packed + t * per_t,
+      if (LITE_WINOGRAD_TILE_GEMM(gemm, nb, p->out_c, co_pad, K, v + t * TB * vrow, vrow, packed + t * per_t,
                                   mat + t * TB * co_pad, co_pad))
         continue;
 #endif
-      lite_f32_gemm_packed_compute(gemm, nb, 0, p->out_c, p->in_c, v + t * TB * ci_pad, ci_pad, packed + t * per_t,
-                                   NULL, mat + t * TB * co_pad, co_pad);
+      lite_f32_gemm_packed_compute(gemm, nb, 0, p->out_c, K, v + t * TB * vrow, vrow, packed + t * per_t, NULL,
+                                   mat + t * TB * co_pad, co_pad);
     }
     for (size_t b = 0; b < nb; ++b) {
       const size_t idx = start + b, tr = idx / tiles_x, tx = idx % tiles_x, n = tr / tiles_y, ty = tr % tiles_y;
@@ -211,6 +235,8 @@ LITE_F32_WINOGRAD_DECLARE(LITE_WINOGRAD_ENTRY) {
     wg_run(2, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
   else if (m == 4)
     wg_run(4, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
+  else if (m == 7)
+    wg_run(7, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
   else
     wg_run(6, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
 }

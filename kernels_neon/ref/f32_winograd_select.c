@@ -10,12 +10,20 @@
 #define WG_MAX_LANES 16
 
 int lite_f32_winograd_applies(const lite_conv2d_params* p) {
-  return p->groups == 1 && p->kernel_h == 3 && p->kernel_w == 3 && p->stride_h == 1 && p->stride_w == 1 &&
-         p->dilation_h == 1 && p->dilation_w == 1 && p->in_c > 0 && p->out_c > 0;
+  return p->groups == 1 && p->kernel_h == 3 && p->kernel_w == 3 && p->stride_h == p->stride_w &&
+         (p->stride_h == 1 || p->stride_h == 2) && p->dilation_h == 1 && p->dilation_w == 1 && p->in_c > 0 &&
+         p->out_c > 0;
+}
+
+static size_t round_lanes(size_t c) { return (c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES; }
+
+size_t lite_f32_winograd_gemm_k(int m, const lite_conv2d_params* p) {
+  return m == 7 ? 4 * round_lanes(p->in_c) : p->in_c;
 }
 
 /* Operation counts per tile (from kernels_neon/tools/winograd_transforms.py, counting one add or
- * multiply-add per nonzero of B^T / A^T beyond the first of each row):
+ * multiply-add per nonzero of B^T / A^T beyond the first of each row; the generated code shares
+ * partial sums between point pairs and needs about two thirds of these, a margin the rule keeps):
  *   input transform  2 * alpha 1-D transforms: F(2,3) 32, F(4,3) 192, F(6,3) 576 ops per input channel
  *   output transform (alpha + m) 1-D transforms: F(2,3) 24, F(4,3) 140, F(6,3) 448 ops per output channel
  *   multiply         alpha^2 * in_c * out_c multiply-adds (16, 36 or 64), against 9 * m^2 for a direct
@@ -36,9 +44,11 @@ int lite_f32_winograd_applies(const lite_conv2d_params* p) {
 #if defined(__aarch64__) || defined(__arm__)
 #define WG_GEMM_ROWS 4
 #define WG_WITH_F4 1
+#define WG_WITH_STRIDE2 1
 #else
 #define WG_GEMM_ROWS 8
 #define WG_WITH_F4 0 /* not yet timed on x86: F(2,3) / F(6,3) as measured there */
+#define WG_WITH_STRIDE2 0 /* likewise: x86 keeps im2col + GEMM for stride 2 */
 #endif
 
 static double round_rows(double x) {
@@ -71,15 +81,61 @@ int lite_f32_winograd_choose(size_t in_c, size_t out_c, size_t out_h, size_t out
   return best_m;
 }
 
-static size_t alpha2(int m) { return (size_t)(m + 2) * (size_t)(m + 2); }
+/* Stride 2 as F(7,2) over 4 * in_c phase channels (winograd.h), by the same counts: the input
+ * transform is F(6,3)'s per phase channel, the output transform 15 1-D transforms of 37 ops. The
+ * direct cost is that of stride 1 (its im2col copies not counted). With few tiles the rounding to
+ * the GEMM height decides: 7x7 outputs (1 tile) stay direct. */
+int lite_f32_winograd_choose_stride2(size_t in_c, size_t out_c, size_t out_h, size_t out_w) {
+  if (!WG_WITH_STRIDE2 || in_c < 8 || out_c < 8) return 0;
+  const double ci = (double)in_c, co = (double)out_c, pixels = (double)out_h * (double)out_w;
+  const double k = 4.0 * (double)round_lanes(in_c);
+  const double direct = round_rows(pixels) * 9.0 * ci * co + (double)(((size_t)pixels + 63) / 64) * 9.0 * ci * co;
+  const size_t tiles = ((out_h + 6) / 7) * ((out_w + 6) / 7);
+  const double blocks = (double)((tiles + 15) / 16);
+  const double cost = round_rows((double)tiles) * 64.0 * k * co + blocks * 64.0 * k * co +
+                      (double)tiles * (576.0 * k + 555.0 * co);
+  return cost < direct ? 7 : 0;
+}
+
+static size_t wg_alpha(int m) { return m == 7 ? 8 : (size_t)m + 2; }
+static size_t alpha2(int m) { return wg_alpha(m) * wg_alpha(m); }
 
 size_t lite_f32_winograd_packed_weight_size(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* p) {
-  return alpha2(m) * lite_f32_gemm_packed_size(gemm, p->out_c, p->in_c);
+  return alpha2(m) * lite_f32_gemm_packed_size(gemm, p->out_c, lite_f32_winograd_gemm_k(m, p));
+}
+
+/* Stride 2: U_t[ph * cs + ci][co] = (G w_ph G^T)[i][j], w_ph the 2x2 sub-kernel of phase ph = (py, px)
+ * (w_ph[a][b] = w[2a + py][2b + px], zero outside the 3x3); rows of channels past in_c are zero. */
+static int pack_weight_stride2(const lite_f32_gemm_config* gemm, const lite_conv2d_params* p, const float* weight,
+                               float* packed) {
+  const size_t Ci = p->in_c, Co = p->out_c, K = lite_f32_winograd_gemm_k(7, p), cs = K / 4;
+  const size_t per_t = lite_f32_gemm_packed_size(gemm, Co, K);
+  float* u = calloc(K * Co + 1, sizeof(float));
+  if (u == NULL) return 0;
+  for (size_t i = 0; i < 8; ++i)
+    for (size_t j = 0; j < 8; ++j) {
+      for (size_t ph = 0; ph < 4; ++ph) {
+        const size_t py = ph / 2, px = ph % 2;
+        for (size_t co = 0; co < Co; ++co)
+          for (size_t ci = 0; ci < Ci; ++ci) {
+            double s = 0.0;
+            for (size_t a = 0; 2 * a + py < 3; ++a)
+              for (size_t b = 0; 2 * b + px < 3; ++b)
+                s += lite_wino_f7r2_g[i][a] * (double)weight[((co * 3 + 2 * a + py) * 3 + 2 * b + px) * Ci + ci] *
+                     lite_wino_f7r2_g[j][b];
+            u[(ph * cs + ci) * Co + co] = (float)s;
+          }
+      }
+      lite_f32_gemm_pack_b(gemm, Co, K, u, Co, 1, NULL, packed + (i * 8 + j) * per_t);
+    }
+  free(u);
+  return 1;
 }
 
 /* U_t[ci][co] = (G g G^T)[i][j] for t = i * alpha + j, in double, then packed as GEMM B [in_c x out_c]. */
 int lite_f32_winograd_pack_weight(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* p,
                                   const float* weight, float* packed) {
+  if (m == 7) return pack_weight_stride2(gemm, p, weight, packed);
   const double(*g)[3] = m == 2 ? lite_wino_f2_g : (m == 4 ? lite_wino_f4_g : lite_wino_f6_g);
   const size_t A = (size_t)m + 2, Ci = p->in_c, Co = p->out_c;
   const size_t per_t = lite_f32_gemm_packed_size(gemm, Co, Ci);
@@ -104,10 +160,14 @@ size_t lite_f32_winograd_tile_rows(int m, const lite_conv2d_params* p) {
   return p->batch * ((p->out_h + (size_t)m - 1) / (size_t)m);
 }
 
+/* Floats per tile and transform position of the transformed input (the row stride of V). */
+static size_t v_row(int m, const lite_conv2d_params* p) {
+  return m == 7 ? lite_f32_winograd_gemm_k(m, p) : round_lanes(p->in_c);
+}
+
 size_t lite_f32_winograd_block_tiles(int m, const lite_conv2d_params* p) {
   const size_t budget = 256 * 1024; /* floats (1 MiB) of transformed input + products */
-  const size_t ci = (p->in_c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES;
-  const size_t co = (p->out_c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES;
+  const size_t ci = v_row(m, p), co = round_lanes(p->out_c);
   size_t tb = budget / (alpha2(m) * (ci + co));
   if (tb < 16) tb = 16;
   if (tb > 128) tb = 128;
@@ -119,8 +179,7 @@ size_t lite_f32_winograd_block_tiles(int m, const lite_conv2d_params* p) {
 }
 
 size_t lite_f32_winograd_scratch_size(int m, const lite_conv2d_params* p) {
-  const size_t ci = (p->in_c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES;
-  const size_t co = (p->out_c + WG_MAX_LANES - 1) / WG_MAX_LANES * WG_MAX_LANES;
+  const size_t ci = v_row(m, p), co = round_lanes(p->out_c);
   return alpha2(m) * lite_f32_winograd_block_tiles(m, p) * (ci + co);
 }
 

@@ -5,65 +5,111 @@
  * P##_FMA(acc, a, b) = acc + a * b, P##_SET1): one definition serves each vector ISA and scalar C:
  *   LITE_WINO_F<m>_BT: alpha inputs -> alpha outputs (input transform, on columns then rows)
  *   LITE_WINO_F<m>_AT: alpha inputs -> m outputs (output transform, columns then rows)
- * and G (alpha x 3) as exact double tables for the weight transform done once at prepare. */
+ * and G (alpha x r) as exact double tables for the weight transform done once at prepare.
+ * Rows (B^T) and columns (A^T) of a point pair p, -p share their even / odd partial sums
+ * (temporaries of type P##_T): about a third fewer operations than one sum per output. */
 #ifndef LITE_F32_WINOGRAD_TRANSFORMS_H
 #define LITE_F32_WINOGRAD_TRANSFORMS_H
 
 /* F(2,3): alpha = 4, points 0, 1, -1, infinity */
 #define LITE_WINO_F2_BT(P, in, out) \
   do { \
+    const P##_T wino_e0_ = (in)[2]; \
+    const P##_T wino_o0_ = (in)[1]; \
     (out)[0] = P##_SUB((in)[2], (in)[0]); \
-    (out)[1] = P##_ADD((in)[1], (in)[2]); \
-    (out)[2] = P##_SUB((in)[2], (in)[1]); \
+    (out)[1] = P##_ADD(wino_e0_, wino_o0_); \
+    (out)[2] = P##_SUB(wino_e0_, wino_o0_); \
     (out)[3] = P##_SUB((in)[3], (in)[1]); \
   } while (0)
 #define LITE_WINO_F2_AT(P, in, out) \
   do { \
-    (out)[0] = P##_ADD(P##_ADD((in)[0], (in)[1]), (in)[2]); \
-    (out)[1] = P##_SUB(P##_ADD((in)[1], (in)[3]), (in)[2]); \
+    const P##_T wino_s0_ = P##_ADD((in)[1], (in)[2]); \
+    const P##_T wino_d0_ = P##_SUB((in)[1], (in)[2]); \
+    (out)[0] = P##_ADD((in)[0], wino_s0_); \
+    (out)[1] = P##_ADD(wino_d0_, (in)[3]); \
   } while (0)
 static const double lite_wino_f2_g[4][3] = {{-1.0, 0.0, 0.0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0.0, 0.0, 1.0}};
 
 /* F(4,3): alpha = 6, points 0, 1, -1, 2, -2, infinity */
 #define LITE_WINO_F4_BT(P, in, out) \
   do { \
+    const P##_T wino_e0_ = P##_FMA((in)[4], (in)[2], P##_SET1(-4.0f)); \
+    const P##_T wino_o0_ = P##_FMA((in)[3], (in)[1], P##_SET1(-4.0f)); \
+    const P##_T wino_e1_ = P##_SUB((in)[4], (in)[2]); \
+    const P##_T wino_o1_ = P##_FMA(P##_MUL((in)[1], P##_SET1(-2.0f)), (in)[3], P##_SET1(2.0f)); \
     (out)[0] = P##_FMA(P##_FMA((in)[4], (in)[0], P##_SET1(4.0f)), (in)[2], P##_SET1(-5.0f)); \
-    (out)[1] = P##_FMA(P##_FMA(P##_ADD((in)[3], (in)[4]), (in)[1], P##_SET1(-4.0f)), (in)[2], P##_SET1(-4.0f)); \
-    (out)[2] = P##_SUB(P##_FMA(P##_FMA((in)[4], (in)[1], P##_SET1(4.0f)), (in)[2], P##_SET1(-4.0f)), (in)[3]); \
-    (out)[3] = P##_FMA(P##_SUB(P##_FMA((in)[4], (in)[1], P##_SET1(-2.0f)), (in)[2]), (in)[3], P##_SET1(2.0f)); \
-    (out)[4] = P##_FMA(P##_SUB(P##_FMA((in)[4], (in)[1], P##_SET1(2.0f)), (in)[2]), (in)[3], P##_SET1(-2.0f)); \
+    (out)[1] = P##_ADD(wino_e0_, wino_o0_); \
+    (out)[2] = P##_SUB(wino_e0_, wino_o0_); \
+    (out)[3] = P##_ADD(wino_e1_, wino_o1_); \
+    (out)[4] = P##_SUB(wino_e1_, wino_o1_); \
     (out)[5] = P##_FMA(P##_FMA((in)[5], (in)[1], P##_SET1(4.0f)), (in)[3], P##_SET1(-5.0f)); \
   } while (0)
 #define LITE_WINO_F4_AT(P, in, out) \
   do { \
-    (out)[0] = P##_ADD(P##_ADD(P##_ADD(P##_ADD((in)[0], (in)[1]), (in)[2]), (in)[3]), (in)[4]); \
-    (out)[1] = P##_FMA(P##_FMA(P##_SUB((in)[1], (in)[2]), (in)[3], P##_SET1(2.0f)), (in)[4], P##_SET1(-2.0f)); \
-    (out)[2] = P##_FMA(P##_FMA(P##_ADD((in)[1], (in)[2]), (in)[3], P##_SET1(4.0f)), (in)[4], P##_SET1(4.0f)); \
-    (out)[3] = P##_FMA(P##_FMA(P##_SUB(P##_ADD((in)[1], (in)[5]), (in)[2]), (in)[3], P##_SET1(8.0f)), (in)[4], P##_SET1(-8.0f)); \
+    const P##_T wino_s0_ = P##_ADD((in)[1], (in)[2]); \
+    const P##_T wino_d0_ = P##_SUB((in)[1], (in)[2]); \
+    const P##_T wino_s1_ = P##_ADD((in)[3], (in)[4]); \
+    const P##_T wino_d1_ = P##_SUB((in)[3], (in)[4]); \
+    (out)[0] = P##_ADD(P##_ADD((in)[0], wino_s0_), wino_s1_); \
+    (out)[1] = P##_FMA(wino_d0_, wino_d1_, P##_SET1(2.0f)); \
+    (out)[2] = P##_FMA(wino_s0_, wino_s1_, P##_SET1(4.0f)); \
+    (out)[3] = P##_FMA(P##_ADD(wino_d0_, (in)[5]), wino_d1_, P##_SET1(8.0f)); \
   } while (0)
 static const double lite_wino_f4_g[6][3] = {{0.25, 0.0, 0.0}, {-0.16666666666666666, -0.16666666666666666, -0.16666666666666666}, {-0.16666666666666666, 0.16666666666666666, -0.16666666666666666}, {0.041666666666666664, 0.08333333333333333, 0.16666666666666666}, {0.041666666666666664, -0.08333333333333333, 0.16666666666666666}, {0.0, 0.0, 1.0}};
 
 /* F(6,3): alpha = 8, points 0, 1, -1, 2, -2, 1/2, -1/2, infinity */
 #define LITE_WINO_F6_BT(P, in, out) \
   do { \
+    const P##_T wino_e0_ = P##_FMA(P##_ADD((in)[2], (in)[6]), (in)[4], P##_SET1(-4.25f)); \
+    const P##_T wino_o0_ = P##_FMA(P##_ADD((in)[1], (in)[5]), (in)[3], P##_SET1(-4.25f)); \
+    const P##_T wino_e1_ = P##_FMA(P##_FMA((in)[6], (in)[2], P##_SET1(0.25f)), (in)[4], P##_SET1(-1.25f)); \
+    const P##_T wino_o1_ = P##_FMA(P##_FMA(P##_MUL((in)[1], P##_SET1(0.5f)), (in)[3], P##_SET1(-2.5f)), (in)[5], P##_SET1(2.0f)); \
+    const P##_T wino_e2_ = P##_FMA(P##_FMA((in)[6], (in)[2], P##_SET1(4.0f)), (in)[4], P##_SET1(-5.0f)); \
+    const P##_T wino_o2_ = P##_FMA(P##_FMA(P##_MUL((in)[1], P##_SET1(2.0f)), (in)[3], P##_SET1(-2.5f)), (in)[5], P##_SET1(0.5f)); \
     (out)[0] = P##_FMA(P##_FMA(P##_SUB((in)[6], (in)[0]), (in)[2], P##_SET1(5.25f)), (in)[4], P##_SET1(-5.25f)); \
-    (out)[1] = P##_FMA(P##_FMA(P##_ADD(P##_ADD(P##_ADD((in)[1], (in)[2]), (in)[5]), (in)[6]), (in)[3], P##_SET1(-4.25f)), (in)[4], P##_SET1(-4.25f)); \
-    (out)[2] = P##_SUB(P##_FMA(P##_FMA(P##_SUB(P##_ADD((in)[2], (in)[6]), (in)[1]), (in)[3], P##_SET1(4.25f)), (in)[4], P##_SET1(-4.25f)), (in)[5]); \
-    (out)[3] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_FMA((in)[6], (in)[1], P##_SET1(0.5f)), (in)[2], P##_SET1(0.25f)), (in)[3], P##_SET1(-2.5f)), (in)[4], P##_SET1(-1.25f)), (in)[5], P##_SET1(2.0f)); \
-    (out)[4] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_FMA((in)[6], (in)[1], P##_SET1(-0.5f)), (in)[2], P##_SET1(0.25f)), (in)[3], P##_SET1(2.5f)), (in)[4], P##_SET1(-1.25f)), (in)[5], P##_SET1(-2.0f)); \
-    (out)[5] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_FMA((in)[6], (in)[1], P##_SET1(2.0f)), (in)[2], P##_SET1(4.0f)), (in)[3], P##_SET1(-2.5f)), (in)[4], P##_SET1(-5.0f)), (in)[5], P##_SET1(0.5f)); \
-    (out)[6] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_FMA((in)[6], (in)[1], P##_SET1(-2.0f)), (in)[2], P##_SET1(4.0f)), (in)[3], P##_SET1(2.5f)), (in)[4], P##_SET1(-5.0f)), (in)[5], P##_SET1(-0.5f)); \
+    (out)[1] = P##_ADD(wino_e0_, wino_o0_); \
+    (out)[2] = P##_SUB(wino_e0_, wino_o0_); \
+    (out)[3] = P##_ADD(wino_e1_, wino_o1_); \
+    (out)[4] = P##_SUB(wino_e1_, wino_o1_); \
+    (out)[5] = P##_ADD(wino_e2_, wino_o2_); \
+    (out)[6] = P##_SUB(wino_e2_, wino_o2_); \
     (out)[7] = P##_FMA(P##_FMA(P##_SUB((in)[7], (in)[1]), (in)[3], P##_SET1(5.25f)), (in)[5], P##_SET1(-5.25f)); \
   } while (0)
 #define LITE_WINO_F6_AT(P, in, out) \
   do { \
-    (out)[0] = P##_ADD(P##_ADD(P##_ADD(P##_ADD(P##_ADD(P##_ADD((in)[0], (in)[1]), (in)[2]), (in)[3]), (in)[4]), (in)[5]), (in)[6]); \
-    (out)[1] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_SUB((in)[1], (in)[2]), (in)[3], P##_SET1(2.0f)), (in)[4], P##_SET1(-2.0f)), (in)[5], P##_SET1(0.5f)), (in)[6], P##_SET1(-0.5f)); \
-    (out)[2] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_ADD((in)[1], (in)[2]), (in)[3], P##_SET1(4.0f)), (in)[4], P##_SET1(4.0f)), (in)[5], P##_SET1(0.25f)), (in)[6], P##_SET1(0.25f)); \
-    (out)[3] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_SUB((in)[1], (in)[2]), (in)[3], P##_SET1(8.0f)), (in)[4], P##_SET1(-8.0f)), (in)[5], P##_SET1(0.125f)), (in)[6], P##_SET1(-0.125f)); \
-    (out)[4] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_ADD((in)[1], (in)[2]), (in)[3], P##_SET1(16.0f)), (in)[4], P##_SET1(16.0f)), (in)[5], P##_SET1(0.0625f)), (in)[6], P##_SET1(0.0625f)); \
-    (out)[5] = P##_FMA(P##_FMA(P##_FMA(P##_FMA(P##_SUB(P##_ADD((in)[1], (in)[7]), (in)[2]), (in)[3], P##_SET1(32.0f)), (in)[4], P##_SET1(-32.0f)), (in)[5], P##_SET1(0.03125f)), (in)[6], P##_SET1(-0.03125f)); \
+    const P##_T wino_s0_ = P##_ADD((in)[1], (in)[2]); \
+    const P##_T wino_d0_ = P##_SUB((in)[1], (in)[2]); \
+    const P##_T wino_s1_ = P##_ADD((in)[3], (in)[4]); \
+    const P##_T wino_d1_ = P##_SUB((in)[3], (in)[4]); \
+    const P##_T wino_s2_ = P##_ADD((in)[5], (in)[6]); \
+    const P##_T wino_d2_ = P##_SUB((in)[5], (in)[6]); \
+    (out)[0] = P##_ADD(P##_ADD(P##_ADD((in)[0], wino_s0_), wino_s1_), wino_s2_); \
+    (out)[1] = P##_FMA(P##_FMA(wino_d0_, wino_d1_, P##_SET1(2.0f)), wino_d2_, P##_SET1(0.5f)); \
+    (out)[2] = P##_FMA(P##_FMA(wino_s0_, wino_s1_, P##_SET1(4.0f)), wino_s2_, P##_SET1(0.25f)); \
+    (out)[3] = P##_FMA(P##_FMA(wino_d0_, wino_d1_, P##_SET1(8.0f)), wino_d2_, P##_SET1(0.125f)); \
+    (out)[4] = P##_FMA(P##_FMA(wino_s0_, wino_s1_, P##_SET1(16.0f)), wino_s2_, P##_SET1(0.0625f)); \
+    (out)[5] = P##_FMA(P##_FMA(P##_ADD(wino_d0_, (in)[7]), wino_d1_, P##_SET1(32.0f)), wino_d2_, P##_SET1(0.03125f)); \
   } while (0)
 static const double lite_wino_f6_g[8][3] = {{-1.0, 0.0, 0.0}, {-0.2222222222222222, -0.2222222222222222, -0.2222222222222222}, {-0.2222222222222222, 0.2222222222222222, -0.2222222222222222}, {0.011111111111111112, 0.022222222222222223, 0.044444444444444446}, {0.011111111111111112, -0.022222222222222223, 0.044444444444444446}, {0.7111111111111111, 0.35555555555555557, 0.17777777777777778}, {0.7111111111111111, -0.35555555555555557, 0.17777777777777778}, {0.0, 0.0, 1.0}};
+
+/* F(7,2): alpha = 8, points 0, 1, -1, 2, -2, 1/2, -1/2, infinity */
+#define LITE_WINO_F7R2_BT LITE_WINO_F6_BT /* the same points */
+#define LITE_WINO_F7R2_AT(P, in, out) \
+  do { \
+    const P##_T wino_s0_ = P##_ADD((in)[1], (in)[2]); \
+    const P##_T wino_d0_ = P##_SUB((in)[1], (in)[2]); \
+    const P##_T wino_s1_ = P##_ADD((in)[3], (in)[4]); \
+    const P##_T wino_d1_ = P##_SUB((in)[3], (in)[4]); \
+    const P##_T wino_s2_ = P##_ADD((in)[5], (in)[6]); \
+    const P##_T wino_d2_ = P##_SUB((in)[5], (in)[6]); \
+    (out)[0] = P##_ADD(P##_ADD(P##_ADD((in)[0], wino_s0_), wino_s1_), wino_s2_); \
+    (out)[1] = P##_FMA(P##_FMA(wino_d0_, wino_d1_, P##_SET1(2.0f)), wino_d2_, P##_SET1(0.5f)); \
+    (out)[2] = P##_FMA(P##_FMA(wino_s0_, wino_s1_, P##_SET1(4.0f)), wino_s2_, P##_SET1(0.25f)); \
+    (out)[3] = P##_FMA(P##_FMA(wino_d0_, wino_d1_, P##_SET1(8.0f)), wino_d2_, P##_SET1(0.125f)); \
+    (out)[4] = P##_FMA(P##_FMA(wino_s0_, wino_s1_, P##_SET1(16.0f)), wino_s2_, P##_SET1(0.0625f)); \
+    (out)[5] = P##_FMA(P##_FMA(wino_d0_, wino_d1_, P##_SET1(32.0f)), wino_d2_, P##_SET1(0.03125f)); \
+    (out)[6] = P##_FMA(P##_FMA(P##_ADD(wino_s0_, (in)[7]), wino_s1_, P##_SET1(64.0f)), wino_s2_, P##_SET1(0.015625f)); \
+  } while (0)
+static const double lite_wino_f7r2_g[8][2] = {{-1.0, 0.0}, {-0.2222222222222222, -0.2222222222222222}, {-0.2222222222222222, 0.2222222222222222}, {0.011111111111111112, 0.022222222222222223}, {0.011111111111111112, -0.022222222222222223}, {0.7111111111111111, 0.35555555555555557}, {0.7111111111111111, -0.35555555555555557}, {0.0, 1.0}};
 
 #endif

@@ -1,4 +1,4 @@
-/* Winograd F(2,3), F(4,3), F(6,3) (every transform variant the CPU runs, over the GEMM microkernel
+/* Winograd F(2,3), F(4,3), F(6,3) and stride-2 F(7,2) on the input phases (every transform variant the CPU runs, over the GEMM microkernel
  * the CPU selects and the portable one) against the reference direct convolution
  * lite_f32_conv2d_nhwc_ref (the oracle): odd, non-square and 1-pixel images, padding none / same /
  * asymmetric / wider than the kernel, channels around every vector width, batch > 1, every fused
@@ -6,7 +6,7 @@
  *
  * Tolerance, per case: max |out - ref| <= tol(m) * max(1, max|sum|) (sum = the convolution before
  * its activation, the magnitude the transforms round at) with tol = 1e-5 (F(2,3)),
- * 5e-5 (F(4,3)), 1e-4 (F(6,3)) on data uniform in [-1, 1). The transforms' fp32 rounding grows with
+ * 5e-5 (F(4,3)), 1e-4 (F(6,3) and F(7,2)) on data uniform in [-1, 1). The transforms' fp32 rounding grows with
  * the tile (kernels_neon/tools/winograd_transforms.py measures ~2e-6, ~1e-5, ~2e-5 vs float64, where a
  * direct fp32 sum shows ~3e-7); the largest error seen per m is printed.
  * Also checked: tile rows computed in pieces are bit-identical to one call; nothing is written
@@ -30,7 +30,7 @@ typedef struct {
   int available;
 } variant;
 
-static double g_worst[7];
+static double g_worst[8];
 
 static double tolerance(int m) { return m == 2 ? 1e-5 : (m == 4 ? 5e-5 : 1e-4); }
 
@@ -81,24 +81,29 @@ static int run_case(const variant* v, const lite_f32_gemm_config* gemm, int m, c
   for (size_t i = out_n; i < out_n + guard; ++i) ok &= out[i] == 12345.0f;
   ok &= memcmp(out, split, sizeof(float) * out_n) == 0;
   if (!ok)
-    fprintf(stderr, "FAIL %s/%s F(%d,3): n%zu %zux%zu ci%zu co%zu pad t%zu l%zu -> %zux%zu act %d bias %d: err %g (max|ref| %g)\n",
-            v->name, gemm->name, m, p->batch, p->in_h, p->in_w, Ci, Co, p->pad_top, p->pad_left, p->out_h, p->out_w,
+    fprintf(stderr, "FAIL %s/%s m %d stride %zu: n%zu %zux%zu ci%zu co%zu pad t%zu l%zu -> %zux%zu act %d bias %d: err %g (max|ref| %g)\n",
+            v->name, gemm->name, m, p->stride_h, p->batch, p->in_h, p->in_w, Ci, Co, p->pad_top, p->pad_left, p->out_h, p->out_w,
             act_kind, with_bias, max_err, max_ref);
   free(in), free(w), free(bias), free(slope), free(ref_packed), free(packed), free(scratch), free(ref), free(plain), free(out),
       free(split);
   return ok;
 }
 
-static int make_params(lite_conv2d_params* p, size_t n, size_t h, size_t w, size_t ci, size_t co, size_t pt,
-                       size_t pl, size_t pb, size_t pr) {
+static int make_strided_params(lite_conv2d_params* p, size_t stride, size_t n, size_t h, size_t w, size_t ci,
+                               size_t co, size_t pt, size_t pl, size_t pb, size_t pr) {
   memset(p, 0, sizeof(*p));
   if (h + pt + pb < 3 || w + pl + pr < 3) return 0;
   p->batch = n, p->in_h = h, p->in_w = w, p->in_c = ci, p->out_c = co, p->groups = 1;
-  p->kernel_h = p->kernel_w = 3, p->stride_h = p->stride_w = 1, p->dilation_h = p->dilation_w = 1;
+  p->kernel_h = p->kernel_w = 3, p->stride_h = p->stride_w = stride, p->dilation_h = p->dilation_w = 1;
   p->pad_top = pt, p->pad_left = pl;
-  p->out_h = h + pt + pb - 2;
-  p->out_w = w + pl + pr - 2;
+  p->out_h = (h + pt + pb - 3) / stride + 1;
+  p->out_w = (w + pl + pr - 3) / stride + 1;
   return 1;
+}
+
+static int make_params(lite_conv2d_params* p, size_t n, size_t h, size_t w, size_t ci, size_t co, size_t pt,
+                       size_t pl, size_t pb, size_t pr) {
+  return make_strided_params(p, 1, n, h, w, ci, co, pt, pl, pb, pr);
 }
 
 static void run_variant(const variant* v, const lite_f32_gemm_config* gemm) {
@@ -118,6 +123,19 @@ static void run_variant(const variant* v, const lite_f32_gemm_config* gemm) {
           snprintf(what, sizeof(what), "%s F(%d,3) case %d", v->name, m, k);
           expect(run_case(v, gemm, m, &p, k % 10, k % 3 != 0), what);
         }
+  /* stride 2 (F(7,2) on the four input phases): odd / even sizes, non-square, whole interior tiles
+   * (16 input pixels per tile side) and partial ones, padding, channels around every vector width */
+  static const size_t sizes2[][2] = {{1, 1}, {3, 4}, {7, 7}, {16, 17}, {33, 30}};
+  static const size_t chans2[][2] = {{1, 1}, {3, 5}, {8, 8}, {17, 33}, {32, 16}};
+  for (size_t si = 0; si < sizeof(sizes2) / sizeof(sizes2[0]); ++si)
+    for (size_t pi = 0; pi < sizeof(pads) / sizeof(pads[0]); ++pi)
+      for (size_t ci = 0; ci < sizeof(chans2) / sizeof(chans2[0]); ++ci, ++k) {
+        if (!make_strided_params(&p, 2, 1 + (size_t)(k % 5 == 0), sizes2[si][0], sizes2[si][1], chans2[ci][0],
+                                 chans2[ci][1], pads[pi][0], pads[pi][1], pads[pi][2], pads[pi][3]))
+          continue;
+        snprintf(what, sizeof(what), "%s F(7,2) stride 2 case %d", v->name, k);
+        expect(run_case(v, gemm, 7, &p, k % 10, k % 3 != 0), what);
+      }
   /* every activation on a mid-size layer */
   for (int m = 2; m <= 6; m += 2)
     for (int act = 0; act <= 9; ++act)
@@ -156,8 +174,8 @@ int main(void) {
              kt_global()->passed + kt_global()->failed - before, kt_global()->failed - failed);
     }
   }
-  for (int m = 2; m <= 6; m += 2)
-    printf("F(%d,3): worst max|err| / max(1, max|sum|) = %.2e (bound %.0e)\n", m, g_worst[m], tolerance(m));
+  for (int m = 2; m <= 7; m += m < 6 ? 2 : 1)
+    printf("m = %d: worst max|err| / max(1, max|sum|) = %.2e (bound %.0e)\n", m, g_worst[m], tolerance(m));
   /* cost rule on clear-cut shapes */
   expect(lite_f32_winograd_choose(3, 3, 640, 640) == 0, "choose: 3 channels -> direct");
   expect(lite_f32_winograd_choose(64, 64, 1, 1) == 0, "choose: 1x1 output -> direct");
@@ -172,6 +190,16 @@ int main(void) {
   expect(lite_f32_winograd_choose(256, 256, 14, 14) == 2, "choose: 256x256 at 14x14 -> F(2,3)");
 #endif
   expect(lite_f32_winograd_choose(24, 24, 160, 160) == 6, "choose: 24x24 at 160x160 -> F(6,3)");
+#if defined(__aarch64__) || defined(__arm__)
+  /* stride 2 (ResNet-18's downsampling 3x3 convolutions): 16 and 4 tiles of 64 x 4 in_c products
+   * against 784 and 196 pixels x 9 in_c; a 7x7 output is 1 tile, computed as 4 rows: direct */
+  expect(lite_f32_winograd_choose_stride2(64, 128, 28, 28) == 7, "choose: s2 64->128 at 28x28 -> F(7,2)");
+  expect(lite_f32_winograd_choose_stride2(128, 256, 14, 14) == 7, "choose: s2 128->256 at 14x14 -> F(7,2)");
+  expect(lite_f32_winograd_choose_stride2(256, 512, 7, 7) == 0, "choose: s2 256->512 at 7x7 -> direct");
+#else
+  expect(lite_f32_winograd_choose_stride2(64, 128, 28, 28) == 0, "choose: s2 on x86 -> direct (not timed)");
+#endif
+  expect(lite_f32_winograd_choose_stride2(3, 32, 112, 112) == 0, "choose: s2 with 3 channels -> direct");
   printf("selected: %s\n", lite_f32_winograd_selected_name());
   return kt_finish();
 }

@@ -33,10 +33,15 @@ import numpy as np
 Matrix = list[list[Fraction]]
 
 R = 3
-POINTS: dict[int, list[Fraction]] = {
-    2: [Fraction(0), Fraction(1), Fraction(-1)],
-    4: [Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2)],
-    6: [Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2), Fraction(1, 2), Fraction(-1, 2)],
+_F6_POINTS = [Fraction(x) for x in ("0", "1", "-1", "2", "-2", "1/2", "-1/2")]
+# (m, r) -> the finite interpolation points (alpha - 1 of them, alpha = m + r - 1). F(7, 2) is the
+# 2x2-kernel transform of a stride-2 3x3 convolution split into its four input phases
+# (f32_winograd_nhwc_body.h): alpha 8 and the points of F(6, 3), so it shares F(6, 3)'s B^T.
+POINTS: dict[tuple[int, int], list[Fraction]] = {
+    (2, 3): [Fraction(0), Fraction(1), Fraction(-1)],
+    (4, 3): [Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2)],
+    (6, 3): _F6_POINTS,
+    (7, 2): _F6_POINTS,
 }
 HEADER = Path(__file__).resolve().parents[1] / "ref" / "f32_winograd_transforms.h"
 
@@ -53,10 +58,10 @@ def poly_from_roots(roots: list[Fraction], size: int) -> list[Fraction]:
     return coeffs + [Fraction(0)] * (size - len(coeffs))
 
 
-def transforms(m: int) -> tuple[Matrix, Matrix, Matrix]:
-    """(A^T [m x alpha], G [alpha x r], B^T [alpha x alpha]) for F(m, 3)."""
-    pts = POINTS[m]
-    alpha = m + R - 1
+def transforms(m: int, r: int = R) -> tuple[Matrix, Matrix, Matrix]:
+    """(A^T [m x alpha], G [alpha x r], B^T [alpha x alpha]) for F(m, r)."""
+    pts = POINTS[(m, r)]
+    alpha = m + r - 1
     assert len(pts) == alpha - 1
     at = [[p**j for p in pts] + [Fraction(1 if j == m - 1 else 0)] for j in range(m)]
     g: Matrix = []
@@ -66,9 +71,9 @@ def transforms(m: int) -> tuple[Matrix, Matrix, Matrix]:
         norm = Fraction(1)
         for q in others:
             norm *= p - q
-        g.append([p**k / norm for k in range(R)])
+        g.append([p**k / norm for k in range(r)])
         bt.append(poly_from_roots(others, alpha))
-    g.append([Fraction(0)] * (R - 1) + [Fraction(1)])
+    g.append([Fraction(0)] * (r - 1) + [Fraction(1)])
     bt.append(poly_from_roots(pts, alpha))
     return at, g, bt
 
@@ -82,39 +87,45 @@ def transpose(a: Matrix) -> Matrix:
     return [list(row) for row in zip(*a, strict=True)]
 
 
-def verify_exact(m: int, trials: int = 20) -> None:
-    """The 2-D transform equals direct correlation exactly on random rational tiles."""
-    at, g, bt = transforms(m)
-    alpha = m + R - 1
+def verify_exact(m: int, r: int = R, trials: int = 20) -> None:
+    """The 2-D transform equals direct correlation exactly on random rational tiles, and the
+    generated (paired) 1-D forms equal the matrices."""
+    at, g, bt = transforms(m, r)
+    alpha = m + r - 1
     rng = random.Random(m)
     for _ in range(trials):
         d = [[Fraction(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(alpha)] for _ in range(alpha)]
-        w = [[Fraction(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(R)] for _ in range(R)]
+        w = [[Fraction(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(r)] for _ in range(r)]
         u = matmul(matmul(g, w), transpose(g))
         v = matmul(matmul(bt, d), transpose(bt))
         prod = [[u[i][j] * v[i][j] for j in range(alpha)] for i in range(alpha)]
         y = matmul(matmul(at, prod), transpose(at))
         for i in range(m):
             for j in range(m):
-                direct = sum((d[i + a][j + b] * w[a][b] for a in range(R) for b in range(R)), Fraction(0))
+                direct = sum((d[i + a][j + b] * w[a][b] for a in range(r) for b in range(r)), Fraction(0))
                 if y[i][j] != direct:
-                    raise AssertionError(f"F({m},3) wrong at ({i},{j}): {y[i][j]} != {direct}")
+                    raise AssertionError(f"F({m},{r}) wrong at ({i},{j}): {y[i][j]} != {direct}")
+        column = [row[0] for row in d]
+        for mat, program in ((bt, bt_program(bt)), (at, at_program(at))):
+            exact = [sum((c * x for c, x in zip(row, column, strict=True)), Fraction(0)) for row in mat]
+            if run(program, column) != exact:
+                raise AssertionError(f"F({m},{r}) generated 1-D transform differs from its matrix")
 
 
-def fp32_error(m: int, cin: int = 64, trials: int = 200) -> tuple[float, float]:
+def fp32_error(m: int, r: int = R, cin: int = 64, trials: int = 200) -> tuple[float, float]:
     """Max |winograd_fp32 - direct_fp64| / max|direct| over tiles of unit-scale data summed over
     cin channels, next to the same for a direct fp32 sum (the baseline the kernels are held to)."""
-    at, g, bt = (np.array(x, dtype=np.float64) for x in transforms(m))
-    alpha = m + R - 1
+    at, g, bt = (np.array(x, dtype=np.float64) for x in transforms(m, r))
+    alpha = m + r - 1
     rng = np.random.default_rng(m)
     wino_err = direct_err = 0.0
     for _ in range(trials):
         d = rng.uniform(-1, 1, (cin, alpha, alpha))
-        w = rng.uniform(-1, 1, (cin, R, R))
+        w = rng.uniform(-1, 1, (cin, r, r))
         exact = np.zeros((m, m))
         direct32 = np.zeros((m, m), np.float32)
-        for a in range(R):
-            for b in range(R):
+        for a in range(r):
+            for b in range(r):
                 exact += np.einsum("cij,c->ij", d[:, a : a + m, b : b + m], w[:, a, b])
                 direct32 += np.einsum(
                     "cij,c->ij", d[:, a : a + m, b : b + m].astype(np.float32), w[:, a, b].astype(np.float32)
@@ -134,26 +145,113 @@ def c_float(x: Fraction) -> str:
     return f"{float(x):.9g}f" if float(x) != int(x) else f"{int(x)}.0f"
 
 
-def c_row(coeffs: list[Fraction], src: str) -> str:
-    """One output of a 1-D transform as nested P##_ADD/SUB/MUL/FMA macros (zeros skipped)."""
-    terms = [(k, c) for k, c in enumerate(coeffs) if c != 0]
-    terms.sort(key=lambda t: (t[1] != 1, t[0]))  # start from a +1 term when there is one
-    k0, c0 = terms[0]
-    expr = f"{src}[{k0}]" if c0 == 1 else f"P##_MUL({src}[{k0}], P##_SET1({c_float(c0)}))"
-    for k, c in terms[1:]:
+Terms = list[tuple[str, Fraction]]
+
+
+def c_sum(terms: Terms) -> str:
+    """sum(c * x) as nested P##_ADD/SUB/MUL/FMA macros (zero coefficients skipped), starting from
+    a +1 term when there is one so that no multiply is spent on it."""
+    terms = [(x, c) for x, c in terms if c != 0]
+    terms.sort(key=lambda t: t[1] != 1)  # stable: the first +1 term leads, the rest keep their order
+    x0, c0 = terms[0]
+    expr = x0 if c0 == 1 else f"P##_MUL({x0}, P##_SET1({c_float(c0)}))"
+    for x, c in terms[1:]:
         if c == 1:
-            expr = f"P##_ADD({expr}, {src}[{k}])"
+            expr = f"P##_ADD({expr}, {x})"
         elif c == -1:
-            expr = f"P##_SUB({expr}, {src}[{k}])"
+            expr = f"P##_SUB({expr}, {x})"
         else:
-            expr = f"P##_FMA({expr}, {src}[{k}], P##_SET1({c_float(c)}))"
+            expr = f"P##_FMA({expr}, {x}, P##_SET1({c_float(c)}))"
     return expr
 
 
-def c_transform(name: str, mat: Matrix) -> str:
-    lines = [f"#define {name}(P, in, out) \\", "  do { \\"]
+def mirror_sign(a: list[Fraction], b: list[Fraction]) -> int:
+    """s when b[k] = s * (-1)^k * a[k] for every k (the vectors of a point pair p, -p), else 0."""
+    for s in (1, -1):
+        mirrored = all(bk == s * (-1) ** k * ak for k, (ak, bk) in enumerate(zip(a, b, strict=True)))
+        if mirrored and any(c != 0 for c in a):
+            return s
+    return 0
+
+
+def mirror_pairs(vectors: list[list[Fraction]]) -> list[tuple[int, int, int]]:
+    """(i, j, s) for the vectors j that mirror an earlier vector i (see mirror_sign)."""
+    pairs, used = [], set()
+    for i, a in enumerate(vectors):
+        for j in range(i + 1, len(vectors)):
+            s = mirror_sign(a, vectors[j]) if i not in used and j not in used else 0
+            if s:
+                pairs.append((i, j, s))
+                used |= {i, j}
+    return pairs
+
+
+# A 1-D transform as straight-line code: (target, terms) statements, target a temporary's name or
+# an output index; terms name "(in)[k]" or an earlier temporary. Emitted as C by c_program, run
+# exactly by run (the check that the factorized form computes its matrix).
+Program = list[tuple[str | int, Terms]]
+
+
+def bt_program(mat: Matrix) -> Program:
+    """out = B^T in. Rows of a point pair p, -p share their even and odd halves: out_p = e + o,
+    out_-p = +-(e - o), which saves about a third of the operations."""
+    prog: Program = []
+    paired: dict[int, Terms] = {}
+    for n, (i, j, s) in enumerate(mirror_pairs(mat)):
+        even = [(f"(in)[{k}]", c) for k, c in enumerate(mat[i]) if k % 2 == 0 and c != 0]
+        odd = [(f"(in)[{k}]", c) for k, c in enumerate(mat[i]) if k % 2 == 1 and c != 0]
+        if not even or not odd:
+            continue
+        e, o = f"wino_e{n}_", f"wino_o{n}_"
+        prog += [(e, even), (o, odd)]
+        paired[i] = [(e, Fraction(1)), (o, Fraction(1))]
+        paired[j] = [(e, Fraction(s)), (o, Fraction(-s))]
     for i, row in enumerate(mat):
-        lines.append(f"    (out)[{i}] = {c_row(row, '(in)')}; \\")
+        prog.append((i, paired.get(i) or [(f"(in)[{k}]", c) for k, c in enumerate(row)]))
+    return prog
+
+
+def at_program(mat: Matrix) -> Program:
+    """out = A^T in. Columns of a point pair p, -p enter every output as c * (in_p + in_-p) or
+    c * (in_p - in_-p) (by the output's parity): both formed once."""
+    prog: Program = []
+    virtual: dict[int, tuple[str, str, int]] = {}  # column i -> (sum name, difference name, s)
+    partners: set[int] = set()
+    for n, (i, j, s) in enumerate(mirror_pairs(transpose(mat))):
+        plus, minus = f"wino_s{n}_", f"wino_d{n}_"
+        prog += [(plus, [(f"(in)[{i}]", Fraction(1)), (f"(in)[{j}]", Fraction(1))])]
+        prog += [(minus, [(f"(in)[{i}]", Fraction(1)), (f"(in)[{j}]", Fraction(-1))])]
+        virtual[i] = (plus, minus, s)
+        partners.add(j)
+    for r, row in enumerate(mat):
+        terms: Terms = []
+        for i, c in enumerate(row):
+            if i in virtual:
+                plus, minus, s = virtual[i]
+                terms.append((plus if s * (-1) ** r == 1 else minus, c))
+            elif i not in partners:
+                terms.append((f"(in)[{i}]", c))
+        prog.append((r, terms))
+    return prog
+
+
+def run(prog: Program, values: list[Fraction]) -> list[Fraction]:
+    env: dict[str, Fraction] = {f"(in)[{k}]": v for k, v in enumerate(values)}
+    out: dict[int, Fraction] = {}
+    for target, terms in prog:
+        value = sum((c * env[x] for x, c in terms), Fraction(0))
+        if isinstance(target, int):
+            out[target] = value
+        else:
+            env[target] = value
+    return [out[i] for i in range(len(out))]
+
+
+def c_program(name: str, prog: Program) -> str:
+    lines = [f"#define {name}(P, in, out) \\", "  do { \\"]
+    for target, terms in prog:
+        lhs = f"(out)[{target}]" if isinstance(target, int) else f"const P##_T {target}"
+        lines.append(f"    {lhs} = {c_sum(terms)}; \\")
     lines.append("  } while (0)")
     return "\n".join(lines)
 
@@ -167,20 +265,26 @@ def c_header() -> str:
         " * P##_FMA(acc, a, b) = acc + a * b, P##_SET1): one definition serves each vector ISA and scalar C:",
         " *   LITE_WINO_F<m>_BT: alpha inputs -> alpha outputs (input transform, on columns then rows)",
         " *   LITE_WINO_F<m>_AT: alpha inputs -> m outputs (output transform, columns then rows)",
-        " * and G (alpha x 3) as exact double tables for the weight transform done once at prepare. */",
+        " * and G (alpha x r) as exact double tables for the weight transform done once at prepare.",
+        " * Rows (B^T) and columns (A^T) of a point pair p, -p share their even / odd partial sums",
+        " * (temporaries of type P##_T): about a third fewer operations than one sum per output. */",
         "#ifndef LITE_F32_WINOGRAD_TRANSFORMS_H",
         "#define LITE_F32_WINOGRAD_TRANSFORMS_H",
         "",
     ]
-    for m in sorted(POINTS):
-        at, g, bt = transforms(m)
-        alpha = m + R - 1
-        pts = ", ".join(str(p) for p in POINTS[m])
-        out.append(f"/* F({m},3): alpha = {alpha}, points {pts}, infinity */")
-        out.append(c_transform(f"LITE_WINO_F{m}_BT", bt))
-        out.append(c_transform(f"LITE_WINO_F{m}_AT", at))
+    for m, r in sorted(POINTS, key=lambda mr: (mr[1] != R, mr)):
+        at, g, bt = transforms(m, r)
+        alpha = m + r - 1
+        pts = ", ".join(str(p) for p in POINTS[(m, r)])
+        name = f"F{m}" if r == R else f"F{m}R{r}"
+        out.append(f"/* F({m},{r}): alpha = {alpha}, points {pts}, infinity */")
+        if r == R:
+            out.append(c_program(f"LITE_WINO_{name}_BT", bt_program(bt)))
+        else:
+            out.append(f"#define LITE_WINO_{name}_BT LITE_WINO_F{alpha - R + 1}_BT /* the same points */")
+        out.append(c_program(f"LITE_WINO_{name}_AT", at_program(at)))
         rows = ", ".join("{" + ", ".join(repr(float(x)) for x in row) + "}" for row in g)
-        out.append(f"static const double lite_wino_f{m}_g[{alpha}][3] = {{{rows}}};")
+        out.append(f"static const double lite_wino_{name.lower()}_g[{alpha}][{r}] = {{{rows}}};")
         out.append("")
     out.append("#endif")
     return "\n".join(out) + "\n"
@@ -191,10 +295,10 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="rewrite the generated C header")
     parser.add_argument("--check", action="store_true", help="exit 1 if the C header is stale")
     args = parser.parse_args()
-    for m in sorted(POINTS):
-        verify_exact(m)
-        wino, direct = fp32_error(m)
-        print(f"F({m},3): exact; fp32 max rel err over 64 channels {wino:.2e} (direct fp32 sum {direct:.2e})")
+    for m, r in sorted(POINTS):
+        verify_exact(m, r)
+        wino, direct = fp32_error(m, r)
+        print(f"F({m},{r}): exact; fp32 max rel err over 64 channels {wino:.2e} (direct fp32 {direct:.2e})")
     text = c_header()
     if args.write:
         HEADER.write_text(text)

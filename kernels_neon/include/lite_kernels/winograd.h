@@ -1,5 +1,6 @@
 /* Winograd convolution F(m x m, 3 x 3), NHWC fp32, for 3x3 stride-1 dilation-1 convolutions with
- * groups == 1 (Lavin & Gray 2015). m = 2, 4 or 6 (tile of alpha = m + 2 input pixels per side).
+ * groups == 1 (Lavin & Gray 2015). m = 2, 4 or 6 (tile of alpha = m + 2 input pixels per side); m = 7 for
+ * stride 2 (below).
  *
  *   weights  G g G^T per (out_c, in_c) pair, done once (lite_f32_winograd_pack_weight) and packed as
  *            alpha^2 GEMM right-hand sides [in_c x out_c] in the packed-GEMM layout (gemm_f32_packed.h)
@@ -13,6 +14,15 @@
  * rows, so a thread pool can split the tile rows: every output value is computed identically
  * whatever the split (bit-identical). The transform matrices are generated and verified exactly by
  * kernels_neon/tools/winograd_transforms.py.
+ *
+ * Stride 2 (m = 7): the 3x3 stride-2 convolution is split into its four input phases (even / odd
+ * rows x columns): y[oy][ox] = sum over phases ph = (py, px) of a stride-1 2x2 correlation of the
+ * phase image P_ph[i][j] = x[2i + py - pad_top][2j + px - pad_left] with the sub-kernel
+ * w_ph[a][b] = w[2a + py][2b + px] (zero where 2a + py or 2b + px > 2). That is one stride-1 2x2
+ * convolution over 4 * in_c channels, computed as F(7x7, 2x2) (alpha 8, the points and B^T of
+ * F(6,3)): 64 products per 49 outputs and input channel against 4 * 9 for the same work direct. The
+ * input transform reads the phases straight from the NHWC input (no copy); each phase's channels
+ * take lite_f32_winograd_gemm_k(...) / 4 slots (in_c rounded up to 16, zeros beyond in_c).
  *
  * Accuracy (measured, unit-scale data, vs float64): max relative error (to max|ref|) about 2e-6 for
  * F(2,3), 1e-5 for F(4,3), 2e-5 for F(6,3), against 3e-7..1e-6 for a direct fp32 sum; the tests
@@ -30,14 +40,22 @@
 extern "C" {
 #endif
 
-/* True for a convolution Winograd F(m, 3) computes: 3x3 kernel, stride 1, dilation 1, groups 1. */
+/* True for a convolution Winograd computes: 3x3 kernel, stride 1 (F(m, 3)) or 2 in both axes (F(7, 2)
+ * on the input phases), dilation 1, groups 1. */
 int lite_f32_winograd_applies(const lite_conv2d_params* params);
 
 /* The cost rule: 0 (direct / im2col-GEMM), 2 (F(2,3)), 4 (F(4,3)) or 6 (F(6,3)) for a convolution with these
  * channels and output size, the cheapest by operation count (see the definition for the counts). */
 int lite_f32_winograd_choose(size_t in_c, size_t out_c, size_t out_h, size_t out_w);
 
-/* Floats of the transformed, packed weight for tile size m (2, 4, 6) and the GEMM config. */
+/* The stride-2 cost rule: 7 (F(7,2) on the four input phases) or 0 (direct / im2col-GEMM). */
+int lite_f32_winograd_choose_stride2(size_t in_c, size_t out_c, size_t out_h, size_t out_w);
+
+/* The depth of the per-position products: in_c for stride 1; for stride 2 (m = 7), 4 phases of in_c
+ * rounded up to 16 channels. */
+size_t lite_f32_winograd_gemm_k(int m, const lite_conv2d_params* params);
+
+/* Floats of the transformed, packed weight for tile size m (2, 4, 6; 7 for stride 2) and the GEMM config. */
 size_t lite_f32_winograd_packed_weight_size(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* params);
 
 /* weight [out_c, 3, 3, in_c] (the .lite layout) -> transformed and packed; bias is not folded in.

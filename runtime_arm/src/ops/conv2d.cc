@@ -102,7 +102,7 @@ enum class ConvAlgorithm {
   kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
   kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
   kDepthwise,   // groups == in_c == out_c: lite_f32_dwconv (conv2d_depthwise.cc)
-  kWinograd,    // 3x3 s1 d1 groups 1 where the cost rule picks F(2,3)/F(6,3) (conv2d_winograd.cc)
+  kWinograd,    // 3x3 s1/s2 d1 groups 1 where a cost rule picks F(m,3) or F(7,2) (conv2d_winograd.cc)
 };
 
 ConvAlgorithm choose_algorithm(const lite_conv2d_params& p, bool weight_and_bias_constant) {
@@ -198,20 +198,20 @@ Status prepare(OpContext* ctx) {
   return Status::kOk;
 }
 
-// n floats from src to dst. The im2col pieces are often tiny (3 input channels x 3 taps = 9 floats
-// for a stem convolution): fixed-size memcpy calls compile to register moves where a call per piece
-// cost more than the copy; long pieces take the library memcpy.
+// n floats from src to dst. The im2col pieces are often short (a 7x7 stem row of 3 channels is 21
+// floats): 4-float blocks, the last one overlapping its predecessor when n % 4 != 0 (measured under
+// qemu-aarch64: about half the instructions of 8/4/1-float steps with a switch); long pieces take
+// the library memcpy.
 inline void copy_floats(float* dst, const float* src, size_t n) {
   if (n > 64) {
     std::memcpy(dst, src, n * sizeof(float));
     return;
   }
-  for (; n >= 8; n -= 8, dst += 8, src += 8) std::memcpy(dst, src, 8 * sizeof(float));
   if (n >= 4) {
-    std::memcpy(dst, src, 4 * sizeof(float));
-    n -= 4;
-    dst += 4;
-    src += 4;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) std::memcpy(dst + i, src + i, 4 * sizeof(float));
+    if (i < n) std::memcpy(dst + n - 4, src + n - 4, 4 * sizeof(float));
+    return;
   }
   switch (n) {
     case 3: dst[2] = src[2]; [[fallthrough]];
@@ -254,6 +254,15 @@ void im2col_rows(const lite_conv2d_params& p, const float* x, size_t first, size
     const ptrdiff_t iw0 = static_cast<ptrdiff_t>(ow * p.stride_w) - static_cast<ptrdiff_t>(p.pad_left);
     const bool row_inside = p.dilation_w == 1 && iw0 >= 0 && iw0 + static_cast<ptrdiff_t>(p.kernel_w) <=
                                                               static_cast<ptrdiff_t>(p.in_w);
+    const ptrdiff_t ih0 = static_cast<ptrdiff_t>(oh * p.stride_h) - static_cast<ptrdiff_t>(p.pad_top);
+    if (row_inside && p.dilation_h == 1 && ih0 >= 0 &&
+        ih0 + static_cast<ptrdiff_t>(p.kernel_h) <= static_cast<ptrdiff_t>(p.in_h)) {
+      // The whole window inside the image (most pixels): kernel_h row copies, one pointer step each.
+      const size_t n = p.kernel_w * ci, step = p.in_w * ci;
+      const float* src = x + ((b * p.in_h + static_cast<size_t>(ih0)) * p.in_w + static_cast<size_t>(iw0)) * ci;
+      for (size_t kh = 0; kh < p.kernel_h; ++kh, src += step, row += n) copy_floats(row, src, n);
+      continue;
+    }
     for (size_t kh = 0; kh < p.kernel_h; ++kh) {
       const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dilation_h) - static_cast<ptrdiff_t>(p.pad_top);
       if (row_inside && ih >= 0 && ih < static_cast<ptrdiff_t>(p.in_h)) {

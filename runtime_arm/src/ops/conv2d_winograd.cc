@@ -12,6 +12,7 @@ namespace lite {
 
 int winograd_conv_choose(const lite_conv2d_params& p) {
   if (!lite_f32_winograd_applies(&p) || p.batch == 0 || p.out_h == 0 || p.out_w == 0) return 0;
+  if (p.stride_h == 2) return lite_f32_winograd_choose_stride2(p.in_c, p.out_c, p.out_h, p.out_w);
   return lite_f32_winograd_choose(p.in_c, p.out_c, p.out_h, p.out_w);
 }
 

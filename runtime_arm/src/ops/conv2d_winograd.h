@@ -1,5 +1,6 @@
-// Winograd F(m, 3) path of CONV_2D (3x3, stride 1, dilation 1, groups 1): lite_f32_winograd_choose
-// (the cost rule) picks F(2,3), F(6,3) or neither; the weight is transformed and packed for the
+// Winograd path of CONV_2D (3x3, stride 1 or 2, dilation 1, groups 1): the cost rules
+// (lite_f32_winograd_choose: F(2,3), F(4,3), F(6,3) or none; lite_f32_winograd_choose_stride2:
+// F(7,2) on the input phases or none) pick the tile; the weight is transformed and packed for the
 // GEMM microkernel once at prepare; eval splits the tile rows over the thread pool, each worker
 // with its own scratch (bit-identical for any thread count).
 #pragma once
@@ -14,7 +15,7 @@ namespace lite {
 class ThreadPool;
 
 struct WinogradConv {
-  int m = 0;  // output tile size: 2, 4 or 6
+  int m = 0;  // output tile size: 2, 4 or 6; 7 for stride 2 (F(7,2) on the input phases)
   const lite_f32_gemm_config* gemm = nullptr;
   lite_f32_winograd_fn fn = nullptr;
   float* packed = nullptr;
