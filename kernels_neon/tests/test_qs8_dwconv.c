@@ -1,8 +1,9 @@
 /* Fast int8 depthwise convolution against lite_qs8_conv2d_nhwc_ref (groups == channels), byte for
  * byte: 3x3 / 5x5 / 1x7 / 2x2 kernels, strides 1, 2 and 2x1, dilation, asymmetric pads, channel counts
- * around the 32-channel block, zero points at the extremes, per-channel multipliers, every clamp,
- * and the output computed in row ranges as threads split it; every variant the CPU runs (the VNNI
- * 3x3 stride-1 and stride-2 kernels, the generic AVX-512 and AVX2 ones). Skipped where no fast kernel
+ * around the 32-channel block (16-channel tails: 16, 48, 144), zero points at the extremes,
+ * per-channel multipliers (odd counts: some >= 0.5, off the narrow epilogue), every clamp, and the
+ * output computed in row ranges as threads split it; every variant the CPU runs (the VNNI 3x3
+ * stride-1 and stride-2 kernels, the generic AVX-512 and AVX2 ones). Skipped where no fast kernel
  * exists. */
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,7 @@ int main(void) {
   const uint32_t feature_sets[3] = {detected, detected & ~(uint32_t)LITE_CPU_X86_AVX512VNNI,
                                     detected & ~(uint32_t)(LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI)};
   kt_rng rng = kt_rng_make(20261121u);
-  const size_t channels[] = {1, 7, 16, 31, 32, 33, 64, 96, 144};
+  const size_t channels[] = {1, 7, 16, 31, 32, 33, 48, 64, 96, 144};
   const size_t kernels[][2] = {{3, 3}, {5, 5}, {1, 7}, {2, 2}};
   const int32_t zps[] = {-128, 127, 0, -3};
   const int32_t clamps[][2] = {{-128, 127}, {-5, 127}, {-128, 60}, {9, 9}};

@@ -10,13 +10,11 @@
 #include <stddef.h>
 
 #include "lite_kernels/qs8_dwconv.h"
+#include "qs8_dwconv_channels_avx512.h"
 #include "qs8_requantize_avx512.h"
 
 enum { BLOCK = 32, PAIRS = 6 };
 
-static inline __m512i load_channels(const int8_t* p, __mmask32 mask) {
-  return _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(mask, p));
-}
 
 static inline __attribute__((always_inline)) void dwconv_3x3(const size_t S, const lite_conv2d_params* p,
                                                               const void* packed, const lite_qs8_gemm_params* params,
@@ -47,8 +45,10 @@ static inline __attribute__((always_inline)) void dwconv_3x3(const size_t S, con
       const uint8_t* block = (const uint8_t*)packed + blk * block_bytes;
       const uint8_t* w = block + BLOCK * 4;
       const uint8_t* requant = w + PAIRS * BLOCK * 4;
-      const lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load(requant, requant + BLOCK * 4);
-      const lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load(requant + 64, requant + BLOCK * 4 + 64);
+      const lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load_used(requant, requant + BLOCK * 4,
+                                                                                lite_qs8_dw_used_lanes(cols, 0));
+      const lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load_used(
+          requant + 64, requant + BLOCK * 4 + 64, lite_qs8_dw_used_lanes(cols, 1));
       const int narrow = r_lo.narrow && r_hi.narrow;
       const __m512i bias_lo = _mm512_loadu_si512(block), bias_hi = _mm512_loadu_si512(block + 64);
       /* per kernel row: pairs (kw0, kw1) and (none, kw2) (stride 1) or (kw2, none) (stride 2) */
@@ -59,10 +59,11 @@ static inline __attribute__((always_inline)) void dwconv_3x3(const size_t S, con
         w2_lo[r] = _mm512_loadu_si512(w + (2 * r + 1) * BLOCK * 4);
         w2_hi[r] = _mm512_loadu_si512(w + (2 * r + 1) * BLOCK * 4 + 64);
       }
-      const __m512i zero_column = load_channels(zero_row + c0, mask);
+      const __m512i zero_column = lite_qs8_dw_load_channels(zero_row + c0, cols, mask);
       /* column j of kernel row r, widened; the zero point outside the input */
-#define COLUMN(r, j) \
-  (rows[r] != NULL && (j) >= 0 && (j) < in_w ? load_channels(rows[r] + (size_t)(j) * c + c0, mask) : zero_column)
+#define COLUMN(r, j)                                                                                                 \
+  (rows[r] != NULL && (j) >= 0 && (j) < in_w ? lite_qs8_dw_load_channels(rows[r] + (size_t)(j) * c + c0, cols, mask) \
+                                             : zero_column)
       __m512i next[3], pair_lo[3], pair_hi[3]; /* column j0 + 1 and the pair (j0, j0 + 1) per kernel row */
       const ptrdiff_t j0 = -pad_left;
       for (size_t r = 0; r < 3; ++r) {
@@ -91,14 +92,16 @@ static inline __attribute__((always_inline)) void dwconv_3x3(const size_t S, con
         if (narrow && full_range) { /* vpackssdw + vpmovswb saturate: that is the clamp */
           const __m512i y_lo = lite_qs8_requantize_narrow_unclamped_avx512(acc_lo, &r_lo, zp);
           const __m512i y_hi = lite_qs8_requantize_narrow_unclamped_avx512(acc_hi, &r_hi, zp);
-          _mm256_mask_storeu_epi8(out_row + ow * c + c0, mask, _mm512_cvtsepi16_epi8(_mm512_packs_epi32(y_lo, y_hi)));
+          lite_qs8_dw_store_channels(out_row + ow * c + c0, _mm512_cvtsepi16_epi8(_mm512_packs_epi32(y_lo, y_hi)),
+                                     cols, mask);
           continue;
         }
         const __m512i y_lo = narrow ? lite_qs8_requantize_narrow_avx512(acc_lo, &r_lo, lo32, hi32, zp)
                                     : lite_qs8_requantize_avx512(acc_lo, &r_lo, lo, hi, zp);
         const __m512i y_hi = narrow ? lite_qs8_requantize_narrow_avx512(acc_hi, &r_hi, lo32, hi32, zp)
                                     : lite_qs8_requantize_avx512(acc_hi, &r_hi, lo, hi, zp);
-        _mm256_mask_storeu_epi8(out_row + ow * c + c0, mask, _mm512_cvtepi16_epi8(_mm512_packs_epi32(y_lo, y_hi)));
+        lite_qs8_dw_store_channels(out_row + ow * c + c0, _mm512_cvtepi16_epi8(_mm512_packs_epi32(y_lo, y_hi)), cols,
+                                   mask);
       }
 #undef COLUMN
     }

@@ -8,13 +8,11 @@
 
 #include "lite_kernels/qs8_dwconv.h"
 #include "../ref/qs8_dwconv_taps.h"
+#include "qs8_dwconv_channels_avx512.h"
 #include "qs8_requantize_avx512.h"
 
 enum { BLOCK = 32, PIXELS = 16 };
 
-static inline __m512i load_channels(const int8_t* p, __mmask32 mask) {
-  return _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(mask, p));
-}
 
 void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
                             const int8_t* input, int8_t* output, size_t row_begin, size_t row_end) {
@@ -49,8 +47,10 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
         const __mmask32 mask = cols == BLOCK ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << cols) - 1u);
         const uint8_t* block = (const uint8_t*)packed + blk * block_bytes;
         const uint8_t* requant = block + BLOCK * 4 + pairs * BLOCK * 4;
-        const lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load(requant, requant + BLOCK * 4);
-        const lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load(requant + 64, requant + BLOCK * 4 + 64);
+        const lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load_used(requant, requant + BLOCK * 4,
+                                                                                  lite_qs8_dw_used_lanes(cols, 0));
+        const lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load_used(
+            requant + 64, requant + BLOCK * 4 + 64, lite_qs8_dw_used_lanes(cols, 1));
         const __m512i bias_lo = _mm512_loadu_si512(block), bias_hi = _mm512_loadu_si512(block + 64);
         const int narrow = r_lo.narrow && r_hi.narrow;
         for (size_t px = 0; px < pixels; ++px) {
@@ -58,8 +58,8 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
           __m512i acc_lo = bias_lo, acc_hi = bias_hi;
           for (size_t q = 0; q < pairs; ++q) {
             /* both the input pixels and the zero row hold channel c0 at offset c0 */
-            const __m512i x0 = load_channels(tap_ptr[px][slots[2 * q]] + c0, mask);
-            const __m512i x1 = load_channels(tap_ptr[px][slots[2 * q + 1]] + c0, mask);
+            const __m512i x0 = lite_qs8_dw_load_channels(tap_ptr[px][slots[2 * q]] + c0, cols, mask);
+            const __m512i x1 = lite_qs8_dw_load_channels(tap_ptr[px][slots[2 * q + 1]] + c0, cols, mask);
             acc_lo = _mm512_add_epi32(acc_lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(x0, x1), _mm512_loadu_si512(w)));
             acc_hi =
                 _mm512_add_epi32(acc_hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(x0, x1), _mm512_loadu_si512(w + 64)));
@@ -69,7 +69,8 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
                                       : lite_qs8_requantize_avx512(acc_lo, &r_lo, lo, hi, zp);
           const __m512i y_hi = narrow ? lite_qs8_requantize_narrow_avx512(acc_hi, &r_hi, lo32, hi32, zp)
                                       : lite_qs8_requantize_avx512(acc_hi, &r_hi, lo, hi, zp);
-          _mm256_mask_storeu_epi8(out_row + px * c + c0, mask, _mm512_cvtepi16_epi8(_mm512_packs_epi32(y_lo, y_hi)));
+          lite_qs8_dw_store_channels(out_row + px * c + c0, _mm512_cvtepi16_epi8(_mm512_packs_epi32(y_lo, y_hi)),
+                                     cols, mask);
         }
       }
     }

@@ -71,7 +71,8 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
     const size_t cols = nc > 16 * v ? (nc - 16 * v < 16 ? nc - 16 * v : 16) : 0;
     if (cols == 0) break;
     const __mmask16 store_mask = (__mmask16)((1u << cols) - 1u);
-    const lite_qs8_requant_avx512 r = lite_qs8_requant_avx512_load(requant + 64 * v, requant + 4 * NR + 64 * v);
+    const lite_qs8_requant_avx512 r =
+        lite_qs8_requant_avx512_load_used(requant + 64 * v, requant + 4 * NR + 64 * v, store_mask);
     if (r.narrow && full_range) { /* vpmovsdb's saturation is the clamp */
       for (size_t i = 0; i < mr; ++i) {
         const __m128i out = _mm512_cvtsepi32_epi8(lite_qs8_requantize_narrow_unclamped_avx512(acc[i][v], &r, zp));
@@ -92,8 +93,8 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
 }
 
 /* 16 requantized int8 of 16 int32 sums (the three epilogue paths of gemm_tile). */
-static inline __m128i requantize16(__m512i acc, const lite_qs8_requant_avx512* r, int full_range, __m512i lo, __m512i hi,
-                                   __m512i lo32, __m512i hi32, __m512i zp) {
+static inline __m128i requantize16(__m512i acc, const lite_qs8_requant_avx512* r, int full_range, __m512i lo,
+                                   __m512i hi, __m512i lo32, __m512i hi32, __m512i zp) {
   if (r->narrow && full_range) return _mm512_cvtsepi32_epi8(lite_qs8_requantize_narrow_unclamped_avx512(acc, r, zp));
   if (r->narrow) return _mm512_cvtepi32_epi8(lite_qs8_requantize_narrow_avx512(acc, r, lo32, hi32, zp));
   return _mm512_cvtepi32_epi8(lite_qs8_requantize_avx512(acc, r, lo, hi, zp));
@@ -151,16 +152,17 @@ static inline __attribute__((always_inline)) void gemm_tile_24(const size_t MR, 
   const __m512i lo32 = _mm512_set1_epi32(params->act_min), hi32 = _mm512_set1_epi32(params->act_max);
   const int full_range = params->act_min == -128 && params->act_max == 127;
   const size_t cols0 = nc < 16 ? nc : 16;
-  const lite_qs8_requant_avx512 r0 = lite_qs8_requant_avx512_load(requant, requant + 4 * NR);
+  const __mmask16 mask0 = (__mmask16)((1u << cols0) - 1u);
+  const lite_qs8_requant_avx512 r0 = lite_qs8_requant_avx512_load_used(requant, requant + 4 * NR, mask0);
   for (size_t i = 0; i < mr; ++i)
-    _mm_mask_storeu_epi8(c + i * c_stride, (__mmask16)((1u << cols0) - 1u),
-                         requantize16(acc[i], &r0, full_range, lo, hi, lo32, hi32, zp));
+    _mm_mask_storeu_epi8(c + i * c_stride, mask0, requantize16(acc[i], &r0, full_range, lo, hi, lo32, hi32, zp));
   if (nc <= 16) return;
   /* columns 16-23: multipliers and shifts repeated in both halves, like the pair accumulators */
+  const unsigned low = (1u << (nc - 16)) - 1u;
   const lite_qs8_requant_avx512 r1 =
       lite_qs8_requant_avx512_make(_mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 64))),
-                                   _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 4 * NR + 64))));
-  const unsigned low = (1u << (nc - 16)) - 1u;
+                                   _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 4 * NR + 64))),
+                                   (__mmask16)(low | low << 8));
   for (size_t q = 0; q < PAIRS && 2 * q < mr; ++q) {
     const __m128i out = requantize16(pair[q], &r1, full_range, lo, hi, lo32, hi32, zp);
     _mm_mask_storeu_epi8(c + 2 * q * c_stride + 16, (__mmask16)low, out);

@@ -16,8 +16,10 @@ typedef struct {
   int narrow;
 } lite_qs8_requant_avx512;
 
-/* From 16 multipliers and 16 shifts. */
-static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_make(__m512i mult, __m512i shift) {
+/* From 16 multipliers and 16 shifts; `used` marks the lanes whose results are stored: the others
+ * (padded columns, multiplier 0 and shift 1) do not keep a block off the narrow path, whose
+ * results in those lanes are meaningless but harmless. */
+static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_make(__m512i mult, __m512i shift, __mmask16 used) {
   lite_qs8_requant_avx512 r;
   const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF), one = _mm512_set1_epi64(1);
   r.mult = mult;
@@ -27,12 +29,17 @@ static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_make(__m512i mult,
   r.round_even = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_even, one));
   r.round_odd = _mm512_sllv_epi64(one, _mm512_sub_epi64(r.shift_odd, one));
   r.shift_odd_narrow = _mm512_sub_epi64(r.shift_odd, _mm512_set1_epi64(32));
-  r.narrow = _mm512_cmplt_epi32_mask(shift, _mm512_set1_epi32(32)) == 0;
+  r.narrow = (_mm512_cmplt_epi32_mask(shift, _mm512_set1_epi32(32)) & used) == 0;
   return r;
 }
 
+static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_load_used(const void* multipliers, const void* shifts,
+                                                                       __mmask16 used) {
+  return lite_qs8_requant_avx512_make(_mm512_loadu_si512(multipliers), _mm512_loadu_si512(shifts), used);
+}
+
 static inline lite_qs8_requant_avx512 lite_qs8_requant_avx512_load(const void* multipliers, const void* shifts) {
-  return lite_qs8_requant_avx512_make(_mm512_loadu_si512(multipliers), _mm512_loadu_si512(shifts));
+  return lite_qs8_requant_avx512_load_used(multipliers, shifts, (__mmask16)0xFFFF);
 }
 
 /* int32 results in [act_min, act_max]; lo / hi are act_min - zp / act_max - zp as 64-bit lanes. */
