@@ -23,10 +23,20 @@
  * columns) is stored to a scratch tile and its part copied out. */
 #include <string.h>
 
+#include <arm_neon.h>
+
 #include "lite_kernels/qs8_gemm_packed.h"
 #include "qs8_gemm_ukernels_arm.h"
 
 enum { NR = 16, KR = 8 };
+
+static inline int8x16_t zip_rows_lo(int8x16_t x, int8x16_t y) {
+  return vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(x), vreinterpretq_s64_s8(y)));
+}
+
+static inline int8x16_t zip_rows_hi(int8x16_t x, int8x16_t y) {
+  return vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(x), vreinterpretq_s64_s8(y)));
+}
 
 /* tbl indices of a k % 16 tail of `left` bytes: the 16 bytes at k_tail_index + 16 - left. */
 static const uint8_t k_tail_index[32] = {0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,
@@ -646,6 +656,331 @@ void lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm(size_t mr, size_t nc, size_t 
     } else {
       qs8_i8mm_rows4(k, a0, a1, a2, a3, w, scratch[0], scratch[1], scratch[2], scratch[3], params);
       for (size_t i = 0; i < rows; ++i) memcpy(row + i * c_stride, scratch[i], nc);
+    }
+  }
+}
+
+/* ---- packed A (lite_kernels/qs8_gemm_packed_a.h) ----------------------------------------------
+ * Per group of 4 rows, ceil(k / 16) blocks of 64 bytes: [r0 k0-7 | r1 k0-7] [r2 k0-7 | r3 k0-7]
+ * [r0 k8-15 | r1 k8-15] [r2 k8-15 | r3 k8-15], zero past k; rows past m repeat row m - 1. One ld1
+ * of four registers then feeds 32 smmla (the row loads and zips of the unpacked kernel are done once
+ * per row group here instead of once per panel). */
+
+size_t lite_qs8_gemm_i8mm_packed_a_bytes(size_t m, size_t k) { return (m + 3) / 4 * ((k + 15) / 16) * 64; }
+
+void lite_qs8_gemm_i8mm_pack_a(size_t m, size_t k, const int8_t* a, size_t lda, int8_t* packed_a) {
+  for (size_t i0 = 0; i0 < m; i0 += 4) {
+    const size_t rows = m - i0 < 4 ? m - i0 : 4;
+    const int8_t* r0 = a + i0 * lda;
+    const int8_t* r1 = rows > 1 ? r0 + lda : r0;
+    const int8_t* r2 = rows > 2 ? r1 + lda : r1;
+    const int8_t* r3 = rows > 3 ? r2 + lda : r2;
+    size_t p = 0;
+    for (; p + 16 <= k; p += 16, packed_a += 64) {
+      const int8x16_t x0 = vld1q_s8(r0 + p), x1 = vld1q_s8(r1 + p), x2 = vld1q_s8(r2 + p), x3 = vld1q_s8(r3 + p);
+      vst1q_s8(packed_a, zip_rows_lo(x0, x1));
+      vst1q_s8(packed_a + 16, zip_rows_lo(x2, x3));
+      vst1q_s8(packed_a + 32, zip_rows_hi(x0, x1));
+      vst1q_s8(packed_a + 48, zip_rows_hi(x2, x3));
+    }
+    if (p < k) { /* the last 1..15 bytes of each row, zero-extended */
+      const size_t left = (k - p) & 15;
+      int8x16_t x0, x1, x2, x3;
+      if (k >= 16) { /* the 16 bytes ending the row, moved down by tbl (as the kernel's own tail) */
+        const uint8x16_t idx = vld1q_u8(k_tail_index + 16 - left);
+        x0 = vqtbl1q_s8(vld1q_s8(r0 + k - 16), idx), x1 = vqtbl1q_s8(vld1q_s8(r1 + k - 16), idx);
+        x2 = vqtbl1q_s8(vld1q_s8(r2 + k - 16), idx), x3 = vqtbl1q_s8(vld1q_s8(r3 + k - 16), idx);
+      } else {
+        int8_t tail[4][16] = {{0}};
+        memcpy(tail[0], r0, left);
+        memcpy(tail[1], r1, left);
+        memcpy(tail[2], r2, left);
+        memcpy(tail[3], r3, left);
+        x0 = vld1q_s8(tail[0]), x1 = vld1q_s8(tail[1]), x2 = vld1q_s8(tail[2]), x3 = vld1q_s8(tail[3]);
+      }
+      vst1q_s8(packed_a, zip_rows_lo(x0, x1));
+      vst1q_s8(packed_a + 16, zip_rows_lo(x2, x3));
+      vst1q_s8(packed_a + 32, zip_rows_hi(x0, x1));
+      vst1q_s8(packed_a + 48, zip_rows_hi(x2, x3));
+      packed_a += 64;
+    }
+  }
+}
+
+/* `tiles` 4 x 16 tiles of one panel from consecutive packed row groups at pa, rows stored at c,
+ * c + c_stride, ... (16 bytes each). */
+static void qs8_i8mm_packed_a_tiles(size_t tiles, size_t k, const int8_t* pa, const void* w, int8_t* c,
+                                    size_t c_stride, const lite_qs8_gemm_params* params) {
+  const size_t blocks = k / 16, left = k % 16;
+  const size_t groups = left == 0 ? 0 : left <= 8 ? 1 : 2;
+  const int8_t* wk;
+  size_t n;
+  uint32_t tmp;
+  __asm__ volatile(
+      "0:\n"
+      "mov %[wk], %[w]\n"
+      "add %[tmp], %[wk], #32\n"
+      "ld4r {v8.2d, v9.2d, v10.2d, v11.2d}, [%[wk]]\n"
+      "ld4r {v12.2d, v13.2d, v14.2d, v15.2d}, [%[tmp]]\n"
+      "ld4r {v0.2d, v1.2d, v2.2d, v3.2d}, [%[wk]], #32\n"
+      "ld4r {v4.2d, v5.2d, v6.2d, v7.2d}, [%[wk]], #32\n"
+      "cbz %[blocks], 2f\n"
+      "mov %[n], %[blocks]\n"
+      "1:\n"
+      "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[pa]], #64\n"
+      "ldp q24, q25, [%[wk]], #32\n"
+      "ldp q26, q27, [%[wk]], #32\n"
+      "ldp q28, q29, [%[wk]], #32\n"
+      "ldp q30, q31, [%[wk]], #32\n"
+      "smmla v0.4s, v20.16b, v24.16b\n"
+      "smmla v8.4s, v21.16b, v24.16b\n"
+      "smmla v1.4s, v20.16b, v25.16b\n"
+      "smmla v9.4s, v21.16b, v25.16b\n"
+      "smmla v2.4s, v20.16b, v26.16b\n"
+      "smmla v10.4s, v21.16b, v26.16b\n"
+      "smmla v3.4s, v20.16b, v27.16b\n"
+      "smmla v11.4s, v21.16b, v27.16b\n"
+      "smmla v4.4s, v20.16b, v28.16b\n"
+      "smmla v12.4s, v21.16b, v28.16b\n"
+      "smmla v5.4s, v20.16b, v29.16b\n"
+      "smmla v13.4s, v21.16b, v29.16b\n"
+      "smmla v6.4s, v20.16b, v30.16b\n"
+      "smmla v14.4s, v21.16b, v30.16b\n"
+      "smmla v7.4s, v20.16b, v31.16b\n"
+      "smmla v15.4s, v21.16b, v31.16b\n"
+      "ldp q24, q25, [%[wk]], #32\n"
+      "ldp q26, q27, [%[wk]], #32\n"
+      "smmla v0.4s, v22.16b, v24.16b\n"
+      "smmla v8.4s, v23.16b, v24.16b\n"
+      "smmla v1.4s, v22.16b, v25.16b\n"
+      "smmla v9.4s, v23.16b, v25.16b\n"
+      "smmla v2.4s, v22.16b, v26.16b\n"
+      "smmla v10.4s, v23.16b, v26.16b\n"
+      "smmla v3.4s, v22.16b, v27.16b\n"
+      "smmla v11.4s, v23.16b, v27.16b\n"
+      "ldp q28, q29, [%[wk]], #32\n"
+      "ldp q30, q31, [%[wk]], #32\n"
+      "smmla v4.4s, v22.16b, v28.16b\n"
+      "smmla v12.4s, v23.16b, v28.16b\n"
+      "smmla v5.4s, v22.16b, v29.16b\n"
+      "smmla v13.4s, v23.16b, v29.16b\n"
+      "smmla v6.4s, v22.16b, v30.16b\n"
+      "smmla v14.4s, v23.16b, v30.16b\n"
+      "smmla v7.4s, v22.16b, v31.16b\n"
+      "smmla v15.4s, v23.16b, v31.16b\n"
+      "subs %[n], %[n], #1\n"
+      "b.ne 1b\n"
+      "2:\n"
+      "cbz %[groups], 4f\n"
+      "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[pa]], #64\n"
+      "ldp q24, q25, [%[wk]], #32\n"
+      "ldp q26, q27, [%[wk]], #32\n"
+      "ldp q28, q29, [%[wk]], #32\n"
+      "ldp q30, q31, [%[wk]], #32\n"
+      "smmla v0.4s, v20.16b, v24.16b\n"
+      "smmla v8.4s, v21.16b, v24.16b\n"
+      "smmla v1.4s, v20.16b, v25.16b\n"
+      "smmla v9.4s, v21.16b, v25.16b\n"
+      "smmla v2.4s, v20.16b, v26.16b\n"
+      "smmla v10.4s, v21.16b, v26.16b\n"
+      "smmla v3.4s, v20.16b, v27.16b\n"
+      "smmla v11.4s, v21.16b, v27.16b\n"
+      "smmla v4.4s, v20.16b, v28.16b\n"
+      "smmla v12.4s, v21.16b, v28.16b\n"
+      "smmla v5.4s, v20.16b, v29.16b\n"
+      "smmla v13.4s, v21.16b, v29.16b\n"
+      "smmla v6.4s, v20.16b, v30.16b\n"
+      "smmla v14.4s, v21.16b, v30.16b\n"
+      "smmla v7.4s, v20.16b, v31.16b\n"
+      "smmla v15.4s, v21.16b, v31.16b\n"
+      "cmp %[groups], #1\n"
+      "b.eq 4f\n"
+      "ldp q24, q25, [%[wk]], #32\n"
+      "ldp q26, q27, [%[wk]], #32\n"
+      "ldp q28, q29, [%[wk]], #32\n"
+      "ldp q30, q31, [%[wk]], #32\n"
+      "smmla v0.4s, v22.16b, v24.16b\n"
+      "smmla v8.4s, v23.16b, v24.16b\n"
+      "smmla v1.4s, v22.16b, v25.16b\n"
+      "smmla v9.4s, v23.16b, v25.16b\n"
+      "smmla v2.4s, v22.16b, v26.16b\n"
+      "smmla v10.4s, v23.16b, v26.16b\n"
+      "smmla v3.4s, v22.16b, v27.16b\n"
+      "smmla v11.4s, v23.16b, v27.16b\n"
+      "smmla v4.4s, v22.16b, v28.16b\n"
+      "smmla v12.4s, v23.16b, v28.16b\n"
+      "smmla v5.4s, v22.16b, v29.16b\n"
+      "smmla v13.4s, v23.16b, v29.16b\n"
+      "smmla v6.4s, v22.16b, v30.16b\n"
+      "smmla v14.4s, v23.16b, v30.16b\n"
+      "smmla v7.4s, v22.16b, v31.16b\n"
+      "smmla v15.4s, v23.16b, v31.16b\n"
+      "4:\n"
+      "ld1r {v29.8h}, [%[params]]\n"
+      "ldr %w[tmp], [%[params], #4]\n"
+      "dup v30.16b, %w[tmp]\n"
+      "ldr %w[tmp], [%[params], #8]\n"
+      "dup v31.16b, %w[tmp]\n"
+      "ldr %w[tmp], [%[wk], #64]\n"
+      "ldr q26, [%[wk], #0]\n"
+      "ldr q27, [%[wk], #64]\n"
+      "sshr v28.4s, v27.4s, #8\n"
+      "zip1 v16.2d, v0.2d, v1.2d\n"
+      "zip2 v17.2d, v0.2d, v1.2d\n"
+      "zip1 v18.2d, v8.2d, v9.2d\n"
+      "zip2 v19.2d, v8.2d, v9.2d\n"
+      "tbz %w[tmp], #16, 5f\n"
+      "sqshl v16.4s, v16.4s, v27.4s\n"
+      "sqshl v17.4s, v17.4s, v27.4s\n"
+      "sqshl v18.4s, v18.4s, v27.4s\n"
+      "sqshl v19.4s, v19.4s, v27.4s\n"
+      "5:\n"
+      "sqdmulh v16.4s, v16.4s, v26.4s\n"
+      "sqdmulh v17.4s, v17.4s, v26.4s\n"
+      "sqdmulh v18.4s, v18.4s, v26.4s\n"
+      "sqdmulh v19.4s, v19.4s, v26.4s\n"
+      "srshl v16.4s, v16.4s, v28.4s\n"
+      "srshl v17.4s, v17.4s, v28.4s\n"
+      "srshl v18.4s, v18.4s, v28.4s\n"
+      "srshl v19.4s, v19.4s, v28.4s\n"
+      "ldr q26, [%[wk], #16]\n"
+      "ldr q27, [%[wk], #80]\n"
+      "sshr v28.4s, v27.4s, #8\n"
+      "zip1 v20.2d, v2.2d, v3.2d\n"
+      "zip2 v21.2d, v2.2d, v3.2d\n"
+      "zip1 v22.2d, v10.2d, v11.2d\n"
+      "zip2 v23.2d, v10.2d, v11.2d\n"
+      "tbz %w[tmp], #16, 5f\n"
+      "sqshl v20.4s, v20.4s, v27.4s\n"
+      "sqshl v21.4s, v21.4s, v27.4s\n"
+      "sqshl v22.4s, v22.4s, v27.4s\n"
+      "sqshl v23.4s, v23.4s, v27.4s\n"
+      "5:\n"
+      "sqdmulh v20.4s, v20.4s, v26.4s\n"
+      "sqdmulh v21.4s, v21.4s, v26.4s\n"
+      "sqdmulh v22.4s, v22.4s, v26.4s\n"
+      "sqdmulh v23.4s, v23.4s, v26.4s\n"
+      "srshl v20.4s, v20.4s, v28.4s\n"
+      "srshl v21.4s, v21.4s, v28.4s\n"
+      "srshl v22.4s, v22.4s, v28.4s\n"
+      "srshl v23.4s, v23.4s, v28.4s\n"
+      "sqxtn v0.4h, v16.4s\n"
+      "sqxtn2 v0.8h, v20.4s\n"
+      "sqxtn v1.4h, v17.4s\n"
+      "sqxtn2 v1.8h, v21.4s\n"
+      "sqxtn v2.4h, v18.4s\n"
+      "sqxtn2 v2.8h, v22.4s\n"
+      "sqxtn v3.4h, v19.4s\n"
+      "sqxtn2 v3.8h, v23.4s\n"
+      "ldr q26, [%[wk], #32]\n"
+      "ldr q27, [%[wk], #96]\n"
+      "sshr v28.4s, v27.4s, #8\n"
+      "zip1 v16.2d, v4.2d, v5.2d\n"
+      "zip2 v17.2d, v4.2d, v5.2d\n"
+      "zip1 v18.2d, v12.2d, v13.2d\n"
+      "zip2 v19.2d, v12.2d, v13.2d\n"
+      "tbz %w[tmp], #16, 5f\n"
+      "sqshl v16.4s, v16.4s, v27.4s\n"
+      "sqshl v17.4s, v17.4s, v27.4s\n"
+      "sqshl v18.4s, v18.4s, v27.4s\n"
+      "sqshl v19.4s, v19.4s, v27.4s\n"
+      "5:\n"
+      "sqdmulh v16.4s, v16.4s, v26.4s\n"
+      "sqdmulh v17.4s, v17.4s, v26.4s\n"
+      "sqdmulh v18.4s, v18.4s, v26.4s\n"
+      "sqdmulh v19.4s, v19.4s, v26.4s\n"
+      "srshl v16.4s, v16.4s, v28.4s\n"
+      "srshl v17.4s, v17.4s, v28.4s\n"
+      "srshl v18.4s, v18.4s, v28.4s\n"
+      "srshl v19.4s, v19.4s, v28.4s\n"
+      "ldr q26, [%[wk], #48]\n"
+      "ldr q27, [%[wk], #112]\n"
+      "sshr v28.4s, v27.4s, #8\n"
+      "zip1 v20.2d, v6.2d, v7.2d\n"
+      "zip2 v21.2d, v6.2d, v7.2d\n"
+      "zip1 v22.2d, v14.2d, v15.2d\n"
+      "zip2 v23.2d, v14.2d, v15.2d\n"
+      "tbz %w[tmp], #16, 5f\n"
+      "sqshl v20.4s, v20.4s, v27.4s\n"
+      "sqshl v21.4s, v21.4s, v27.4s\n"
+      "sqshl v22.4s, v22.4s, v27.4s\n"
+      "sqshl v23.4s, v23.4s, v27.4s\n"
+      "5:\n"
+      "sqdmulh v20.4s, v20.4s, v26.4s\n"
+      "sqdmulh v21.4s, v21.4s, v26.4s\n"
+      "sqdmulh v22.4s, v22.4s, v26.4s\n"
+      "sqdmulh v23.4s, v23.4s, v26.4s\n"
+      "srshl v20.4s, v20.4s, v28.4s\n"
+      "srshl v21.4s, v21.4s, v28.4s\n"
+      "srshl v22.4s, v22.4s, v28.4s\n"
+      "srshl v23.4s, v23.4s, v28.4s\n"
+      "sqxtn v4.4h, v16.4s\n"
+      "sqxtn2 v4.8h, v20.4s\n"
+      "sqxtn v5.4h, v17.4s\n"
+      "sqxtn2 v5.8h, v21.4s\n"
+      "sqxtn v6.4h, v18.4s\n"
+      "sqxtn2 v6.8h, v22.4s\n"
+      "sqxtn v7.4h, v19.4s\n"
+      "sqxtn2 v7.8h, v23.4s\n"
+      "sqadd v0.8h, v0.8h, v29.8h\n"
+      "sqadd v4.8h, v4.8h, v29.8h\n"
+      "sqxtn v16.8b, v0.8h\n"
+      "sqxtn2 v16.16b, v4.8h\n"
+      "smax v16.16b, v16.16b, v30.16b\n"
+      "smin v16.16b, v16.16b, v31.16b\n"
+      "str q16, [%[c]]\n"
+      "add %[c], %[c], %[cs]\n"
+      "sqadd v1.8h, v1.8h, v29.8h\n"
+      "sqadd v5.8h, v5.8h, v29.8h\n"
+      "sqxtn v16.8b, v1.8h\n"
+      "sqxtn2 v16.16b, v5.8h\n"
+      "smax v16.16b, v16.16b, v30.16b\n"
+      "smin v16.16b, v16.16b, v31.16b\n"
+      "str q16, [%[c]]\n"
+      "add %[c], %[c], %[cs]\n"
+      "sqadd v2.8h, v2.8h, v29.8h\n"
+      "sqadd v6.8h, v6.8h, v29.8h\n"
+      "sqxtn v16.8b, v2.8h\n"
+      "sqxtn2 v16.16b, v6.8h\n"
+      "smax v16.16b, v16.16b, v30.16b\n"
+      "smin v16.16b, v16.16b, v31.16b\n"
+      "str q16, [%[c]]\n"
+      "add %[c], %[c], %[cs]\n"
+      "sqadd v3.8h, v3.8h, v29.8h\n"
+      "sqadd v7.8h, v7.8h, v29.8h\n"
+      "sqxtn v16.8b, v3.8h\n"
+      "sqxtn2 v16.16b, v7.8h\n"
+      "smax v16.16b, v16.16b, v30.16b\n"
+      "smin v16.16b, v16.16b, v31.16b\n"
+      "str q16, [%[c]]\n"
+      "add %[c], %[c], %[cs]\n"
+      "subs %[tiles], %[tiles], #1\n"
+      "b.ne 0b\n"
+      : [tiles] "+r"(tiles), [pa] "+r"(pa), [c] "+r"(c), [wk] "=&r"(wk), [n] "=&r"(n), [tmp] "=&r"(tmp)
+      : [cs] "r"(c_stride), [w] "r"(w), [blocks] "r"(blocks), [groups] "r"(groups), [params] "r"(params)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
+        "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",
+        "v29", "v30", "v31");
+}
+
+void lite_qs8_gemm_i8mm_packed_a_compute(const lite_qs8_gemm_config* config, size_t m, size_t n, size_t k,
+                                         const int8_t* packed_a, const void* packed_w,
+                                         const lite_qs8_gemm_params* params, int8_t* c, size_t ldc) {
+  const size_t panel_bytes = lite_qs8_gemm_panel_bytes(config, k), group_bytes = (k + 15) / 16 * 64;
+  const size_t full_groups = m / 4, all_groups = (m + 3) / 4;
+  int8_t scratch[4][NR];
+  for (size_t j0 = 0; j0 < n; j0 += NR) {
+    const size_t nc = n - j0 < NR ? n - j0 : NR;
+    const void* panel = (const uint8_t*)packed_w + (j0 / NR) * panel_bytes;
+    size_t g = 0;
+    if (nc == NR && full_groups > 0) {
+      qs8_i8mm_packed_a_tiles(full_groups, k, packed_a, panel, c + j0, ldc, params);
+      g = full_groups;
+    }
+    for (; g < all_groups; ++g) { /* partial tiles: through the scratch tile */
+      qs8_i8mm_packed_a_tiles(1, k, packed_a + g * group_bytes, panel, scratch[0], NR, params);
+      const size_t rows = m - 4 * g < 4 ? m - 4 * g : 4;
+      for (size_t i = 0; i < rows; ++i) memcpy(c + (4 * g + i) * ldc + j0, scratch[i], nc);
     }
   }
 }

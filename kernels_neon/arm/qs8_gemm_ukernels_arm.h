@@ -33,6 +33,13 @@ void lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm(const lite_qs8_gemm_config* conf
                                                 const int32_t* bias, int32_t input_zero_point,
                                                 const int32_t* multiplier, const int32_t* shift, void* packed);
 
+/* Its packed-A kernel (lite_kernels/qs8_gemm_packed_a.h). */
+size_t lite_qs8_gemm_i8mm_packed_a_bytes(size_t m, size_t k);
+void lite_qs8_gemm_i8mm_pack_a(size_t m, size_t k, const int8_t* a, size_t lda, int8_t* packed_a);
+void lite_qs8_gemm_i8mm_packed_a_compute(const lite_qs8_gemm_config* config, size_t m, size_t n, size_t k,
+                                         const int8_t* packed_a, const void* packed_w,
+                                         const lite_qs8_gemm_params* params, int8_t* c, size_t ldc);
+
 #ifdef __cplusplus
 }
 #endif

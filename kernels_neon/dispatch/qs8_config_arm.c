@@ -9,6 +9,7 @@
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_dwconv.h"
 #include "lite_kernels/qs8_gemm_packed.h"
+#include "lite_kernels/qs8_gemm_packed_a.h"
 
 #if defined(__aarch64__) || defined(__arm__)
 #include "../arm/qs8_dwconv_ukernels_arm.h"
@@ -55,6 +56,15 @@ lite_qs8_dwconv_fn lite_qs8_dwconv_select_arm(uint32_t features, const lite_conv
   return lite_qs8_dwconv_armv7_neon;
 #endif
 }
-#else
-typedef int lite_qs8_config_arm_unused; /* x86 builds: nothing here (ISO C wants a non-empty file) */
 #endif
+
+/* The i8mm config has a packed-A kernel (lite_kernels/qs8_gemm_packed_a.h); the others do not. */
+const lite_qs8_gemm_packed_a_kernel* lite_qs8_gemm_packed_a_select(const lite_qs8_gemm_config* config) {
+#if defined(__aarch64__)
+  static const lite_qs8_gemm_packed_a_kernel k_i8mm_packed_a = {
+      lite_qs8_gemm_i8mm_packed_a_bytes, lite_qs8_gemm_i8mm_pack_a, lite_qs8_gemm_i8mm_packed_a_compute};
+  if (config == &k_i8mm) return &k_i8mm_packed_a;
+#endif
+  (void)config;
+  return NULL;
+}

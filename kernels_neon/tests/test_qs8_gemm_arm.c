@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lite_kernels/qs8_gemm_packed_a.h"
 #include "test_qs8_gemm_common.h"
 
 /* Every m <= 2 MR + 1 and k <= 40 with the last A row ending at a PROT_NONE page: a read past
@@ -83,10 +84,71 @@ static void check_requantization(const lite_qs8_gemm_config* cfg) {
   kt_record(cases == 40 && passed == cases, __FILE__, __LINE__, what);
 }
 
+/* The packed-A form of a config (qs8_gemm_packed_a.h), where it has one: A packed from a strided
+ * source, then every row and column against the reference FC (tails in m, n, k; zero points and
+ * clamps at the extremes, multipliers over the whole range). */
+static void check_packed_a(const lite_qs8_gemm_config* cfg) {
+  const lite_qs8_gemm_packed_a_kernel* kernel = lite_qs8_gemm_packed_a_select(cfg);
+  if (kernel == NULL) return;
+  kt_rng rng = kt_rng_make(4242);
+  const size_t ks[] = {1, 7, 8, 9, 15, 16, 17, 24, 27, 32, 40, 147, 576};
+  const int32_t zps[] = {-128, 127, 0, 9};
+  const int32_t clamps[][2] = {{-128, 127}, {-3, 127}, {-128, 40}, {7, 7}};
+  size_t cases = 0, passed = 0;
+  for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ++ki)
+    for (size_t v = 0; v < 4; ++v) {
+      const size_t m = (size_t)kt_rand_int(&rng, 1, 41), n = (size_t)kt_rand_int(&rng, 1, 70), k = ks[ki];
+      const size_t lda = k + (size_t)kt_rand_int(&rng, 0, 3), ldc = n + (size_t)kt_rand_int(&rng, 0, 3);
+      int8_t* a = malloc((m - 1) * lda + k);
+      int8_t* a_dense = malloc(m * k);
+      int8_t* w = malloc(n * k);
+      int32_t* bias = malloc(n * sizeof(int32_t));
+      int32_t* multiplier = malloc(n * sizeof(int32_t));
+      int32_t* shift = malloc(n * sizeof(int32_t));
+      int8_t* ref = malloc(m * n);
+      int8_t* out = malloc(m * ldc);
+      void* packed_w = malloc(lite_qs8_gemm_packed_size(cfg, n, k));
+      int8_t* packed_a = malloc(kernel->packed_a_bytes(m, k));
+      kt_fill_int8(&rng, a, (m - 1) * lda + k, -128, 127);
+      kt_fill_int8(&rng, w, n * k, -128, 127);
+      for (size_t i = 0; i < m; ++i) memcpy(a_dense + i * k, a + i * lda, k);
+      for (size_t j = 0; j < n; ++j) {
+        bias[j] = kt_rand_int(&rng, -(1 << 20), 1 << 20);
+        int sh = 1;
+        lite_quantize_multiplier(qs8_test_real_multiplier(&rng, (int)(v % 2)), &multiplier[j], &sh);
+        shift[j] = sh;
+      }
+      const int32_t zp_in = zps[v], zp_out = zps[(v + 1) % 4];
+      const lite_qs8_requant_params rq = {zp_in, zp_out, clamps[v][0], clamps[v][1], multiplier, shift};
+      lite_qs8_fully_connected_ref(m, k, n, &rq, a_dense, w, bias, ref);
+      cfg->pack(cfg, n, k, w, 1, k, bias, zp_in, multiplier, shift, packed_w);
+      kernel->pack_a(m, k, a, lda, packed_a);
+      memset(out, 0x5A, m * ldc);
+      const lite_qs8_gemm_params params = {zp_out, clamps[v][0], clamps[v][1]};
+      kernel->compute(cfg, m, n, k, packed_a, packed_w, &params, out, ldc);
+      int ok = 1;
+      for (size_t i = 0; i < m && ok; ++i) {
+        ok = memcmp(out + i * ldc, ref + i * n, n) == 0;
+        for (size_t j = n; j < ldc && ok; ++j) ok = out[i * ldc + j] == 0x5A;
+      }
+      if (!ok) fprintf(stderr, "%s packed A: m=%zu n=%zu k=%zu differs\n", cfg->name, m, n, k);
+      ++cases;
+      passed += (size_t)ok;
+      free(a), free(a_dense), free(w), free(bias), free(multiplier), free(shift), free(ref), free(out);
+      free(packed_w), free(packed_a);
+    }
+  char what[160];
+  snprintf(what, sizeof(what), "%s packed A: %zu of %zu GEMMs equal lite_qs8_fully_connected_ref", cfg->name, passed,
+           cases);
+  kt_record(passed == cases, __FILE__, __LINE__, what);
+}
+
 int main(void) {
   const uint32_t detected = lite_cpu_features_detected();
   check_no_read_past_a(lite_qs8_gemm_config_portable());
   check_requantization(lite_qs8_gemm_config_portable());
+  kt_record(lite_qs8_gemm_packed_a_select(lite_qs8_gemm_config_portable()) == NULL, __FILE__, __LINE__,
+            "the portable config has no packed-A kernel");
 #if defined(__aarch64__)
   const uint32_t neon = LITE_CPU_ARM_NEON, dot = neon | LITE_CPU_ARM_DOTPROD, i8mm = dot | LITE_CPU_ARM_I8MM;
   run_qs8_gemm_variant(i8mm, 64, 64, "qs8_gemm_4x16c8_aarch64_neoni8mm");
@@ -111,6 +173,7 @@ int main(void) {
   kt_skip("not an ARM build: only the portable kernel's A reads are checked");
   const char* best = NULL;
 #endif
+  check_packed_a(lite_qs8_gemm_config_select(detected, 64, 64)); /* the CPU's own kernel, where it has the form */
   if (best != NULL) {
     const char* got = lite_qs8_gemm_config_select(detected, 64, 64)->name;
     char what[160];

@@ -3,7 +3,8 @@
 // y INT8 [N,OH,OW,Co] (per tensor). Fused RELU / CLIP become the output clamp. The per-channel
 // multipliers are computed once at prepare (quant_params_int8.h). With a constant weight and bias,
 // groups == 1 runs the packed int8 GEMM (conv_gemm_int8.h: a 1x1 stride-1 conv reads the NHWC input
-// as A in place, others go through im2col) and a depthwise conv the fast depthwise kernel where the
+// as A in place, others go through im2col, packed once more where the kernel has a packed-A form,
+// qs8_gemm_packed_a.h) and a depthwise conv the fast depthwise kernel where the
 // CPU has one (qs8_dwconv.h); every path gives the reference kernel's bytes.
 #include <cstdlib>
 #include <new>
@@ -12,6 +13,7 @@
 #include "conv_gemm_int8.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_dwconv.h"
+#include "lite_kernels/qs8_gemm_packed_a.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -36,6 +38,9 @@ struct ConvInt8State {
   ConvInt8Algorithm algorithm = ConvInt8Algorithm::kReference;
   PackedGemmInt8* gemm = nullptr;
   size_t im2col_rows = 0;  // kIm2colGemm: output pixels per tile (per-thread scratch rows)
+  // kIm2colGemm with a packed-A kernel: the im2col rows are packed once per tile for it
+  const lite_qs8_gemm_packed_a_kernel* packed_a = nullptr;
+  size_t thread_scratch = 0;  // kIm2colGemm: bytes of scratch per thread
   lite_qs8_dwconv_fn depthwise = nullptr;  // kDepthwise
   void* depthwise_packed = nullptr;
 };
@@ -141,7 +146,10 @@ Status prepare(OpContext* ctx) {
     if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
     if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
       st->im2col_rows = im2col_int8_tile_rows(k, st->gemm->config->mr);
-      ctx->scratch_bytes_requested = static_cast<size_t>(ctx->num_threads) * st->im2col_rows * k;
+      st->packed_a = lite_qs8_gemm_packed_a_select(st->gemm->config);
+      st->thread_scratch = st->im2col_rows * k;
+      if (st->packed_a != nullptr) st->thread_scratch += st->packed_a->packed_a_bytes(st->im2col_rows, k);
+      ctx->scratch_bytes_requested = static_cast<size_t>(ctx->num_threads) * st->thread_scratch;
     }
   }
   TensorRef* y = ctx->output(0);
@@ -187,10 +195,16 @@ Status eval(OpContext* ctx) {
     const int8_t pad = static_cast<int8_t>(st->in.zero_point);
     parallel_for(ctx->pool, (pixels + rows - 1) / rows, [&](size_t t, int worker) {
       const size_t first = t * rows, count = pixels - first < rows ? pixels - first : rows;
-      int8_t* cols = scratch + static_cast<size_t>(worker) * rows * k;
+      int8_t* cols = scratch + static_cast<size_t>(worker) * st->thread_scratch;
       im2col_int8_rows(p, x, pad, first, count, cols);
-      lite_qs8_gemm_packed_compute(g.config, count, 0, g.n, k, cols, k, g.packed, &g.params, y + first * p.out_c,
-                                   p.out_c);
+      if (st->packed_a != nullptr) {
+        int8_t* packed_a = cols + rows * k;
+        st->packed_a->pack_a(count, k, cols, k, packed_a);
+        st->packed_a->compute(g.config, count, g.n, k, packed_a, g.packed, &g.params, y + first * p.out_c, p.out_c);
+      } else {
+        lite_qs8_gemm_packed_compute(g.config, count, 0, g.n, k, cols, k, g.packed, &g.params, y + first * p.out_c,
+                                     p.out_c);
+      }
     });
     return Status::kOk;
   }
