@@ -7,9 +7,9 @@
  * feeds every output row it is a kernel row of (stride 1: 4 pixels x 3 rows = 108 FMAs from 30
  * loads, against 36 from 18 for one row). The groups of 4 pixels are assembly loops
  * (f32_dwconv_3x3_groups_aarch64_neonfma.h, generated); the edge pixels and leftovers are
- * intrinsics. Rows touching the top or bottom padding run alone and read a row of zeros in place of
- * each padded row (as the shared body does); the one padded column at each end is a pixel with its
- * outside taps left out, so no loop has a bounds check.
+ * intrinsics. Rows touching the top or bottom padding read a row of zeros in place of each padded
+ * row (as the shared body does), so they run in the same blocks; the one padded column at each end
+ * is a pixel with its outside taps left out, so no loop has a bounds check.
  *
  * Summation order: every output is bias, then taps in (kh, kw) order (padded rows adding exact zero
  * products, padded columns skipped), whichever block (3, 2 or 1 rows, group of 4 or 1 pixel)
@@ -86,19 +86,11 @@ DW3_INLINE void dw3_groups(const size_t S, const size_t R, size_t groups, const 
  * assembly loop) and then one at a time, the right edge pixel. rows: the (R - 1) * S + 3 input rows
  * at this channel, column 0; y0: output row 0 at this channel, column 0. */
 DW3_INLINE void dw3_row_block(const size_t R, const size_t S, const float* const* rows, float* y0,
-                              const dw3_geometry* g, const dw3_vectors* v) {
-  const size_t C = g->C, rows_in = (R - 1) * S + 3, ncols = (DW3_GROUP - 1) * S + 3;
+                              const dw3_geometry* g, const size_t* off, const size_t* off_bytes,
+                              const dw3_vectors* v) {
+  const size_t C = g->C, rows_in = (R - 1) * S + 3;
   const float* x[5];
   float* y[3];
-  /* Column offsets j * C (floats, and bytes for the assembly), opaque to the compiler so that it
-   * keeps one register per offset (a load is then one `ldr q, [row, offset]`) instead of deriving
-   * each from the previous one with an add. */
-  size_t off[(DW3_GROUP - 1) * 2 + 3], off_bytes[(DW3_GROUP - 1) * 2 + 3];
-  for (size_t j = 0; j < ncols; ++j) {
-    off[j] = j * C;
-    off_bytes[j] = j * C * sizeof(float);
-    __asm__("" : "+r"(off[j]));
-  }
   for (size_t r = 0; r < R; ++r) y[r] = y0 + r * g->out_stride;
   size_t ow = 0;
   if (g->pad_left) { /* pixel 0: columns -1, 0, 1; column -1 left out */
@@ -126,7 +118,16 @@ DW3_INLINE void dw3_row_block(const size_t R, const size_t S, const float* const
  * moves with the channel like the others (the buffer covers in_w * C floats). */
 DW3_INLINE void dw3_rows(const size_t R, const size_t S, const float* const* rows, float* y0, const dw3_geometry* g,
                          const float* w, const float* bias, float32x4_t lo, float32x4_t hi) {
-  const size_t rows_in = (R - 1) * S + 3;
+  const size_t rows_in = (R - 1) * S + 3, ncols = (DW3_GROUP - 1) * S + 3;
+  /* Column offsets j * C (floats, and bytes for the assembly), opaque to the compiler so that it
+   * keeps one register per offset (a load is then one `ldr q, [row, offset]`) instead of deriving
+   * each from the previous one with an add. */
+  size_t off[(DW3_GROUP - 1) * 2 + 3], off_bytes[(DW3_GROUP - 1) * 2 + 3];
+  for (size_t j = 0; j < ncols; ++j) {
+    off[j] = j * g->C;
+    off_bytes[j] = j * g->C * sizeof(float);
+    __asm__("" : "+r"(off[j]));
+  }
   dw3_vectors v;
   v.lo = lo;
   v.hi = hi;
@@ -135,7 +136,7 @@ DW3_INLINE void dw3_rows(const size_t R, const size_t S, const float* const* row
     v.bias = bias != NULL ? vld1q_f32(bias + c) : vdupq_n_f32(0.0f);
     const float* x[5];
     for (size_t i = 0; i < rows_in; ++i) x[i] = rows[i] + c;
-    dw3_row_block(R, S, x, y0 + c, g, &v);
+    dw3_row_block(R, S, x, y0 + c, g, off, off_bytes, &v);
   }
 }
 
@@ -182,24 +183,26 @@ DW3_INLINE size_t dw3_rows_stride(const size_t S, const lite_conv2d_params* p, c
   const float* image = input + n * p->in_h * g.in_stride;
   float* y = output + row * g.out_stride;
   const ptrdiff_t ih0 = (ptrdiff_t)(oh * S) - (ptrdiff_t)p->pad_top;
+  /* as many rows as the registers allow (3 at stride 1, 2 at stride 2), within the image and the range */
+  size_t R = S == 1 ? 3 : 2;
+  if (R > p->out_h - oh) R = p->out_h - oh;
+  if (R > row_end - row) R = row_end - row;
+  if (g.in_stride > DW3_ZERO_FLOATS) { /* no zero row that wide: only rows clear of the padding */
+    if (!dw3_row_inside(p, oh)) return 0;
+    while (!dw3_row_inside(p, oh + R - 1)) --R;
+  }
   const float* rows[5];
-  if (S == 1 && row + 2 < row_end && oh + 2 < p->out_h && dw3_row_inside(p, oh) && dw3_row_inside(p, oh + 2)) {
-    for (size_t i = 0; i < 5; ++i) rows[i] = image + ((size_t)ih0 + i) * g.in_stride;
-    dw3_rows(3, S, rows, y, &g, w, bias, lo, hi);
-    return 3;
-  }
-  if (row + 1 < row_end && oh + 1 < p->out_h && dw3_row_inside(p, oh) && dw3_row_inside(p, oh + 1)) {
-    for (size_t i = 0; i < S + 3; ++i) rows[i] = image + ((size_t)ih0 + i) * g.in_stride;
-    dw3_rows(2, S, rows, y, &g, w, bias, lo, hi);
-    return 2;
-  }
-  if (!dw3_row_inside(p, oh) && g.in_stride > DW3_ZERO_FLOATS) return 0;
-  for (size_t i = 0; i < 3; ++i) {
+  for (size_t i = 0; i < (R - 1) * S + 3; ++i) {
     const ptrdiff_t ih = ih0 + (ptrdiff_t)i;
     rows[i] = ih >= 0 && ih < (ptrdiff_t)p->in_h ? image + (size_t)ih * g.in_stride : dw3_zero_row;
   }
-  dw3_rows(1, S, rows, y, &g, w, bias, lo, hi);
-  return 1;
+  if (S == 1 && R == 3)
+    dw3_rows(3, S, rows, y, &g, w, bias, lo, hi);
+  else if (R == 2)
+    dw3_rows(2, S, rows, y, &g, w, bias, lo, hi);
+  else
+    dw3_rows(1, S, rows, y, &g, w, bias, lo, hi);
+  return R;
 }
 
 size_t lite_f32_dwconv_3x3_aarch64_rows(const lite_conv2d_params* p, const float* input, const float* packed_weight,

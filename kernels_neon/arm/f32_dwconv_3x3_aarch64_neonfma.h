@@ -15,11 +15,11 @@
 int lite_f32_dwconv_3x3_aarch64_applies(const lite_conv2d_params* params, const lite_activation* act);
 
 /* Computes output rows from `row` on (a row index runs over batch * out_h) and returns how many it
- * did: 3 (stride 1) or 2 when that many rows from `row` are clear of the top and bottom padding,
- * in one image and in the range, else 1, or 0 when row `row` touches the padding and an input row is wider than the row of zeros
- * read in place of padded rows (in_w * in_c > 16384; the caller computes it another way). act: NULL
- * for none, else Relu or Clip. Every output sums bias + taps in (kh, kw) order whichever count is returned, so any
- * split of the rows gives bit-identical results. */
+ * did: up to 3 (stride 1) or 2 (stride 2) rows of one image within [row, row_end), or 0 when row
+ * `row` touches the top/bottom padding and an input row is wider than the row of zeros read in
+ * place of padded rows (in_w * in_c > 16384; the caller computes it another way). act: NULL for
+ * none, else Relu or Clip. Every output sums bias + taps in (kh, kw) order whichever count is
+ * returned, so any split of the rows gives bit-identical results. */
 size_t lite_f32_dwconv_3x3_aarch64_rows(const lite_conv2d_params* params, const float* input,
                                         const float* packed_weight, const float* bias, const lite_activation* act,
                                         float* output, size_t row, size_t row_end);
