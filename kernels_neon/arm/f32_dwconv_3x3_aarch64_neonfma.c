@@ -5,11 +5,11 @@
  * and the clamp bounds stay in registers across the row, and several output rows run together when
  * they are clear of the top/bottom padding (3 at stride 1, 2 at stride 2): an input row loaded once
  * feeds every output row it is a kernel row of (stride 1: 4 pixels x 3 rows = 108 FMAs from 30
- * loads, against 36 from 18 for one row). The groups of 4 pixels are assembly loops
- * (f32_dwconv_3x3_groups_aarch64_neonfma.h, generated); the edge pixels and leftovers are
- * intrinsics. Rows touching the top or bottom padding read a row of zeros in place of each padded
- * row (as the shared body does), so they run in the same blocks; the one padded column at each end
- * is a pixel with its outside taps left out, so no loop has a bounds check.
+ * loads, against 36 from 18 for one row). Each block of rows is one generated assembly block per
+ * vector of channels (f32_dwconv_3x3_rows_aarch64_neonfma.h): edge pixels, groups of 4 interior
+ * pixels, leftover pixels. Rows touching the top or bottom padding read a row of zeros in place of
+ * each padded row (as the shared body does), so they run in the same blocks; the one padded column
+ * at each end is a pixel with its outside taps left out, so no loop has a bounds check.
  *
  * Summation order: every output is bias, then taps in (kh, kw) order (padded rows adding exact zero
  * products, padded columns skipped), whichever block (3, 2 or 1 rows, group of 4 or 1 pixel)
@@ -17,21 +17,13 @@
  * (None / Relu / Clip) is fused; layers with other activations are left to the shared body. */
 #include "f32_dwconv_3x3_aarch64_neonfma.h"
 
-#include <arm_neon.h>
 #include <math.h>
 
-#include "f32_dwconv_3x3_groups_aarch64_neonfma.h"
-
+#include "f32_dwconv_3x3_rows_aarch64_neonfma.h"
 
 #define DW3_INLINE static inline __attribute__((always_inline))
 
 enum { DW3_GROUP = 4 }; /* interior pixels per step of the assembly loops */
-
-/* What stays in registers for one vector of channels (in this order: the assembly loops load it
- * as 12 consecutive vectors). */
-typedef struct {
-  float32x4_t w[9], bias, lo, hi;
-} dw3_vectors;
 
 /* Per-layer geometry of a row. */
 typedef struct {
@@ -45,98 +37,29 @@ typedef struct {
  * touching the padding runs the same code as the interior; 64 KB of .bss, no file size. */
 enum { DW3_ZERO_FLOATS = 16384 };
 static float dw3_zero_row[DW3_ZERO_FLOATS];
+static const float dw3_zero_bias[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
-/* G pixels of R output rows (R <= 3, G <= 4). Output row r uses input rows x[r * S + kh], kh < 3;
- * the pixels use kernel columns [KWL, KWH), pixel q's column KWL at x[.] + off[q * S]. All
- * parameters but the pointers are compile-time constants at every call. */
-DW3_INLINE void dw3_pixels(const size_t R, const size_t S, const size_t G, const size_t KWL, const size_t KWH,
-                           const float* const* x, const size_t* off, float* const* y, const dw3_vectors* v) {
-  float32x4_t acc[3][DW3_GROUP];
-  for (size_t r = 0; r < R; ++r)
-    for (size_t q = 0; q < G; ++q) acc[r][q] = v->bias;
-  const size_t rows_in = (R - 1) * S + 3, cols = (G - 1) * S + (KWH - KWL);
-  for (size_t i = 0; i < rows_in; ++i) {
-    float32x4_t col[(DW3_GROUP - 1) * 2 + 3];
-    for (size_t j = 0; j < cols; ++j) col[j] = vld1q_f32(x[i] + off[j]);
-    for (size_t r = 0; r < R; ++r) {
-      if (i < r * S || i - r * S >= 3) continue;
-      const size_t kh = i - r * S;
-      for (size_t q = 0; q < G; ++q)
-        for (size_t kw = KWL; kw < KWH; ++kw)
-          acc[r][q] = vfmaq_f32(acc[r][q], col[q * S + kw - KWL], v->w[kh * 3 + kw]);
-    }
-  }
-  for (size_t r = 0; r < R; ++r)
-    for (size_t q = 0; q < G; ++q) vst1q_f32(y[r] + off[q], vminq_f32(v->hi, vmaxq_f32(v->lo, acc[r][q])));
-}
-
-/* The assembly loop for S and R (constants): `groups` steps of 4 pixels. */
-DW3_INLINE void dw3_groups(const size_t S, const size_t R, size_t groups, const float* const* x, float* const* y,
-                           const size_t* off_bytes, size_t C, const dw3_vectors* v) {
-  const size_t step_in = DW3_GROUP * S * C * sizeof(float), step_out = DW3_GROUP * C * sizeof(float);
-  const float* vec = (const float*)v;
-  if (S == 1 && R == 3) dw3_groups_s1_r3(groups, x, y, off_bytes, step_in, step_out, vec);
-  if (S == 1 && R == 2) dw3_groups_s1_r2(groups, x, y, off_bytes, step_in, step_out, vec);
-  if (S == 1 && R == 1) dw3_groups_s1_r1(groups, x, y, off_bytes, step_in, step_out, vec);
-  if (S == 2 && R == 2) dw3_groups_s2_r2(groups, x, y, off_bytes, step_in, step_out, vec);
-  if (S == 2 && R == 1) dw3_groups_s2_r1(groups, x, y, off_bytes, step_in, step_out, vec);
-}
-
-/* R output rows of one vector of channels: the left edge pixel, the interior in groups of 4 (the
- * assembly loop) and then one at a time, the right edge pixel. rows: the (R - 1) * S + 3 input rows
- * at this channel, column 0; y0: output row 0 at this channel, column 0. */
-DW3_INLINE void dw3_row_block(const size_t R, const size_t S, const float* const* rows, float* y0,
-                              const dw3_geometry* g, const size_t* off, const size_t* off_bytes,
-                              const dw3_vectors* v) {
-  const size_t C = g->C, rows_in = (R - 1) * S + 3;
-  const float* x[5];
-  float* y[3];
-  for (size_t r = 0; r < R; ++r) y[r] = y0 + r * g->out_stride;
-  size_t ow = 0;
-  if (g->pad_left) { /* pixel 0: columns -1, 0, 1; column -1 left out */
-    dw3_pixels(R, S, 1, 1, 3, rows, off, y, v);
-    ow = 1;
-  }
-  for (size_t i = 0; i < rows_in; ++i) x[i] = rows[i] + (ow * S - g->pad_left) * C;
-  for (size_t r = 0; r < R; ++r) y[r] += ow * C;
-  const size_t groups = (g->interior_end - ow) / DW3_GROUP;
-  if (groups > 0) {
-    dw3_groups(S, R, groups, x, y, off_bytes, C, v);
-    for (size_t i = 0; i < rows_in; ++i) x[i] += groups * DW3_GROUP * S * C;
-    for (size_t r = 0; r < R; ++r) y[r] += groups * DW3_GROUP * C;
-    ow += groups * DW3_GROUP;
-  }
-  for (; ow < g->interior_end; ++ow) {
-    dw3_pixels(R, S, 1, 0, 3, x, off, y, v);
-    for (size_t i = 0; i < rows_in; ++i) x[i] += S * C;
-    for (size_t r = 0; r < R; ++r) y[r] += C;
-  }
-  if (g->right_edge) dw3_pixels(R, S, 1, 0, 2, x, off, y, v);
-}
-
-/* R output rows over all channels. rows / y0 as in dw3_row_block at channel 0; a zero row's pointer
- * moves with the channel like the others (the buffer covers in_w * C floats). */
+/* R output rows (S, R constants) over all channels, one assembly block per vector of channels.
+ * rows: the (R - 1) * S + 3 input rows at channel 0, column 0; y0: output row 0 at channel 0. */
 DW3_INLINE void dw3_rows(const size_t R, const size_t S, const float* const* rows, float* y0, const dw3_geometry* g,
-                         const float* w, const float* bias, float32x4_t lo, float32x4_t hi) {
+                         const float* w, const float* bias, const float* minmax) {
   const size_t rows_in = (R - 1) * S + 3, ncols = (DW3_GROUP - 1) * S + 3;
-  /* Column offsets j * C (floats, and bytes for the assembly), opaque to the compiler so that it
-   * keeps one register per offset (a load is then one `ldr q, [row, offset]`) instead of deriving
-   * each from the previous one with an add. */
-  size_t off[(DW3_GROUP - 1) * 2 + 3], off_bytes[(DW3_GROUP - 1) * 2 + 3];
-  for (size_t j = 0; j < ncols; ++j) {
-    off[j] = j * g->C;
-    off_bytes[j] = j * g->C * sizeof(float);
-    __asm__("" : "+r"(off[j]));
-  }
-  dw3_vectors v;
-  v.lo = lo;
-  v.hi = hi;
+  size_t off[(DW3_GROUP - 1) * 2 + 3];
+  for (size_t j = 0; j < ncols; ++j) off[j] = j * g->C * sizeof(float);
+  const size_t interior = g->interior_end - g->pad_left, groups = interior / DW3_GROUP;
+  /* leftover pixels in bits 0-1, the left / right edge flags in bits 8 / 9 */
+  const size_t tails = interior % DW3_GROUP | g->pad_left << 8 | (size_t)g->right_edge << 9;
   for (size_t c = 0; c < g->C; c += 4) {
-    for (size_t t = 0; t < 9; ++t) v.w[t] = vld1q_f32(w + t * g->C + c);
-    v.bias = bias != NULL ? vld1q_f32(bias + c) : vdupq_n_f32(0.0f);
     const float* x[5];
+    float* y[3];
     for (size_t i = 0; i < rows_in; ++i) x[i] = rows[i] + c;
-    dw3_row_block(R, S, x, y0 + c, g, off, off_bytes, &v);
+    for (size_t r = 0; r < R; ++r) y[r] = y0 + r * g->out_stride + c;
+    const float* b = bias != NULL ? bias + c : dw3_zero_bias;
+    if (S == 1 && R == 3) dw3_row_s1_r3(x, y, off, w + c, b, minmax, groups, tails);
+    if (S == 1 && R == 2) dw3_row_s1_r2(x, y, off, w + c, b, minmax, groups, tails);
+    if (S == 1 && R == 1) dw3_row_s1_r1(x, y, off, w + c, b, minmax, groups, tails);
+    if (S == 2 && R == 2) dw3_row_s2_r2(x, y, off, w + c, b, minmax, groups, tails);
+    if (S == 2 && R == 1) dw3_row_s2_r1(x, y, off, w + c, b, minmax, groups, tails);
   }
 }
 
@@ -171,8 +94,8 @@ static int dw3_row_inside(const lite_conv2d_params* p, size_t oh) {
 
 /* Rows from `row` for stride S (a constant); see lite_f32_dwconv_3x3_aarch64_rows. */
 DW3_INLINE size_t dw3_rows_stride(const size_t S, const lite_conv2d_params* p, const float* input, const float* w,
-                                  const float* bias, float* output, size_t row, size_t row_end, float32x4_t lo,
-                                  float32x4_t hi) {
+                                  const float* bias, float* output, size_t row, size_t row_end,
+                                  const float* minmax) {
   dw3_geometry g;
   g.C = p->in_c;
   g.in_stride = p->in_w * p->in_c;
@@ -197,19 +120,19 @@ DW3_INLINE size_t dw3_rows_stride(const size_t S, const lite_conv2d_params* p, c
     rows[i] = ih >= 0 && ih < (ptrdiff_t)p->in_h ? image + (size_t)ih * g.in_stride : dw3_zero_row;
   }
   if (S == 1 && R == 3)
-    dw3_rows(3, S, rows, y, &g, w, bias, lo, hi);
+    dw3_rows(3, S, rows, y, &g, w, bias, minmax);
   else if (R == 2)
-    dw3_rows(2, S, rows, y, &g, w, bias, lo, hi);
+    dw3_rows(2, S, rows, y, &g, w, bias, minmax);
   else
-    dw3_rows(1, S, rows, y, &g, w, bias, lo, hi);
+    dw3_rows(1, S, rows, y, &g, w, bias, minmax);
   return R;
 }
 
 size_t lite_f32_dwconv_3x3_aarch64_rows(const lite_conv2d_params* p, const float* input, const float* packed_weight,
                                         const float* bias, const lite_activation* act, float* output, size_t row,
                                         size_t row_end) {
-  const float32x4_t lo = vdupq_n_f32(act == NULL ? -INFINITY : (act->kind == LITE_ACT_CLIP ? act->alpha : 0.0f));
-  const float32x4_t hi = vdupq_n_f32(act != NULL && act->kind == LITE_ACT_CLIP ? act->beta : INFINITY);
-  return p->stride_w == 1 ? dw3_rows_stride(1, p, input, packed_weight, bias, output, row, row_end, lo, hi)
-                          : dw3_rows_stride(2, p, input, packed_weight, bias, output, row, row_end, lo, hi);
+  const float minmax[2] = {act == NULL ? -INFINITY : (act->kind == LITE_ACT_CLIP ? act->alpha : 0.0f),
+                           act != NULL && act->kind == LITE_ACT_CLIP ? act->beta : INFINITY};
+  return p->stride_w == 1 ? dw3_rows_stride(1, p, input, packed_weight, bias, output, row, row_end, minmax)
+                          : dw3_rows_stride(2, p, input, packed_weight, bias, output, row, row_end, minmax);
 }
