@@ -1,13 +1,14 @@
-/* Winograd F(m, 3) (and stride-2 F(7, 2)) convolution, aarch64 NEON with FMA: 4 channels per vector (the shared body), and
- * its own register-blocked microkernel for the alpha^2 per-position products.
+/* Winograd F(m, 3) (and stride-2 F(7, 2)) convolution, aarch64 NEON with FMA: 4 channels per vector
+ * (the shared body), and its own register-blocked microkernels for the alpha^2 per-position products.
  *
  * Why its own product kernel: the general GEMM microkernel broadcasts one A value per row and k
  * step (a load each); here 4 rows x 16 columns take A as whole vectors of 4 consecutive k values and
- * multiply by lane (fmla v.4s, v.4s, v.s[lane]): per 4 k steps 4 A loads + 4 B loads of 4 vectors
- * (ld1 {4 registers}) + 64 FMAs + 2 loop instructions (74 per 256 multiply-adds), 16 accumulators + 4 A + 8 B registers, nothing
- * spilled; the k loop is assembly (see wg_a64_gemm_4x16). It reads the packed-GEMM B layout (panels
- * of 16 columns, bias row first, see gemm_f32_packed.h) and is used only when the selected GEMM
- * packs 16-wide panels. Each output value sums k in order 0..k-1 from zero, whatever the tile split
+ * multiply by lane (fmla v.4s, v.4s, v.s[lane]): per 8 k steps 4 A load pairs (ldp: 8 k of a row)
+ * + 8 B loads of 4 vectors (ld1 {4 registers}) + 128 FMAs + 2 loop instructions (142 per 512
+ * multiply-adds), 16 accumulators + 8 A + 8 B registers, nothing spilled; the k loop is assembly
+ * (see wg_a64_gemm_4x16; 6-row tiles: wg_a64_gemm_6x16_full). It reads the packed-GEMM B layout
+ * (panels of 16 columns, bias row first, see gemm_f32_packed.h) and is used only when the selected
+ * GEMM packs 16-wide panels. Each output value sums k in order 0..k-1 from zero, whatever the tile split
  * (bit-identical threads). */
 #include <arm_neon.h>
 
@@ -80,8 +81,8 @@ static void wg_a64_gemm_4x16(size_t mr, size_t nv, size_t k, const float* a, siz
   const float* r1 = mr > 1 ? a + lda : r0;
   const float* r2 = mr > 2 ? a + 2 * lda : r1;
   const float* r3 = mr > 3 ? a + 3 * lda : r2;
-  /* Groups of 4 k steps in assembly, accumulators in v16-v31: GCC kept the same loop in registers
-   * but added 6 register moves per group (86 instructions instead of 78, objdump). A full tile
+  /* Groups of 4 k steps in assembly (an odd one first, then two per iteration), accumulators in
+   * v16-v31: GCC kept the 4-k loop in registers but added 6 register moves per group (objdump). A full tile
    * (4 rows, 16 columns, k a multiple of 4) is stored by the assembly straight into c; otherwise the
    * sums go out through `acc` to the k tail and the partial stores below. */
   float acc[64] __attribute__((aligned(16)));
@@ -96,8 +97,8 @@ static void wg_a64_gemm_4x16(size_t mr, size_t nv, size_t k, const float* a, siz
       "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
       "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n"
       "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n"
-      "cbz %[n], 1f\n"
-      "0:\n ldr q0, [%[a0]], #16\n ldr q1, [%[a1]], #16\n ldr q2, [%[a2]], #16\n ldr q3, [%[a3]], #16\n"
+      "tbz %[n], #0, 1f\n"  /* an odd count of 4-k groups: one first, A by ldr */
+      "ldr q0, [%[a0]], #16\n ldr q1, [%[a1]], #16\n ldr q2, [%[a2]], #16\n ldr q3, [%[a3]], #16\n"
       "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
       "fmla v16.4s, v4.4s, v0.s[0]\n fmla v17.4s, v5.4s, v0.s[0]\n fmla v18.4s, v6.4s, v0.s[0]\n fmla v19.4s, v7.4s, v0.s[0]\n"
       "fmla v20.4s, v4.4s, v1.s[0]\n fmla v21.4s, v5.4s, v1.s[0]\n fmla v22.4s, v6.4s, v1.s[0]\n fmla v23.4s, v7.4s, v1.s[0]\n"
@@ -118,15 +119,58 @@ static void wg_a64_gemm_4x16(size_t mr, size_t nv, size_t k, const float* a, siz
       "fmla v20.4s, v8.4s, v1.s[3]\n fmla v21.4s, v9.4s, v1.s[3]\n fmla v22.4s, v10.4s, v1.s[3]\n fmla v23.4s, v11.4s, v1.s[3]\n"
       "fmla v24.4s, v8.4s, v2.s[3]\n fmla v25.4s, v9.4s, v2.s[3]\n fmla v26.4s, v10.4s, v2.s[3]\n fmla v27.4s, v11.4s, v2.s[3]\n"
       "fmla v28.4s, v8.4s, v3.s[3]\n fmla v29.4s, v9.4s, v3.s[3]\n fmla v30.4s, v10.4s, v3.s[3]\n fmla v31.4s, v11.4s, v3.s[3]\n"
-      "subs %[n], %[n], #1\n b.ne 0b\n"
-      "1:\n st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[o0]]\n"
+      "1:\n lsr %[n], %[n], #1\n cbz %[n], 3f\n"
+      "2:\n ldp q0, q12, [%[a0]], #32\n ldp q1, q13, [%[a1]], #32\n ldp q2, q14, [%[a2]], #32\n ldp q3, q15, [%[a3]], #32\n"  /* 8 k per iteration: A k 0-3 in v0-v3, k 4-7 in v12-v15 */
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v0.s[0]\n fmla v17.4s, v5.4s, v0.s[0]\n fmla v18.4s, v6.4s, v0.s[0]\n fmla v19.4s, v7.4s, v0.s[0]\n"
+      "fmla v20.4s, v4.4s, v1.s[0]\n fmla v21.4s, v5.4s, v1.s[0]\n fmla v22.4s, v6.4s, v1.s[0]\n fmla v23.4s, v7.4s, v1.s[0]\n"
+      "fmla v24.4s, v4.4s, v2.s[0]\n fmla v25.4s, v5.4s, v2.s[0]\n fmla v26.4s, v6.4s, v2.s[0]\n fmla v27.4s, v7.4s, v2.s[0]\n"
+      "fmla v28.4s, v4.4s, v3.s[0]\n fmla v29.4s, v5.4s, v3.s[0]\n fmla v30.4s, v6.4s, v3.s[0]\n fmla v31.4s, v7.4s, v3.s[0]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v0.s[1]\n fmla v17.4s, v9.4s, v0.s[1]\n fmla v18.4s, v10.4s, v0.s[1]\n fmla v19.4s, v11.4s, v0.s[1]\n"
+      "fmla v20.4s, v8.4s, v1.s[1]\n fmla v21.4s, v9.4s, v1.s[1]\n fmla v22.4s, v10.4s, v1.s[1]\n fmla v23.4s, v11.4s, v1.s[1]\n"
+      "fmla v24.4s, v8.4s, v2.s[1]\n fmla v25.4s, v9.4s, v2.s[1]\n fmla v26.4s, v10.4s, v2.s[1]\n fmla v27.4s, v11.4s, v2.s[1]\n"
+      "fmla v28.4s, v8.4s, v3.s[1]\n fmla v29.4s, v9.4s, v3.s[1]\n fmla v30.4s, v10.4s, v3.s[1]\n fmla v31.4s, v11.4s, v3.s[1]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v0.s[2]\n fmla v17.4s, v5.4s, v0.s[2]\n fmla v18.4s, v6.4s, v0.s[2]\n fmla v19.4s, v7.4s, v0.s[2]\n"
+      "fmla v20.4s, v4.4s, v1.s[2]\n fmla v21.4s, v5.4s, v1.s[2]\n fmla v22.4s, v6.4s, v1.s[2]\n fmla v23.4s, v7.4s, v1.s[2]\n"
+      "fmla v24.4s, v4.4s, v2.s[2]\n fmla v25.4s, v5.4s, v2.s[2]\n fmla v26.4s, v6.4s, v2.s[2]\n fmla v27.4s, v7.4s, v2.s[2]\n"
+      "fmla v28.4s, v4.4s, v3.s[2]\n fmla v29.4s, v5.4s, v3.s[2]\n fmla v30.4s, v6.4s, v3.s[2]\n fmla v31.4s, v7.4s, v3.s[2]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v0.s[3]\n fmla v17.4s, v9.4s, v0.s[3]\n fmla v18.4s, v10.4s, v0.s[3]\n fmla v19.4s, v11.4s, v0.s[3]\n"
+      "fmla v20.4s, v8.4s, v1.s[3]\n fmla v21.4s, v9.4s, v1.s[3]\n fmla v22.4s, v10.4s, v1.s[3]\n fmla v23.4s, v11.4s, v1.s[3]\n"
+      "fmla v24.4s, v8.4s, v2.s[3]\n fmla v25.4s, v9.4s, v2.s[3]\n fmla v26.4s, v10.4s, v2.s[3]\n fmla v27.4s, v11.4s, v2.s[3]\n"
+      "fmla v28.4s, v8.4s, v3.s[3]\n fmla v29.4s, v9.4s, v3.s[3]\n fmla v30.4s, v10.4s, v3.s[3]\n fmla v31.4s, v11.4s, v3.s[3]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v12.s[0]\n fmla v17.4s, v5.4s, v12.s[0]\n fmla v18.4s, v6.4s, v12.s[0]\n fmla v19.4s, v7.4s, v12.s[0]\n"
+      "fmla v20.4s, v4.4s, v13.s[0]\n fmla v21.4s, v5.4s, v13.s[0]\n fmla v22.4s, v6.4s, v13.s[0]\n fmla v23.4s, v7.4s, v13.s[0]\n"
+      "fmla v24.4s, v4.4s, v14.s[0]\n fmla v25.4s, v5.4s, v14.s[0]\n fmla v26.4s, v6.4s, v14.s[0]\n fmla v27.4s, v7.4s, v14.s[0]\n"
+      "fmla v28.4s, v4.4s, v15.s[0]\n fmla v29.4s, v5.4s, v15.s[0]\n fmla v30.4s, v6.4s, v15.s[0]\n fmla v31.4s, v7.4s, v15.s[0]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v12.s[1]\n fmla v17.4s, v9.4s, v12.s[1]\n fmla v18.4s, v10.4s, v12.s[1]\n fmla v19.4s, v11.4s, v12.s[1]\n"
+      "fmla v20.4s, v8.4s, v13.s[1]\n fmla v21.4s, v9.4s, v13.s[1]\n fmla v22.4s, v10.4s, v13.s[1]\n fmla v23.4s, v11.4s, v13.s[1]\n"
+      "fmla v24.4s, v8.4s, v14.s[1]\n fmla v25.4s, v9.4s, v14.s[1]\n fmla v26.4s, v10.4s, v14.s[1]\n fmla v27.4s, v11.4s, v14.s[1]\n"
+      "fmla v28.4s, v8.4s, v15.s[1]\n fmla v29.4s, v9.4s, v15.s[1]\n fmla v30.4s, v10.4s, v15.s[1]\n fmla v31.4s, v11.4s, v15.s[1]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v12.s[2]\n fmla v17.4s, v5.4s, v12.s[2]\n fmla v18.4s, v6.4s, v12.s[2]\n fmla v19.4s, v7.4s, v12.s[2]\n"
+      "fmla v20.4s, v4.4s, v13.s[2]\n fmla v21.4s, v5.4s, v13.s[2]\n fmla v22.4s, v6.4s, v13.s[2]\n fmla v23.4s, v7.4s, v13.s[2]\n"
+      "fmla v24.4s, v4.4s, v14.s[2]\n fmla v25.4s, v5.4s, v14.s[2]\n fmla v26.4s, v6.4s, v14.s[2]\n fmla v27.4s, v7.4s, v14.s[2]\n"
+      "fmla v28.4s, v4.4s, v15.s[2]\n fmla v29.4s, v5.4s, v15.s[2]\n fmla v30.4s, v6.4s, v15.s[2]\n fmla v31.4s, v7.4s, v15.s[2]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v12.s[3]\n fmla v17.4s, v9.4s, v12.s[3]\n fmla v18.4s, v10.4s, v12.s[3]\n fmla v19.4s, v11.4s, v12.s[3]\n"
+      "fmla v20.4s, v8.4s, v13.s[3]\n fmla v21.4s, v9.4s, v13.s[3]\n fmla v22.4s, v10.4s, v13.s[3]\n fmla v23.4s, v11.4s, v13.s[3]\n"
+      "fmla v24.4s, v8.4s, v14.s[3]\n fmla v25.4s, v9.4s, v14.s[3]\n fmla v26.4s, v10.4s, v14.s[3]\n fmla v27.4s, v11.4s, v14.s[3]\n"
+      "fmla v28.4s, v8.4s, v15.s[3]\n fmla v29.4s, v9.4s, v15.s[3]\n fmla v30.4s, v10.4s, v15.s[3]\n fmla v31.4s, v11.4s, v15.s[3]\n"
+      "subs %[n], %[n], #1\n b.ne 2b\n"
+      "3:\n st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[o0]]\n"
       "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[o1]]\n"
       "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[o2]]\n"
       "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[o3]]\n"
       : [a0] "+r"(r0), [a1] "+r"(r1), [a2] "+r"(r2), [a3] "+r"(r3), [w] "+r"(w), [n] "+r"(groups)
       : [o0] "r"(o0), [o1] "r"(o1), [o2] "r"(o2), [o3] "r"(o3)
-      : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v16", "v17", "v18", "v19",
-        "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "cc", "memory");
+      : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
+        "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
+        "v31", "cc", "memory");
   if (direct) return;
   float32x4_t c00 = vld1q_f32(acc), c01 = vld1q_f32(acc + 4), c02 = vld1q_f32(acc + 8), c03 = vld1q_f32(acc + 12);
   float32x4_t c10 = vld1q_f32(acc + 16), c11 = vld1q_f32(acc + 20), c12 = vld1q_f32(acc + 24),

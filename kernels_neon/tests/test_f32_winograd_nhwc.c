@@ -109,7 +109,7 @@ static int make_params(lite_conv2d_params* p, size_t n, size_t h, size_t w, size
 static void run_variant(const variant* v, const lite_f32_gemm_config* gemm) {
   static const size_t sizes[][2] = {{1, 1}, {3, 3}, {2, 5}, {7, 7}, {8, 13}, {14, 9}};
   static const size_t pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 2, 0}, {3, 2, 1, 4}};
-  static const size_t chans[][2] = {{1, 1}, {3, 5}, {8, 8}, {16, 17}, {17, 33}};
+  static const size_t chans[][2] = {{1, 1}, {3, 5}, {8, 8}, {12, 20}, {16, 17}, {17, 33}}; /* 12: odd count of 4-k groups */
   lite_conv2d_params p;
   char what[64];
   int k = 0;
