@@ -91,20 +91,39 @@ class BenchResult:
 
 
 # -- models and inputs ----------------------------------------------------------------------------
-def prepare_models(config: BenchConfig, workdir: Path) -> tuple[Path, Path | None]:
-    """(.lite to run, source .onnx for peers or None). An .onnx is converted with the given shapes;
-    for a .lite the peers use MODEL.onnx beside it when there is one."""
+@dataclasses.dataclass(frozen=True)
+class PreparedModels:
+    """What one bench runs: our .lite, and the source models the peers start from (an ONNX for most
+    peers, a .tflite for LiteRT; either may be missing)."""
+
+    lite_path: Path
+    onnx_path: Path | None
+    tflite_path: Path | None
+
+
+def prepare_models(config: BenchConfig, workdir: Path) -> PreparedModels:
+    """An .onnx or .tflite is converted (with the given shapes for an ONNX); for a .lite the peers use
+    MODEL.onnx / MODEL.tflite beside it when there is one."""
     model = config.model
     if not model.is_file():
         raise BenchError(f"no such file: {model}")
+    lite_path = workdir / f"{model.stem}.lite"
     if model.suffix == ".onnx":
         from lite_converter.convert import convert_onnx
 
-        lite_path = workdir / f"{model.stem}.lite"
         convert_onnx(model, output_path=lite_path, input_shapes=config.input_shapes or None)
-        return lite_path, model
-    sibling = model.with_suffix(".onnx")
-    return model, sibling if sibling.is_file() else None
+        return PreparedModels(lite_path, model, None)
+    if model.suffix == ".tflite":
+        from lite_converter.convert import convert_tflite
+
+        convert_tflite(model, output_path=lite_path)
+        return PreparedModels(lite_path, None, model)
+
+    def beside(suffix: str) -> Path | None:
+        path = model.with_suffix(suffix)
+        return path if path.is_file() else None
+
+    return PreparedModels(model, beside(".onnx"), beside(".tflite"))
 
 
 def make_feeds(model: LiteModel, shapes: dict[str, list[int]], seed: int) -> dict[str, np.ndarray]:
@@ -177,7 +196,8 @@ def benchmark(config: BenchConfig) -> BenchResult:
 def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
     from runtime_arm import Interpreter
 
-    lite_path, onnx_path = prepare_models(config, workdir)
+    prepared = prepare_models(config, workdir)
+    lite_path, onnx_path = prepared.lite_path, prepared.onnx_path
     model = read_model(lite_path)
     feeds = make_feeds(model, config.input_shapes, config.seed)
 
@@ -210,12 +230,13 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
         runners.append((BASELINE, baseline_runner))
         closers.append(close)
     for name in config.compare:
-        if onnx_path is None:
+        if onnx_path is None and prepared.tflite_path is None:
             peers[name] = RunnerResult(name, unavailable=f"needs the source ONNX ({config.model.stem}.onnx "
                                                          "beside the .lite, or bench the .onnx)")
             continue
         try:
-            session = open_peer(name, PeerRequest(onnx_path, feeds, config.threads, workdir, lite_path))
+            session = open_peer(name, PeerRequest(onnx_path, feeds, config.threads, workdir, lite_path,
+                                                  prepared.tflite_path))
             peer_first = time.perf_counter()
             peer_outputs = session.run()
             peer_first = time.perf_counter() - peer_first
@@ -260,7 +281,7 @@ def _open_baseline(config: BenchConfig, workdir: Path, feeds: dict[str, np.ndarr
     assert config.baseline is not None
     baseline_dir = workdir / "baseline"
     baseline_dir.mkdir(parents=True, exist_ok=True)
-    path, _ = prepare_models(dataclasses.replace(config, model=config.baseline), baseline_dir)
+    path = prepare_models(dataclasses.replace(config, model=config.baseline), baseline_dir).lite_path
     interpreter = Interpreter(path, threads=config.threads)
     for name, array in feeds.items():
         interpreter.resize_input(name, array.shape)

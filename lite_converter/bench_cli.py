@@ -26,7 +26,8 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
 
     bench = commands.add_parser(
         "bench", help="latency, memory and GFLOP/s (per op with --profile, against peers with --compare)")
-    bench.add_argument("model", help="a .lite or .onnx file (peers need the .onnx)")
+    bench.add_argument("model",
+                       help="a .lite, .onnx or .tflite file (peers other than LiteRT need the .onnx)")
     bench.add_argument(
         "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help)
     bench.add_argument("--threads", type=int, default=1, help="threads of every runtime (default 1)")
@@ -36,8 +37,9 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     bench.add_argument("--compare", type=_peer_list, default=[], metavar="PEERS",
                        help="comma-separated peers run interleaved with ours: onnxruntime,litert,ncnn,mnn")
     bench.add_argument("--baseline", type=Path, metavar="MODEL",
-                       help="another .lite/.onnx run on our runtime interleaved with MODEL, e.g. the fp32 "
-                            "model beside its int8 version; its median and ratio are printed like a peer's")
+                       help="another .lite/.onnx/.tflite run on our runtime interleaved with MODEL, e.g. "
+                            "the fp32 model beside its int8 version; its median and ratio are printed like "
+                            "a peer's")
     bench.add_argument("--target", choices=TARGETS,
                        help="instead of timing: count instructions per inference of the cross-built "
                             "runtime under qemu (lite_converter.bench_qemu; 2 counted runs)")
@@ -84,7 +86,7 @@ def _command_target(args: argparse.Namespace) -> int:
     config = BenchConfig(Path(args.model), _shapes(args.input_shape), args.threads, seed=args.seed)
     with tempfile.TemporaryDirectory(prefix="lite-bench-target-") as workdir:
         try:
-            lite_path, _ = prepare_models(config, Path(workdir))
+            lite_path = prepare_models(config, Path(workdir)).lite_path
             model = read_model(lite_path)
             feeds = make_feeds(model, config.input_shapes, config.seed)
         except BenchError as error:

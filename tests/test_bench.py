@@ -189,6 +189,27 @@ def test_bench_of_lite_without_onnx_says_peers_need_it(tmp_path, small_conv_lite
     assert re.search(r"onnxruntime .*not run: needs the source ONNX", text), text
 
 
+def test_bench_of_tflite_runs_litert_on_that_file_and_says_what_the_others_need(tmp_path, small_conv_onnx):
+    pytest.importorskip("ai_edge_litert", reason="LiteRT not installed: `make bench-deps` installs it")
+    from lite_converter.peers.tflite_export import export_tflite
+
+    onnx_path = tmp_path / "small.onnx"
+    onnx.save(small_conv_onnx, onnx_path)
+    lite = tmp_path / "small.lite"
+    convert_onnx(onnx_path, lite, input_shapes={"x": [1, 3, 16, 16]})
+    source = tmp_path / "given" / "model.tflite"
+    source.parent.mkdir()
+    source.write_bytes(export_tflite(read_model(lite)))
+    workdir = tmp_path / "w"
+    result = benchmark(BenchConfig(source, runs=2, warmup=0, compare=("litert", "onnxruntime"),
+                                   workdir=workdir))
+    litert, ort = result.peers
+    assert result.lite_path == workdir / "model.lite" and result.ours.stats is not None
+    assert litert.unavailable is None and litert.max_abs_diff is not None and litert.max_abs_diff < 1e-4
+    assert not list(workdir.glob("*.tflite"))  # LiteRT ran the given file, nothing was exported
+    assert ort.stats is None and "needs an ONNX model" in ort.unavailable
+
+
 def test_bench_baseline_runs_interleaved_and_is_compared(tmp_path, small_conv_lite, capsys):
     """--baseline: another model on our runtime in the same loop, its outputs diffed against ours."""
     from tests.conftest import small_conv_net

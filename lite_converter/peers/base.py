@@ -15,15 +15,23 @@ class PeerUnavailable(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class PeerRequest:
-    """What a peer is asked to run: the source ONNX, the inputs (NCHW, as the ONNX model takes them),
-    the thread count, a scratch directory for converted model files, and our converted .lite
-    (the source of the .tflite for LiteRT)."""
+    """What a peer is asked to run: the source model (an ONNX, or a .tflite that only LiteRT reads), the
+    inputs (in the source model's layout), the thread count, a scratch directory for converted model
+    files, and our converted .lite (the source of the .tflite for LiteRT when there is none)."""
 
-    onnx_path: Path
+    onnx_path: Path | None
     feeds: dict[str, np.ndarray]
     threads: int
     workdir: Path
     lite_path: Path | None = None
+    tflite_path: Path | None = None
+
+
+def source_onnx(request: PeerRequest) -> Path:
+    """The ONNX a converting peer starts from; a .tflite source has none to give it."""
+    if request.onnx_path is None:
+        raise PeerUnavailable("needs an ONNX model (the source is a .tflite: only LiteRT runs it)")
+    return request.onnx_path
 
 
 class PeerSession(Protocol):

@@ -1,6 +1,7 @@
 """LiteRT (pip ``ai-edge-litert``, the successor of tflite-runtime) on a .tflite of the same model.
 
-The .tflite is ``MODEL.tflite`` beside ``MODEL.onnx`` when the user has one; otherwise it is written
+The .tflite is the benched model itself when it is one, ``MODEL.tflite`` beside ``MODEL.onnx`` (or beside
+``MODEL.lite``) when the user has one; otherwise it is written
 from our converted .lite graph by :mod:`lite_converter.peers.tflite_export` (no ONNX -> TFLite
 converter installs here: onnx2tf and ai-edge-torch need TensorFlow). Models with ops the exporter does
 not cover are reported as not run, with the ops named.
@@ -16,9 +17,10 @@ from lite_converter.peers.base import PeerRequest, PeerUnavailable
 
 
 def tflite_for(request: PeerRequest) -> Path:
-    beside = request.onnx_path.with_suffix(".tflite")
-    if beside.is_file():
-        return beside
+    if request.tflite_path is not None:
+        return request.tflite_path
+    if request.onnx_path is not None and request.onnx_path.with_suffix(".tflite").is_file():
+        return request.onnx_path.with_suffix(".tflite")
     if request.lite_path is None:
         raise PeerUnavailable("no .tflite: put MODEL.tflite next to MODEL.onnx")
     from lite_converter.peers.tflite_export import ExportUnsupported, export_tflite

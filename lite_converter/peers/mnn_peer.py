@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter.peers.base import PeerRequest, PeerUnavailable
+from lite_converter.peers.base import PeerRequest, PeerUnavailable, source_onnx
 
 _CONVERT = "import sys, _tools; sys.exit(0 if _tools.mnnconvert(sys.argv[1:]) else 1)"
 
@@ -40,7 +40,7 @@ class MnnSession:
         except ImportError:
             raise PeerUnavailable("not installed (make bench-deps)") from None
         self._mnn = MNN
-        path = convert_to_mnn(request.onnx_path, request.workdir)
+        path = convert_to_mnn(source_onnx(request), request.workdir)
         self._interpreter = MNN.Interpreter(str(path))
         self._session = self._interpreter.createSession(
             {"backend": "CPU", "numThread": request.threads, "precision": "high"})

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter.peers.base import PeerRequest, PeerUnavailable
+from lite_converter.peers.base import PeerRequest, PeerUnavailable, source_onnx
 
 
 def _pnnx_executable() -> Path:
@@ -53,7 +53,8 @@ class NcnnSession:
         arrays = list(request.feeds.values())
         if any(a.ndim == 4 and a.shape[0] != 1 for a in arrays):
             raise PeerUnavailable("ncnn runs one image at a time: batch > 1 not benchmarked")
-        param, weights = convert_to_ncnn(request.onnx_path, [tuple(a.shape) for a in arrays], request.workdir)
+        shapes = [tuple(a.shape) for a in arrays]
+        param, weights = convert_to_ncnn(source_onnx(request), shapes, request.workdir)
         self._net = ncnn.Net()
         self._net.opt.use_vulkan_compute = False
         self._net.opt.num_threads = request.threads

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from lite_converter.peers.base import PeerRequest, PeerUnavailable
+from lite_converter.peers.base import PeerRequest, PeerUnavailable, source_onnx
 
 
 class OnnxRuntimeSession:
@@ -15,12 +15,13 @@ class OnnxRuntimeSession:
             import onnxruntime
         except ImportError:
             raise PeerUnavailable("not installed (pip install onnxruntime)") from None
+        path = source_onnx(request)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = request.threads
         options.inter_op_num_threads = 1
         try:
             self._session = onnxruntime.InferenceSession(
-                os.fspath(request.onnx_path), options, providers=["CPUExecutionProvider"])
+                os.fspath(path), options, providers=["CPUExecutionProvider"])
         except Exception as error:  # noqa: BLE001 - onnxruntime raises its own exception types
             raise PeerUnavailable(f"cannot load the model: {error}") from None
         self._feeds = request.feeds
