@@ -12,7 +12,8 @@
  *
  * Whole panels (lite_f32_gemm_panel_6x16_aarch64_neonfma) run most rows as 5-row tiles: 20
  * accumulators leave v28..v31 for one ld1 of a whole B row, so 4 k take 5 A loads + 4 B loads
- * for 80 FMAs (89 instructions against 6 rows' 110 for 96 FMAs, 3% fewer per FMA).
+ * for 80 FMAs (89 instructions against 6 rows' 110 for 96 FMAs, 3% fewer per FMA); the rows 5
+ * does not divide run as 6-row or 4-row tiles.
  *
  * Edge tiles with fewer rows run a 4-, 2- or 1-row variant of the same loop (Winograd blocks of 4
  * tiles, layers of 49 pixels, FULLY_CONNECTED on one row). Full-width tiles are clamped and
@@ -1113,14 +1114,151 @@ static void panel_rows5(size_t tiles, size_t k, const float* a, size_t a_stride,
   }
 }
 
-/* `tiles` full 6 x 16 tiles: tiles % 5 of them as 6-row tiles, the remaining rows (a multiple of 30)
- * as 5-row tiles, whose loop needs fewer instructions per FMA (89 per 80 against 110 per 96: B rows
- * come in with one ld1 of 4 registers). Every output sums bias, then k in order, in either tile. */
+static void panel_rows4(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w,
+                        float* c, size_t c_stride, const lite_f32_minmax_params* params) {
+  if (tiles == 0) return;
+  float* const c_first = c;
+  const size_t rows_total = tiles * 4;
+  const float* a0 = a;
+  const float* a1 = a0 + a_stride;
+  const float* a2 = a1 + a_stride;
+  const float* a3 = a2 + a_stride;
+  const float* w0 = w;
+  const size_t k4_init = k / 4, kr_init = k % 4;
+  size_t k4, kr;
+  /* after a tile each row pointer has moved k floats; the next tile starts 4 rows down */
+  const size_t a_next = (4 * a_stride - k) * sizeof(float);
+  const size_t c_step = c_stride * sizeof(float);
+  const size_t clamp = params->min != -INFINITY || params->max != INFINITY;
+  const float* minmax = &params->min; /* min and max are adjacent */
+  __asm__ volatile(
+      "0:\n"  /* per tile: B from the panel start, fresh k counters */
+      "mov %[w], %[w0]\nmov %[k4], %[k4_init]\nmov %[kr], %[kr_init]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]]\nld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[w]]\nld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[w]]\n"  /* every row = bias */
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[w]]\nadd %[w], %[w], #64\n"
+      "cbz %[k4], 2f\ntbz %[k4], #0, 1f\n"  /* an odd count of 4-k groups: one first */
+      "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"  /* 4 k: v0..v3 = 4 k of each row, v28..v31 = 4 B vectors */
+      "ldr q3, [%[a3]], #16\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 0: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[0]\nfmla v9.4s, v29.4s, v0.s[0]\nfmla v10.4s, v30.4s, v0.s[0]\nfmla v11.4s, v31.4s, v0.s[0]\n"
+      "fmla v12.4s, v28.4s, v1.s[0]\nfmla v13.4s, v29.4s, v1.s[0]\nfmla v14.4s, v30.4s, v1.s[0]\nfmla v15.4s, v31.4s, v1.s[0]\n"
+      "fmla v16.4s, v28.4s, v2.s[0]\nfmla v17.4s, v29.4s, v2.s[0]\nfmla v18.4s, v30.4s, v2.s[0]\nfmla v19.4s, v31.4s, v2.s[0]\n"
+      "fmla v20.4s, v28.4s, v3.s[0]\nfmla v21.4s, v29.4s, v3.s[0]\nfmla v22.4s, v30.4s, v3.s[0]\nfmla v23.4s, v31.4s, v3.s[0]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 1: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[1]\nfmla v9.4s, v29.4s, v0.s[1]\nfmla v10.4s, v30.4s, v0.s[1]\nfmla v11.4s, v31.4s, v0.s[1]\n"
+      "fmla v12.4s, v28.4s, v1.s[1]\nfmla v13.4s, v29.4s, v1.s[1]\nfmla v14.4s, v30.4s, v1.s[1]\nfmla v15.4s, v31.4s, v1.s[1]\n"
+      "fmla v16.4s, v28.4s, v2.s[1]\nfmla v17.4s, v29.4s, v2.s[1]\nfmla v18.4s, v30.4s, v2.s[1]\nfmla v19.4s, v31.4s, v2.s[1]\n"
+      "fmla v20.4s, v28.4s, v3.s[1]\nfmla v21.4s, v29.4s, v3.s[1]\nfmla v22.4s, v30.4s, v3.s[1]\nfmla v23.4s, v31.4s, v3.s[1]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 2: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[2]\nfmla v9.4s, v29.4s, v0.s[2]\nfmla v10.4s, v30.4s, v0.s[2]\nfmla v11.4s, v31.4s, v0.s[2]\n"
+      "fmla v12.4s, v28.4s, v1.s[2]\nfmla v13.4s, v29.4s, v1.s[2]\nfmla v14.4s, v30.4s, v1.s[2]\nfmla v15.4s, v31.4s, v1.s[2]\n"
+      "fmla v16.4s, v28.4s, v2.s[2]\nfmla v17.4s, v29.4s, v2.s[2]\nfmla v18.4s, v30.4s, v2.s[2]\nfmla v19.4s, v31.4s, v2.s[2]\n"
+      "fmla v20.4s, v28.4s, v3.s[2]\nfmla v21.4s, v29.4s, v3.s[2]\nfmla v22.4s, v30.4s, v3.s[2]\nfmla v23.4s, v31.4s, v3.s[2]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 3: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[3]\nfmla v9.4s, v29.4s, v0.s[3]\nfmla v10.4s, v30.4s, v0.s[3]\nfmla v11.4s, v31.4s, v0.s[3]\n"
+      "fmla v12.4s, v28.4s, v1.s[3]\nfmla v13.4s, v29.4s, v1.s[3]\nfmla v14.4s, v30.4s, v1.s[3]\nfmla v15.4s, v31.4s, v1.s[3]\n"
+      "fmla v16.4s, v28.4s, v2.s[3]\nfmla v17.4s, v29.4s, v2.s[3]\nfmla v18.4s, v30.4s, v2.s[3]\nfmla v19.4s, v31.4s, v2.s[3]\n"
+      "fmla v20.4s, v28.4s, v3.s[3]\nfmla v21.4s, v29.4s, v3.s[3]\nfmla v22.4s, v30.4s, v3.s[3]\nfmla v23.4s, v31.4s, v3.s[3]\n"
+      "subs %[k4], %[k4], #1\nb.eq 2f\n"
+      "1:\n"  /* 8 k per iteration (two groups: half the loop instructions) */
+      "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"  /* 4 k: v0..v3 = 4 k of each row, v28..v31 = 4 B vectors */
+      "ldr q3, [%[a3]], #16\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 0: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[0]\nfmla v9.4s, v29.4s, v0.s[0]\nfmla v10.4s, v30.4s, v0.s[0]\nfmla v11.4s, v31.4s, v0.s[0]\n"
+      "fmla v12.4s, v28.4s, v1.s[0]\nfmla v13.4s, v29.4s, v1.s[0]\nfmla v14.4s, v30.4s, v1.s[0]\nfmla v15.4s, v31.4s, v1.s[0]\n"
+      "fmla v16.4s, v28.4s, v2.s[0]\nfmla v17.4s, v29.4s, v2.s[0]\nfmla v18.4s, v30.4s, v2.s[0]\nfmla v19.4s, v31.4s, v2.s[0]\n"
+      "fmla v20.4s, v28.4s, v3.s[0]\nfmla v21.4s, v29.4s, v3.s[0]\nfmla v22.4s, v30.4s, v3.s[0]\nfmla v23.4s, v31.4s, v3.s[0]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 1: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[1]\nfmla v9.4s, v29.4s, v0.s[1]\nfmla v10.4s, v30.4s, v0.s[1]\nfmla v11.4s, v31.4s, v0.s[1]\n"
+      "fmla v12.4s, v28.4s, v1.s[1]\nfmla v13.4s, v29.4s, v1.s[1]\nfmla v14.4s, v30.4s, v1.s[1]\nfmla v15.4s, v31.4s, v1.s[1]\n"
+      "fmla v16.4s, v28.4s, v2.s[1]\nfmla v17.4s, v29.4s, v2.s[1]\nfmla v18.4s, v30.4s, v2.s[1]\nfmla v19.4s, v31.4s, v2.s[1]\n"
+      "fmla v20.4s, v28.4s, v3.s[1]\nfmla v21.4s, v29.4s, v3.s[1]\nfmla v22.4s, v30.4s, v3.s[1]\nfmla v23.4s, v31.4s, v3.s[1]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 2: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[2]\nfmla v9.4s, v29.4s, v0.s[2]\nfmla v10.4s, v30.4s, v0.s[2]\nfmla v11.4s, v31.4s, v0.s[2]\n"
+      "fmla v12.4s, v28.4s, v1.s[2]\nfmla v13.4s, v29.4s, v1.s[2]\nfmla v14.4s, v30.4s, v1.s[2]\nfmla v15.4s, v31.4s, v1.s[2]\n"
+      "fmla v16.4s, v28.4s, v2.s[2]\nfmla v17.4s, v29.4s, v2.s[2]\nfmla v18.4s, v30.4s, v2.s[2]\nfmla v19.4s, v31.4s, v2.s[2]\n"
+      "fmla v20.4s, v28.4s, v3.s[2]\nfmla v21.4s, v29.4s, v3.s[2]\nfmla v22.4s, v30.4s, v3.s[2]\nfmla v23.4s, v31.4s, v3.s[2]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 3: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[3]\nfmla v9.4s, v29.4s, v0.s[3]\nfmla v10.4s, v30.4s, v0.s[3]\nfmla v11.4s, v31.4s, v0.s[3]\n"
+      "fmla v12.4s, v28.4s, v1.s[3]\nfmla v13.4s, v29.4s, v1.s[3]\nfmla v14.4s, v30.4s, v1.s[3]\nfmla v15.4s, v31.4s, v1.s[3]\n"
+      "fmla v16.4s, v28.4s, v2.s[3]\nfmla v17.4s, v29.4s, v2.s[3]\nfmla v18.4s, v30.4s, v2.s[3]\nfmla v19.4s, v31.4s, v2.s[3]\n"
+      "fmla v20.4s, v28.4s, v3.s[3]\nfmla v21.4s, v29.4s, v3.s[3]\nfmla v22.4s, v30.4s, v3.s[3]\nfmla v23.4s, v31.4s, v3.s[3]\n"
+      "ldr q0, [%[a0]], #16\nldr q1, [%[a1]], #16\nldr q2, [%[a2]], #16\n"  /* 4 k: v0..v3 = 4 k of each row, v28..v31 = 4 B vectors */
+      "ldr q3, [%[a3]], #16\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 0: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[0]\nfmla v9.4s, v29.4s, v0.s[0]\nfmla v10.4s, v30.4s, v0.s[0]\nfmla v11.4s, v31.4s, v0.s[0]\n"
+      "fmla v12.4s, v28.4s, v1.s[0]\nfmla v13.4s, v29.4s, v1.s[0]\nfmla v14.4s, v30.4s, v1.s[0]\nfmla v15.4s, v31.4s, v1.s[0]\n"
+      "fmla v16.4s, v28.4s, v2.s[0]\nfmla v17.4s, v29.4s, v2.s[0]\nfmla v18.4s, v30.4s, v2.s[0]\nfmla v19.4s, v31.4s, v2.s[0]\n"
+      "fmla v20.4s, v28.4s, v3.s[0]\nfmla v21.4s, v29.4s, v3.s[0]\nfmla v22.4s, v30.4s, v3.s[0]\nfmla v23.4s, v31.4s, v3.s[0]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 1: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[1]\nfmla v9.4s, v29.4s, v0.s[1]\nfmla v10.4s, v30.4s, v0.s[1]\nfmla v11.4s, v31.4s, v0.s[1]\n"
+      "fmla v12.4s, v28.4s, v1.s[1]\nfmla v13.4s, v29.4s, v1.s[1]\nfmla v14.4s, v30.4s, v1.s[1]\nfmla v15.4s, v31.4s, v1.s[1]\n"
+      "fmla v16.4s, v28.4s, v2.s[1]\nfmla v17.4s, v29.4s, v2.s[1]\nfmla v18.4s, v30.4s, v2.s[1]\nfmla v19.4s, v31.4s, v2.s[1]\n"
+      "fmla v20.4s, v28.4s, v3.s[1]\nfmla v21.4s, v29.4s, v3.s[1]\nfmla v22.4s, v30.4s, v3.s[1]\nfmla v23.4s, v31.4s, v3.s[1]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 2: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[2]\nfmla v9.4s, v29.4s, v0.s[2]\nfmla v10.4s, v30.4s, v0.s[2]\nfmla v11.4s, v31.4s, v0.s[2]\n"
+      "fmla v12.4s, v28.4s, v1.s[2]\nfmla v13.4s, v29.4s, v1.s[2]\nfmla v14.4s, v30.4s, v1.s[2]\nfmla v15.4s, v31.4s, v1.s[2]\n"
+      "fmla v16.4s, v28.4s, v2.s[2]\nfmla v17.4s, v29.4s, v2.s[2]\nfmla v18.4s, v30.4s, v2.s[2]\nfmla v19.4s, v31.4s, v2.s[2]\n"
+      "fmla v20.4s, v28.4s, v3.s[2]\nfmla v21.4s, v29.4s, v3.s[2]\nfmla v22.4s, v30.4s, v3.s[2]\nfmla v23.4s, v31.4s, v3.s[2]\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 3: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[3]\nfmla v9.4s, v29.4s, v0.s[3]\nfmla v10.4s, v30.4s, v0.s[3]\nfmla v11.4s, v31.4s, v0.s[3]\n"
+      "fmla v12.4s, v28.4s, v1.s[3]\nfmla v13.4s, v29.4s, v1.s[3]\nfmla v14.4s, v30.4s, v1.s[3]\nfmla v15.4s, v31.4s, v1.s[3]\n"
+      "fmla v16.4s, v28.4s, v2.s[3]\nfmla v17.4s, v29.4s, v2.s[3]\nfmla v18.4s, v30.4s, v2.s[3]\nfmla v19.4s, v31.4s, v2.s[3]\n"
+      "fmla v20.4s, v28.4s, v3.s[3]\nfmla v21.4s, v29.4s, v3.s[3]\nfmla v22.4s, v30.4s, v3.s[3]\nfmla v23.4s, v31.4s, v3.s[3]\n"
+      "subs %[k4], %[k4], #2\nb.ne 1b\n"
+      "2:\ncbz %[kr], 4f\n"
+      "3:\n"  /* k % 4 leftovers, one k each */
+      "ld1r {v0.4s}, [%[a0]], #4\nld1r {v1.4s}, [%[a1]], #4\nld1r {v2.4s}, [%[a2]], #4\n"
+      "ld1r {v3.4s}, [%[a3]], #4\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[w]], #64\n"  /* k + 0: v28..v31 = the 16 B columns */
+      "fmla v8.4s, v28.4s, v0.s[0]\nfmla v9.4s, v29.4s, v0.s[0]\nfmla v10.4s, v30.4s, v0.s[0]\nfmla v11.4s, v31.4s, v0.s[0]\n"
+      "fmla v12.4s, v28.4s, v1.s[0]\nfmla v13.4s, v29.4s, v1.s[0]\nfmla v14.4s, v30.4s, v1.s[0]\nfmla v15.4s, v31.4s, v1.s[0]\n"
+      "fmla v16.4s, v28.4s, v2.s[0]\nfmla v17.4s, v29.4s, v2.s[0]\nfmla v18.4s, v30.4s, v2.s[0]\nfmla v19.4s, v31.4s, v2.s[0]\n"
+      "fmla v20.4s, v28.4s, v3.s[0]\nfmla v21.4s, v29.4s, v3.s[0]\nfmla v22.4s, v30.4s, v3.s[0]\nfmla v23.4s, v31.4s, v3.s[0]\n"
+      "subs %[kr], %[kr], #1\nb.ne 3b\n"
+      "4:\ncbz %[clamp], 5f\n"
+      "ld2r {v0.4s, v1.4s}, [%[minmax]]\n"  /* v0 = min, v1 = max in every lane */
+      "fmax v8.4s, v8.4s, v0.4s\nfmax v9.4s, v9.4s, v0.4s\nfmax v10.4s, v10.4s, v0.4s\n"
+      "fmax v11.4s, v11.4s, v0.4s\nfmax v12.4s, v12.4s, v0.4s\nfmax v13.4s, v13.4s, v0.4s\n"
+      "fmax v14.4s, v14.4s, v0.4s\nfmax v15.4s, v15.4s, v0.4s\nfmax v16.4s, v16.4s, v0.4s\n"
+      "fmax v17.4s, v17.4s, v0.4s\nfmax v18.4s, v18.4s, v0.4s\nfmax v19.4s, v19.4s, v0.4s\n"
+      "fmax v20.4s, v20.4s, v0.4s\nfmax v21.4s, v21.4s, v0.4s\nfmax v22.4s, v22.4s, v0.4s\n"
+      "fmax v23.4s, v23.4s, v0.4s\n"
+      "fmin v8.4s, v8.4s, v1.4s\nfmin v9.4s, v9.4s, v1.4s\nfmin v10.4s, v10.4s, v1.4s\n"
+      "fmin v11.4s, v11.4s, v1.4s\nfmin v12.4s, v12.4s, v1.4s\nfmin v13.4s, v13.4s, v1.4s\n"
+      "fmin v14.4s, v14.4s, v1.4s\nfmin v15.4s, v15.4s, v1.4s\nfmin v16.4s, v16.4s, v1.4s\n"
+      "fmin v17.4s, v17.4s, v1.4s\nfmin v18.4s, v18.4s, v1.4s\nfmin v19.4s, v19.4s, v1.4s\n"
+      "fmin v20.4s, v20.4s, v1.4s\nfmin v21.4s, v21.4s, v1.4s\nfmin v22.4s, v22.4s, v1.4s\n"
+      "fmin v23.4s, v23.4s, v1.4s\n"
+      "5:\n"
+      "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[c]], %[c_step]\nst1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[c]], %[c_step]\nst1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c]], %[c_step]\n"
+      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[c]], %[c_step]\n"
+      "add %[a0], %[a0], %[a_next]\nadd %[a1], %[a1], %[a_next]\nadd %[a2], %[a2], %[a_next]\n"
+      "add %[a3], %[a3], %[a_next]\n"
+      "subs %[tiles], %[tiles], #1\nb.ne 0b\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+        [w] "=&r"(w), [k4] "=&r"(k4), [kr] "=&r"(kr), [c] "+r"(c), [tiles] "+r"(tiles)
+      : [w0] "r"(w0), [k4_init] "r"(k4_init), [kr_init] "r"(kr_init), [a_next] "r"(a_next),
+        [c_step] "r"(c_step), [clamp] "r"(clamp), [minmax] "r"(minmax)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
+        "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v28", "v29", "v30", "v31");
+  if (params->hard_swish) { /* as the per-tile kernel does it: on the stored rows */
+    for (size_t i = 0; i < rows_total; ++i) hard_swish_row(c_first + i * c_stride, NR);
+  }
+}
+
+/* `tiles` full 6 x 16 tiles, as 5-row tiles (89 instructions per 80 FMAs: B rows come in with one
+ * ld1 of 4 registers) but for the rows that 5 does not divide: tiles % 5 = 1 or 2 leave one or two
+ * 6-row tiles (110 per 96), tiles % 5 = 3 or 4 two or one 4-row tiles with the same single-ld1 B
+ * loads (72 per 64). Every output sums bias, then k in order, in any tile. */
 void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const float* a, size_t a_stride,
                                               const float* w, float* c, size_t c_stride,
                                               const lite_f32_minmax_params* params) {
-  const size_t tiles6 = tiles % 5, rows6 = tiles6 * 6;
-  panel_rows6(tiles6, k, a, a_stride, w, c, c_stride, params);
-  panel_rows5((tiles - tiles6) * 6 / 5, k, a + rows6 * a_stride, a_stride, w, c + rows6 * c_stride, c_stride,
+  static const unsigned char tiles6[5] = {0, 1, 2, 0, 0}, tiles4[5] = {0, 0, 0, 2, 1};
+  const size_t rest = tiles % 5, rows6 = tiles6[rest] * 6, rows4 = tiles4[rest] * 4;
+  panel_rows6(tiles6[rest], k, a, a_stride, w, c, c_stride, params);
+  panel_rows4(tiles4[rest], k, a + rows6 * a_stride, a_stride, w, c + rows6 * c_stride, c_stride, params);
+  const size_t done = rows6 + rows4;
+  panel_rows5((tiles * 6 - done) / 5, k, a + done * a_stride, a_stride, w, c + done * c_stride, c_stride,
               params);
 }

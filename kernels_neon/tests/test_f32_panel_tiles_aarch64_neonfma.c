@@ -1,8 +1,8 @@
 /* The aarch64 fp32 GEMM panel (lite_f32_gemm_panel_6x16_aarch64_neonfma) over panels of 1..12 full
- * tiles: it runs tiles % 5 six-row tiles and the rest as five-row tiles, so every tiles % 5 and
- * counts mixing both kinds are checked against the reference GEMM lite_f32_gemm_ref, with k giving
- * every k % 8 (odd and even counts of 4-k groups, 0..3 leftovers), 1..2 full panels plus an edge
- * panel, and every fused activation. (test_f32_gemm_6x16_aarch64_neonfma covers at most 5 tiles.) */
+ * tiles: it runs 5-row tiles plus, depending on tiles % 5, one or two 6-row or 4-row tiles, so
+ * every tiles % 5 and counts mixing the kinds are checked against the reference GEMM
+ * lite_f32_gemm_ref, with k giving every k % 8 (odd and even counts of 4-k groups, 0..3
+ * leftovers), 1..2 full panels plus an edge panel, and every fused activation. (test_f32_gemm_6x16_aarch64_neonfma covers at most 5 tiles.) */
 #include "test_f32_gemm_common.h"
 
 int main(void) {

@@ -32,7 +32,8 @@ HEADER = """\
  *
  * Whole panels (lite_f32_gemm_panel_6x16_aarch64_neonfma) run most rows as 5-row tiles: 20
  * accumulators leave v28..v31 for one ld1 of a whole B row, so 4 k take 5 A loads + 4 B loads
- * for 80 FMAs (89 instructions against 6 rows' 110 for 96 FMAs, 3% fewer per FMA).
+ * for 80 FMAs (89 instructions against 6 rows' 110 for 96 FMAs, 3% fewer per FMA); the rows 5
+ * does not divide run as 6-row or 4-row tiles.
  *
  * Edge tiles with fewer rows run a 4-, 2- or 1-row variant of the same loop (Winograd blocks of 4
  * tiles, layers of 49 pixels, FULLY_CONNECTED on one row). Full-width tiles are clamped and
@@ -106,9 +107,9 @@ def accumulator_base(rows: int, cols: int = 16) -> int:
     return 8 if rows * cols // 4 > 16 else 16
 
 
-def accumulators(rows: int, cols: int = 16) -> list[list[int]]:
-    """acc[r][q]: the register summing row r, columns 4q..4q+3."""
-    base, per_row = accumulator_base(rows, cols), cols // 4
+def accumulators(rows: int, cols: int = 16, b_x4: bool = False) -> list[list[int]]:
+    """acc[r][q]: the register summing row r, columns 4q..4q+3 (from v8 when v28..v31 hold B)."""
+    base, per_row = 8 if b_x4 else accumulator_base(rows, cols), cols // 4
     return [[base + per_row * r + q for q in range(per_row)] for r in range(rows)]
 
 
@@ -163,8 +164,8 @@ def tile_body(rows: int, cols: int = 16, b_x4: bool = False) -> tuple[list[str],
     %[w]) and the clamp; and the accumulator registers it uses. cols = 8 computes only the first 8
     columns of the 16-wide panel (for panels with at most 8 real columns), skipping the rest of
     each B row. b_x4: B rows come in with one ld1 of 4 registers (5 rows or fewer leave v28..v31
-    free) instead of two ldp."""
-    acc = accumulators(rows, cols)
+    free, the accumulators start at v8) instead of two ldp."""
+    acc = accumulators(rows, cols, b_x4)
     halves = cols // 8
     b_step = 64 // halves  # bytes per ldp: the next 8 columns, or past the skipped half of the row
     body: list[str] = []
@@ -244,10 +245,10 @@ def variant(rows: int, cols: int = 16) -> str:
 def looped_variant(rows: int) -> str:
     """A static function computing `tiles` consecutive full rows x 16 tiles in one asm loop, so the
     per-call C work (pointer set-up, register saves) is paid once per panel, not per tile; HardSwish
-    afterwards with the per-tile kernel's function (identical results). 5 rows load each B row
-    with one ld1 of 4 registers (no room for that beside 6 rows' 24 accumulators)."""
+    afterwards with the per-tile kernel's function (identical results). 5 or 4 rows load each B
+    row with one ld1 of 4 registers (no room for that beside 6 rows' 24 accumulators)."""
     b_x4 = rows <= 5
-    acc = accumulators(rows)
+    acc = accumulators(rows, 16, b_x4)
     body, regs = tile_body(rows, 16, b_x4)
     head = grouped(["0:"], 1, "per tile: B from the panel start, fresh k counters")
     head += grouped(["mov %[w], %[w0]", "mov %[k4], %[k4_init]", "mov %[kr], %[kr_init]"], 3)
@@ -289,15 +290,19 @@ def looped_variant(rows: int) -> str:
 
 
 PANEL = """\
-/* `tiles` full 6 x 16 tiles: tiles % 5 of them as 6-row tiles, the remaining rows (a multiple of 30)
- * as 5-row tiles, whose loop needs fewer instructions per FMA (89 per 80 against 110 per 96: B rows
- * come in with one ld1 of 4 registers). Every output sums bias, then k in order, in either tile. */
+/* `tiles` full 6 x 16 tiles, as 5-row tiles (89 instructions per 80 FMAs: B rows come in with one
+ * ld1 of 4 registers) but for the rows that 5 does not divide: tiles % 5 = 1 or 2 leave one or two
+ * 6-row tiles (110 per 96), tiles % 5 = 3 or 4 two or one 4-row tiles with the same single-ld1 B
+ * loads (72 per 64). Every output sums bias, then k in order, in any tile. */
 void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const float* a, size_t a_stride,
                                               const float* w, float* c, size_t c_stride,
                                               const lite_f32_minmax_params* params) {
-  const size_t tiles6 = tiles % 5, rows6 = tiles6 * 6;
-  panel_rows6(tiles6, k, a, a_stride, w, c, c_stride, params);
-  panel_rows5((tiles - tiles6) * 6 / 5, k, a + rows6 * a_stride, a_stride, w, c + rows6 * c_stride, c_stride,
+  static const unsigned char tiles6[5] = {0, 1, 2, 0, 0}, tiles4[5] = {0, 0, 0, 2, 1};
+  const size_t rest = tiles % 5, rows6 = tiles6[rest] * 6, rows4 = tiles4[rest] * 4;
+  panel_rows6(tiles6[rest], k, a, a_stride, w, c, c_stride, params);
+  panel_rows4(tiles4[rest], k, a + rows6 * a_stride, a_stride, w, c + rows6 * c_stride, c_stride, params);
+  const size_t done = rows6 + rows4;
+  panel_rows5((tiles * 6 - done) / 5, k, a + done * a_stride, a_stride, w, c + done * c_stride, c_stride,
               params);
 }
 """
@@ -305,7 +310,7 @@ void lite_f32_gemm_panel_6x16_aarch64_neonfma(size_t tiles, size_t k, const floa
 
 def main() -> None:
     variants = "\n".join([variant(rows) for rows in ROW_VARIANTS] + [variant(6, 8)])
-    panels = looped_variant(6) + "\n" + looped_variant(5) + "\n" + PANEL
+    panels = "\n".join(looped_variant(rows) for rows in (6, 5, 4)) + "\n" + PANEL
     text = HEADER + "\n" + variants + "\n" + FOOTER + "\n" + panels
     OUTPUT.write_text(text)
 
