@@ -16,8 +16,9 @@
  * does not divide run as 6-row or 4-row tiles.
  *
  * Edge tiles with fewer rows run a 4-, 2- or 1-row variant of the same loop (Winograd blocks of 4
- * tiles, layers of 49 pixels, FULLY_CONNECTED on one row). Full-width tiles are clamped and
- * stored by the assembly; narrower ones go through a stack tile and are copied. HardSwish runs on
+ * tiles, layers of 49 pixels, FULLY_CONNECTED on one row). Full-width tiles (and 8-wide tiles of
+ * 5-6 rows) are clamped and stored by the assembly; narrower ones go through a stack tile and are
+ * copied. HardSwish runs on
  * the stored rows. */
 #include <arm_neon.h>
 #include <math.h>
@@ -729,7 +730,8 @@ void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, 
                                                 size_t a_stride, const float* w, float* c, size_t c_stride,
                                                 const lite_f32_minmax_params* params) {
   float tile[MR * NR], dropped[NR]; /* dropped: the sums of a repeated row */
-  const int full = nc == NR;
+  /* stored in place: full tiles, and 8-column tiles of 5-6 rows (the narrow variant stores 8) */
+  const int full = nc == NR || (mr > 4 && nc == NR / 2);
   float* out = full ? c : tile;
   const size_t out_stride = full ? c_stride : NR;
   const size_t clamp = params->min != -INFINITY || params->max != INFINITY;
