@@ -326,6 +326,102 @@ static void wg_a64_gemm_6x16_full(size_t tiles, size_t k, const float* a, size_t
         "v31", "cc", "memory");
 }
 
+/* `tiles` full 4x16 tiles (4 rows each, 16 columns, k a positive multiple of 4) stored straight into
+ * c, in one asm loop: the k loop of wg_a64_gemm_4x16 without its per-call setup and the store through
+ * a buffer. Same order per output: from zero, k = 0, 1, ... */
+static void wg_a64_gemm_4x16_full(size_t tiles, size_t k, const float* a, size_t lda, const float* w, float* c,
+                                  size_t ldc) {
+  const float *r0 = a, *r1 = a + lda, *r2 = a + 2 * lda, *r3 = a + 3 * lda;
+  const float* wp;
+  size_t n;
+  /* after a tile each row pointer has moved k floats; the next tile starts 4 rows down */
+  const size_t a_next = (4 * lda - k) * sizeof(float), c_step = ldc * sizeof(float);
+  __asm__ volatile(
+      "0:\n mov %[w], %[w0]\n mov %[n], %[n0]\n"  /* per tile: B from the panel start, k from 0 */
+      "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+      "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
+      "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n"
+      "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n"
+      "tbz %[n], #0, 1f\n"  /* an odd count of 4-k groups: one first */
+      "ldr q0, [%[a0]], #16\n ldr q1, [%[a1]], #16\n ldr q2, [%[a2]], #16\n ldr q3, [%[a3]], #16\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v0.s[0]\n fmla v17.4s, v5.4s, v0.s[0]\n fmla v18.4s, v6.4s, v0.s[0]\n fmla v19.4s, v7.4s, v0.s[0]\n"
+      "fmla v20.4s, v4.4s, v1.s[0]\n fmla v21.4s, v5.4s, v1.s[0]\n fmla v22.4s, v6.4s, v1.s[0]\n fmla v23.4s, v7.4s, v1.s[0]\n"
+      "fmla v24.4s, v4.4s, v2.s[0]\n fmla v25.4s, v5.4s, v2.s[0]\n fmla v26.4s, v6.4s, v2.s[0]\n fmla v27.4s, v7.4s, v2.s[0]\n"
+      "fmla v28.4s, v4.4s, v3.s[0]\n fmla v29.4s, v5.4s, v3.s[0]\n fmla v30.4s, v6.4s, v3.s[0]\n fmla v31.4s, v7.4s, v3.s[0]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v0.s[1]\n fmla v17.4s, v9.4s, v0.s[1]\n fmla v18.4s, v10.4s, v0.s[1]\n fmla v19.4s, v11.4s, v0.s[1]\n"
+      "fmla v20.4s, v8.4s, v1.s[1]\n fmla v21.4s, v9.4s, v1.s[1]\n fmla v22.4s, v10.4s, v1.s[1]\n fmla v23.4s, v11.4s, v1.s[1]\n"
+      "fmla v24.4s, v8.4s, v2.s[1]\n fmla v25.4s, v9.4s, v2.s[1]\n fmla v26.4s, v10.4s, v2.s[1]\n fmla v27.4s, v11.4s, v2.s[1]\n"
+      "fmla v28.4s, v8.4s, v3.s[1]\n fmla v29.4s, v9.4s, v3.s[1]\n fmla v30.4s, v10.4s, v3.s[1]\n fmla v31.4s, v11.4s, v3.s[1]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v0.s[2]\n fmla v17.4s, v5.4s, v0.s[2]\n fmla v18.4s, v6.4s, v0.s[2]\n fmla v19.4s, v7.4s, v0.s[2]\n"
+      "fmla v20.4s, v4.4s, v1.s[2]\n fmla v21.4s, v5.4s, v1.s[2]\n fmla v22.4s, v6.4s, v1.s[2]\n fmla v23.4s, v7.4s, v1.s[2]\n"
+      "fmla v24.4s, v4.4s, v2.s[2]\n fmla v25.4s, v5.4s, v2.s[2]\n fmla v26.4s, v6.4s, v2.s[2]\n fmla v27.4s, v7.4s, v2.s[2]\n"
+      "fmla v28.4s, v4.4s, v3.s[2]\n fmla v29.4s, v5.4s, v3.s[2]\n fmla v30.4s, v6.4s, v3.s[2]\n fmla v31.4s, v7.4s, v3.s[2]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v0.s[3]\n fmla v17.4s, v9.4s, v0.s[3]\n fmla v18.4s, v10.4s, v0.s[3]\n fmla v19.4s, v11.4s, v0.s[3]\n"
+      "fmla v20.4s, v8.4s, v1.s[3]\n fmla v21.4s, v9.4s, v1.s[3]\n fmla v22.4s, v10.4s, v1.s[3]\n fmla v23.4s, v11.4s, v1.s[3]\n"
+      "fmla v24.4s, v8.4s, v2.s[3]\n fmla v25.4s, v9.4s, v2.s[3]\n fmla v26.4s, v10.4s, v2.s[3]\n fmla v27.4s, v11.4s, v2.s[3]\n"
+      "fmla v28.4s, v8.4s, v3.s[3]\n fmla v29.4s, v9.4s, v3.s[3]\n fmla v30.4s, v10.4s, v3.s[3]\n fmla v31.4s, v11.4s, v3.s[3]\n"
+      "1:\n lsr %[n], %[n], #1\n cbz %[n], 3f\n"
+      "2:\n ldp q0, q12, [%[a0]], #32\n ldp q1, q13, [%[a1]], #32\n ldp q2, q14, [%[a2]], #32\n ldp q3, q15, [%[a3]], #32\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v0.s[0]\n fmla v17.4s, v5.4s, v0.s[0]\n fmla v18.4s, v6.4s, v0.s[0]\n fmla v19.4s, v7.4s, v0.s[0]\n"
+      "fmla v20.4s, v4.4s, v1.s[0]\n fmla v21.4s, v5.4s, v1.s[0]\n fmla v22.4s, v6.4s, v1.s[0]\n fmla v23.4s, v7.4s, v1.s[0]\n"
+      "fmla v24.4s, v4.4s, v2.s[0]\n fmla v25.4s, v5.4s, v2.s[0]\n fmla v26.4s, v6.4s, v2.s[0]\n fmla v27.4s, v7.4s, v2.s[0]\n"
+      "fmla v28.4s, v4.4s, v3.s[0]\n fmla v29.4s, v5.4s, v3.s[0]\n fmla v30.4s, v6.4s, v3.s[0]\n fmla v31.4s, v7.4s, v3.s[0]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v0.s[1]\n fmla v17.4s, v9.4s, v0.s[1]\n fmla v18.4s, v10.4s, v0.s[1]\n fmla v19.4s, v11.4s, v0.s[1]\n"
+      "fmla v20.4s, v8.4s, v1.s[1]\n fmla v21.4s, v9.4s, v1.s[1]\n fmla v22.4s, v10.4s, v1.s[1]\n fmla v23.4s, v11.4s, v1.s[1]\n"
+      "fmla v24.4s, v8.4s, v2.s[1]\n fmla v25.4s, v9.4s, v2.s[1]\n fmla v26.4s, v10.4s, v2.s[1]\n fmla v27.4s, v11.4s, v2.s[1]\n"
+      "fmla v28.4s, v8.4s, v3.s[1]\n fmla v29.4s, v9.4s, v3.s[1]\n fmla v30.4s, v10.4s, v3.s[1]\n fmla v31.4s, v11.4s, v3.s[1]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v0.s[2]\n fmla v17.4s, v5.4s, v0.s[2]\n fmla v18.4s, v6.4s, v0.s[2]\n fmla v19.4s, v7.4s, v0.s[2]\n"
+      "fmla v20.4s, v4.4s, v1.s[2]\n fmla v21.4s, v5.4s, v1.s[2]\n fmla v22.4s, v6.4s, v1.s[2]\n fmla v23.4s, v7.4s, v1.s[2]\n"
+      "fmla v24.4s, v4.4s, v2.s[2]\n fmla v25.4s, v5.4s, v2.s[2]\n fmla v26.4s, v6.4s, v2.s[2]\n fmla v27.4s, v7.4s, v2.s[2]\n"
+      "fmla v28.4s, v4.4s, v3.s[2]\n fmla v29.4s, v5.4s, v3.s[2]\n fmla v30.4s, v6.4s, v3.s[2]\n fmla v31.4s, v7.4s, v3.s[2]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v0.s[3]\n fmla v17.4s, v9.4s, v0.s[3]\n fmla v18.4s, v10.4s, v0.s[3]\n fmla v19.4s, v11.4s, v0.s[3]\n"
+      "fmla v20.4s, v8.4s, v1.s[3]\n fmla v21.4s, v9.4s, v1.s[3]\n fmla v22.4s, v10.4s, v1.s[3]\n fmla v23.4s, v11.4s, v1.s[3]\n"
+      "fmla v24.4s, v8.4s, v2.s[3]\n fmla v25.4s, v9.4s, v2.s[3]\n fmla v26.4s, v10.4s, v2.s[3]\n fmla v27.4s, v11.4s, v2.s[3]\n"
+      "fmla v28.4s, v8.4s, v3.s[3]\n fmla v29.4s, v9.4s, v3.s[3]\n fmla v30.4s, v10.4s, v3.s[3]\n fmla v31.4s, v11.4s, v3.s[3]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v12.s[0]\n fmla v17.4s, v5.4s, v12.s[0]\n fmla v18.4s, v6.4s, v12.s[0]\n fmla v19.4s, v7.4s, v12.s[0]\n"
+      "fmla v20.4s, v4.4s, v13.s[0]\n fmla v21.4s, v5.4s, v13.s[0]\n fmla v22.4s, v6.4s, v13.s[0]\n fmla v23.4s, v7.4s, v13.s[0]\n"
+      "fmla v24.4s, v4.4s, v14.s[0]\n fmla v25.4s, v5.4s, v14.s[0]\n fmla v26.4s, v6.4s, v14.s[0]\n fmla v27.4s, v7.4s, v14.s[0]\n"
+      "fmla v28.4s, v4.4s, v15.s[0]\n fmla v29.4s, v5.4s, v15.s[0]\n fmla v30.4s, v6.4s, v15.s[0]\n fmla v31.4s, v7.4s, v15.s[0]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v12.s[1]\n fmla v17.4s, v9.4s, v12.s[1]\n fmla v18.4s, v10.4s, v12.s[1]\n fmla v19.4s, v11.4s, v12.s[1]\n"
+      "fmla v20.4s, v8.4s, v13.s[1]\n fmla v21.4s, v9.4s, v13.s[1]\n fmla v22.4s, v10.4s, v13.s[1]\n fmla v23.4s, v11.4s, v13.s[1]\n"
+      "fmla v24.4s, v8.4s, v14.s[1]\n fmla v25.4s, v9.4s, v14.s[1]\n fmla v26.4s, v10.4s, v14.s[1]\n fmla v27.4s, v11.4s, v14.s[1]\n"
+      "fmla v28.4s, v8.4s, v15.s[1]\n fmla v29.4s, v9.4s, v15.s[1]\n fmla v30.4s, v10.4s, v15.s[1]\n fmla v31.4s, v11.4s, v15.s[1]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v4.4s, v12.s[2]\n fmla v17.4s, v5.4s, v12.s[2]\n fmla v18.4s, v6.4s, v12.s[2]\n fmla v19.4s, v7.4s, v12.s[2]\n"
+      "fmla v20.4s, v4.4s, v13.s[2]\n fmla v21.4s, v5.4s, v13.s[2]\n fmla v22.4s, v6.4s, v13.s[2]\n fmla v23.4s, v7.4s, v13.s[2]\n"
+      "fmla v24.4s, v4.4s, v14.s[2]\n fmla v25.4s, v5.4s, v14.s[2]\n fmla v26.4s, v6.4s, v14.s[2]\n fmla v27.4s, v7.4s, v14.s[2]\n"
+      "fmla v28.4s, v4.4s, v15.s[2]\n fmla v29.4s, v5.4s, v15.s[2]\n fmla v30.4s, v6.4s, v15.s[2]\n fmla v31.4s, v7.4s, v15.s[2]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[w]], #64\n"
+      "fmla v16.4s, v8.4s, v12.s[3]\n fmla v17.4s, v9.4s, v12.s[3]\n fmla v18.4s, v10.4s, v12.s[3]\n fmla v19.4s, v11.4s, v12.s[3]\n"
+      "fmla v20.4s, v8.4s, v13.s[3]\n fmla v21.4s, v9.4s, v13.s[3]\n fmla v22.4s, v10.4s, v13.s[3]\n fmla v23.4s, v11.4s, v13.s[3]\n"
+      "fmla v24.4s, v8.4s, v14.s[3]\n fmla v25.4s, v9.4s, v14.s[3]\n fmla v26.4s, v10.4s, v14.s[3]\n fmla v27.4s, v11.4s, v14.s[3]\n"
+      "fmla v28.4s, v8.4s, v15.s[3]\n fmla v29.4s, v9.4s, v15.s[3]\n fmla v30.4s, v10.4s, v15.s[3]\n fmla v31.4s, v11.4s, v15.s[3]\n"
+      "subs %[n], %[n], #1\n b.ne 2b\n"
+      "3:\n"  /* one st1 per row, each moving c a row down */
+      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c]], %[c_step]\n"
+      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[c]], %[c_step]\n"
+      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[c]], %[c_step]\n"
+      "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[c]], %[c_step]\n"
+      "add %[a0], %[a0], %[a_next]\n add %[a1], %[a1], %[a_next]\n add %[a2], %[a2], %[a_next]\n add %[a3], %[a3], %[a_next]\n"  /* next tile: 4 rows down */
+      "subs %[tiles], %[tiles], #1\n b.ne 0b\n"
+      : [a0] "+r"(r0), [a1] "+r"(r1), [a2] "+r"(r2), [a3] "+r"(r3), [w] "=&r"(wp), [n] "=&r"(n), [c] "+r"(c),
+        [tiles] "+r"(tiles)
+      : [w0] "r"(w), [n0] "r"(k / 4), [a_next] "r"(a_next), [c_step] "r"(c_step)
+      : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
+        "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
+        "v31", "cc", "memory");
+}
+
 /* How many 6-row tiles to take from `rows`: the 4-row kernel costs fewer instructions per
  * multiply-add (142 per 512 against 222 per 768), so 4-row tiles, with one 6-row tile when rows % 4
  * is 2 or 3 (4 q + 2 = 6 + 4 (q - 1)) so that at most one row is left (the 1-row kernel). */
@@ -339,8 +435,12 @@ static int wg_a64_tile_gemm(const lite_f32_gemm_config* gemm, size_t rows, size_
     const float* panel = packed + (j0 / WG_A64_NR) * WG_A64_NR * (k + 1) + WG_A64_NR; /* past the bias row */
     const size_t cols = co_pad - j0 < WG_A64_NR ? co_pad - j0 : WG_A64_NR;
     size_t i0 = 0;
-    if (cols == WG_A64_NR && k % 4 == 0 && k > 0)
+    if (cols == WG_A64_NR && k % 4 == 0 && k > 0) {
       if ((i0 = six_row_part(rows) * 6) > 0) wg_a64_gemm_6x16_full(i0 / 6, k, v, ldv, panel, m_out + j0, ldm);
+      const size_t fours = (rows - i0) / 4;
+      if (fours > 0) wg_a64_gemm_4x16_full(fours, k, v + i0 * ldv, ldv, panel, m_out + i0 * ldm + j0, ldm);
+      i0 += 4 * fours;
+    }
     for (; i0 < rows; i0 += WG_A64_MR)
       wg_a64_gemm_4x16(rows - i0 < WG_A64_MR ? rows - i0 : WG_A64_MR, cols / 4, k, v + i0 * ldv, ldv, panel,
                        m_out + i0 * ldm + j0, ldm);
