@@ -30,6 +30,8 @@ inline bool checked_num_elements(const int64_t* dims, int rank, size_t limit, si
       empty = true;
       continue;
     }
+    // Compared before the cast: on 32-bit targets a dim of 2^32 or more would truncate (2^40 -> 0).
+    if (static_cast<uint64_t>(dims[i]) > limit) return false;
     if (!checked_mul(nonzero, static_cast<size_t>(dims[i]), &nonzero) || nonzero > limit) return false;
   }
   *out = empty ? 0 : nonzero;

@@ -21,6 +21,10 @@ using lite_fb::OpCode;
 
 namespace {
 
+// The arena limit handed to the planner: 1 TiB where size_t is 64-bit, half the address space on
+// 32-bit targets (armv7), where 1 << 40 does not fit.
+constexpr size_t kArenaLimit = sizeof(size_t) >= 8 ? static_cast<size_t>(uint64_t{1} << 40) : SIZE_MAX / 2;
+
 bool intervals_overlap(size_t a, size_t an, size_t b, size_t bn) { return a < b + bn && b < a + an; }
 
 // Checks the planner's contract; returns an empty string or the first violation.
@@ -44,7 +48,7 @@ LITE_TEST(planner_reuses_memory_of_dead_tensors) {
   // A chain: each tensor is live from its producer to its consumer.
   std::vector<ArenaRequest> r = {{100, 0, 1}, {100, 1, 2}, {100, 2, 3}, {100, 3, 4}};
   ArenaPlan p;
-  CHECK(lite::plan_arena(r, 64, size_t{1} << 40, &p));
+  CHECK(lite::plan_arena(r, 64, kArenaLimit, &p));
   CHECK_MSG(check_plan(r, p, 64).empty(), "%s", check_plan(r, p, 64).c_str());
   CHECK_MSG(p.total_bytes == 256, "total %zu", p.total_bytes);  // two 128-byte slots ping-pong
 }
@@ -53,7 +57,7 @@ LITE_TEST(planner_fills_gaps_best_fit) {
   // Big tensors at both ends of time, a small one in between can reuse the first's memory.
   std::vector<ArenaRequest> r = {{1000, 0, 1}, {1000, 1, 3}, {64, 2, 3}, {500, 3, 4}};
   ArenaPlan p;
-  CHECK(lite::plan_arena(r, 64, size_t{1} << 40, &p));
+  CHECK(lite::plan_arena(r, 64, kArenaLimit, &p));
   CHECK(check_plan(r, p, 64).empty());
   CHECK_MSG(p.total_bytes == 2048, "total %zu", p.total_bytes);
 }
@@ -74,7 +78,7 @@ LITE_TEST(planner_random_requests_never_overlap) {
       sum += (q.bytes + 63) / 64 * 64;
     }
     ArenaPlan p;
-    CHECK(lite::plan_arena(r, 64, size_t{1} << 40, &p));
+    CHECK(lite::plan_arena(r, 64, kArenaLimit, &p));
     std::string err = check_plan(r, p, 64);
     CHECK_MSG(err.empty(), "round %d: %s", round, err.c_str());
     CHECK(p.total_bytes <= sum);
@@ -84,9 +88,9 @@ LITE_TEST(planner_random_requests_never_overlap) {
 LITE_TEST(planner_refuses_overflowing_total) {
   std::vector<ArenaRequest> r = {{SIZE_MAX - 10, 0, 1}};
   ArenaPlan p;
-  CHECK(!lite::plan_arena(r, 64, size_t{1} << 40, &p));
-  std::vector<ArenaRequest> r2 = {{size_t{1} << 39, 0, 1}, {size_t{1} << 39, 0, 1}, {size_t{1} << 39, 0, 1}};
-  CHECK(!lite::plan_arena(r2, 64, size_t{1} << 40, &p));
+  CHECK(!lite::plan_arena(r, 64, kArenaLimit, &p));
+  std::vector<ArenaRequest> r2 = {{kArenaLimit / 2, 0, 1}, {kArenaLimit / 2, 0, 1}, {kArenaLimit / 2, 0, 1}};
+  CHECK(!lite::plan_arena(r2, 64, kArenaLimit, &p));
 }
 
 // An interpreter-level check on a graph with branches and an alias: at every op, every arena
