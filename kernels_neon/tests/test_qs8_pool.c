@@ -1,8 +1,8 @@
 /* The vectorizable int8 pooling kernels against their ref/ twins, byte for byte. Max pool over
  * kernels 1..4 with strides 1..3, dilations 1..2, asymmetric pads up to windows lying entirely in the
- * padding, channel counts around vector widths (1..70), values at -128 and 127, computed whole and
- * in row ranges as threads split it; global average pool over the cases of global_average_cases;
- * each for the portable kernel and the one this CPU selects. */
+ * padding, channel counts around vector widths (1..70) and past 64-channel blocks (64..150), values
+ * at -128 and 127, computed whole and in row ranges as threads split it; global average pool over
+ * the cases of global_average_cases; each for the portable kernel and the one this CPU selects. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +15,8 @@ static void max_pool_case(kt_rng* rng, lite_qs8_max_pool2d_fn max_pool, const ch
   p.batch = (size_t)kt_rand_int(rng, 1, 2);
   p.in_h = (size_t)kt_rand_int(rng, 1, 9);
   p.in_w = (size_t)kt_rand_int(rng, 1, 11);
-  p.in_c = p.out_c = (size_t)kt_rand_int(rng, 1, 70);
+  /* mostly around vector widths, sometimes past one or two 64-channel blocks */
+  p.in_c = p.out_c = (size_t)(kt_rand_int(rng, 0, 4) == 0 ? kt_rand_int(rng, 64, 150) : kt_rand_int(rng, 1, 70));
   p.groups = 1;
   p.kernel_h = (size_t)kt_rand_int(rng, 1, 4);
   p.kernel_w = (size_t)kt_rand_int(rng, 1, 4);
