@@ -41,6 +41,9 @@ void ThreadPool::worker_loop(int worker) {
       start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
+      // A worker that wakes after the caller has run every task stays out of the job.
+      if (!open_) continue;
+      ++busy_;
     }
     run_tasks(worker);
     {
@@ -62,12 +65,14 @@ void ThreadPool::parallel_for(size_t n, TaskFn fn, void* context) {
     context_ = context;
     n_ = n;
     next_.store(0, std::memory_order_relaxed);
-    busy_ = static_cast<int>(workers_.size());
+    open_ = true;
     ++generation_;
   }
   start_cv_.notify_all();
   run_tasks(0);
+  // Every task is claimed: close the job, then wait only for the workers inside it.
   std::unique_lock<std::mutex> lock(mutex_);
+  open_ = false;
   done_cv_.wait(lock, [&] { return busy_ == 0; });
 }
 

@@ -53,9 +53,10 @@ class ThreadPool {
   void* context_ = nullptr;
   size_t n_ = 0;
   std::atomic<size_t> next_{0};
-  uint64_t generation_ = 0;
-  int busy_ = 0;  // workers still inside the current job
-  bool stop_ = false;
+  uint64_t generation_ = 0;  // under mutex_
+  int busy_ = 0;             // under mutex_: workers that joined the current job and are still in it
+  bool open_ = false;        // under mutex_: workers may still join the current job
+  bool stop_ = false;        // under mutex_
 };
 
 // Runs f(task, worker) for task in [0, n) on the pool, or inline when pool is null.
