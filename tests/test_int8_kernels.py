@@ -30,7 +30,8 @@ INPUT_SHAPE = (1, 3, 13, 11)
 
 
 def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
-    """3x3 s2 conv (im2col) -> 3x2 max pool with asymmetric pads -> 1x1 (direct GEMM) -> depthwise 3x3
+    """7x7 s2 conv (im2col: 21-byte runs, like ResNet's stem) -> 3x2 max pool with asymmetric pads
+    -> 1x1 (direct GEMM) -> depthwise 3x3
     -> depthwise 5x5 s2 with asymmetric pads -> 1x1 -> 1x7 conv (im2col) [-> GAP -> Gemm (FC): without
     it, any batch size runs]."""
     rng = np.random.default_rng(11)
@@ -38,12 +39,12 @@ def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
     def weight(*shape: int, scale: float = 0.3) -> np.ndarray:
         return (rng.standard_normal(shape) * scale).astype(np.float32)
 
-    w = {"w1": weight(40, 3, 3, 3), "b1": weight(40, scale=0.1), "w2": weight(72, 40, 1, 1),
+    w = {"w1": weight(40, 3, 7, 7, scale=0.1), "b1": weight(40, scale=0.1), "w2": weight(72, 40, 1, 1),
          "wd3": weight(72, 1, 3, 3, scale=0.5), "bd3": weight(72, scale=0.1), "wd5": weight(72, 1, 5, 5),
          "w4": weight(40, 72, 1, 1), "b4": weight(40, scale=0.1), "w5": weight(33, 40, 1, 7),
          "fc_w": weight(10, 33), "fc_b": weight(10, scale=0.1)}
     nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2], name="stem"),
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[3, 3, 3, 3], strides=[2, 2], name="stem"),
         helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
         helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 2], pads=[1, 0, 1, 1], name="maxpool"),
         helper.make_node("Conv", ["p1", "w2"], ["c2"], name="expand"),

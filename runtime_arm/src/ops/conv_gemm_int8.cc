@@ -58,11 +58,14 @@ size_t im2col_int8_tile_rows(size_t k, size_t mr) {
 namespace {
 
 // memcpy for the short runs of a small-channel convolution (a 3-channel stem copies 9 bytes per
-// kernel row): 8 <= n <= 16 as two overlapping fixed-size copies, which compile to plain moves.
+// kernel row): 8 <= n <= 32 as two overlapping fixed-size copies, which compile to plain moves.
 inline void copy_run(int8_t* dst, const int8_t* src, size_t n) {
   if (n >= 8 && n <= 16) {
     std::memcpy(dst, src, 8);
     std::memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n > 16 && n <= 32) {  // e.g. a 7x7 stem's 21-byte runs
+    std::memcpy(dst, src, 16);
+    std::memcpy(dst + n - 16, src + n - 16, 16);
   } else {
     std::memcpy(dst, src, n);
   }
