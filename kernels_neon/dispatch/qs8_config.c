@@ -15,10 +15,6 @@ static const lite_qs8_gemm_config k_avx512vnni_16 = {lite_qs8_gemm_ukernel_8x16c
 static const lite_qs8_gemm_config k_avx512vnni_32 = {lite_qs8_gemm_ukernel_8x32c4_avx512vnni,
                                                      lite_qs8_gemm_pack_generic, 8, 32, 4, 128,
                                                      "qs8_gemm_8x32c4_avx512vnni"};
-/* Declared here, not in qs8_gemm_packed.h (the ARM side's header), while only this file selects it. */
-void lite_qs8_gemm_ukernel_8x24c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
-                                             const void* w, int8_t* c, size_t c_stride,
-                                             const lite_qs8_gemm_params* params);
 static const lite_qs8_gemm_config k_avx512vnni_24 = {lite_qs8_gemm_ukernel_8x24c4_avx512vnni,
                                                      lite_qs8_gemm_pack_generic, 8, 24, 4, 128,
                                                      "qs8_gemm_8x24c4_avx512vnni"};

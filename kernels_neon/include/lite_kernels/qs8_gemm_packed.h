@@ -52,8 +52,8 @@
  * (a stale object keeps the portable choice). The int8 depthwise selection (qs8_dwconv.h,
  * dispatch/qs8_dwconv_config.c) delegates to lite_qs8_dwconv_select_arm the same way.
  *
- * x86 (dispatch/qs8_config.c): AVX-512 VNNI 8x16c4 (n <= 16) / 8x32c4, else AVX2 4x16c2 (int16
- * vpmaddwd), else the portable 4x8c4. */
+ * x86 (dispatch/qs8_config.c): AVX-512 VNNI 8x16c4 / 8x24c4 / 8x32c4, the one padding the fewest
+ * columns (ties: the wider), else AVX2 4x16c2 (int16 vpmaddwd), else the portable 4x8c4. */
 #ifndef LITE_KERNELS_QS8_GEMM_PACKED_H
 #define LITE_KERNELS_QS8_GEMM_PACKED_H
 
@@ -122,6 +122,9 @@ void lite_qs8_gemm_ukernel_4x8c4_portable(size_t mr, size_t nc, size_t k, const 
                                           const void* w, int8_t* c, size_t c_stride,
                                           const lite_qs8_gemm_params* params);
 void lite_qs8_gemm_ukernel_8x16c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                             const void* w, int8_t* c, size_t c_stride,
+                                             const lite_qs8_gemm_params* params);
+void lite_qs8_gemm_ukernel_8x24c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params);
 void lite_qs8_gemm_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
