@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import onnxruntime as ort
-import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.ir import Graph
@@ -95,11 +94,11 @@ def test_map_tables_are_the_simulated_nodes() -> None:
     assert tables == 9  # three HARD_SWISH, three MUL and three ADD by a scalar
 
 
-@pytest.mark.xfail(strict=True, reason="the runtime does not register REQUANTIZE yet (one line in "
-                   "ops/register_elementwise.cc: requantize_table_op_kernel); strict: passes the day it does")
 def test_runtime_runs_the_composed_table_exactly() -> None:
+    """The runtime's REQUANTIZE(x, table) equals the simulation, and composition is the default."""
     model = affine_block_net()
     data = _batches((1, 3, 10, 10), 3, seed=34)
-    composed, _ = _quantize_with(model, data, compose_tables=True)
+    composed, _ = _quantize_with(model, data)
+    assert [n.op_type for n in composed.nodes].count("REQUANTIZE") == 3
     errors = int8_mismatches(composed, {"x": data[0]})
     assert errors and max(errors.values()) == 0.0, errors

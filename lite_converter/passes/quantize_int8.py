@@ -70,9 +70,8 @@ class QuantizeInputs:
     # MUL, and ADD / MUL with a broadcast or constant second operand (ops/mul_int8.cc, add_int8.cc).
     broadcast_binary: bool = True
     # Chains of int8 maps of one tensor (table activation -> MUL / ADD by a scalar) as one REQUANTIZE
-    # table (compose_tables_int8.py). Off until the runtime registers REQUANTIZE (ops/lookup_int8.cc
-    # has the kernel: requantize_table_op_kernel).
-    compose_tables: bool = False
+    # table (compose_tables_int8.py; runtime ops/lookup_int8.cc requantize_table_op_kernel).
+    compose_tables: bool = True
 
 
 def _activation_kind(node: Node) -> str:
