@@ -102,7 +102,7 @@ CROSS_JOBS ?= 2
 # LITE_CROSS_BUILD_ROOT (an absolute path), so parallel work trees can keep separate builds.
 CROSS_ROOT ?= $(or $(LITE_CROSS_BUILD_ROOT),build)
 KERNEL_TEST_TARGETS := $(patsubst kernels_neon/tests/%.c,kernel_%,$(wildcard kernels_neon/tests/test_*.c))
-CROSS_BUILD_TARGETS := lite_runtime run_model lite_bench lite_bench_static $(KERNEL_TEST_TARGETS)
+CROSS_BUILD_TARGETS := lite_runtime run_model lite_bench lite_bench_static runtime_core_tests $(KERNEL_TEST_TARGETS)
 QEMU_PLUGIN := build/qemu-plugin/liblite_insn_count.so
 
 .PHONY: cross $(addprefix cross-,$(CROSS_TARGETS)) qemu-plugin

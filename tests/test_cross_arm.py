@@ -5,6 +5,8 @@
   NEON extensions, SVE/SME off so NEON kernels are what runs), aarch64 ``-cpu cortex-a53`` (no
   dotprod/i8mm/fp16: the dispatcher must fall back) and armv7 ``-cpu cortex-a7`` (Raspberry Pi 2/3
   32-bit: NEON + VFPv4);
+* the runtime core's unit tests (runtime_arm/tests: verifier, planner, loader, thread pool) run on
+  aarch64 and on 32-bit armv7, where size_t is 32 bits and shape arithmetic overflows differently;
 * real converted models (PP-OCR cls and rec, a torch MobileNetV2) run with the ARM ``run_model``
   and their outputs are compared with the host runtime's.
 
@@ -100,6 +102,17 @@ def test_harness_reports_failures(tmp_path: Path, cross_builds: Path):
     assert proc.stdout.strip().splitlines()[-1] == "2 passed, 1 failed"
     assert proc.returncode != 0
     assert "failing.c:4: FAILED" in proc.stderr
+
+
+@pytest.mark.parametrize("cpu", ["aarch64-max", "armv7-a7"])
+def test_runtime_core_tests_under_qemu(cross_builds: Path, cpu: str):
+    build_dir, emulator = EMULATED[cpu]
+    executable = cross_builds / build_dir / "runtime_arm" / "runtime_core_tests"
+    assert executable.is_file(), f"{executable} missing after make cross"
+    proc = subprocess.run([*emulator, str(executable)], capture_output=True, text=True, timeout=600)
+    summary = re.search(r"^(\d+) tests, (\d+) failed$", proc.stdout, re.MULTILINE)
+    assert summary is not None and proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert summary.group(2) == "0" and int(summary.group(1)) >= 30, summary.group(0)
 
 
 # -- real models: ARM run_model against the host runtime --------------------------------------------
