@@ -28,6 +28,24 @@ static void copy_row(size_t elem_size, const char* src, int64_t stride, char* ds
   }
 }
 
+/* out[i * n + j] = in[i * row_stride + j * stride] for i < rows, j < n. */
+#define DEFINE_TRANSPOSE(name, T)                                                                         \
+  static void name(int64_t rows, int64_t row_stride, int64_t n, int64_t stride, const T* s, T* o) {      \
+    if (n == 3 && row_stride == 1) {                                                                      \
+      const T *p0 = s, *p1 = s + stride, *p2 = s + 2 * stride;                                            \
+      for (int64_t i = 0; i < rows; ++i, o += 3) {                                                        \
+        o[0] = p0[i];                                                                                     \
+        o[1] = p1[i];                                                                                     \
+        o[2] = p2[i];                                                                                     \
+      }                                                                                                   \
+      return;                                                                                             \
+    }                                                                                                     \
+    for (int64_t i = 0; i < rows; ++i, o += n)                                                            \
+      for (int64_t j = 0; j < n; ++j) o[j] = s[i * row_stride + j * stride];                              \
+  }
+DEFINE_TRANSPOSE(transpose_u32, uint32_t)
+DEFINE_TRANSPOSE(transpose_u8, uint8_t)
+
 void lite_strided_copy_ref(size_t elem_size, int rank, const int64_t* dims, const void* in,
                            const int64_t* in_strides, void* out) {
   int64_t d[LITE_STRIDED_COPY_MAX_RANK], st[LITE_STRIDED_COPY_MAX_RANK];
@@ -50,23 +68,14 @@ void lite_strided_copy_ref(size_t elem_size, int rank, const int64_t* dims, cons
   }
   const int64_t n = d[r - 1], stride = st[r - 1];
   const int64_t esize = (int64_t)elem_size;
-  if (r == 2 && elem_size == 4 && stride != 1) {
-    /* A 4-byte matrix transpose (TRANSPOSE NCHW -> NHWC of an image: rows of C values, each C
-     * planes apart): one tight loop instead of a row call per C values; for an RGB image each
-     * of the three planes is read sequentially. */
-    const uint32_t* s = (const uint32_t*)in;
-    uint32_t* o = (uint32_t*)out;
-    if (n == 3 && st[0] == 1) {
-      const uint32_t *p0 = s, *p1 = s + stride, *p2 = s + 2 * stride;
-      for (int64_t i = 0; i < d[0]; ++i, o += 3) {
-        o[0] = p0[i];
-        o[1] = p1[i];
-        o[2] = p2[i];
-      }
-      return;
-    }
-    for (int64_t i = 0; i < d[0]; ++i, o += n)
-      for (int64_t j = 0; j < n; ++j) o[j] = s[i * st[0] + j * stride];
+  if (r == 2 && stride != 1 && (elem_size == 4 || elem_size == 1)) {
+    /* A 2-D transpose of 4- or 1-byte elements (TRANSPOSE NCHW -> NHWC of an fp32 image, or of
+     * an int8 one the int8 converter quantizes before transposing): one tight loop instead of a
+     * row call per C values; for an RGB image each of the three planes is read sequentially. */
+    if (elem_size == 4)
+      transpose_u32(d[0], st[0], n, stride, (const uint32_t*)in, (uint32_t*)out);
+    else
+      transpose_u8(d[0], st[0], n, stride, (const uint8_t*)in, (uint8_t*)out);
     return;
   }
   int64_t idx[LITE_STRIDED_COPY_MAX_RANK] = {0};

@@ -11,6 +11,10 @@ borders:
   zero point (max is exact, the mean stays within the input's range);
 * RESHAPE / FLATTEN / SQUEEZE / UNSQUEEZE / TRANSPOSE whose input is already int8 (the output of an
   int8 op): they move bytes, so the output shares the input's scale and zero point;
+* such a move op on an fp32 tensor whose every reader runs in int8 (the model input's NCHW -> NHWC
+  TRANSPOSE before the first CONV_2D): its input is quantized first, with the output's scale and
+  zero point, and the op moves int8 bytes (quantizing is elementwise, so the bytes are those of
+  quantizing after the move, with a quarter of the bytes moved);
 * RESIZE that repeats pixels (nearest, power-of-two scales) whose input is int8: bytes moved, like
   the ops above;
 * CONCAT whose inputs all come from int8 CONV_2D / FULLY_CONNECTED / ADD, directly or through such a
@@ -221,7 +225,15 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
         return q_name
 
     moved: list[str] = []
+    quantize_first = _quantize_before_move(graph, chosen_ids, inputs)
     for node in graph.nodes:
+        if id(node) in quantize_first and node.inputs[0] not in int8_of:
+            source = node.inputs[0]
+            q_source = graph.add_tensor(source + INT8_SUFFIX, np.int8, graph.tensors[source].shape)
+            graph.tensors[q_source].quant = params_for(node.outputs[0])
+            new_nodes.append(Node("QUANTIZE", graph.unique_name(source + "_quantize"), [source], [q_source]))
+            int8_of[source] = q_source  # only this op reads it: params_for(source) is never asked
+            params_of[source] = params_for(node.outputs[0])
         if _moves_int8(graph, node, int8_of, inputs):
             out = node.outputs[0]
             params_of[out] = params_for(node.inputs[0])
@@ -271,6 +283,28 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
         store_weights_int8(graph)
     merged = set(compose_tables_int8(graph)) if inputs.compose_tables else set()
     return [node.name for node in chosen if node.name not in merged] + moved
+
+
+def _quantize_before_move(graph: Graph, chosen_ids: set[int], inputs: QuantizeInputs) -> set[int]:
+    """Ids of move ops (TRANSPOSE, RESHAPE ...) on an fp32 tensor that only they read, whose output
+    is calibrated, not a graph output and read only by ops chosen for int8 as an activation: quantizing
+    before the move gives the same bytes and moves a quarter of them."""
+    producers, consumers = graph.producers(), graph.consumers()
+    found: set[int] = set()
+    for node in graph.nodes:
+        if (node.op_type not in MOVE_OPS or node.name in inputs.skip_nodes or len(node.outputs) != 1
+                or not node.inputs
+                or not all(graph.constant(name) is not None for name in node.inputs[1:] if name)):
+            continue
+        source, out = node.inputs[0], node.outputs[0]
+        if (graph.constant(source) is not None or len(consumers.get(source, [])) != 1
+                or id(producers.get(source)) in chosen_ids or out in graph.outputs
+                or out not in inputs.ranges):
+            continue
+        readers = consumers.get(out, [])
+        if readers and all(id(r) in chosen_ids and out in _activations(graph, r) for r in readers):
+            found.add(id(node))
+    return found
 
 
 def _moves_int8(graph: Graph, node: Node, int8_of: dict[str, str], inputs: QuantizeInputs) -> bool:
