@@ -78,10 +78,11 @@ def test_image_transpose(shape: tuple[int, ...], perm: tuple[int, ...], dtype: t
     ((0.5, 0.6), "half_pixel", "round_prefer_ceil"),
 ])
 @pytest.mark.parametrize("dtype", [np.int8, np.float32])
+@pytest.mark.parametrize("channels", [5, 24])  # pixels of 5, 20, 24 and 96 bytes: both copy paths
 def test_resize_nearest_wide_rows(scales: tuple[float, float], coordinate_mode: str, nearest_mode: str,
-                                  dtype: type) -> None:
+                                  dtype: type, channels: int) -> None:
     """Output rows of 150 x scale columns: runs of one repeated pixel cross the 256-column blocks."""
-    x = (np.random.default_rng(6).integers(-128, 128, (1, 5, 3, 150))).astype(dtype)
+    x = (np.random.default_rng(6).integers(-128, 128, (1, channels, 3, 150))).astype(dtype)
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="nearest",
                             coordinate_transformation_mode=coordinate_mode, nearest_mode=nearest_mode)
     constants = {"scales": np.array([1.0, 1.0, *scales], np.float32)}
