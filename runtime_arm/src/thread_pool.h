@@ -53,8 +53,8 @@ class ThreadPool {
   void* context_ = nullptr;
   size_t n_ = 0;
   std::atomic<size_t> next_{0};
-  uint64_t generation_ = 0;  // under mutex_
-  int busy_ = 0;             // under mutex_: workers that joined the current job and are still in it
+  std::atomic<uint64_t> generation_{0};  // written under mutex_, polled without it
+  std::atomic<int> busy_{0};  // changed under mutex_, polled without it: workers in the current job
   bool open_ = false;        // under mutex_: workers may still join the current job
   bool stop_ = false;        // under mutex_
 };
