@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
 
-from tests.test_ops_nn import _randn, check, make_model
+from tests.test_ops_conv_transpose_gemm import conv_transpose_model
+from tests.test_ops_nn import check
 
 # (N, Cin, H, W, Cout, kernel, attrs)
 CASES = {
@@ -32,16 +32,7 @@ CASES = {
 
 
 def _model(case: str, with_bias: bool, activation: str | None) -> tuple[onnx.ModelProto, dict]:
-    n, cin, h, w, cout, (kh, kw), attrs = CASES[case]
-    feeds = {"x": _randn(n, cin, h, w)}
-    constants = {"w": _randn(cin, cout, kh, kw, seed=3)}
-    if with_bias:
-        constants["b"] = _randn(cout, seed=4)
-    conv_out = "t" if activation else "y"
-    nodes = [helper.make_node("ConvTranspose", ["x", *constants], [conv_out], **attrs)]
-    if activation:
-        nodes.append(helper.make_node(activation, ["t"], ["y"]))
-    return make_model(nodes, feeds, {"y": TensorProto.FLOAT}, constants), feeds
+    return conv_transpose_model(CASES[case], with_bias, activation, seed=3)
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -29,17 +29,24 @@ CASES = {
 }
 
 
-def _conv_transpose_model(case: str, with_bias: bool, activation: str | None) -> tuple[onnx.ModelProto, dict]:
-    n, cin, h, w, cout, (kh, kw), attrs = CASES[case]
+def conv_transpose_model(spec: tuple, with_bias: bool, activation: str | None,
+                         seed: int = 1) -> tuple[onnx.ModelProto, dict]:
+    """A ConvTranspose (+ activation) of spec (N, Cin, H, W, Cout, kernel, attrs): weights from
+    ``seed``, the bias from ``seed + 1``."""
+    n, cin, h, w, cout, (kh, kw), attrs = spec
     feeds = {"x": _randn(n, cin, h, w)}
-    constants = {"w": _randn(cin, cout, kh, kw, seed=1)}
+    constants = {"w": _randn(cin, cout, kh, kw, seed=seed)}
     if with_bias:
-        constants["b"] = _randn(cout, seed=2)
+        constants["b"] = _randn(cout, seed=seed + 1)
     conv_out = "t" if activation else "y"
     nodes = [helper.make_node("ConvTranspose", ["x", *constants], [conv_out], **attrs)]
     if activation:
         nodes.append(helper.make_node(activation, ["t"], ["y"]))
     return make_model(nodes, feeds, {"y": TensorProto.FLOAT}, constants), feeds
+
+
+def _conv_transpose_model(case: str, with_bias: bool, activation: str | None) -> tuple[onnx.ModelProto, dict]:
+    return conv_transpose_model(CASES[case], with_bias, activation)
 
 
 @pytest.mark.parametrize("case", list(CASES))
