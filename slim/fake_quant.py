@@ -133,6 +133,28 @@ def conv2d_nhwc(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, attr
     return acc
 
 
+def conv_transpose2d_nhwc(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, attrs: dict[str, Any],
+                          input_zero_point: int) -> np.ndarray:
+    """The int64 accumulators of an int8 NHWC transposed convolution, weight [Ci, KH, KW, Co], groups 1:
+    each input pixel's tap (i, j) adds into output (ih * stride + i * dilation - pad_top, ...)."""
+    n, h, w, _ = x.shape
+    _, kh, kw, co = weight.shape
+    sh, sw = int(attrs.get("stride_h", 1)), int(attrs.get("stride_w", 1))
+    dh, dw = int(attrs.get("dilation_h", 1)), int(attrs.get("dilation_w", 1))
+    pt, pl = int(attrs.get("pad_top", 0)), int(attrs.get("pad_left", 0))
+    pb, pr = int(attrs.get("pad_bottom", 0)), int(attrs.get("pad_right", 0))
+    full_h = sh * (h - 1) + dh * (kh - 1) + 1 + int(attrs.get("output_padding_h", 0))
+    full_w = sw * (w - 1) + dw * (kw - 1) + 1 + int(attrs.get("output_padding_w", 0))
+    centered = np.asarray(x, np.int64) - input_zero_point
+    full = np.zeros((n, full_h, full_w, co), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            taps = np.einsum("nhwc,co->nhwo", centered, np.asarray(weight[:, i, j, :], np.int64))
+            full[:, i * dh: i * dh + sh * (h - 1) + 1: sh, j * dw: j * dw + sw * (w - 1) + 1: sw, :] += taps
+    acc = full[:, pt: full_h - pb, pl: full_w - pr, :]
+    return acc + (np.asarray(bias, np.int64) if bias is not None else 0)
+
+
 def fully_connected(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None,
                     input_zero_point: int) -> np.ndarray:
     acc = (np.asarray(x, np.int64) - input_zero_point) @ np.asarray(weight, np.int64).T
@@ -275,13 +297,15 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return x.reshape(values[node.outputs[0]].shape)  # the shape logic is the fp32 op's, tested elsewhere
     qx, qy = _per_tensor(graph, node.inputs[0]), _per_tensor(graph, node.outputs[0])
     low, high = activation_range(node.attrs.get("activation"), *qy)
-    if op in ("CONV_2D", "FULLY_CONNECTED"):
+    if op in ("CONV_2D", "FULLY_CONNECTED", "CONV_TRANSPOSE_2D"):
         weight_tensor = graph.tensors[node.inputs[1]]
         assert weight_tensor.data is not None and weight_tensor.quant is not None
         bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
         multiplier, shift = channel_multipliers(qx[0], weight_tensor.quant.scale, qy[0])
         if op == "CONV_2D":
             acc = conv2d_nhwc(x, weight_tensor.data, bias, node.attrs, qx[1])
+        elif op == "CONV_TRANSPOSE_2D":
+            acc = conv_transpose2d_nhwc(x, weight_tensor.data, bias, node.attrs, qx[1])
         else:
             acc = fully_connected(x, weight_tensor.data, bias, qx[1])
         return requantize(acc, multiplier, shift, qy[1], low, high)

@@ -14,9 +14,9 @@ from runtime_arm import Interpreter
 from slim.calibrate import with_outputs
 from slim.fake_quant import LOOKUP_OPS, simulate_node
 
-SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "REQUANTIZE", "CONV_2D", "FULLY_CONNECTED", "ADD", "MUL",
-                 "MAX_POOL_2D", "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE",
-                 "TRANSPOSE", "CONCAT", "RESIZE", *LOOKUP_OPS)
+SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "REQUANTIZE", "CONV_2D", "CONV_TRANSPOSE_2D", "FULLY_CONNECTED",
+                 "ADD", "MUL", "MAX_POOL_2D", "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE",
+                 "UNSQUEEZE", "TRANSPOSE", "CONCAT", "RESIZE", *LOOKUP_OPS)
 
 
 def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, float]:

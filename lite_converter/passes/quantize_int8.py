@@ -6,6 +6,9 @@ borders:
 
 * CONV_2D (incl. depthwise) and FULLY_CONNECTED with a constant weight and a fused NONE / RELU /
   CLIP activation: int8 weight per output channel, int32 bias, int8 output;
+* CONV_TRANSPOSE_2D likewise when kernel == stride (no padding, dilation, output padding or groups:
+  each output value is one dot product over the input channels, runtime ops/conv_transpose2d_int8.cc);
+  its weight [Ci, KH, KW, Co] is quantized per output channel along axis 3;
 * ADD of two activations of the same shape (as seen in calibration), fused NONE / RELU / CLIP;
 * MAX_POOL_2D (no fused activation) and GLOBAL_AVERAGE_POOL: the output keeps the input's scale and
   zero point (max is exact, the mean stays within the input's range);
@@ -48,7 +51,13 @@ from lite_converter.passes.split_lookup_activation import LOOKUP_OPS, split_look
 from lite_converter.passes.weight_only_int8 import store_weights_int8
 
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
+# slim/calibrate.py observes these ops' tensors and slim/bias_correction.py corrects them (it reads the
+# weight as [Co, KH, KW, Ci] or [Co, Ci]).
 WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
+# Every op with a constant weight quantized per output channel and a requantized output. CONV_TRANSPOSE_2D
+# is int8 when calibration covered its output (slim/calibrate.py observes it).
+INT8_WEIGHTED_OPS = (*WEIGHTED_OPS, "CONV_TRANSPOSE_2D")
+WEIGHT_AXIS = {"CONV_TRANSPOSE_2D": 3}  # the output-channel axis of the weight when it is not 0
 POOL_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
 BINARY_OPS = ("ADD", "MUL")
 # Ops that only move values: int8 when their input already is, with the input's scale and zero point.
@@ -95,11 +104,12 @@ def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
     if any(graph.tensors[name].dtype != np.float32 or name not in inputs.ranges for name in acts):
         return False
     op = node.op_type
-    if op in WEIGHTED_OPS:
+    if op in INT8_WEIGHTED_OPS:
         weight = graph.constant(node.inputs[1]) if len(node.inputs) > 1 else None
-        rank = 4 if op == "CONV_2D" else 2
+        rank = 2 if op == "FULLY_CONNECTED" else 4
         return (
-            weight is not None and weight.ndim == rank and weight.dtype == np.float32
+            (op != "CONV_TRANSPOSE_2D" or (weight is not None and transpose_is_disjoint(node, weight.shape)))
+            and weight is not None and weight.ndim == rank and weight.dtype == np.float32
             and acts == [node.inputs[0]] and len([n for n in node.inputs if n]) <= 3
             and _activation_kind(node) in FUSABLE_ACTIVATIONS
             and node.attrs.get("padding", "EXPLICIT") == "EXPLICIT"
@@ -121,6 +131,17 @@ def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
     if op in LOOKUP_OPS:
         return inputs.lookup_activations and acts == node.inputs and len(acts) == 1
     return False
+
+
+def transpose_is_disjoint(node: Node, weight_shape: tuple[int, ...]) -> bool:
+    """A CONV_TRANSPOSE_2D whose kernel equals its stride, without padding, dilation, output padding or
+    groups: input pixels write disjoint output blocks, the one form the int8 runtime implements."""
+    a = node.attrs
+    zero = ("pad_top", "pad_left", "pad_bottom", "pad_right", "output_padding_h", "output_padding_w")
+    return (len(weight_shape) == 4 and int(a.get("stride_h", 1)) == weight_shape[1]
+            and int(a.get("stride_w", 1)) == weight_shape[2] and int(a.get("group", 1)) == 1
+            and int(a.get("dilation_h", 1)) == 1 and int(a.get("dilation_w", 1)) == 1
+            and all(int(a.get(name, 0)) == 0 for name in zero))
 
 
 def broadcast_supported(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
@@ -176,7 +197,7 @@ def _drop_constant_binaries_after_fp32(graph: Graph, chosen: list[Node]) -> list
 
 def _share_concat_ranges(graph: Graph, chosen: list[Node], inputs: QuantizeInputs) -> None:
     """Gives each eligible CONCAT's inputs and output one common range (in ``inputs.ranges``)."""
-    requantizing = {node.outputs[0] for node in chosen if node.op_type in (*WEIGHTED_OPS, "ADD")}
+    requantizing = {node.outputs[0] for node in chosen if node.op_type in (*INT8_WEIGHTED_OPS, "ADD")}
     # An upsampled requantizing output (FPN branches) is the same bytes: it shares the source's range.
     upsampled = {node.outputs[0]: node.inputs[0] for node in graph.nodes
                  if resize_moves_bytes(graph, node) and node.name not in inputs.skip_nodes
@@ -266,7 +287,7 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
         if node.op_type in POOL_OPS:
             params_of[out] = params_for(acts[0])  # shared scale and zero point
         out_params = params_for(out)
-        if node.op_type in WEIGHTED_OPS:
+        if node.op_type in INT8_WEIGHTED_OPS:
             _quantize_weights(graph, node, new_inputs, params_for(acts[0]))
         node.inputs = new_inputs
         out_tensor = graph.tensors[out]
@@ -366,7 +387,7 @@ def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_par
     if len(node.inputs) > 2 and node.inputs[2] and bias is None:
         raise ConversionError(f"node '{node.name}': int8 needs a constant bias")
     floor = None if bias is None else bias_weight_scale_floor(bias.reshape(-1), input_params.scale[0])
-    q_weight, w_params = weight_per_channel(weight, floor)
+    q_weight, w_params = weight_per_channel(weight, floor, WEIGHT_AXIS.get(node.op_type, 0))
     new_inputs[1] = graph.add_constant(_constant_name(node.inputs[1], INT8_SUFFIX), q_weight)
     graph.tensors[new_inputs[1]].quant = w_params
     if bias is not None:

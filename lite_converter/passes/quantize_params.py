@@ -30,11 +30,12 @@ def activation_params(low: float, high: float) -> QuantParams:
     return QuantParams(np.array([scale], np.float32), np.array([zero_point], np.int64), None)
 
 
-def weight_per_channel(weight: np.ndarray,
-                       min_scale: np.ndarray | None = None) -> tuple[np.ndarray, QuantParams]:
-    """Symmetric per-output-channel (axis 0) int8 weights and their parameters; ``min_scale`` (per
+def weight_per_channel(weight: np.ndarray, min_scale: np.ndarray | None = None,
+                       axis: int = 0) -> tuple[np.ndarray, QuantParams]:
+    """Symmetric per-output-channel int8 weights and their parameters; the output channel is ``axis``
+    (0 for CONV_2D / FULLY_CONNECTED, 3 for CONV_TRANSPOSE_2D's [Ci, KH, KW, Co]); ``min_scale`` (per
     channel) bounds the scales from below."""
-    w = np.asarray(weight, np.float32)
+    w = np.moveaxis(np.asarray(weight, np.float32), axis, 0)
     channels = w.shape[0]
     abs_max = np.abs(w.reshape(channels, -1)).max(axis=1) if w.size else np.zeros(channels, np.float32)
     scale = (abs_max / WEIGHT_MAX).astype(np.float32)
@@ -43,7 +44,8 @@ def weight_per_channel(weight: np.ndarray,
     scale[~(scale > 0)] = np.float32(1.0)  # an all-zero channel: any scale, its values are 0
     broadcast = scale.reshape((channels,) + (1,) * (w.ndim - 1))
     q = np.clip(np.rint(w / broadcast), -WEIGHT_MAX, WEIGHT_MAX).astype(np.int8)
-    return q, QuantParams(scale, np.zeros(channels, np.int64), 0)
+    params = QuantParams(scale, np.zeros(channels, np.int64), axis)
+    return np.ascontiguousarray(np.moveaxis(q, 0, axis)), params
 
 
 # |int32 bias| stays below 2^30: with the products of up to 32,896 int8 pairs the int32 accumulator of

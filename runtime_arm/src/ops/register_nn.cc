@@ -25,12 +25,14 @@ OpKernel conv2d_int8_op_kernel();
 OpKernel fully_connected_int8_op_kernel();
 OpKernel max_pool_int8_op_kernel();
 OpKernel global_average_pool_int8_op_kernel();
+OpKernel conv_transpose2d_int8_op_kernel();
 OpKernel int8_dispatch(lite_fb::OpCode opcode, const OpKernel& fp32, const OpKernel& int8);
 
 void register_nn_ops(OpRegistry& registry) {
   using lite_fb::OpCode;
   registry.add(OpCode::CONV_2D, int8_dispatch(OpCode::CONV_2D, conv2d_op_kernel(), conv2d_int8_op_kernel()));
-  registry.add(OpCode::CONV_TRANSPOSE_2D, conv_transpose2d_op_kernel());
+  registry.add(OpCode::CONV_TRANSPOSE_2D, int8_dispatch(OpCode::CONV_TRANSPOSE_2D, conv_transpose2d_op_kernel(),
+                                                        conv_transpose2d_int8_op_kernel()));
   registry.add(OpCode::MAX_POOL_2D,
                int8_dispatch(OpCode::MAX_POOL_2D, pool2d_op_kernel(), max_pool_int8_op_kernel()));
   registry.add(OpCode::AVERAGE_POOL_2D, pool2d_op_kernel());
