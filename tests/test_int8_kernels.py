@@ -155,3 +155,66 @@ def test_fast_int8_paths_batch_of_two_equals_two_single_runs() -> None:
             np.testing.assert_array_equal(value[i], singles[i][name][0], err_msg=f"{name} image {i}")
         compared += 1
     assert compared >= 6
+
+
+ROWS_INPUT_SHAPE = (1, 8, 9, 29)
+
+
+def rows_gemm_net() -> onnx.ModelProto:
+    """Convolutions wide enough (>= 12 interior output columns) for the in-place kernel-row GEMM on a
+    VNNI host: 3x3 pad 1 (60 channels: a 32-column tile with a 28-column tail), 3x3 stride 2 with
+    asymmetric pads and row dilation 2 (80 channels: 16-column tiles), 1x1 stride 2 (no border)."""
+    rng = np.random.default_rng(23)
+
+    def weight(*shape: int, scale: float = 0.3) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    w = {"wa": weight(60, 8, 3, 3), "ba": weight(60, scale=0.1), "wb": weight(80, 60, 3, 3, scale=0.1),
+         "wc": weight(100, 60, 1, 1), "bc": weight(100, scale=0.1)}
+    nodes = [
+        helper.make_node("Conv", ["x", "wa", "ba"], ["ca"], pads=[1, 1, 1, 1], name="conv3x3"),
+        helper.make_node("Relu", ["ca"], ["ra"], name="relu"),
+        helper.make_node("Conv", ["ra", "wb"], ["yb"], pads=[0, 1, 2, 2], strides=[2, 2], dilations=[2, 1],
+                         name="conv3x3_s2"),
+        helper.make_node("Conv", ["ra", "wc", "bc"], ["yc"], strides=[2, 2], name="conv1x1_s2"),
+    ]
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(ROWS_INPUT_SHAPE))
+    outputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in ("yb", "yc")]
+    graph = helper.make_graph(nodes, "int8_rows_gemm", [x], outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _quantized_rows() -> tuple[Graph, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(6)
+    data = [rng.standard_normal(ROWS_INPUT_SHAPE).astype(np.float32) for _ in range(4)]
+    result = slim.compress(rows_gemm_net(), None, data, slim.QuantConfig(progress=False))
+    assert {"conv3x3", "conv3x3_s2", "conv1x1_s2"} <= set(result.int8_nodes)
+    return result.graph, {"x": data[0]}
+
+
+def test_rows_gemm_convs_match_simulation_threads_and_portable(tmp_path: Path) -> None:
+    """The kernel-row GEMM (borders through im2col, interior read in place) against the simulation,
+    against itself on 1 / 2 / 4 threads, and byte for byte against the portable paths."""
+    graph, feeds = _quantized_rows()
+    errors = int8_mismatches(graph, feeds)
+    assert {"conv3x3", "conv3x3_s2", "conv1x1_s2"} <= set(errors)
+    assert max(errors.values()) <= 1.0, errors
+    model = _probe_model(graph)
+    fast = _every_tensor(model, feeds, 1)
+    for threads in (2, 4):
+        other = _every_tensor(model, feeds, threads)
+        for name, value in fast.items():
+            np.testing.assert_array_equal(other[name], value, err_msg=f"{name} with {threads} threads")
+    (tmp_path / "m.lite").write_bytes(model)
+    np.save(tmp_path / "x.npy", feeds["x"])
+    env = {**os.environ, "LITE_CPU_FEATURES_MASK": "0"}
+    command = [sys.executable, "-c", _PORTABLE_RUN, str(tmp_path / "m.lite"), str(tmp_path / "x.npy")]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).parent.parent)
+    portable = json.loads(done.stdout)
+    int8_outputs = [name for name, value in fast.items() if value.dtype == np.int8]
+    assert len(int8_outputs) >= 4
+    for name in int8_outputs:
+        np.testing.assert_array_equal(fast[name].astype(np.int64).ravel(), np.array(portable[name]),
+                                      err_msg=name)

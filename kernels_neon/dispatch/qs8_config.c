@@ -2,6 +2,7 @@
  * that knows which variant each x86 level gets; ARM selection is delegated to qs8_config_arm.c. */
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_gemm_packed.h"
+#include "lite_kernels/qs8_gemm_packed_runs.h"
 
 static const lite_qs8_gemm_config k_portable = {lite_qs8_gemm_ukernel_4x8c4_portable, lite_qs8_gemm_pack_generic, 4,
                                                 8, 4, 0, "qs8_gemm_4x8c4_portable"};
@@ -57,4 +58,13 @@ const lite_qs8_gemm_config* lite_qs8_gemm_config_select(uint32_t features, size_
   (void)n;
   (void)k;
   return &k_portable;
+}
+
+lite_qs8_gemm_runs_ukernel_fn lite_qs8_gemm_runs_ukernel_select(const lite_qs8_gemm_config* config) {
+#if defined(__x86_64__)
+  if (config == &k_avx512vnni_16) return lite_qs8_gemm_runs_ukernel_8x16c4_avx512vnni;
+  if (config == &k_avx512vnni_32) return lite_qs8_gemm_runs_ukernel_8x32c4_avx512vnni;
+#endif
+  (void)config;
+  return NULL;
 }

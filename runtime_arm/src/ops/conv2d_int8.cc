@@ -3,10 +3,13 @@
 // y INT8 [N,OH,OW,Co] (per tensor). Fused RELU / CLIP become the output clamp. The per-channel
 // multipliers are computed once at prepare (quant_params_int8.h). With a constant weight and bias,
 // groups == 1 runs the packed int8 GEMM (conv_gemm_int8.h: a 1x1 stride-1 conv reads the NHWC input
-// as A in place, others go through im2col, packed once more where the kernel has a packed-A form,
-// qs8_gemm_packed_a.h) and a depthwise conv the fast depthwise kernel where the
-// CPU has one (qs8_dwconv.h); every path gives the reference kernel's bytes.
+// as A in place; where the GEMM has a runs kernel, qs8_gemm_packed_runs.h, other convs read their
+// kernel rows in place too and copy only the pixels at the left / right padding; the rest go through
+// im2col, packed once more where the kernel has a packed-A form, qs8_gemm_packed_a.h) and a
+// depthwise conv the fast depthwise kernel where the CPU has one (qs8_dwconv.h); every path gives
+// the reference kernel's bytes.
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -14,6 +17,7 @@
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_dwconv.h"
 #include "lite_kernels/qs8_gemm_packed_a.h"
+#include "lite_kernels/qs8_gemm_packed_runs.h"
 #include "lite_kernels/qs8_kernels.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
@@ -27,6 +31,8 @@ enum class ConvInt8Algorithm {
   kReference,   // lite_qs8_conv2d_nhwc_ref: any conv (grouped, computed weights, sums past int32)
   kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
   kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
+  kRowsGemm,    // groups == 1 with a runs kernel (qs8_gemm_packed_runs.h): kernel rows read from the
+                // input in place; only pixels whose window crosses the left / right padding copied
   kDepthwise,   // groups == in_c == out_c: lite_qs8_dwconv_select's kernel over packed taps
 };
 
@@ -43,12 +49,44 @@ struct ConvInt8State {
   const lite_qs8_gemm_packed_a_kernel* packed_a = nullptr;
   size_t thread_scratch = 0;  // bytes of scratch per thread
   lite_qs8_dwconv_fn depthwise = nullptr;  // kDepthwise
+  // kRowsGemm: output columns [interior_begin, interior_end) of every output row have their whole
+  // window inside the input's width; a task is `task_rows` output rows; kernel rows above / below
+  // the input read `pad_row` (input zero points)
+  lite_qs8_gemm_runs_ukernel_fn runs = nullptr;
+  size_t interior_begin = 0, interior_end = 0, task_rows = 0;
+  std::vector<int8_t> pad_row;
   void* depthwise_packed = nullptr;
 };
 
 // 1x1 convolutions with a packed-A kernel (qs8_gemm_packed_a.h) pack A in tiles of this many pixels, all
 // weight panels of a tile in one task (A packed once).
 constexpr size_t kPackedA1x1Rows = 64;
+
+// kRowsGemm: at most this many kernel rows (the runs' pointers live on the stack); at least this many
+// interior pixels per output row (a narrower row fills the 8-row tiles worse than im2col's tiles
+// spanning rows: ResNet-18's 7x7 layers stay on im2col); about this many output pixels per task.
+constexpr size_t kRowsGemmMaxKernelH = 16;
+constexpr size_t kRowsGemmMinInterior = 12;
+constexpr size_t kRowsGemmTaskPixels = 64;
+
+// Output columns whose window lies inside the input's width (empty when none does).
+void interior_columns(const lite_conv2d_params& p, size_t* begin, size_t* end) {
+  const size_t first = (p.pad_left + p.stride_w - 1) / p.stride_w;
+  const size_t span = (p.kernel_w - 1) * p.dilation_w + 1;
+  size_t last_plus_one = 0;
+  if (p.in_w + p.pad_left >= span) last_plus_one = (p.in_w + p.pad_left - span) / p.stride_w + 1;
+  if (last_plus_one > p.out_w) last_plus_one = p.out_w;
+  *begin = first < last_plus_one ? first : 0;
+  *end = first < last_plus_one ? last_plus_one : 0;
+}
+
+bool rows_gemm_applies(const lite_conv2d_params& p, const lite_qs8_gemm_config* config) {
+  if (lite_qs8_gemm_runs_ukernel_select(config) == nullptr) return false;
+  if (p.dilation_w != 1 || p.kernel_h > kRowsGemmMaxKernelH || (p.kernel_w * p.in_c) % config->kr != 0) return false;
+  size_t begin = 0, end = 0;
+  interior_columns(p, &begin, &end);
+  return end - begin >= kRowsGemmMinInterior;
+}
 
 bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
 
@@ -149,7 +187,17 @@ Status prepare(OpContext* ctx) {
                                        st->in.zero_point, st->multiplier.data(), st->shift.data(),
                                        lite_qs8_gemm_params{st->out.zero_point, st->act_min, st->act_max});
     if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
-    if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
+    if (st->algorithm == ConvInt8Algorithm::kIm2colGemm && rows_gemm_applies(p, st->gemm->config)) {
+      st->algorithm = ConvInt8Algorithm::kRowsGemm;
+      st->runs = lite_qs8_gemm_runs_ukernel_select(st->gemm->config);
+      interior_columns(p, &st->interior_begin, &st->interior_end);
+      st->task_rows = (kRowsGemmTaskPixels + p.out_w - 1) / p.out_w;
+      const size_t borders = p.out_w - (st->interior_end - st->interior_begin);
+      // per thread: the border pixels' im2col rows, then their outputs before they are scattered
+      st->thread_scratch = st->task_rows * borders * (k + p.out_c);
+      ctx->scratch_bytes_requested = static_cast<size_t>(ctx->num_threads) * st->thread_scratch;
+      st->pad_row.assign((p.out_w * p.stride_w + p.kernel_w) * p.in_c, static_cast<int8_t>(st->in.zero_point));
+    } else if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
       st->im2col_rows = im2col_int8_tile_rows(k, st->gemm->config->mr);
       st->packed_a = lite_qs8_gemm_packed_a_select(st->gemm->config);
       st->thread_scratch = st->im2col_rows * k;
@@ -173,6 +221,71 @@ Status prepare(OpContext* ctx) {
   y->shape.dims[2] = static_cast<int64_t>(st->params.out_w);
   y->shape.dims[3] = co;
   return Status::kOk;
+}
+
+// kRowsGemm over output rows [r0, r1) (r = image * out_h + oh): the border pixels through im2col and
+// the plain kernel, then per weight panel and output row the interior pixels with the runs kernel.
+void rows_gemm_task(const ConvInt8State& st, const lite_conv2d_params& p, const int8_t* x, size_t r0, size_t r1,
+                    int8_t* scratch, int8_t* y) {
+  const PackedGemmInt8& g = *st.gemm;
+  const size_t k = g.k, n = g.n, ci = p.in_c;
+  const size_t left = st.interior_begin, right = p.out_w - st.interior_end;
+  const size_t borders = (left + right) * (r1 - r0);
+  if (borders > 0) {
+    int8_t* cols = scratch;
+    int8_t* out = scratch + st.task_rows * (left + right) * k;
+    const int8_t pad = static_cast<int8_t>(st.in.zero_point);
+    size_t b = 0;
+    for (size_t r = r0; r < r1; ++r) {
+      im2col_int8_rows(p, x, pad, r * p.out_w, left, cols + b * k);
+      im2col_int8_rows(p, x, pad, r * p.out_w + st.interior_end, right, cols + (b + left) * k);
+      b += left + right;
+    }
+    lite_qs8_gemm_packed_compute(g.config, borders, 0, n, k, cols, k, g.packed, &g.params, out, n);
+    b = 0;
+    for (size_t r = r0; r < r1; ++r) {
+      for (size_t ow = 0; ow < p.out_w; ++ow) {
+        if (ow == left) ow = st.interior_end;
+        if (ow == p.out_w) break;
+        std::memcpy(y + (r * p.out_w + ow) * n, out + b++ * n, n);
+      }
+    }
+  }
+  const size_t mr_max = g.config->mr, nr = g.config->nr, run_bytes = p.kernel_w * ci;
+  const size_t a_stride = p.stride_w * ci, interior = st.interior_end - st.interior_begin;
+  const size_t panel_bytes = lite_qs8_gemm_panel_bytes(g.config, k);
+  const ptrdiff_t iw0 = static_cast<ptrdiff_t>(st.interior_begin * p.stride_w) - static_cast<ptrdiff_t>(p.pad_left);
+  for (size_t j0 = 0; j0 < n; j0 += nr) {
+    const size_t nc = n - j0 < nr ? n - j0 : nr;
+    const void* panel = static_cast<const uint8_t*>(g.packed) + (j0 / nr) * panel_bytes;
+    for (size_t r = r0; r < r1; ++r) {
+      const size_t image = r / p.out_h, oh = r % p.out_h;
+      const int8_t* runs[kRowsGemmMaxKernelH];
+      for (size_t kh = 0; kh < p.kernel_h; ++kh) {
+        const ptrdiff_t ih =
+            static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dilation_h) - static_cast<ptrdiff_t>(p.pad_top);
+        runs[kh] = ih < 0 || ih >= static_cast<ptrdiff_t>(p.in_h)
+                       ? st.pad_row.data()
+                       : x + ((image * p.in_h + static_cast<size_t>(ih)) * p.in_w) * ci + iw0 * static_cast<ptrdiff_t>(ci);
+      }
+      int8_t* c = y + (r * p.out_w + st.interior_begin) * n + j0;
+      for (size_t i0 = 0; i0 < interior; i0 += mr_max) {
+        const int8_t* shifted[kRowsGemmMaxKernelH];
+        for (size_t kh = 0; kh < p.kernel_h; ++kh) shifted[kh] = runs[kh] + i0 * a_stride;
+        const size_t mr = interior - i0 < mr_max ? interior - i0 : mr_max;
+        st.runs(mr, nc, p.kernel_h, run_bytes, shifted, a_stride, panel, c + i0 * n, n, &g.params);
+      }
+    }
+  }
+}
+
+void run_rows_gemm(const ConvInt8State& st, const lite_conv2d_params& p, const int8_t* x, int8_t* scratch,
+                   ThreadPool* pool, int8_t* y) {
+  const size_t rows = p.batch * p.out_h, per_task = st.task_rows;
+  parallel_for(pool, (rows + per_task - 1) / per_task, [&](size_t t, int worker) {
+    const size_t r0 = t * per_task, r1 = rows - r0 < per_task ? rows : r0 + per_task;
+    rows_gemm_task(st, p, x, r0, r1, scratch + static_cast<size_t>(worker) * st.thread_scratch, y);
+  });
 }
 
 Status eval(OpContext* ctx) {
@@ -211,6 +324,10 @@ Status eval(OpContext* ctx) {
       const size_t r0 = t * tile, r1 = rows - r0 < tile ? rows : r0 + tile;
       st->depthwise(&p, st->depthwise_packed, &params, x, y, r0, r1);
     });
+    return Status::kOk;
+  }
+  if (st->algorithm == ConvInt8Algorithm::kRowsGemm) {
+    run_rows_gemm(*st, p, x, static_cast<int8_t*>(ctx->scratch), ctx->pool, y);
     return Status::kOk;
   }
   if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
