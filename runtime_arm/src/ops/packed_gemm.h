@@ -21,8 +21,9 @@ PackedGemm* packed_gemm_create(size_t n, size_t k, const float* b, size_t stride
                                const float* bias);
 void packed_gemm_free(PackedGemm* gemm);
 
-// C[m, n] = act(A[m, k] · B + bias), split into fixed tiles (kRowsPerTile x kColumnsPerTile rounded
-// to the microkernel tile) run on the pool; results do not depend on the split.
+// C[m, n] = act(A[m, k] · B + bias), split into tiles of whole microkernel tiles (at most about
+// 64 x 128, at least 8 where the shape allows, sized evenly) run on the pool; every element is one
+// microkernel sum, so results do not depend on the split.
 void packed_gemm_run(const PackedGemm& gemm, ThreadPool* pool, size_t m, const float* a, size_t lda,
                      const lite_activation* act, float* c, size_t ldc);
 
