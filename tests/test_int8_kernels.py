@@ -163,24 +163,26 @@ ROWS_INPUT_SHAPE = (1, 8, 9, 29)
 def rows_gemm_net() -> onnx.ModelProto:
     """Convolutions wide enough (>= 12 interior output columns) for the in-place kernel-row GEMM on a
     VNNI host: 3x3 pad 1 (60 channels: a 32-column tile with a 28-column tail), 3x3 stride 2 with
-    asymmetric pads and row dilation 2 (80 channels: 16-column tiles), 1x1 stride 2 (no border)."""
+    asymmetric pads and row dilation 2 (80 channels: 16-column tiles), 1x1 stride 2 (no border), 3x3
+    pad 1 (44 channels: 24-column tiles, a 20-column tail)."""
     rng = np.random.default_rng(23)
 
     def weight(*shape: int, scale: float = 0.3) -> np.ndarray:
         return (rng.standard_normal(shape) * scale).astype(np.float32)
 
     w = {"wa": weight(60, 8, 3, 3), "ba": weight(60, scale=0.1), "wb": weight(80, 60, 3, 3, scale=0.1),
-         "wc": weight(100, 60, 1, 1), "bc": weight(100, scale=0.1)}
+         "wc": weight(100, 60, 1, 1), "bc": weight(100, scale=0.1), "wd": weight(44, 60, 3, 3, scale=0.1)}
     nodes = [
         helper.make_node("Conv", ["x", "wa", "ba"], ["ca"], pads=[1, 1, 1, 1], name="conv3x3"),
         helper.make_node("Relu", ["ca"], ["ra"], name="relu"),
         helper.make_node("Conv", ["ra", "wb"], ["yb"], pads=[0, 1, 2, 2], strides=[2, 2], dilations=[2, 1],
                          name="conv3x3_s2"),
         helper.make_node("Conv", ["ra", "wc", "bc"], ["yc"], strides=[2, 2], name="conv1x1_s2"),
+        helper.make_node("Conv", ["ra", "wd"], ["yd"], pads=[1, 1, 1, 1], name="conv3x3_44"),
     ]
     inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(ROWS_INPUT_SHAPE))
-    outputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in ("yb", "yc")]
+    outputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in ("yb", "yc", "yd")]
     graph = helper.make_graph(nodes, "int8_rows_gemm", [x], outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
@@ -189,7 +191,7 @@ def _quantized_rows() -> tuple[Graph, dict[str, np.ndarray]]:
     rng = np.random.default_rng(6)
     data = [rng.standard_normal(ROWS_INPUT_SHAPE).astype(np.float32) for _ in range(4)]
     result = slim.compress(rows_gemm_net(), None, data, slim.QuantConfig(progress=False))
-    assert {"conv3x3", "conv3x3_s2", "conv1x1_s2"} <= set(result.int8_nodes)
+    assert {"conv3x3", "conv3x3_s2", "conv1x1_s2", "conv3x3_44"} <= set(result.int8_nodes)
     return result.graph, {"x": data[0]}
 
 
@@ -198,7 +200,7 @@ def test_rows_gemm_convs_match_simulation_threads_and_portable(tmp_path: Path) -
     against itself on 1 / 2 / 4 threads, and byte for byte against the portable paths."""
     graph, feeds = _quantized_rows()
     errors = int8_mismatches(graph, feeds)
-    assert {"conv3x3", "conv3x3_s2", "conv1x1_s2"} <= set(errors)
+    assert {"conv3x3", "conv3x3_s2", "conv1x1_s2", "conv3x3_44"} <= set(errors)
     assert max(errors.values()) <= 1.0, errors
     model = _probe_model(graph)
     fast = _every_tensor(model, feeds, 1)
@@ -218,3 +220,24 @@ def test_rows_gemm_convs_match_simulation_threads_and_portable(tmp_path: Path) -
     for name in int8_outputs:
         np.testing.assert_array_equal(fast[name].astype(np.int64).ravel(), np.array(portable[name]),
                                       err_msg=name)
+
+
+def test_rows_gemm_batch_of_two_equals_two_single_runs() -> None:
+    """Rows-GEMM tasks index output rows across images: each image of a batch gives its own bytes."""
+    graph, feeds = _quantized_rows()
+    model = _probe_model(graph)
+    second = np.random.default_rng(10).standard_normal(ROWS_INPUT_SHAPE).astype(np.float32)
+    singles = [_every_tensor(model, {"x": x}, 1) for x in (feeds["x"], second)]
+    with Interpreter(model_content=model, threads=2) as interpreter:
+        interpreter.resize_input("x", (2, *ROWS_INPUT_SHAPE[1:]))
+        interpreter.allocate_tensors()
+        outputs = interpreter.run({"x": np.concatenate([feeds["x"], second])})
+        batch = {name: np.array(value) for name, value in outputs.items()}
+    compared = 0
+    for name, value in batch.items():
+        if value.dtype != np.int8 or value.shape[0] != 2:
+            continue
+        for i in range(2):
+            np.testing.assert_array_equal(value[i], singles[i][name][0], err_msg=f"{name} image {i}")
+        compared += 1
+    assert compared >= 3

@@ -64,6 +64,7 @@ lite_qs8_gemm_runs_ukernel_fn lite_qs8_gemm_runs_ukernel_select(const lite_qs8_g
 #if defined(__x86_64__)
   if (config == &k_avx512vnni_16) return lite_qs8_gemm_runs_ukernel_8x16c4_avx512vnni;
   if (config == &k_avx512vnni_32) return lite_qs8_gemm_runs_ukernel_8x32c4_avx512vnni;
+  if (config == &k_avx512vnni_24) return lite_qs8_gemm_runs_ukernel_8x24c4_avx512vnni;
 #endif
   (void)config;
   return NULL;

@@ -13,6 +13,7 @@
 #include "lite_kernels/qs8_kernels.h"
 #include "lite_kernels/requantize.h"
 
+#if defined(__x86_64__)
 enum { kMaxRuns = 7 };
 
 static int runs_case(const lite_qs8_gemm_config* cfg, lite_qs8_gemm_runs_ukernel_fn ukernel, kt_rng* rng, size_t mr,
@@ -88,6 +89,8 @@ static void run_runs_tests(uint32_t features, size_t n) {
   kt_record(passed == cases, __FILE__, __LINE__, what);
 }
 
+#endif
+
 int main(void) {
 #if defined(__x86_64__)
   const uint32_t f = LITE_CPU_X86_AVX2 | LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI;
@@ -95,6 +98,7 @@ int main(void) {
     kt_skip("the CPU lacks AVX-512 VNNI");
   } else {
     run_runs_tests(f, 16);
+    run_runs_tests(f, 24);
     run_runs_tests(f, 64);
   }
 #else

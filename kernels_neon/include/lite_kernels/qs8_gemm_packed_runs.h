@@ -31,6 +31,9 @@ lite_qs8_gemm_runs_ukernel_fn lite_qs8_gemm_runs_ukernel_select(const lite_qs8_g
 void lite_qs8_gemm_runs_ukernel_8x16c4_avx512vnni(size_t mr, size_t nc, size_t runs, size_t run_bytes,
                                                   const int8_t* const* a, size_t a_stride, const void* w, int8_t* c,
                                                   size_t c_stride, const lite_qs8_gemm_params* params);
+void lite_qs8_gemm_runs_ukernel_8x24c4_avx512vnni(size_t mr, size_t nc, size_t runs, size_t run_bytes,
+                                                  const int8_t* const* a, size_t a_stride, const void* w, int8_t* c,
+                                                  size_t c_stride, const lite_qs8_gemm_params* params);
 void lite_qs8_gemm_runs_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t runs, size_t run_bytes,
                                                   const int8_t* const* a, size_t a_stride, const void* w, int8_t* c,
                                                   size_t c_stride, const lite_qs8_gemm_params* params);
