@@ -82,3 +82,13 @@ def test_kernel_equal_stride_runs_int8_exactly(monkeypatch: pytest.MonkeyPatch) 
             # int8 activations through three layers: a few output steps from fp32
             assert np.abs(got["y"] - want_y).max() <= 0.05 * np.abs(want_y).max()
             assert np.abs(got["z"] - want_z).max() <= 0.08 * np.abs(want_z).max()
+
+
+def test_default_calibration_keeps_transposes_fp32_with_bias_correction() -> None:
+    """Without a measured output range the transposes stay fp32, and bias correction (which reads weights
+    as [Co, KH, KW, Ci]) never sees a CONV_TRANSPOSE_2D weight."""
+    model = upsampling_head_net()
+    rng = np.random.default_rng(6)
+    data = [rng.standard_normal((1, 3, 9, 13)).astype(np.float32) for _ in range(2)]
+    result = slim.compress(model, None, data, slim.QuantConfig(bias_correction=True, progress=False))
+    assert "conv1" in result.int8_nodes and not {"up1", "up2", "overlap"} & set(result.int8_nodes)
