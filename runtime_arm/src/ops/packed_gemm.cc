@@ -39,8 +39,9 @@ struct TileGrid {
 };
 
 // Tiles of at most 64 rows x 128 columns (A rows stay in L1/L2 across the panels of a tile), split
-// further into at least kMinTiles where the matrix allows: first by columns (the small-m layers,
-// e.g. 7x7 = 49 rows, are weight-heavy: each thread then streams only its own panels), then by rows.
+// further into at least kMinTiles where the matrix allows: first by columns, into a count of column
+// tiles that divides the panels (equal tiles; the small-m layers, e.g. 7x7 = 49 rows, are
+// weight-heavy: each thread then streams only its own panels), then by rows.
 // A fixed 64 x 128 grid left 2 threads with 4:1 or 128:68-row shares on MobileNetV2's 7x7 and 14x14
 // layers. The grid depends only on the shape, never on the thread count.
 TileGrid tile_grid(size_t m, size_t n, size_t mr, size_t nr) {
@@ -52,7 +53,7 @@ TileGrid tile_grid(size_t m, size_t n, size_t mr, size_t nr) {
   g.tiles_n = (g.panels * nr + 127) / 128;
   if (g.tiles_m == 0) g.tiles_m = 1;
   if (g.tiles_n == 0) g.tiles_n = 1;
-  while (g.tiles_m * g.tiles_n < kMinTiles && g.tiles_n < g.panels) ++g.tiles_n;
+  while ((g.tiles_m * g.tiles_n < kMinTiles || g.panels % g.tiles_n != 0) && g.tiles_n < g.panels) ++g.tiles_n;
   while (g.tiles_m * g.tiles_n < kMinTiles && g.tiles_m < g.blocks) ++g.tiles_m;
   return g;
 }
