@@ -24,7 +24,7 @@ from slim.config import QuantConfig
 from slim.observers import Observer, make_observer
 from slim.progress import ProgressBar
 
-OBSERVED_OPS = (*WEIGHTED_OPS, *POOL_OPS, "ADD", "CONCAT")
+OBSERVED_OPS = (*WEIGHTED_OPS, "CONV_TRANSPOSE_2D", *POOL_OPS, "ADD", "CONCAT")
 
 
 @dataclasses.dataclass

@@ -23,6 +23,7 @@ from lite_converter.ir import Graph, Node
 
 LOOKUP_OPS = ("HARD_SWISH", "HARD_SIGMOID", "SIGMOID", "TANH", "SILU")  # int8 through a table
 SPLIT_KINDS = ("HARD_SWISH", "HARD_SIGMOID", "SIGMOID")  # fused kinds whose input range can be derived
+SPLIT_OPS = ("CONV_2D", "FULLY_CONNECTED", "CONV_TRANSPOSE_2D")  # producers whose activation may split off
 SIGMOID_LIMIT = 8.0
 
 
@@ -49,8 +50,8 @@ def preactivation_range(activation: dict, low: float, high: float) -> tuple[floa
 
 def split_lookup_activations(graph: Graph, ranges: dict[str, tuple[float, float]],
                              runs_int8: Callable[[Node], bool]) -> list[str]:
-    """Splits ``act(op(x))`` for each CONV_2D / FULLY_CONNECTED that ``runs_int8`` accepts once its
-    activation is NONE; adds the derived range of the new tensor to ``ranges``; returns the new
+    """Splits ``act(op(x))`` for each op of SPLIT_OPS that ``runs_int8`` accepts once its activation is
+    NONE; adds the derived range of the new tensor to ``ranges``; returns the new
     activation nodes' names."""
     new_nodes: list[Node] = []
     added: list[str] = []
@@ -58,7 +59,7 @@ def split_lookup_activations(graph: Graph, ranges: dict[str, tuple[float, float]
         new_nodes.append(node)
         activation = node.attrs.get("activation") or {}
         out = node.outputs[0] if node.outputs else ""
-        if (node.op_type not in ("CONV_2D", "FULLY_CONNECTED") or activation.get("kind") not in SPLIT_KINDS
+        if (node.op_type not in SPLIT_OPS or activation.get("kind") not in SPLIT_KINDS
                 or out not in ranges):
             continue
         derived = preactivation_range(activation, *ranges[out])
