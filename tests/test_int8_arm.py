@@ -172,3 +172,18 @@ def test_mobilenet_v2_int8_on_arm_matches_simulation(cross_builds: Path, mobilen
     errors = arm_int8_mismatches(graph, run_all_tensors_on_arm(cross_builds, cpu, graph, feeds, tmp_path))
     assert len(errors) >= 60, len(errors)
     assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
+
+
+@pytest.mark.parametrize("cpu", list(EMULATED))
+def test_int8_transposed_convolutions_on_arm_match_simulation(cross_builds: Path, cpu: str, tmp_path: Path):
+    """The int8 CONV_TRANSPOSE_2D (kernel == stride: packed GEMM rows written in place, the grouped tail for
+    few output channels) on each ARM CPU's GEMM kernel."""
+    from tests.test_int8_conv_transpose import upsampling_head_net
+
+    data = _batches((1, 3, 9, 13), 4, seed=5)
+    result = slim.compress(upsampling_head_net(), None, data, slim.QuantConfig(progress=False))
+    assert {"up1", "up2"} <= set(result.int8_nodes)
+    on_arm = run_all_tensors_on_arm(cross_builds, cpu, result.graph, {"x": data[0]}, tmp_path)
+    errors = arm_int8_mismatches(result.graph, on_arm)
+    assert errors["up1"] == 0 and errors["up2"] == 0, errors
+    assert max(errors.values()) <= 1.0, errors
