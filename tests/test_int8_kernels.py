@@ -157,7 +157,7 @@ def test_fast_int8_paths_batch_of_two_equals_two_single_runs() -> None:
     assert compared >= 6
 
 
-ROWS_INPUT_SHAPE = (1, 8, 9, 29)
+ROWS_INPUT_SHAPE = (1, 8, 9, 33)
 
 
 def rows_gemm_net() -> onnx.ModelProto:
