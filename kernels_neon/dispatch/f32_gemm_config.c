@@ -4,19 +4,20 @@
 #include "lite_kernels/gemm_f32_packed.h"
 
 static const lite_f32_gemm_config k_portable = {lite_f32_gemm_ukernel_4x8_portable, 4, 8, "f32_gemm_4x8_portable",
-                                                NULL};
+                                                NULL, NULL};
 
 #if defined(__x86_64__)
-static const lite_f32_gemm_config k_avx2 = {lite_f32_gemm_ukernel_6x16_avx2, 6, 16, "f32_gemm_6x16_avx2", NULL};
+static const lite_f32_gemm_config k_avx2 = {lite_f32_gemm_ukernel_6x16_avx2, 6, 16, "f32_gemm_6x16_avx2", NULL, NULL};
 static const lite_f32_gemm_config k_avx512 = {lite_f32_gemm_ukernel_8x32_avx512, 8, 32, "f32_gemm_8x32_avx512",
-                                              lite_f32_gemm_panel_8x32_avx512};
+                                              lite_f32_gemm_panel_8x32_avx512,
+                                              lite_f32_gemm_runs_8x32_avx512};
 #elif defined(__aarch64__)
 static const lite_f32_gemm_config k_neonfma = {lite_f32_gemm_ukernel_6x16_aarch64_neonfma, 6, 16,
                                                "f32_gemm_6x16_aarch64_neonfma",
-                                               lite_f32_gemm_panel_6x16_aarch64_neonfma};
+                                               lite_f32_gemm_panel_6x16_aarch64_neonfma, NULL};
 #elif defined(__arm__) && defined(__ARM_NEON)
 static const lite_f32_gemm_config k_armv7 = {lite_f32_gemm_ukernel_4x8_armv7_neon, 4, 8, "f32_gemm_4x8_armv7_neon",
-                                             lite_f32_gemm_panel_4x8_armv7_neon};
+                                             lite_f32_gemm_panel_4x8_armv7_neon, NULL};
 #endif
 
 const lite_f32_gemm_config* lite_f32_gemm_config_select(uint32_t features, size_t n) {

@@ -45,23 +45,30 @@ static void activate_tile(const lite_activation* act, float* c, size_t ldc, size
   }
 }
 
+/* The microkernel's share of act (clamp or HardSwish) in *mm; returns nonzero when the rest must
+ * run on the stored tile (activate_tile). */
+static int split_activation(const lite_activation* act, lite_f32_minmax_params* mm) {
+  mm->min = -INFINITY;
+  mm->max = INFINITY;
+  mm->hard_swish = 0;
+  if (act == NULL) return 0;
+  switch (act->kind) {
+    case LITE_ACT_NONE: return 0;
+    case LITE_ACT_RELU: mm->min = 0.0f; return 0;
+    case LITE_ACT_CLIP:
+      mm->min = act->alpha;
+      mm->max = act->beta;
+      return 0;
+    case LITE_ACT_HARD_SWISH: mm->hard_swish = 1; return 0;
+    default: return 1;
+  }
+}
+
 void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, size_t n_begin, size_t n_end, size_t k,
                                   const float* a, size_t lda, const float* packed_b, const lite_activation* act,
                                   float* c, size_t ldc) {
-  lite_f32_minmax_params mm = {-INFINITY, INFINITY, 0};
-  int post = 0;
-  if (act != NULL) {
-    switch (act->kind) {
-      case LITE_ACT_NONE: break;
-      case LITE_ACT_RELU: mm.min = 0.0f; break;
-      case LITE_ACT_CLIP:
-        mm.min = act->alpha;
-        mm.max = act->beta;
-        break;
-      case LITE_ACT_HARD_SWISH: mm.hard_swish = 1; break;
-      default: post = 1; break;
-    }
-  }
+  lite_f32_minmax_params mm;
+  const int post = split_activation(act, &mm);
   const size_t mr_max = config->mr, nr = config->nr;
   for (size_t j0 = n_begin; j0 < n_end; j0 += nr) {
     const size_t nc = n_end - j0 < nr ? n_end - j0 : nr;
@@ -77,6 +84,25 @@ void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, 
       const size_t mr = m - i0 < mr_max ? m - i0 : mr_max;
       float* tile = c + i0 * ldc + j0;
       config->ukernel(mr, nc, k, a + i0 * lda, lda, panel, tile, ldc, &mm);
+      if (post) activate_tile(act, tile, ldc, mr, nc, j0);
+    }
+  }
+}
+
+void lite_f32_gemm_packed_compute_runs(const lite_f32_gemm_config* config, size_t m, size_t n_begin, size_t n_end,
+                                       size_t runs, size_t run_len, size_t run_stride, const float* a,
+                                       size_t a_stride, const float* packed_b, const lite_activation* act, float* c,
+                                       size_t ldc) {
+  lite_f32_minmax_params mm;
+  const int post = split_activation(act, &mm);
+  const size_t mr_max = config->mr, nr = config->nr, k = runs * run_len;
+  for (size_t j0 = n_begin; j0 < n_end; j0 += nr) {
+    const size_t nc = n_end - j0 < nr ? n_end - j0 : nr;
+    const float* panel = packed_b + (j0 / nr) * nr * (k + 1);
+    for (size_t i0 = 0; i0 < m; i0 += mr_max) {
+      const size_t mr = m - i0 < mr_max ? m - i0 : mr_max;
+      float* tile = c + i0 * ldc + j0;
+      config->runs(mr, nc, runs, run_len, run_stride, a + i0 * a_stride, a_stride, panel, tile, ldc, &mm);
       if (post) activate_tile(act, tile, ldc, mr, nc, j0);
     }
   }

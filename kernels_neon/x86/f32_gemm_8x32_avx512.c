@@ -42,9 +42,9 @@ ALWAYS_INLINE __mmask16 lanes(size_t count) {
 
 /* The tile for ROWS rows and the first COLS (16, 24 or 32) columns of the panel; both are
  * compile-time constants after inlining, so the accumulator arrays live in registers. */
-ALWAYS_INLINE void gemm_tile(const size_t ROWS, const size_t COLS, size_t mr, size_t nc, size_t k, const float* a,
-                             size_t a_stride, const float* w, float* c, size_t c_stride,
-                             const lite_f32_minmax_params* params) {
+ALWAYS_INLINE void gemm_tile_runs(const size_t ROWS, const size_t COLS, size_t mr, size_t nc, size_t runs,
+                                  size_t run_len, size_t run_stride, const float* a, size_t a_stride, const float* w,
+                                  float* c, size_t c_stride, const lite_f32_minmax_params* params) {
   const float* rows[MR];
   for (size_t i = 0; i < ROWS; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
   __m512 lo[MR], hi[MR];
@@ -58,15 +58,19 @@ ALWAYS_INLINE void gemm_tile(const size_t ROWS, const size_t COLS, size_t mr, si
     if (COLS == 24) hi8[i] = hi8[0];
   }
   w += NR;
-  for (size_t p = 0; p < k; ++p, w += NR) {
-    const __m512 bl = _mm512_loadu_ps(w);
-    const __m512 bh = COLS == 32 ? _mm512_loadu_ps(w + 16) : _mm512_setzero_ps();
-    const __m256 bh8 = COLS == 24 ? _mm256_loadu_ps(w + 16) : _mm256_setzero_ps();
-    for (size_t i = 0; i < ROWS; ++i) {
-      const __m512 x = _mm512_set1_ps(rows[i][p]);
-      lo[i] = _mm512_fmadd_ps(x, bl, lo[i]);
-      if (COLS == 32) hi[i] = _mm512_fmadd_ps(x, bh, hi[i]);
-      if (COLS == 24) hi8[i] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), bh8, hi8[i]);
+  for (size_t r = 0; r < runs; ++r) {
+    const float* rows_r[MR];
+    for (size_t i = 0; i < ROWS; ++i) rows_r[i] = rows[i] + r * run_stride;
+    for (size_t p = 0; p < run_len; ++p, w += NR) {
+      const __m512 bl = _mm512_loadu_ps(w);
+      const __m512 bh = COLS == 32 ? _mm512_loadu_ps(w + 16) : _mm512_setzero_ps();
+      const __m256 bh8 = COLS == 24 ? _mm256_loadu_ps(w + 16) : _mm256_setzero_ps();
+      for (size_t i = 0; i < ROWS; ++i) {
+        const __m512 x = _mm512_set1_ps(rows_r[i][p]);
+        lo[i] = _mm512_fmadd_ps(x, bl, lo[i]);
+        if (COLS == 32) hi[i] = _mm512_fmadd_ps(x, bh, hi[i]);
+        if (COLS == 24) hi8[i] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), bh8, hi8[i]);
+      }
     }
   }
   const __mmask16 mask_l = lanes(nc), mask_h = nc <= 16 ? (__mmask16)0 : lanes(nc - 16);
@@ -79,6 +83,13 @@ ALWAYS_INLINE void gemm_tile(const size_t ROWS, const size_t COLS, size_t mr, si
     if (COLS == 32) _mm512_mask_storeu_ps(out + 16, mask_h, finish512(hi[i], params, hard_swish));
     if (COLS == 24) _mm256_mask_storeu_ps(out + 16, (__mmask8)mask_h, finish256(hi8[i], params, hard_swish));
   }
+}
+
+/* A plain tile: row i's k values are contiguous (one run). */
+ALWAYS_INLINE void gemm_tile(const size_t ROWS, const size_t COLS, size_t mr, size_t nc, size_t k, const float* a,
+                             size_t a_stride, const float* w, float* c, size_t c_stride,
+                             const lite_f32_minmax_params* params) {
+  gemm_tile_runs(ROWS, COLS, mr, nc, 1, k, 0, a, a_stride, w, c, c_stride, params);
 }
 
 ALWAYS_INLINE void gemm_cols(const size_t COLS, size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
@@ -107,4 +118,28 @@ void lite_f32_gemm_panel_8x32_avx512(size_t tiles, size_t k, const float* a, siz
                                      size_t c_stride, const lite_f32_minmax_params* params) {
   for (size_t t = 0; t < tiles; ++t, a += MR * a_stride, c += MR * c_stride)
     gemm_tile(8, 32, MR, NR, k, a, a_stride, w, c, c_stride, params);
+}
+
+/* Row i's k values are `runs` runs of run_len floats at a + i * a_stride + r * run_stride (a
+ * convolution's kernel rows read in place from the NHWC input); the sum order is that of the same
+ * values copied contiguously (im2col), so the results are identical. */
+void lite_f32_gemm_runs_8x32_avx512(size_t mr, size_t nc, size_t runs, size_t run_len, size_t run_stride,
+                                    const float* a, size_t a_stride, const float* w, float* c, size_t c_stride,
+                                    const lite_f32_minmax_params* params) {
+  if (nc > 24) {
+    if (mr > 4)
+      gemm_tile_runs(8, 32, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+    else
+      gemm_tile_runs(4, 32, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+  } else if (nc > 16) {
+    if (mr > 4)
+      gemm_tile_runs(8, 24, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+    else
+      gemm_tile_runs(4, 24, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+  } else {
+    if (mr > 4)
+      gemm_tile_runs(8, 16, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+    else
+      gemm_tile_runs(4, 16, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+  }
 }

@@ -39,11 +39,19 @@ typedef void (*lite_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t k, const f
 typedef void (*lite_f32_gemm_panel_fn)(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w,
                                        float* c, size_t c_stride, const lite_f32_minmax_params* params);
 
+/* Optional: the microkernel with row i's k values given as `runs` runs of run_len floats at
+ * a + i * a_stride + r * run_stride (k = runs * run_len; a convolution's kernel rows read in place),
+ * each element summed exactly as the microkernel sums the same values stored contiguously. */
+typedef void (*lite_f32_gemm_runs_fn)(size_t mr, size_t nc, size_t runs, size_t run_len, size_t run_stride,
+                                      const float* a, size_t a_stride, const float* w, float* c, size_t c_stride,
+                                      const lite_f32_minmax_params* params);
+
 typedef struct {
   lite_f32_gemm_ukernel_fn ukernel;
   uint32_t mr, nr;
   const char* name;             /* e.g. "f32_gemm_6x16_avx2" */
   lite_f32_gemm_panel_fn panel; /* NULL: the driver calls ukernel per tile */
+  lite_f32_gemm_runs_fn runs;   /* NULL: no in-place convolution rows (im2col instead) */
 } lite_f32_gemm_config;
 
 /* The best microkernel for n output columns among those `features` (lite_cpu_features() bits)
@@ -68,6 +76,14 @@ void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, 
                                   const float* a, size_t lda, const float* packed_b, const lite_activation* act,
                                   float* c, size_t ldc);
 
+/* lite_f32_gemm_packed_compute for A rows given as runs (config->runs must not be NULL): row i's
+ * k = runs * run_len values are at a + i * a_stride + r * run_stride. Same results as the values
+ * copied into contiguous rows. */
+void lite_f32_gemm_packed_compute_runs(const lite_f32_gemm_config* config, size_t m, size_t n_begin, size_t n_end,
+                                       size_t runs, size_t run_len, size_t run_stride, const float* a,
+                                       size_t a_stride, const float* packed_b, const lite_activation* act, float* c,
+                                       size_t ldc);
+
 /* The microkernels (built only where the ISA is; the config selects among them). */
 void lite_f32_gemm_ukernel_4x8_portable(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                         const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params);
@@ -75,6 +91,9 @@ void lite_f32_gemm_ukernel_6x16_avx2(size_t mr, size_t nc, size_t k, const float
                                      float* c, size_t c_stride, const lite_f32_minmax_params* params);
 void lite_f32_gemm_ukernel_8x32_avx512(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                        const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params);
+void lite_f32_gemm_runs_8x32_avx512(size_t mr, size_t nc, size_t runs, size_t run_len, size_t run_stride,
+                                    const float* a, size_t a_stride, const float* w, float* c, size_t c_stride,
+                                    const lite_f32_minmax_params* params);
 void lite_f32_gemm_panel_8x32_avx512(size_t tiles, size_t k, const float* a, size_t a_stride, const float* w, float* c,
                                      size_t c_stride, const lite_f32_minmax_params* params);
 void lite_f32_gemm_ukernel_6x16_aarch64_neonfma(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,

@@ -327,6 +327,66 @@ void im2col_rows(const lite_conv2d_params& p, const float* x, size_t first, size
   }
 }
 
+// Output columns [lo, hi) whose horizontal taps all lie inside the image (dilation 1).
+struct InteriorColumns {
+  size_t lo = 0, hi = 0;
+};
+
+InteriorColumns interior_columns(const lite_conv2d_params& p) {
+  InteriorColumns c;
+  if (p.in_w + p.pad_left < p.kernel_w) return c;
+  c.lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
+  c.hi = (p.in_w + p.pad_left - p.kernel_w) / p.stride_w + 1;
+  if (c.hi > p.out_w) c.hi = p.out_w;
+  if (c.lo > c.hi) c.lo = c.hi;
+  return c;
+}
+
+// The kernel-row GEMM: where the microkernel can read A rows as kernel_h runs of kernel_w * ci
+// floats in place (AVX-512), the interior pixels of an output row skip im2col. MobileNetV2's stem
+// spent about a third of its time copying 9-float window rows. At least one full microkernel tile
+// of interior pixels per row, else im2col alone.
+bool kernel_row_gemm_applies(const lite_conv2d_params& p, const PackedGemm& g) {
+  if (g.config->runs == nullptr || p.dilation_h != 1 || p.dilation_w != 1) return false;
+  const InteriorColumns c = interior_columns(p);
+  return c.hi - c.lo >= g.config->mr;
+}
+
+// One task per output row: rows with every kernel row inside the image run their interior pixels
+// through lite_f32_gemm_packed_compute_runs and their border pixels (and every pixel of the other
+// rows) through im2col + GEMM in chunks of `rows` pixels. Each element is the same sum in the same
+// order as with im2col alone: results are identical for any split.
+void kernel_row_gemm(const lite_conv2d_params& p, const PackedGemm& g, ThreadPool* pool, const float* x,
+                     const lite_activation* act, float* scratch, size_t rows, float* y) {
+  const size_t ci = p.in_c, k = p.kernel_h * p.kernel_w * ci;
+  const InteriorColumns interior = interior_columns(p);
+  auto im2col_gemm = [&](size_t first, size_t count, float* cols) {
+    for (size_t done = 0; done < count;) {
+      const size_t n = count - done < rows ? count - done : rows;
+      im2col_rows(p, x, first + done, n, cols);
+      lite_f32_gemm_packed_compute(g.config, n, 0, g.n, k, cols, k, g.packed, act, y + (first + done) * p.out_c,
+                                   p.out_c);
+      done += n;
+    }
+  };
+  parallel_for(pool, p.batch * p.out_h, [&](size_t row, int worker) {
+    float* cols = scratch + static_cast<size_t>(worker) * rows * k;
+    const size_t b = row / p.out_h, oh = row % p.out_h, first = row * p.out_w;
+    const ptrdiff_t ih0 = static_cast<ptrdiff_t>(oh * p.stride_h) - static_cast<ptrdiff_t>(p.pad_top);
+    if (ih0 < 0 || ih0 + static_cast<ptrdiff_t>(p.kernel_h) > static_cast<ptrdiff_t>(p.in_h)) {
+      im2col_gemm(first, p.out_w, cols);
+      return;
+    }
+    im2col_gemm(first, interior.lo, cols);
+    const float* a =
+        x + ((b * p.in_h + static_cast<size_t>(ih0)) * p.in_w + (interior.lo * p.stride_w - p.pad_left)) * ci;
+    lite_f32_gemm_packed_compute_runs(g.config, interior.hi - interior.lo, 0, g.n, p.kernel_h, p.kernel_w * ci,
+                                      p.in_w * ci, a, p.stride_w * ci, g.packed, act,
+                                      y + (first + interior.lo) * p.out_c, p.out_c);
+    im2col_gemm(first + interior.hi, p.out_w - interior.hi, cols);
+  });
+}
+
 Status eval(OpContext* ctx) {
   lite_conv2d_params p{};
   Status s = conv_params(ctx, &p);
@@ -348,6 +408,10 @@ Status eval(OpContext* ctx) {
       const size_t k = p.kernel_h * p.kernel_w * p.in_c, rows = st->im2col_rows;
       float* scratch = static_cast<float*>(ctx->scratch);
       const PackedGemm& g = *st->gemm;
+      if (kernel_row_gemm_applies(p, g)) {
+        kernel_row_gemm(p, g, ctx->pool, x, &act, scratch, rows, y);
+        return Status::kOk;
+      }
       parallel_for(ctx->pool, (pixels + rows - 1) / rows, [&](size_t t, int worker) {
         const size_t first = t * rows, count = pixels - first < rows ? pixels - first : rows;
         float* cols = scratch + static_cast<size_t>(worker) * rows * k;
