@@ -163,7 +163,11 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
         "graph we run; no ONNX -> TFLite converter installs here without TensorFlow).",
         "- These are the numbers of the commit named above, nothing tuned for the table: rerun `make bench` "
         "after kernel work lands. On a machine whose 2 cores are busy with other jobs, 2-thread rows "
-        "mostly measure contention (runtimes whose workers spin while waiting suffer most).",
+        "mostly measure contention (runtimes whose workers spin while waiting suffer most). In one process, "
+        "an onnxruntime session's idle workers keep spinning (its default allow_spinning) for at least "
+        "300 ms after a run, so at 2 threads every runtime interleaved with it runs on busy cores: "
+        "MobileNetV2 ours 4.2-4.6 ms alone or beside onnxruntime with allow_spinning=0, 8.0-9.1 ms beside "
+        "a spinning session (2026-11-21, 13:27 UTC); treat 2-thread ratios against onnxruntime accordingly.",
         "",
         "| model | input | threads | GFLOPs | lite ms | lite GFLOP/s | "
         + " | ".join(f"{p} ms (ratio)" for p in peers) + " | max abs diff vs ours |",
