@@ -95,14 +95,17 @@ def test_fast_int8_paths_match_simulation() -> None:
     assert max(errors.values()) <= 1.0, errors
 
 
-def test_fast_int8_paths_do_not_depend_on_threads() -> None:
-    graph, feeds = _quantized()
-    model = _probe_model(graph)
+def _assert_same_bytes_on_2_and_4_threads(model: bytes, feeds: dict[str, np.ndarray]) -> None:
     one = _every_tensor(model, feeds, 1)
     for threads in (2, 4):
         other = _every_tensor(model, feeds, threads)
         for name, value in one.items():
             np.testing.assert_array_equal(other[name], value, err_msg=f"{name} with {threads} threads")
+
+
+def test_fast_int8_paths_do_not_depend_on_threads() -> None:
+    graph, feeds = _quantized()
+    _assert_same_bytes_on_2_and_4_threads(_probe_model(graph), feeds)
 
 
 _PORTABLE_RUN = """
@@ -117,9 +120,9 @@ json.dump({k: np.asarray(v).astype(np.int64).ravel().tolist() for k, v in out.it
 """
 
 
-def test_fast_int8_kernels_equal_the_portable_paths(tmp_path: Path) -> None:
-    graph, feeds = _quantized()
-    model = _probe_model(graph)
+def _assert_equal_to_portable_paths(model: bytes, feeds: dict[str, np.ndarray], tmp_path: Path,
+                                    min_int8_outputs: int) -> None:
+    """The fast kernels' bytes against a fresh process with every CPU feature masked off."""
     fast = _every_tensor(model, feeds, 1)
     (tmp_path / "m.lite").write_bytes(model)
     np.save(tmp_path / "x.npy", feeds["x"])
@@ -129,23 +132,24 @@ def test_fast_int8_kernels_equal_the_portable_paths(tmp_path: Path) -> None:
                           cwd=Path(__file__).parent.parent)
     portable = json.loads(done.stdout)
     int8_outputs = [name for name, value in fast.items() if value.dtype == np.int8]
-    assert len(int8_outputs) >= 8
+    assert len(int8_outputs) >= min_int8_outputs
     for name in int8_outputs:
         np.testing.assert_array_equal(fast[name].astype(np.int64).ravel(), np.array(portable[name]),
                                       err_msg=name)
 
 
-def test_fast_int8_paths_batch_of_two_equals_two_single_runs() -> None:
-    """im2col steps (batch, row, column) across tile and batch boundaries; each image of a batch must
-    give the bytes it gives alone."""
-    graph, feeds = _quantized(with_head=False)
-    model = _probe_model(graph)
-    second = np.random.default_rng(9).standard_normal(INPUT_SHAPE).astype(np.float32)
-    singles = [_every_tensor(model, {"x": x}, 1) for x in (feeds["x"], second)]
+def test_fast_int8_kernels_equal_the_portable_paths(tmp_path: Path) -> None:
+    graph, feeds = _quantized()
+    _assert_equal_to_portable_paths(_probe_model(graph), feeds, tmp_path, min_int8_outputs=8)
+
+
+def _assert_batch_of_two_equals_two_single_runs(model: bytes, first: np.ndarray, second: np.ndarray,
+                                                 min_compared: int) -> None:
+    singles = [_every_tensor(model, {"x": x}, 1) for x in (first, second)]
     with Interpreter(model_content=model, threads=2) as interpreter:
-        interpreter.resize_input("x", (2, *INPUT_SHAPE[1:]))
+        interpreter.resize_input("x", (2, *first.shape[1:]))
         interpreter.allocate_tensors()
-        outputs = interpreter.run({"x": np.concatenate([feeds["x"], second])})
+        outputs = interpreter.run({"x": np.concatenate([first, second])})
         batch = {name: np.array(value) for name, value in outputs.items()}
     compared = 0
     for name, value in batch.items():
@@ -154,7 +158,15 @@ def test_fast_int8_paths_batch_of_two_equals_two_single_runs() -> None:
         for i in range(2):
             np.testing.assert_array_equal(value[i], singles[i][name][0], err_msg=f"{name} image {i}")
         compared += 1
-    assert compared >= 6
+    assert compared >= min_compared
+
+
+def test_fast_int8_paths_batch_of_two_equals_two_single_runs() -> None:
+    """im2col steps (batch, row, column) across tile and batch boundaries; each image of a batch must
+    give the bytes it gives alone."""
+    graph, feeds = _quantized(with_head=False)
+    second = np.random.default_rng(9).standard_normal(INPUT_SHAPE).astype(np.float32)
+    _assert_batch_of_two_equals_two_single_runs(_probe_model(graph), feeds["x"], second, min_compared=6)
 
 
 ROWS_INPUT_SHAPE = (1, 8, 9, 33)
@@ -203,41 +215,12 @@ def test_rows_gemm_convs_match_simulation_threads_and_portable(tmp_path: Path) -
     assert {"conv3x3", "conv3x3_s2", "conv1x1_s2", "conv3x3_44"} <= set(errors)
     assert max(errors.values()) <= 1.0, errors
     model = _probe_model(graph)
-    fast = _every_tensor(model, feeds, 1)
-    for threads in (2, 4):
-        other = _every_tensor(model, feeds, threads)
-        for name, value in fast.items():
-            np.testing.assert_array_equal(other[name], value, err_msg=f"{name} with {threads} threads")
-    (tmp_path / "m.lite").write_bytes(model)
-    np.save(tmp_path / "x.npy", feeds["x"])
-    env = {**os.environ, "LITE_CPU_FEATURES_MASK": "0"}
-    command = [sys.executable, "-c", _PORTABLE_RUN, str(tmp_path / "m.lite"), str(tmp_path / "x.npy")]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True,
-                          cwd=Path(__file__).parent.parent)
-    portable = json.loads(done.stdout)
-    int8_outputs = [name for name, value in fast.items() if value.dtype == np.int8]
-    assert len(int8_outputs) >= 4
-    for name in int8_outputs:
-        np.testing.assert_array_equal(fast[name].astype(np.int64).ravel(), np.array(portable[name]),
-                                      err_msg=name)
+    _assert_same_bytes_on_2_and_4_threads(model, feeds)
+    _assert_equal_to_portable_paths(model, feeds, tmp_path, min_int8_outputs=4)
 
 
 def test_rows_gemm_batch_of_two_equals_two_single_runs() -> None:
     """Rows-GEMM tasks index output rows across images: each image of a batch gives its own bytes."""
     graph, feeds = _quantized_rows()
-    model = _probe_model(graph)
     second = np.random.default_rng(10).standard_normal(ROWS_INPUT_SHAPE).astype(np.float32)
-    singles = [_every_tensor(model, {"x": x}, 1) for x in (feeds["x"], second)]
-    with Interpreter(model_content=model, threads=2) as interpreter:
-        interpreter.resize_input("x", (2, *ROWS_INPUT_SHAPE[1:]))
-        interpreter.allocate_tensors()
-        outputs = interpreter.run({"x": np.concatenate([feeds["x"], second])})
-        batch = {name: np.array(value) for name, value in outputs.items()}
-    compared = 0
-    for name, value in batch.items():
-        if value.dtype != np.int8 or value.shape[0] != 2:
-            continue
-        for i in range(2):
-            np.testing.assert_array_equal(value[i], singles[i][name][0], err_msg=f"{name} image {i}")
-        compared += 1
-    assert compared >= 3
+    _assert_batch_of_two_equals_two_single_runs(_probe_model(graph), feeds["x"], second, min_compared=3)
