@@ -6,17 +6,9 @@
  * past mr re-read row mr - 1) and only mr x nc is stored. The epilogue is the exact 64-bit requantization of
  * qs8_requantize_avx512.h, narrowed with vpmovdb. */
 #include <immintrin.h>
-#include <string.h>
 
 #include "lite_kernels/qs8_gemm_packed.h"
-#include "qs8_requantize_avx512.h"
-
-/* The 4 A bytes at row + p, flipped to u8, in every int32 lane. */
-static inline __m512i broadcast_group(const int8_t* row, __m512i sign) {
-  int32_t v;
-  memcpy(&v, row, 4);
-  return _mm512_xor_si512(_mm512_set1_epi32(v), sign);
-}
+#include "qs8_gemm_avx512vnni_tile.h"
 
 /* The k % 4 tail bytes (the rest zero: their weights are zero), flipped to u8. */
 static inline __m512i broadcast_tail(const int8_t* row, size_t bytes) {
@@ -46,7 +38,7 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
     const __m512i w1 = NV > 1 ? _mm512_loadu_si512(wp + 64) : w0;
     wp += 4 * NR;
     for (size_t i = 0; i < MR; ++i) {
-      const __m512i x = broadcast_group(rows[i] + p, sign);
+      const __m512i x = qs8_vnni_broadcast_group(rows[i] + p, sign);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
       if (NV > 1) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
     }
@@ -60,44 +52,7 @@ static inline __attribute__((always_inline)) void gemm_tile(const size_t MR, con
       if (NV > 1) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
     }
   }
-  const uint8_t* requant = panel + 4 * NR + NR * kc;
-  const int32_t zp_out = params->output_zero_point;
-  const __m512i lo = _mm512_set1_epi64((int64_t)params->act_min - zp_out);
-  const __m512i hi = _mm512_set1_epi64((int64_t)params->act_max - zp_out);
-  const __m512i zp = _mm512_set1_epi32(zp_out);
-  const __m512i lo32 = _mm512_set1_epi32(params->act_min), hi32 = _mm512_set1_epi32(params->act_max);
-  const int full_range = params->act_min == -128 && params->act_max == 127;
-  for (size_t v = 0; v < NV; ++v) {
-    const size_t cols = nc > 16 * v ? (nc - 16 * v < 16 ? nc - 16 * v : 16) : 0;
-    if (cols == 0) break;
-    const __mmask16 store_mask = (__mmask16)((1u << cols) - 1u);
-    const lite_qs8_requant_avx512 r =
-        lite_qs8_requant_avx512_load_used(requant + 64 * v, requant + 4 * NR + 64 * v, store_mask);
-    if (r.narrow && full_range) { /* vpmovsdb's saturation is the clamp */
-      for (size_t i = 0; i < mr; ++i) {
-        const __m128i out = _mm512_cvtsepi32_epi8(lite_qs8_requantize_narrow_unclamped_avx512(acc[i][v], &r, zp));
-        _mm_mask_storeu_epi8(c + i * c_stride + 16 * v, store_mask, out);
-      }
-    } else if (r.narrow) {
-      for (size_t i = 0; i < mr; ++i) {
-        const __m128i out = _mm512_cvtepi32_epi8(lite_qs8_requantize_narrow_avx512(acc[i][v], &r, lo32, hi32, zp));
-        _mm_mask_storeu_epi8(c + i * c_stride + 16 * v, store_mask, out);
-      }
-    } else {
-      for (size_t i = 0; i < mr; ++i) {
-        const __m128i out = _mm512_cvtepi32_epi8(lite_qs8_requantize_avx512(acc[i][v], &r, lo, hi, zp));
-        _mm_mask_storeu_epi8(c + i * c_stride + 16 * v, store_mask, out);
-      }
-    }
-  }
-}
-
-/* 16 requantized int8 of 16 int32 sums (the three epilogue paths of gemm_tile). */
-static inline __m128i requantize16(__m512i acc, const lite_qs8_requant_avx512* r, int full_range, __m512i lo,
-                                   __m512i hi, __m512i lo32, __m512i hi32, __m512i zp) {
-  if (r->narrow && full_range) return _mm512_cvtsepi32_epi8(lite_qs8_requantize_narrow_unclamped_avx512(acc, r, zp));
-  if (r->narrow) return _mm512_cvtepi32_epi8(lite_qs8_requantize_narrow_avx512(acc, r, lo32, hi32, zp));
-  return _mm512_cvtepi32_epi8(lite_qs8_requantize_avx512(acc, r, lo, hi, zp));
+  qs8_vnni_store_tile(NV, mr, nc, acc, panel + 4 * NR + NR * kc, params, c, c_stride);
 }
 
 /* NR = 24 without a wasted quarter: columns 0-15 of every row take one zmm each, columns 16-23 of
@@ -128,7 +83,8 @@ static inline __attribute__((always_inline)) void gemm_tile_24(const size_t MR, 
     const __m512i w1 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(wp + 64)));
     wp += 4 * NR;
     for (size_t q = 0; q < PAIRS; ++q) {
-      const __m512i x0 = broadcast_group(rows[2 * q] + p, sign), x1 = broadcast_group(rows[2 * q + 1] + p, sign);
+      const __m512i x0 = qs8_vnni_broadcast_group(rows[2 * q] + p, sign);
+      const __m512i x1 = qs8_vnni_broadcast_group(rows[2 * q + 1] + p, sign);
       acc[2 * q] = _mm512_dpbusd_epi32(acc[2 * q], x0, w0);
       acc[2 * q + 1] = _mm512_dpbusd_epi32(acc[2 * q + 1], x1, w0);
       pair[q] = _mm512_dpbusd_epi32(pair[q], _mm512_mask_blend_epi32((__mmask16)0xFF00, x0, x1), w1);
@@ -144,31 +100,7 @@ static inline __attribute__((always_inline)) void gemm_tile_24(const size_t MR, 
       pair[q] = _mm512_dpbusd_epi32(pair[q], _mm512_mask_blend_epi32((__mmask16)0xFF00, x0, x1), w1);
     }
   }
-  const uint8_t* requant = panel + 4 * NR + NR * kc;
-  const int32_t zp_out = params->output_zero_point;
-  const __m512i lo = _mm512_set1_epi64((int64_t)params->act_min - zp_out);
-  const __m512i hi = _mm512_set1_epi64((int64_t)params->act_max - zp_out);
-  const __m512i zp = _mm512_set1_epi32(zp_out);
-  const __m512i lo32 = _mm512_set1_epi32(params->act_min), hi32 = _mm512_set1_epi32(params->act_max);
-  const int full_range = params->act_min == -128 && params->act_max == 127;
-  const size_t cols0 = nc < 16 ? nc : 16;
-  const __mmask16 mask0 = (__mmask16)((1u << cols0) - 1u);
-  const lite_qs8_requant_avx512 r0 = lite_qs8_requant_avx512_load_used(requant, requant + 4 * NR, mask0);
-  for (size_t i = 0; i < mr; ++i)
-    _mm_mask_storeu_epi8(c + i * c_stride, mask0, requantize16(acc[i], &r0, full_range, lo, hi, lo32, hi32, zp));
-  if (nc <= 16) return;
-  /* columns 16-23: multipliers and shifts repeated in both halves, like the pair accumulators */
-  const unsigned low = (1u << (nc - 16)) - 1u;
-  const lite_qs8_requant_avx512 r1 =
-      lite_qs8_requant_avx512_make(_mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 64))),
-                                   _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 4 * NR + 64))),
-                                   (__mmask16)(low | low << 8));
-  for (size_t q = 0; q < PAIRS && 2 * q < mr; ++q) {
-    const __m128i out = requantize16(pair[q], &r1, full_range, lo, hi, lo32, hi32, zp);
-    _mm_mask_storeu_epi8(c + 2 * q * c_stride + 16, (__mmask16)low, out);
-    /* row 2q + 1 is in bytes 8-15: store them 8 bytes early, masked to its columns */
-    if (2 * q + 1 < mr) _mm_mask_storeu_epi8(c + (2 * q + 1) * c_stride + 8, (__mmask16)(low << 8), out);
-  }
+  qs8_vnni_store_tile_24(PAIRS, mr, nc, acc, pair, panel + 4 * NR + NR * kc, params, c, c_stride);
 }
 
 /* Edge tiles (and a fully-connected layer's single row) run a loop over as few rows as they have. */
