@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lite_kernels/copy_short.h"
 #include "lite_kernels/resize.h"
 
 static size_t nearest_index(const lite_resize_params* p, size_t out_index, double scale, size_t in_len,
@@ -28,18 +29,6 @@ static size_t nearest_index(const lite_resize_params* p, size_t out_index, doubl
   return (size_t)picked;
 }
 
-/* Copies a pixel of 8..32 bytes (8 to 32 int8 channels, 2 to 8 fp32 ones) as two overlapping
- * fixed-size copies, which compile to plain loads and stores instead of a memcpy call per pixel. */
-static void copy_short_pixel(unsigned char* dst, const unsigned char* src, size_t n) {
-  if (n <= 16) {
-    memcpy(dst, src, 8);
-    memcpy(dst + n - 8, src + n - 8, 8);
-  } else {
-    memcpy(dst, src, 16);
-    memcpy(dst + n - 16, src + n - 16, 16);
-  }
-}
-
 /* Output pixels [0, count) of one row, whose source columns are columns[0..count). Short pixels
  * are copied one by one with fixed-size copies; a run of longer pixels repeating one source pixel
  * (upsampling) is written by copying the pixel once and then doubling the written part, so an 8x
@@ -48,7 +37,7 @@ static void fill_row_block(const unsigned char* row, const size_t* columns, size
                            unsigned char* out) {
   if (pixel_bytes >= 8 && pixel_bytes <= 32) {
     for (size_t ow = 0; ow < count; ++ow)
-      copy_short_pixel(out + ow * pixel_bytes, row + columns[ow] * pixel_bytes, pixel_bytes);
+      lite_copy_8_to_32(out + ow * pixel_bytes, row + columns[ow] * pixel_bytes, pixel_bytes);
     return;
   }
   for (size_t ow = 0; ow < count;) {

@@ -1,7 +1,7 @@
 /* AVX-512 VNNI int8 GEMM microkernels over A rows made of runs (qs8_gemm_packed_runs.h): the
  * 8x16c4 / 8x24c4 / 8x32c4 kernels of qs8_gemm_avx512vnni.c with the k loop split at run boundaries. Runs
- * are whole k-groups of 4 (no tail); the weights advance continuously across runs. Same epilogue
- * (qs8_requantize_avx512.h), same bytes. */
+ * are whole k-groups of 4 (no tail); the weights advance continuously across runs. The broadcast and
+ * the epilogues are qs8_gemm_avx512vnni_tile.h's, shared with those kernels: same bytes. */
 #include <immintrin.h>
 
 #include "lite_kernels/qs8_gemm_packed_runs.h"
