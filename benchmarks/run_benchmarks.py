@@ -163,11 +163,13 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
         "graph we run; no ONNX -> TFLite converter installs here without TensorFlow).",
         "- These are the numbers of the commit named above, nothing tuned for the table: rerun `make bench` "
         "after kernel work lands. On a machine whose 2 cores are busy with other jobs, 2-thread rows "
-        "mostly measure contention (runtimes whose workers spin while waiting suffer most). In one process, "
-        "an onnxruntime session's idle workers keep spinning (its default allow_spinning) for at least "
-        "300 ms after a run, so at 2 threads every runtime interleaved with it runs on busy cores: "
-        "MobileNetV2 ours 4.2-4.6 ms alone or beside onnxruntime with allow_spinning=0, 8.0-9.1 ms beside "
-        "a spinning session (2026-11-21, 13:27 UTC); treat 2-thread ratios against onnxruntime accordingly.",
+        "mostly measure contention (runtimes whose workers spin while waiting suffer most). onnxruntime "
+        "runs with its session option session.force_spinning_stop=1: its workers still spin during a run "
+        "(its default) but stop when the run returns. Without it they keep spinning for at least 300 ms "
+        "after each run, so at 2 threads every runtime interleaved with it ran on busy cores (MobileNetV2, "
+        "2026-11-21: ours 9.8 ms beside a spinning session, 5.4 ms beside one with the option; onnxruntime "
+        "alone at 2 threads, 6 alternated pairs of processes of 290 runs: median of medians 4.17 ms without "
+        "the option, 4.07 ms with it).",
         "",
         "| model | input | threads | GFLOPs | lite ms | lite GFLOP/s | "
         + " | ".join(f"{p} ms (ratio)" for p in peers) + " | max abs diff vs ours |",

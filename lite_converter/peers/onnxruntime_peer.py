@@ -19,6 +19,10 @@ class OnnxRuntimeSession:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = request.threads
         options.inter_op_num_threads = 1
+        # Its workers spin while a run is under way (its default) but stop when the run returns: by
+        # default they keep spinning for hundreds of ms afterwards, which on a 2-core host slows
+        # whichever runtime is interleaved next (measured in benchmarks/RESULTS.md's method note).
+        options.add_session_config_entry("session.force_spinning_stop", "1")
         try:
             self._session = onnxruntime.InferenceSession(
                 os.fspath(path), options, providers=["CPUExecutionProvider"])
