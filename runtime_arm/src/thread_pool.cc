@@ -10,6 +10,8 @@ std::unique_ptr<ThreadPool> ThreadPool::create(int num_threads) {
   std::unique_ptr<ThreadPool> pool(new (std::nothrow) ThreadPool());
   if (pool == nullptr) return nullptr;
   if (num_threads < 1) num_threads = 1;
+  pool->shares_.reset(new (std::nothrow) Share[static_cast<size_t>(num_threads)]);
+  if (pool->shares_ == nullptr) return nullptr;
   pool->workers_.reserve(static_cast<size_t>(num_threads - 1));
   ThreadPool* self = pool.get();
   for (int w = 1; w < num_threads; ++w) pool->workers_.emplace_back([self, w] { self->worker_loop(w); });
@@ -25,11 +27,18 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+// Own share first, then the others' in turn: consecutive ops split their rows the same way, so a
+// thread mostly reads what it wrote itself (cache-resident) instead of the other core's half; the
+// shares of a worker that is late or busy elsewhere are still taken by the others.
 void ThreadPool::run_tasks(int worker) {
-  for (;;) {
-    const size_t t = next_.fetch_add(1, std::memory_order_relaxed);
-    if (t >= n_) break;
-    fn_(context_, t, worker);
+  const int threads = num_threads();
+  for (int i = 0; i < threads; ++i) {
+    Share& share = shares_[static_cast<size_t>((worker + i) % threads)];
+    for (;;) {
+      const size_t t = share.next.fetch_add(1, std::memory_order_relaxed);
+      if (t >= share.end) break;
+      fn_(context_, t, worker);
+    }
   }
 }
 
@@ -81,8 +90,11 @@ void ThreadPool::parallel_for(size_t n, TaskFn fn, void* context) {
     std::lock_guard<std::mutex> lock(mutex_);
     fn_ = fn;
     context_ = context;
-    n_ = n;
-    next_.store(0, std::memory_order_relaxed);
+    const size_t threads = static_cast<size_t>(num_threads());
+    for (size_t w = 0; w < threads; ++w) {
+      shares_[w].next.store(n * w / threads, std::memory_order_relaxed);
+      shares_[w].end = n * (w + 1) / threads;
+    }
     open_ = true;
     generation_.fetch_add(1, std::memory_order_release);
   }

@@ -51,8 +51,13 @@ class ThreadPool {
   // The current job (valid while busy_ > 0).
   TaskFn fn_ = nullptr;
   void* context_ = nullptr;
-  size_t n_ = 0;
-  std::atomic<size_t> next_{0};
+  // Worker w first claims tasks from its own contiguous share [n*w/T, n*(w+1)/T), then from the
+  // others' (see thread_pool.cc).
+  struct alignas(64) Share {
+    std::atomic<size_t> next{0};
+    size_t end = 0;
+  };
+  std::unique_ptr<Share[]> shares_;
   std::atomic<uint64_t> generation_{0};  // written under mutex_, polled without it
   std::atomic<int> busy_{0};  // changed under mutex_, polled without it: workers in the current job
   bool open_ = false;        // under mutex_: workers may still join the current job
