@@ -2,6 +2,7 @@
 #include "lite_kernels/strided_copy.h"
 #include "op_helpers.h"
 #include "tensor_ops.h"
+#include "thread_pool.h"
 
 namespace lite {
 namespace {
@@ -48,7 +49,31 @@ Status transpose_eval(OpContext* ctx) {
   int64_t in_strides[kMaxRank], strides[kMaxRank];
   contiguous_strides(x->shape, in_strides);
   for (int k = 0; k < x->shape.rank; ++k) strides[k] = in_strides[perm[k]];
-  lite_strided_copy_ref(dtype_size(x->dtype), y->shape.rank, y->shape.dims, x->data, strides, y->data);
+  const size_t elem = dtype_size(x->dtype);
+  if (y->shape.rank == 0) {
+    lite_strided_copy_ref(elem, 0, y->shape.dims, x->data, strides, y->data);
+    return Status::kOk;
+  }
+  // Split the outermost output dim longer than 1 into row blocks of at least ~16K values: the
+  // input transpose NCHW -> NHWC then runs on every thread, and each writes the image rows that
+  // the stem convolution's tasks on the same thread read next.
+  int axis = 0;
+  while (axis + 1 < y->shape.rank && y->shape.dims[axis] == 1) ++axis;
+  const size_t rows = static_cast<size_t>(y->shape.dims[axis]);
+  const size_t row_values = static_cast<size_t>(y->shape.num_elements()) / rows;
+  size_t per_task = 16384 / (row_values > 0 ? row_values : 1);
+  if (per_task < 1) per_task = 1;
+  const size_t tasks = (rows + per_task - 1) / per_task;
+  parallel_for(ctx->pool, tasks, [&](size_t t, int) {
+    const size_t begin = t * per_task, end = begin + per_task < rows ? begin + per_task : rows;
+    int64_t dims[kMaxRank];
+    for (int k = 0; k < y->shape.rank; ++k) dims[k] = y->shape.dims[k];
+    dims[axis] = static_cast<int64_t>(end - begin);
+    const char* in = static_cast<const char*>(x->data) + static_cast<int64_t>(begin) * strides[axis] *
+                                                           static_cast<int64_t>(elem);
+    char* out = static_cast<char*>(y->data) + begin * row_values * elem;
+    lite_strided_copy_ref(elem, y->shape.rank, dims, in, strides, out);
+  });
   return Status::kOk;
 }
 
