@@ -1,5 +1,5 @@
-// Workers sleep on a condition variable between jobs; within a job, tasks are claimed from an
-// atomic counter (dynamic scheduling: which thread runs a task varies, what a task computes does not).
+// Workers poll, then sleep on a condition variable between jobs; within a job, each thread claims
+// tasks from atomic counters (which thread runs a task varies, what a task computes does not).
 #include "thread_pool.h"
 
 #include <new>
@@ -10,12 +10,26 @@ std::unique_ptr<ThreadPool> ThreadPool::create(int num_threads) {
   std::unique_ptr<ThreadPool> pool(new (std::nothrow) ThreadPool());
   if (pool == nullptr) return nullptr;
   if (num_threads < 1) num_threads = 1;
+  pool->threads_ = num_threads;
   pool->shares_.reset(new (std::nothrow) Share[static_cast<size_t>(num_threads)]);
-  if (pool->shares_ == nullptr) return nullptr;
-  pool->workers_.reserve(static_cast<size_t>(num_threads - 1));
-  ThreadPool* self = pool.get();
-  for (int w = 1; w < num_threads; ++w) pool->workers_.emplace_back([self, w] { self->worker_loop(w); });
+  pool->starts_.reset(new (std::nothrow) WorkerStart[static_cast<size_t>(num_threads)]);
+  pool->workers_.reset(new (std::nothrow) pthread_t[static_cast<size_t>(num_threads)]);
+  if (pool->shares_ == nullptr || pool->starts_ == nullptr || pool->workers_ == nullptr) return nullptr;
+  for (int w = 1; w < num_threads; ++w) {
+    pool->starts_[w] = WorkerStart{pool.get(), w};
+    // pthread_create, not std::thread: the runtime is built without exceptions, and a thread the OS
+    // refuses (EAGAIN) must become an error the caller sees, not an abort. The destructor stops the
+    // workers started so far.
+    if (pthread_create(&pool->workers_[w], nullptr, &ThreadPool::worker_main, &pool->starts_[w]) != 0) return nullptr;
+    pool->started_ = w;
+  }
   return pool;
+}
+
+void* ThreadPool::worker_main(void* start) {
+  const WorkerStart* s = static_cast<const WorkerStart*>(start);
+  s->pool->worker_loop(s->worker);
+  return nullptr;
 }
 
 ThreadPool::~ThreadPool() {
@@ -24,7 +38,7 @@ ThreadPool::~ThreadPool() {
     stop_ = true;
   }
   start_cv_.notify_all();
-  for (std::thread& t : workers_) t.join();
+  for (int w = 1; w <= started_; ++w) pthread_join(workers_[w], nullptr);
 }
 
 // Own share first, then the others' in turn: consecutive ops split their rows the same way, so a
@@ -82,7 +96,7 @@ void ThreadPool::worker_loop(int worker) {
 
 void ThreadPool::parallel_for(size_t n, TaskFn fn, void* context) {
   if (n == 0) return;
-  if (workers_.empty() || n == 1) {
+  if (threads_ <= 1 || n == 1) {
     for (size_t t = 0; t < n; ++t) fn(context, t, 0);
     return;
   }

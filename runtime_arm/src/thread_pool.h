@@ -10,8 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <thread>
-#include <vector>
+#include <pthread.h>
 
 namespace lite {
 
@@ -23,13 +22,13 @@ class ThreadPool {
 
   // Creates num_threads - 1 workers (the caller of parallel_for is worker 0); num_threads <= 1 gives
   // a pool that runs everything inline. Returns null when out of memory. (A thread that the OS
-  // refuses to start aborts the process: the runtime is built without exceptions.)
+  // refuses to start also gives null.)
   static std::unique_ptr<ThreadPool> create(int num_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+  int num_threads() const { return threads_; }
   void parallel_for(size_t n, TaskFn fn, void* context);
 
   // Convenience for lambdas: f(task, worker).
@@ -42,10 +41,18 @@ class ThreadPool {
 
  private:
   ThreadPool() = default;
+  struct WorkerStart {
+    ThreadPool* pool;
+    int worker;
+  };
+  static void* worker_main(void* start);
   void worker_loop(int worker);
   void run_tasks(int worker);
 
-  std::vector<std::thread> workers_;
+  int threads_ = 1;
+  int started_ = 0;  // workers 1..started_ are running
+  std::unique_ptr<WorkerStart[]> starts_;
+  std::unique_ptr<pthread_t[]> workers_;  // [0] unused: the caller is worker 0
   std::mutex mutex_;
   std::condition_variable start_cv_, done_cv_;
   // The current job (valid while busy_ > 0).

@@ -39,3 +39,35 @@ LITE_TEST(thread_pool_null_pool_runs_inline) {
   lite::parallel_for(static_cast<lite::ThreadPool*>(nullptr), 10, [&](size_t t, int w) { sum += static_cast<int>(t) + w; });
   CHECK(sum == 45);
 }
+
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+// A thread the OS refuses to start gives a null pool (the interpreter reports "cannot start N
+// threads"), never an abort: in a child whose address space is capped just above its current size,
+// the 8 MiB thread stacks cannot be mapped. (x86-64 native only: under qemu-user the cap would bind
+// the emulator, and sanitizers reserve terabytes of shadow memory.)
+LITE_TEST(thread_pool_refused_threads_give_null_not_abort) {
+  const pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    long pages = 0;
+    FILE* statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr || std::fscanf(statm, "%ld", &pages) != 1) _exit(3);
+    std::fclose(statm);
+    const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (32u << 20);
+    const struct rlimit limit = {cap, cap};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(4);
+    std::unique_ptr<lite::ThreadPool> pool = lite::ThreadPool::create(64);
+    _exit(pool == nullptr ? 0 : 2);
+  }
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child);
+  CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d (2: 64 threads started under a 32 MiB cap)",
+            status);
+}
+#endif
