@@ -245,8 +245,8 @@ def _int8_section(fp32_models: list[tuple[Workload, Path, int]], sources: dict[s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--models", help="comma-separated subset of: "
                         + ", ".join(w.label for w in WORKLOADS))
