@@ -5,24 +5,7 @@
 #include <string.h>
 
 #include "lite_kernels/pool2d.h"
-
-/* Smallest k >= 0 with start + k * dilation >= bound, capped at kernel. */
-static size_t first_tap_at_or_after(int64_t start, int64_t dilation, int64_t bound, size_t kernel) {
-  if (start >= bound) return 0;
-  const uint64_t k = ((uint64_t)(bound - start) + (uint64_t)dilation - 1) / (uint64_t)dilation;
-  return k < (uint64_t)kernel ? (size_t)k : kernel;
-}
-
-/* Range [*first, *last) of tap indices k whose coordinate out*stride + k*dilation - pad lies in
- * [lo, hi) (coordinates in the unpadded input frame). Computed in closed form, in int64: the
- * kernel size, stride, dilation and pads come from the model and may be up to 2^31 each. */
-static void tap_range(size_t out, size_t stride, size_t dilation, size_t pad, size_t kernel, int64_t lo,
-                      int64_t hi, size_t* first, size_t* last) {
-  const int64_t start = (int64_t)out * (int64_t)stride - (int64_t)pad;
-  *first = first_tap_at_or_after(start, (int64_t)dilation, lo, kernel);
-  const size_t end = first_tap_at_or_after(start, (int64_t)dilation, hi, kernel);
-  *last = end > *first ? end : *first;
-}
+#include "pool_window.h"
 
 static const float* tap_row(const lite_pool2d_params* p, const float* image, size_t oh, size_t ow, size_t kh,
                             size_t kw) {
@@ -38,10 +21,10 @@ void lite_f32_max_pool2d_nhwc_ref(const lite_pool2d_params* p, const float* inpu
     const float* image = input + n * p->in_h * p->in_w * c_n;
     for (size_t oh = 0; oh < p->out_h; ++oh) {
       size_t kh0, kh1;
-      tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, 0, (int64_t)p->in_h, &kh0, &kh1);
+      lite_pool_tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, 0, (int64_t)p->in_h, &kh0, &kh1);
       for (size_t ow = 0; ow < p->out_w; ++ow) {
         size_t kw0, kw1;
-        tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, 0, (int64_t)p->in_w, &kw0, &kw1);
+        lite_pool_tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, 0, (int64_t)p->in_w, &kw0, &kw1);
         float* restrict out = output + ((n * p->out_h + oh) * p->out_w + ow) * c_n;
         for (size_t c = 0; c < c_n; ++c) out[c] = -INFINITY;
         for (size_t kh = kh0; kh < kh1; ++kh)
@@ -62,13 +45,13 @@ void lite_f32_average_pool2d_nhwc_ref(const lite_pool2d_params* p, const float* 
     const float* image = input + n * p->in_h * p->in_w * c_n;
     for (size_t oh = 0; oh < p->out_h; ++oh) {
       size_t kh0, kh1, ph0, ph1;
-      tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, 0, (int64_t)p->in_h, &kh0, &kh1);
-      tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, -(int64_t)p->pad_top,
+      lite_pool_tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, 0, (int64_t)p->in_h, &kh0, &kh1);
+      lite_pool_tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, -(int64_t)p->pad_top,
                 (int64_t)p->in_h + (int64_t)p->pad_bottom, &ph0, &ph1);
       for (size_t ow = 0; ow < p->out_w; ++ow) {
         size_t kw0, kw1, pw0, pw1;
-        tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, 0, (int64_t)p->in_w, &kw0, &kw1);
-        tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, -(int64_t)p->pad_left,
+        lite_pool_tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, 0, (int64_t)p->in_w, &kw0, &kw1);
+        lite_pool_tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, -(int64_t)p->pad_left,
                   (int64_t)p->in_w + (int64_t)p->pad_right, &pw0, &pw1);
         float* restrict out = output + ((n * p->out_h + oh) * p->out_w + ow) * c_n;
         memset(out, 0, c_n * sizeof(float));

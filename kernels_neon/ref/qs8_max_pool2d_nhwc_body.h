@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lite_kernels/qs8_kernels.h"
-#include "qs8_pool_window.h"
+#include "pool_window.h"
 
 enum { LITE_MAX_POOL_BLOCK = 64 };
 
@@ -38,10 +38,10 @@ void LITE_MAX_POOL_ENTRY(const lite_conv2d_params* p, const int8_t* input, int8_
   for (size_t row = row_begin; row < row_end; ++row) {
     const size_t n = row / p->out_h, oh = row % p->out_h;
     size_t kh0, kh1;
-    lite_qs8_pool_tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, p->in_h, &kh0, &kh1);
+    lite_pool_tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, 0, (int64_t)p->in_h, &kh0, &kh1);
     for (size_t ow = 0; ow < p->out_w; ++ow) {
       size_t kw0, kw1;
-      lite_qs8_pool_tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, p->in_w, &kw0, &kw1);
+      lite_pool_tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, 0, (int64_t)p->in_w, &kw0, &kw1);
       int8_t* y = output + (row * p->out_w + ow) * channels;
       size_t c0 = 0;
       if (kh1 > kh0 && kw1 > kw0) {

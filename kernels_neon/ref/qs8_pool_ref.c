@@ -1,6 +1,6 @@
 /* int8 pooling on NHWC data; input and output share one scale and zero point. */
 #include "lite_kernels/qs8_kernels.h"
-#include "qs8_pool_window.h"
+#include "pool_window.h"
 
 void lite_qs8_global_average_pool_nhwc_ref(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
                                            const int8_t* input, int8_t* output) {
@@ -32,8 +32,8 @@ void lite_qs8_max_pool2d_nhwc_ref(const lite_conv2d_params* p, const int8_t* inp
         for (size_t c = 0; c < p->out_c; ++c) {
           int32_t best = -128;
           size_t kh0, kh1, kw0, kw1;
-          lite_qs8_pool_tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, p->in_h, &kh0, &kh1);
-          lite_qs8_pool_tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, p->in_w, &kw0, &kw1);
+          lite_pool_tap_range(oh, p->stride_h, p->dilation_h, p->pad_top, p->kernel_h, 0, (int64_t)p->in_h, &kh0, &kh1);
+          lite_pool_tap_range(ow, p->stride_w, p->dilation_w, p->pad_left, p->kernel_w, 0, (int64_t)p->in_w, &kw0, &kw1);
           for (size_t kh = kh0; kh < kh1; ++kh) {
             const size_t ih_padded = oh * p->stride_h + kh * p->dilation_h;
             if (ih_padded < p->pad_top || ih_padded - p->pad_top >= p->in_h) continue;

@@ -3,6 +3,7 @@
 #define LITE_KERNELS_POOL2D_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lite_kernels/activation.h"
 
@@ -30,6 +31,30 @@ void lite_f32_max_pool2d_nhwc_ref(const lite_pool2d_params* params, const float*
 /* Window mean, see count_include_pad. A window with no tap inside the input yields 0. */
 void lite_f32_average_pool2d_nhwc_ref(const lite_pool2d_params* params, const float* input,
                                       const lite_activation* act, float* output);
+
+/* The same results as the reference kernels above, bit for bit, for output rows
+ * [row_begin, row_end) of the batch * out_h rows (so rows can be split across threads); vectorized
+ * over channels (ref/f32_pool2d_nhwc_body.h). */
+typedef void (*lite_f32_pool2d_rows_fn)(const lite_pool2d_params* params, const float* input,
+                                        const lite_activation* act, float* output, size_t row_begin, size_t row_end);
+
+/* The fastest variant these lite_cpu_features() bits allow; never NULL. */
+lite_f32_pool2d_rows_fn lite_f32_max_pool2d_select(uint32_t features);
+lite_f32_pool2d_rows_fn lite_f32_average_pool2d_select(uint32_t features);
+
+void lite_f32_max_pool2d_nhwc_portable(const lite_pool2d_params* params, const float* input,
+                                       const lite_activation* act, float* output, size_t row_begin, size_t row_end);
+void lite_f32_average_pool2d_nhwc_portable(const lite_pool2d_params* params, const float* input,
+                                           const lite_activation* act, float* output, size_t row_begin,
+                                           size_t row_end);
+void lite_f32_max_pool2d_nhwc_avx2(const lite_pool2d_params* params, const float* input, const lite_activation* act,
+                                   float* output, size_t row_begin, size_t row_end);
+void lite_f32_average_pool2d_nhwc_avx2(const lite_pool2d_params* params, const float* input,
+                                       const lite_activation* act, float* output, size_t row_begin, size_t row_end);
+void lite_f32_max_pool2d_nhwc_avx512(const lite_pool2d_params* params, const float* input, const lite_activation* act,
+                                     float* output, size_t row_begin, size_t row_end);
+void lite_f32_average_pool2d_nhwc_avx512(const lite_pool2d_params* params, const float* input,
+                                         const lite_activation* act, float* output, size_t row_begin, size_t row_end);
 
 /* [batch, pixels, channels] -> [batch, channels]: mean / maximum over all pixels. */
 void lite_f32_global_average_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,

@@ -1,9 +1,11 @@
 // MAX_POOL_2D and AVERAGE_POOL_2D on x [N,H,W,C] -> [N,OH,OW,C] (Pool2DOptions: kernel, strides,
 // dilations, pads or padding mode, ceil_mode, count_include_pad, fused activation).
 #include "fused_activation_check.h"
+#include "lite_kernels/cpu_features.h"
 #include "lite_kernels/pool2d.h"
 #include "op_api.h"
 #include "op_util.h"
+#include "thread_pool.h"
 #include "window_geometry.h"
 
 namespace lite {
@@ -75,10 +77,18 @@ Status eval(OpContext* ctx) {
   const lite_activation act = to_kernel_activation(ctx->op->options_as_Pool2DOptions()->activation(), nullptr);
   const float* x = static_cast<const float*>(ctx->input(0)->data);
   float* y = static_cast<float*>(ctx->output(0)->data);
-  if (ctx->op->opcode() == lite_fb::OpCode::MAX_POOL_2D)
-    lite_f32_max_pool2d_nhwc_ref(&p, x, &act, y);
-  else
-    lite_f32_average_pool2d_nhwc_ref(&p, x, &act, y);
+  const lite_f32_pool2d_rows_fn pool_rows = ctx->op->opcode() == lite_fb::OpCode::MAX_POOL_2D
+                                                ? lite_f32_max_pool2d_select(lite_cpu_features())
+                                                : lite_f32_average_pool2d_select(lite_cpu_features());
+  // Tasks of whole output rows, about 16K values each (any split gives the same values).
+  const size_t rows = p.batch * p.out_h;
+  const size_t row_values = p.out_w * p.channels;
+  size_t per_task = 16384 / (row_values > 0 ? row_values : 1);
+  if (per_task < 1) per_task = 1;
+  parallel_for(ctx->pool, (rows + per_task - 1) / per_task, [&](size_t t, int) {
+    const size_t begin = t * per_task, end = begin + per_task < rows ? begin + per_task : rows;
+    pool_rows(&p, x, &act, y, begin, end);
+  });
   return Status::kOk;
 }
 

@@ -1,0 +1,5 @@
+/* fp32 MAX_POOL_2D / AVERAGE_POOL_2D rows, x86 AVX2 (the shared body: a 32-channel block is four
+ * ymm registers). */
+#define LITE_F32_MAX_POOL_ROWS lite_f32_max_pool2d_nhwc_avx2
+#define LITE_F32_AVERAGE_POOL_ROWS lite_f32_average_pool2d_nhwc_avx2
+#include "../ref/f32_pool2d_nhwc_body.h"
