@@ -16,13 +16,21 @@ extern "C" {
 typedef void (*lite_interleave3_u32_fn)(size_t n, const uint32_t* p0, const uint32_t* p1, const uint32_t* p2,
                                         uint32_t* out);
 
-/* The fastest variant these lite_cpu_features() bits allow; never NULL. */
+/* n pixels of 1-byte elements (int8 images: the int8 converter quantizes before transposing). */
+typedef void (*lite_interleave3_u8_fn)(size_t n, const uint8_t* p0, const uint8_t* p1, const uint8_t* p2,
+                                       uint8_t* out);
+
+/* The fastest variants these lite_cpu_features() bits allow (the byte kernel also asks cpuid for
+ * AVX-512 VBMI); never NULL. */
 lite_interleave3_u32_fn lite_interleave3_u32_select(uint32_t features);
+lite_interleave3_u8_fn lite_interleave3_u8_select(uint32_t features);
 
 void lite_interleave3_u32_portable(size_t n, const uint32_t* p0, const uint32_t* p1, const uint32_t* p2,
                                    uint32_t* out);
 void lite_interleave3_u32_avx512(size_t n, const uint32_t* p0, const uint32_t* p1, const uint32_t* p2,
                                  uint32_t* out);
+void lite_interleave3_u8_portable(size_t n, const uint8_t* p0, const uint8_t* p1, const uint8_t* p2, uint8_t* out);
+void lite_interleave3_u8_avx512vbmi(size_t n, const uint8_t* p0, const uint8_t* p1, const uint8_t* p2, uint8_t* out);
 
 #ifdef __cplusplus
 }

@@ -42,22 +42,22 @@ Status transpose_prepare(OpContext* ctx) {
   return Status::kOk;
 }
 
-// NCHW -> NHWC of a 3-channel image of 4-byte values (an RGB input): image rows in blocks of
-// ~16K values on the pool, each block's planes interleaved by the vector kernel.
-void interleave_rgb_rows(ThreadPool* pool, const TensorRef& x, void* out) {
+// NCHW -> NHWC of a 3-channel image of 4- or 1-byte values (an RGB input, fp32 or quantized): image
+// rows in blocks of ~16K values on the pool, each block's planes interleaved by the vector kernel.
+template <typename T, typename Interleave>
+void interleave_rgb_rows(ThreadPool* pool, const TensorRef& x, void* out, Interleave interleave) {
   const size_t height = static_cast<size_t>(x.shape.dims[2]), width = static_cast<size_t>(x.shape.dims[3]);
   const size_t plane = height * width, rows = static_cast<size_t>(x.shape.dims[0]) * height;
   size_t per_task = 16384 / (3 * width > 0 ? 3 * width : 1);
   if (per_task < 1) per_task = 1;
-  const lite_interleave3_u32_fn interleave = lite_interleave3_u32_select(lite_cpu_features());
-  const uint32_t* in = static_cast<const uint32_t*>(x.data);
-  uint32_t* y = static_cast<uint32_t*>(out);
+  const T* in = static_cast<const T*>(x.data);
+  T* y = static_cast<T*>(out);
   parallel_for(pool, (rows + per_task - 1) / per_task, [&](size_t t, int) {
     const size_t end = (t + 1) * per_task < rows ? (t + 1) * per_task : rows;
     for (size_t r = t * per_task; r < end;) {  // runs of rows within one image
       const size_t n = r / height, h = r % height;
       const size_t count = end - r < height - h ? end - r : height - h;
-      const uint32_t* p0 = in + n * 3 * plane + h * width;
+      const T* p0 = in + n * 3 * plane + h * width;
       interleave(count * width, p0, p0 + plane, p0 + 2 * plane, y + (n * plane + h * width) * 3);
       r += count;
     }
@@ -78,9 +78,12 @@ Status transpose_eval(OpContext* ctx) {
     lite_strided_copy_ref(elem, 0, y->shape.dims, x->data, strides, y->data);
     return Status::kOk;
   }
-  if (elem == 4 && x->shape.rank == 4 && perm[0] == 0 && perm[1] == 2 && perm[2] == 3 && perm[3] == 1 &&
-      x->shape.dims[1] == 3) {
-    interleave_rgb_rows(ctx->pool, *x, y->data);
+  if ((elem == 4 || elem == 1) && x->shape.rank == 4 && perm[0] == 0 && perm[1] == 2 && perm[2] == 3 &&
+      perm[3] == 1 && x->shape.dims[1] == 3) {
+    if (elem == 4)
+      interleave_rgb_rows<uint32_t>(ctx->pool, *x, y->data, lite_interleave3_u32_select(lite_cpu_features()));
+    else
+      interleave_rgb_rows<uint8_t>(ctx->pool, *x, y->data, lite_interleave3_u8_select(lite_cpu_features()));
     return Status::kOk;
   }
   // Split the outermost output dim longer than 1 into row blocks of at least ~16K values: the
