@@ -90,3 +90,43 @@ def test_cpu_feature_mask_selects_other_microkernels(mask: str, tmp_path: Path):
     assert np.array_equal(outputs[0], outputs[1]), f"mask {mask}: 2 threads differ from 1"
     name = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).get_outputs()[0].name
     assert_matches_onnxruntime({name: outputs[0]}, path, {"x": image}, f"PP-OCRv4 rec, cpu mask {mask}")
+
+
+# Large enough that the float32 ADD/SUB/MUL/DIV path cuts the output into row blocks on the pool,
+# with each kind of broadcast over the cut axis: same shape, per channel, per row, a scalar, an input
+# of lower rank, batch > 1, and the cut falling on the last dim.
+_BROADCAST_CASES = [
+    ("Add", (1, 64, 80, 48), (1, 64, 80, 48)),
+    ("Mul", (1, 64, 80, 48), (1, 1, 1, 48)),
+    ("Sub", (1, 1, 90, 700), (1, 1, 90, 1)),
+    ("Div", (2, 3, 120, 100), (3, 1, 1)),
+    ("Mul", (1, 1, 1, 70001), ()),
+    ("Add", (1, 96, 2, 130), (96, 1, 130)),
+]
+
+
+@pytest.mark.parametrize(("op", "a_shape", "b_shape"), _BROADCAST_CASES)
+def test_broadcast_binary_ops_bit_identical_across_threads(op: str, a_shape: tuple[int, ...],
+                                                           b_shape: tuple[int, ...], tmp_path: Path):
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node(op, ["a", "b"], ["y"])], "binary",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape)),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, list(b_shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / "binary.onnx"
+    onnx.save(model, path)
+    rng = np.random.default_rng(11)
+    feeds = {"a": rng.uniform(-3.0, 3.0, size=a_shape).astype(np.float32),
+             "b": rng.uniform(0.5, 2.0, size=b_shape).astype(np.float32)}
+    runs = _runs_by_threads(convert_onnx(path), feeds)
+    expected = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    for threads, outputs in runs.items():
+        (value,) = outputs.values()
+        assert np.array_equal(value, runs[1]["y"]), f"{op} {a_shape} x {b_shape}: {threads} threads differ"
+        # IEEE add / sub / mul / div of the same operands: onnxruntime's exact bytes
+        assert np.array_equal(value, expected), f"{op} {a_shape} x {b_shape}: {threads} threads != ort"

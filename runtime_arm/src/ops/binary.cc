@@ -10,6 +10,7 @@
 #include "lite_kernels/f32_vactivation.h"
 #include "lite_kernels/f32_vbinary.h"
 #include "op_helpers.h"
+#include "thread_pool.h"
 
 namespace lite {
 namespace {
@@ -68,6 +69,53 @@ void vector_row(void* ctx, const void* const* in, const int* step, void* out, in
   const VectorRow* r = static_cast<const VectorRow*>(ctx);
   r->fn(r->op, static_cast<size_t>(n), static_cast<const float*>(in[0]), step[0], static_cast<const float*>(in[1]),
         step[1], static_cast<float*>(out));
+}
+
+// The float32 vector path on the pool: the output's outermost dim longer than 1 cut into row blocks of
+// at least ~16K values, each a broadcast of its own sub-shapes (an input of extent 1 there is shared),
+// followed by the fused activation on the block. Every value is computed as on one thread; the
+// blocks follow the rows the producing ops wrote on each thread. False when there is one block.
+bool run_vector_rows_on_pool(ThreadPool* pool, const VectorRow& row, const Shape& out, const Shape& a,
+                             const Shape& b, const float* a_data, const float* b_data, const lite_activation& act,
+                             float* y) {
+  if (pool == nullptr || pool->num_threads() <= 1 || out.rank == 0) return false;
+  int axis = 0;
+  while (axis + 1 < out.rank && out.dims[axis] == 1) ++axis;
+  const size_t rows = static_cast<size_t>(out.dims[axis]);
+  const size_t row_values = static_cast<size_t>(out.num_elements()) / (rows > 0 ? rows : 1);
+  size_t per_task = 16384 / (row_values > 0 ? row_values : 1);
+  if (per_task < 1) per_task = 1;
+  const size_t tasks = (rows + per_task - 1) / per_task;
+  if (tasks <= 1) return false;
+  // Inputs right-aligned to the output's rank; an input's stride over `axis` (0 when broadcast there).
+  Shape in[2] = {a, b};
+  const Shape* given[2] = {&a, &b};
+  int64_t stride[2];
+  for (int i = 0; i < 2; ++i) {
+    const int pad = out.rank - given[i]->rank;
+    in[i].rank = out.rank;
+    for (int d = 0; d < out.rank; ++d) in[i].dims[d] = d < pad ? 1 : given[i]->dims[d - pad];
+    stride[i] = 1;
+    for (int d = axis + 1; d < out.rank; ++d) stride[i] *= in[i].dims[d];
+    if (in[i].dims[axis] == 1) stride[i] = 0;
+  }
+  parallel_for(pool, tasks, [&](size_t t, int) {
+    const size_t begin = t * per_task, count = (begin + per_task < rows ? begin + per_task : rows) - begin;
+    Shape sub_out = out, sub[2] = {in[0], in[1]};
+    sub_out.dims[axis] = static_cast<int64_t>(count);
+    for (int i = 0; i < 2; ++i)
+      if (stride[i] != 0) sub[i].dims[axis] = static_cast<int64_t>(count);
+    const Shape* shapes[2] = {&sub[0], &sub[1]};
+    lite_bcast plan;
+    if (!make_broadcast_plan(sub_out, shapes, 2, &plan)) return;  // cannot happen: the whole shapes broadcast
+    const void* data[2] = {a_data + static_cast<int64_t>(begin) * stride[0],
+                           b_data + static_cast<int64_t>(begin) * stride[1]};
+    const size_t sizes[2] = {sizeof(float), sizeof(float)};
+    float* block = y + begin * row_values;
+    lite_bcast_run(&plan, data, sizes, block, sizeof(float), vector_row, const_cast<VectorRow*>(&row));
+    lite_f32_activate(&act, block, 1, count * row_values);
+  });
+  return true;
 }
 
 Status binary_prepare(OpContext* ctx) {
@@ -136,6 +184,10 @@ Status binary_eval(OpContext* ctx) {
   const lite_activation none{LITE_ACT_NONE, 0.0f, 0.0f, nullptr};
   if (dtype == lite_fb::DType::FLOAT32 && lite_f32_vbinary_supports(op)) {
     VectorRow row{lite_f32_vbinary_select(lite_cpu_features()), op};
+    if (parts.total() == 0 &&
+        run_vector_rows_on_pool(ctx->pool, row, y->shape, a->shape, b->shape, static_cast<const float*>(a_data),
+                                static_cast<const float*>(b_data), act, static_cast<float*>(out_data)))
+      return Status::kOk;
     const void* in[2] = {a_data, b_data};
     const size_t sizes[2] = {sizeof(float), sizeof(float)};
     lite_bcast_run(&plan, in, sizes, out_data, sizeof(float), vector_row, &row);
