@@ -71,17 +71,17 @@ void lite_f32_average_pool2d_nhwc_ref(const lite_pool2d_params* p, const float* 
   }
 }
 
-void lite_f32_global_average_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
-                                           float* output) {
+void lite_f32_global_average_pool_nhwc_range(size_t batch, size_t pixels, size_t channels, size_t c_begin,
+                                             size_t c_end, const float* input, float* output) {
   /* Blocks of 16 channels summed in a local accumulator (registers once vectorized) over all
    * pixels, instead of a load-add-store of the output per pixel; each channel is still summed over
-   * the pixels in order, so the result is the same. */
+   * the pixels in order, so the result is the same for any channel range. */
   enum { kBlock = 16 };
   for (size_t n = 0; n < batch; ++n) {
     const float* image = input + n * pixels * channels;
     float* restrict out = output + n * channels;
-    for (size_t c0 = 0; c0 < channels; c0 += kBlock) {
-      const size_t nc = channels - c0 < kBlock ? channels - c0 : kBlock;
+    for (size_t c0 = c_begin; c0 < c_end; c0 += kBlock) {
+      const size_t nc = c_end - c0 < kBlock ? c_end - c0 : kBlock;
       float acc[kBlock] = {0};
       if (nc == kBlock) {
         for (size_t i = 0; i < pixels; ++i)
@@ -95,14 +95,24 @@ void lite_f32_global_average_pool_nhwc_ref(size_t batch, size_t pixels, size_t c
   }
 }
 
-void lite_f32_global_max_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
-                                       float* output) {
+void lite_f32_global_average_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
+                                           float* output) {
+  lite_f32_global_average_pool_nhwc_range(batch, pixels, channels, 0, channels, input, output);
+}
+
+void lite_f32_global_max_pool_nhwc_range(size_t batch, size_t pixels, size_t channels, size_t c_begin, size_t c_end,
+                                         const float* input, float* output) {
   for (size_t n = 0; n < batch; ++n) {
     float* restrict out = output + n * channels;
-    for (size_t c = 0; c < channels; ++c) out[c] = -INFINITY;
+    for (size_t c = c_begin; c < c_end; ++c) out[c] = -INFINITY;
     for (size_t i = 0; i < pixels; ++i) {
       const float* restrict in = input + (n * pixels + i) * channels;
-      for (size_t c = 0; c < channels; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+      for (size_t c = c_begin; c < c_end; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
     }
   }
+}
+
+void lite_f32_global_max_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
+                                       float* output) {
+  lite_f32_global_max_pool_nhwc_range(batch, pixels, channels, 0, channels, input, output);
 }

@@ -61,6 +61,12 @@ void lite_f32_global_average_pool_nhwc_ref(size_t batch, size_t pixels, size_t c
                                            float* output);
 void lite_f32_global_max_pool_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
                                        float* output);
+/* The same for channels [c_begin, c_end) only (c_begin a multiple of 16), with the same results:
+ * channel ranges can be split across threads. */
+void lite_f32_global_average_pool_nhwc_range(size_t batch, size_t pixels, size_t channels, size_t c_begin,
+                                             size_t c_end, const float* input, float* output);
+void lite_f32_global_max_pool_nhwc_range(size_t batch, size_t pixels, size_t channels, size_t c_begin, size_t c_end,
+                                         const float* input, float* output);
 
 #ifdef __cplusplus
 }

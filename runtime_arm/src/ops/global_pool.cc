@@ -1,6 +1,7 @@
 // GLOBAL_AVERAGE_POOL and GLOBAL_MAX_POOL: x [N,H,W,C] -> [N,1,1,C].
 #include "lite_kernels/pool2d.h"
 #include "op_api.h"
+#include "thread_pool.h"
 
 namespace lite {
 namespace {
@@ -27,10 +28,19 @@ Status eval(OpContext* ctx) {
                channels = static_cast<size_t>(s.dims[3]);
   const float* x = static_cast<const float*>(ctx->input(0)->data);
   float* y = static_cast<float*>(ctx->output(0)->data);
-  if (ctx->op->opcode() == lite_fb::OpCode::GLOBAL_MAX_POOL)
-    lite_f32_global_max_pool_nhwc_ref(batch, pixels, channels, x, y);
-  else
-    lite_f32_global_average_pool_nhwc_ref(batch, pixels, channels, x, y);
+  const bool max = ctx->op->opcode() == lite_fb::OpCode::GLOBAL_MAX_POOL;
+  // Blocks of 16 channels (the kernels' accumulator width) over all pixels, as tasks on the pool
+  // when the map is large: each channel is reduced in the same order whatever the split.
+  const size_t blocks = (channels + 15) / 16;
+  const size_t tasks = batch * pixels * channels >= 65536 ? blocks : 1;
+  parallel_for(ctx->pool, tasks, [&](size_t t, int) {
+    const size_t c_begin = tasks == 1 ? 0 : t * 16;
+    const size_t c_end = tasks == 1 || c_begin + 16 > channels ? channels : c_begin + 16;
+    if (max)
+      lite_f32_global_max_pool_nhwc_range(batch, pixels, channels, c_begin, c_end, x, y);
+    else
+      lite_f32_global_average_pool_nhwc_range(batch, pixels, channels, c_begin, c_end, x, y);
+  });
   return Status::kOk;
 }
 

@@ -8,6 +8,7 @@
 #include "lite_kernels/softmax.h"
 #include "op_api.h"
 #include "op_util.h"
+#include "thread_pool.h"
 
 namespace lite {
 namespace {
@@ -31,14 +32,23 @@ Status resolve_axis(OpContext* ctx, int* axis) {
 
 // SOFTMAX over the innermost axis (the usual case: classifier and attention rows): the row maximum,
 // then exp and sum vectorized (lite_f32_vexp_sum), then the division. Same steps as the reference.
-void softmax_rows(size_t rows, size_t len, const float* x, float* y) {
+// Rows in blocks of at least ~16K values on the pool (each row is computed alone, so any split
+// gives the same values).
+void softmax_rows(ThreadPool* pool, size_t rows, size_t len, const float* x, float* y) {
   const lite_f32_vexp_sum_fn exp_sum = lite_f32_vexp_sum_select(lite_cpu_features());
-  for (size_t r = 0; r < rows; ++r, x += len, y += len) {
-    float m = -INFINITY;
-    for (size_t k = 0; k < len; ++k) m = x[k] > m ? x[k] : m;
-    const float sum = exp_sum(x, m, y, len);
-    for (size_t k = 0; k < len; ++k) y[k] /= sum;
-  }
+  size_t per_task = 16384 / (len > 0 ? len : 1);
+  if (per_task < 1) per_task = 1;
+  parallel_for(pool, (rows + per_task - 1) / per_task, [&](size_t t, int) {
+    const size_t end = (t + 1) * per_task < rows ? (t + 1) * per_task : rows;
+    for (size_t r = t * per_task; r < end; ++r) {
+      const float* xr = x + r * len;
+      float* yr = y + r * len;
+      float m = -INFINITY;
+      for (size_t k = 0; k < len; ++k) m = xr[k] > m ? xr[k] : m;
+      const float sum = exp_sum(xr, m, yr, len);
+      for (size_t k = 0; k < len; ++k) yr[k] /= sum;
+    }
+  });
 }
 
 Status prepare(OpContext* ctx) {
@@ -65,7 +75,7 @@ Status eval(OpContext* ctx) {
     case lite_fb::OpCode::HARDMAX: lite_f32_hardmax_ref(v.outer, v.axis_len, v.inner, x, y); break;
     default:
       if (v.inner == 1)
-        softmax_rows(v.outer, v.axis_len, x, y);
+        softmax_rows(ctx->pool, v.outer, v.axis_len, x, y);
       else
         lite_f32_softmax_ref(v.outer, v.axis_len, v.inner, x, y);
       break;
