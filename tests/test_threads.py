@@ -5,7 +5,7 @@ output value is computed by one microkernel call in a fixed summation order, so 
 the same bytes whatever the number of threads. Each run is also held to onnxruntime with the
 real-model rule of tests/models/oracle.py, so "identical" cannot mean "identically wrong".
 Models: torch MobileNetV2 and ResNet-18 (1x1 and im2col GEMM convolutions, FULLY_CONNECTED) and
-PaddleOCR PP-OCRv4 rec on rendered text (MATMUL, dynamic width).
+PaddleOCR PP-OCRv4 rec on rendered text (MATMUL, dynamic width) and det on a rendered page.
 """
 
 from __future__ import annotations
@@ -57,6 +57,14 @@ def test_ppocr_rec_bit_identical_across_threads():
     path = zoo.fetch("rec")
     image, _ = ocr_input("rec", (1, 3, 48, 320), 5)
     _assert_identical_and_correct(convert_onnx(path), path, {"x": image}, "PP-OCRv4 rec")
+
+
+def test_ppocr_det_bit_identical_across_threads():
+    """PP-OCRv4 det on a rendered page: its CONCAT, nearest RESIZE, GLOBAL_AVERAGE_POOL (SE blocks),
+    transposed convolutions and affine MUL/ADD run as blocks on the pool."""
+    path = zoo.fetch("det")
+    image, _ = ocr_input("det", (1, 3, 320, 320), 5)
+    _assert_identical_and_correct(convert_onnx(path), path, {"x": image}, "PP-OCRv4 det")
 
 
 _MASKED_RUN = """
