@@ -138,3 +138,28 @@ def test_broadcast_binary_ops_bit_identical_across_threads(op: str, a_shape: tup
         assert np.array_equal(value, runs[1]["y"]), f"{op} {a_shape} x {b_shape}: {threads} threads differ"
         # IEEE add / sub / mul / div of the same operands: onnxruntime's exact bytes
         assert np.array_equal(value, expected), f"{op} {a_shape} x {b_shape}: {threads} threads != ort"
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_resize_bit_identical_across_threads(mode: str, tmp_path: Path):
+    """RESIZE (NCHW scales 2x on an odd-sized map, cut into output-row blocks on the pool): the same
+    bytes at 1, 2 and 4 threads, and onnxruntime's values."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    scales = numpy_helper.from_array(np.array([1.0, 1.0, 2.0, 2.0], dtype=np.float32), "scales")
+    graph = helper.make_graph(
+        [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode)], "resize",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 61, 67])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [scales])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / "resize.onnx"
+    onnx.save(model, path)
+    feeds = {"x": np.random.default_rng(5).uniform(-4.0, 4.0, size=(2, 16, 61, 67)).astype(np.float32)}
+    runs = _runs_by_threads(convert_onnx(path), feeds)
+    expected = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    for threads, outputs in runs.items():
+        (value,) = outputs.values()
+        assert np.array_equal(value, runs[1]["y"]), f"{mode}: {threads} threads differ from 1 thread"
+        np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-5)

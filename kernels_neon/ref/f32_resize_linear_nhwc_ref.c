@@ -21,25 +21,29 @@ static linear_tap linear_taps(const lite_resize_params* p, size_t out_index, dou
   return t;
 }
 
-void lite_f32_resize_linear_nhwc_ref(const lite_resize_params* p, const float* input, float* output) {
+void lite_f32_resize_linear_nhwc_rows(const lite_resize_params* p, const float* input, float* output, size_t row_begin,
+                                      size_t row_end) {
   const size_t c_n = p->channels;
-  for (size_t n = 0; n < p->batch; ++n) {
+  for (size_t row = row_begin; row < row_end; ++row) { /* row = image * out_h + oh */
+    const size_t n = row / p->out_h, oh = row % p->out_h;
     const float* image = input + n * p->in_h * p->in_w * c_n;
-    for (size_t oh = 0; oh < p->out_h; ++oh) {
-      const linear_tap ty = linear_taps(p, oh, p->scale_h, p->in_h, p->out_h);
-      const float* row0 = image + ty.i0 * p->in_w * c_n;
-      const float* row1 = image + ty.i1 * p->in_w * c_n;
-      for (size_t ow = 0; ow < p->out_w; ++ow) {
-        const linear_tap tx = linear_taps(p, ow, p->scale_w, p->in_w, p->out_w);
-        const float* restrict a = row0 + tx.i0 * c_n;
-        const float* restrict b = row0 + tx.i1 * c_n;
-        const float* restrict c = row1 + tx.i0 * c_n;
-        const float* restrict d = row1 + tx.i1 * c_n;
-        float* restrict out = output + ((n * p->out_h + oh) * p->out_w + ow) * c_n;
-        const float wx1 = tx.w1, wx0 = 1.0f - tx.w1, wy1 = ty.w1, wy0 = 1.0f - ty.w1;
-        for (size_t ch = 0; ch < c_n; ++ch)
-          out[ch] = wy0 * (wx0 * a[ch] + wx1 * b[ch]) + wy1 * (wx0 * c[ch] + wx1 * d[ch]);
-      }
+    const linear_tap ty = linear_taps(p, oh, p->scale_h, p->in_h, p->out_h);
+    const float* row0 = image + ty.i0 * p->in_w * c_n;
+    const float* row1 = image + ty.i1 * p->in_w * c_n;
+    for (size_t ow = 0; ow < p->out_w; ++ow) {
+      const linear_tap tx = linear_taps(p, ow, p->scale_w, p->in_w, p->out_w);
+      const float* restrict a = row0 + tx.i0 * c_n;
+      const float* restrict b = row0 + tx.i1 * c_n;
+      const float* restrict c = row1 + tx.i0 * c_n;
+      const float* restrict d = row1 + tx.i1 * c_n;
+      float* restrict out = output + (row * p->out_w + ow) * c_n;
+      const float wx1 = tx.w1, wx0 = 1.0f - tx.w1, wy1 = ty.w1, wy0 = 1.0f - ty.w1;
+      for (size_t ch = 0; ch < c_n; ++ch)
+        out[ch] = wy0 * (wx0 * a[ch] + wx1 * b[ch]) + wy1 * (wx0 * c[ch] + wx1 * d[ch]);
     }
   }
+}
+
+void lite_f32_resize_linear_nhwc_ref(const lite_resize_params* p, const float* input, float* output) {
+  lite_f32_resize_linear_nhwc_rows(p, input, output, 0, p->batch * p->out_h);
 }

@@ -57,8 +57,8 @@ static void fill_row_block(const unsigned char* row, const size_t* columns, size
 /* Source columns are computed once per block of this many output columns (not per output row). */
 #define COLUMN_BLOCK 256
 
-void lite_resize_nearest_nhwc_ref(const lite_resize_params* p, size_t element_size, const void* input,
-                                  void* output) {
+void lite_resize_nearest_nhwc_rows(const lite_resize_params* p, size_t element_size, const void* input, void* output,
+                                   size_t row_begin, size_t row_end) {
   const size_t pixel_bytes = p->channels * element_size, out_row_bytes = p->out_w * pixel_bytes;
   const unsigned char* in = (const unsigned char*)input;
   unsigned char* out = (unsigned char*)output;
@@ -66,18 +66,23 @@ void lite_resize_nearest_nhwc_ref(const lite_resize_params* p, size_t element_si
   for (size_t block = 0; block < p->out_w; block += COLUMN_BLOCK) {
     const size_t count = p->out_w - block < COLUMN_BLOCK ? p->out_w - block : COLUMN_BLOCK;
     for (size_t i = 0; i < count; ++i) columns[i] = nearest_index(p, block + i, p->scale_w, p->in_w, p->out_w);
-    for (size_t n = 0; n < p->batch; ++n) {
-      size_t previous_ih = 0;
-      for (size_t oh = 0; oh < p->out_h; ++oh) {
-        const size_t ih = nearest_index(p, oh, p->scale_h, p->in_h, p->out_h);
-        unsigned char* out_block = out + (n * p->out_h + oh) * out_row_bytes + block * pixel_bytes;
-        if (oh > 0 && ih == previous_ih) { /* upsampling: the same source row again */
-          memcpy(out_block, out_block - out_row_bytes, count * pixel_bytes);
-          continue;
-        }
-        previous_ih = ih;
-        fill_row_block(in + (n * p->in_h + ih) * p->in_w * pixel_bytes, columns, count, pixel_bytes, out_block);
+    size_t previous_ih = 0; /* the source row of output row `row - 1` */
+    for (size_t row = row_begin; row < row_end; ++row) { /* row = image * out_h + oh */
+      const size_t n = row / p->out_h, oh = row % p->out_h;
+      const size_t ih = nearest_index(p, oh, p->scale_h, p->in_h, p->out_h);
+      unsigned char* out_block = out + row * out_row_bytes + block * pixel_bytes;
+      const int same_source = row > row_begin && oh > 0 && ih == previous_ih;
+      previous_ih = ih;
+      if (same_source) { /* upsampling: the previous output row again */
+        memcpy(out_block, out_block - out_row_bytes, count * pixel_bytes);
+        continue;
       }
+      fill_row_block(in + (n * p->in_h + ih) * p->in_w * pixel_bytes, columns, count, pixel_bytes, out_block);
     }
   }
+}
+
+void lite_resize_nearest_nhwc_ref(const lite_resize_params* p, size_t element_size, const void* input,
+                                  void* output) {
+  lite_resize_nearest_nhwc_rows(p, element_size, input, output, 0, p->batch * p->out_h);
 }

@@ -51,6 +51,13 @@ void lite_resize_nearest_nhwc_ref(const lite_resize_params* params, size_t eleme
 /* Bilinear, fp32 (source coordinates clamped to the input, as ONNX's edge padding does). */
 void lite_f32_resize_linear_nhwc_ref(const lite_resize_params* params, const float* input, float* output);
 
+/* The same two for output rows [row_begin, row_end) of the batch * out_h rows only, with the same
+ * values (rows can be split across threads). */
+void lite_resize_nearest_nhwc_rows(const lite_resize_params* params, size_t element_size, const void* input,
+                                   void* output, size_t row_begin, size_t row_end);
+void lite_f32_resize_linear_nhwc_rows(const lite_resize_params* params, const float* input, float* output,
+                                      size_t row_begin, size_t row_end);
+
 /* Bicubic, fp32, with cubic_coeff_a and exclude_outside. */
 void lite_f32_resize_cubic_nhwc_ref(const lite_resize_params* params, const float* input, float* output);
 

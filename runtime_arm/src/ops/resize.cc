@@ -6,6 +6,7 @@
 
 #include "lite_kernels/resize.h"
 #include "op_api.h"
+#include "thread_pool.h"
 #include "op_util.h"
 
 namespace lite {
@@ -108,15 +109,22 @@ Status eval(OpContext* ctx) {
   if (ctx->output(0)->shape.num_elements() == 0) return Status::kOk;  // nothing to write (the loops would still run)
   const TensorRef* x = ctx->input(0);
   void* y = ctx->output(0)->data;
-  switch (p.mode) {
-    case LITE_RESIZE_LINEAR:
-      lite_f32_resize_linear_nhwc_ref(&p, static_cast<const float*>(x->data), static_cast<float*>(y));
-      break;
-    case LITE_RESIZE_CUBIC:
-      lite_f32_resize_cubic_nhwc_ref(&p, static_cast<const float*>(x->data), static_cast<float*>(y));
-      break;
-    default: lite_resize_nearest_nhwc_ref(&p, dtype_size(x->dtype), x->data, y); break;
+  if (p.mode == LITE_RESIZE_CUBIC) {
+    lite_f32_resize_cubic_nhwc_ref(&p, static_cast<const float*>(x->data), static_cast<float*>(y));
+    return Status::kOk;
   }
+  // Nearest and bilinear: blocks of output rows (>= ~16K values) on the pool.
+  const size_t rows = p.batch * p.out_h, row_values = p.out_w * p.channels;
+  size_t per_task = 16384 / (row_values > 0 ? row_values : 1);
+  if (per_task < 1) per_task = 1;
+  const size_t element_size = dtype_size(x->dtype);
+  parallel_for(ctx->pool, (rows + per_task - 1) / per_task, [&](size_t t, int) {
+    const size_t begin = t * per_task, end = begin + per_task < rows ? begin + per_task : rows;
+    if (p.mode == LITE_RESIZE_LINEAR)
+      lite_f32_resize_linear_nhwc_rows(&p, static_cast<const float*>(x->data), static_cast<float*>(y), begin, end);
+    else
+      lite_resize_nearest_nhwc_rows(&p, element_size, x->data, y, begin, end);
+  });
   return Status::kOk;
 }
 
