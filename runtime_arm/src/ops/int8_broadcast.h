@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "op_api.h"
+#include "thread_pool.h"
 
 namespace lite {
 
@@ -40,6 +41,25 @@ inline bool int8_broadcast(const Shape& a, const Shape& b, Int8Broadcast* out) {
   out->run = middle * trail;
   out->period = trail;
   return true;
+}
+
+// Runs f(a_offset, b_offset, b_period, count) over the output of `bc` in chunks of about 16K elements
+// on the pool: a chunk of a repeating b holds whole periods (b read from its block's start), a chunk
+// of a same-shape b reads b at its own offset. Each element is computed as in one call.
+template <typename F>
+void int8_broadcast_chunks(ThreadPool* pool, const Int8Broadcast& bc, const F& f) {
+  const bool repeats = bc.period < bc.run;
+  const int64_t period = bc.period > 0 ? bc.period : 1;
+  int64_t chunk = repeats ? (16384 / period) * period : 16384;
+  if (chunk < period && repeats) chunk = period;
+  if (chunk < 1) chunk = 1;
+  const int64_t chunks_per_block = bc.run > 0 ? (bc.run + chunk - 1) / chunk : 0;
+  parallel_for(pool, static_cast<size_t>(bc.blocks * chunks_per_block), [&](size_t t, int) {
+    const int64_t k = static_cast<int64_t>(t) / chunks_per_block;
+    const int64_t begin = static_cast<int64_t>(t) % chunks_per_block * chunk;
+    const int64_t count = bc.run - begin < chunk ? bc.run - begin : chunk;
+    f(k * bc.run + begin, k * bc.period + (repeats ? 0 : begin), repeats ? bc.period : count, count);
+  });
 }
 
 }  // namespace lite

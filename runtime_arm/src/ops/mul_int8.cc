@@ -67,12 +67,16 @@ Status eval(OpContext* ctx) {
   const int8_t* b = static_cast<const int8_t*>(ctx->input(1)->data);
   int8_t* y = static_cast<int8_t*>(ctx->output(0)->data);
   if (st->use_table) {
-    st->kernels->lookup(static_cast<size_t>(bc.blocks * bc.run), st->table, a, y);
+    const Int8Broadcast all{1, bc.blocks * bc.run, bc.blocks * bc.run};
+    int8_broadcast_chunks(ctx->pool, all, [&](int64_t offset, int64_t, int64_t, int64_t count) {
+      st->kernels->lookup(static_cast<size_t>(count), st->table, a + offset, y + offset);
+    });
     return Status::kOk;
   }
-  for (int64_t k = 0; k < bc.blocks; ++k)
-    st->kernels->mul(static_cast<size_t>(bc.run), &st->plan, a + k * bc.run, b + k * bc.period,
-                     static_cast<size_t>(bc.period), y + k * bc.run);
+  int8_broadcast_chunks(ctx->pool, bc, [&](int64_t a_offset, int64_t b_offset, int64_t b_period, int64_t count) {
+    st->kernels->mul(static_cast<size_t>(count), &st->plan, a + a_offset, b + b_offset, static_cast<size_t>(b_period),
+                     y + a_offset);
+  });
   return Status::kOk;
 }
 
