@@ -5,7 +5,9 @@
 // groups == 1 runs the packed int8 GEMM (conv_gemm_int8.h: a 1x1 stride-1 conv reads the NHWC input
 // as A in place; where the GEMM has a runs kernel, qs8_gemm_packed_runs.h, other convs read their
 // kernel rows in place too and copy only the pixels at the left / right padding; the rest go through
-// im2col, packed once more where the kernel has a packed-A form, qs8_gemm_packed_a.h) and a
+// im2col, packed once more where the kernel has a packed-A form, qs8_gemm_packed_a.h; a conv whose
+// kernel rows are not whole k-groups of the runs kernel, like a 3x3 stem on 3 channels, reads them in
+// place from a copy of the input with its channels padded, its weights padded with zeros) and a
 // depthwise conv the fast depthwise kernel where the CPU has one (qs8_dwconv.h); every path gives
 // the reference kernel's bytes.
 #include <cstdlib>
@@ -15,6 +17,7 @@
 
 #include "conv_gemm_int8.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/pad_channels.h"
 #include "lite_kernels/qs8_dwconv.h"
 #include "lite_kernels/qs8_gemm_packed_a.h"
 #include "lite_kernels/qs8_gemm_packed_runs.h"
@@ -32,7 +35,8 @@ enum class ConvInt8Algorithm {
   kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
   kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
   kRowsGemm,    // groups == 1 with a runs kernel (qs8_gemm_packed_runs.h): kernel rows read from the
-                // input in place; only pixels whose window crosses the left / right padding copied
+                // input (or its channel-padded copy) in place; only pixels whose window crosses the
+                // left / right padding copied
   kDepthwise,   // groups == in_c == out_c: lite_qs8_dwconv_select's kernel over packed taps
 };
 
@@ -55,6 +59,12 @@ struct ConvInt8State {
   lite_qs8_gemm_runs_ukernel_fn runs = nullptr;
   size_t interior_begin = 0, interior_end = 0, task_rows = 0;
   std::vector<int8_t> pad_row;
+  // kRowsGemm: the geometry the rows GEMM runs. Its in_c exceeds params.in_c when the kernel rows
+  // (kernel_w * in_c bytes) are not whole k-groups: eval then first copies x into the start of the
+  // scratch (padded_input_bytes) with that many channels, and the packed weight has zeros there.
+  lite_conv2d_params rows{};
+  size_t padded_input_bytes = 0;
+  lite_s8_pad_channels_fn pad_channels = nullptr;
   void* depthwise_packed = nullptr;
 };
 
@@ -100,6 +110,33 @@ bool rows_gemm_applies(const lite_conv2d_params& p, const lite_qs8_gemm_config* 
   size_t begin = 0, end = 0;
   interior_columns(p, &begin, &end);
   return rows_fill_tiles(end - begin, config->mr);
+}
+
+// The channel count that makes the rows GEMM apply to a conv whose kernel rows are not whole k-groups
+// of the runs kernel (kernel_w * in_c % kr != 0: a 3x3 stem on 3 channels), p.in_c when it needs no
+// padding or padding would not make it apply or pay. Measured: the 3x3 stem on 3 channels (36 bytes
+// per kernel row set in place for 27 copied, 28 multiplied) runs in about half of im2col's time. Only
+// inputs with fewer channels than kr whose padded depth has at most 4/3 of im2col's k-groups pad;
+// 1 or 2 channels (a 3x3 depth of 9 or 18 padded to 36) and wider inputs keep im2col (not measured).
+size_t rows_gemm_channels(const lite_conv2d_params& p, const int32_t* bias) {
+  const uint32_t features = lite_cpu_features();
+  const size_t im2col_k = p.kernel_h * p.kernel_w * p.in_c;
+  const lite_qs8_gemm_config* config = lite_qs8_gemm_config_select(features, p.out_c, im2col_k);
+  const size_t kr = config->kr;
+  if (lite_qs8_gemm_runs_ukernel_select(config) == nullptr || (p.kernel_w * p.in_c) % kr == 0 || p.in_c >= kr)
+    return p.in_c;
+  size_t channels = p.in_c;
+  while ((p.kernel_w * channels) % kr != 0) ++channels;
+  lite_conv2d_params padded = p;
+  padded.in_c = channels;
+  const size_t k = p.kernel_h * p.kernel_w * channels;
+  const size_t im2col_groups = (im2col_k + kr - 1) / kr, padded_groups = k / kr;
+  if (3 * padded_groups > 4 * im2col_groups) return p.in_c;
+  const lite_qs8_gemm_config* padded_config = lite_qs8_gemm_config_select(features, p.out_c, k);
+  if (padded_config->kr != kr || !lite_qs8_gemm_is_exact(p.out_c, k, bias) ||
+      !rows_gemm_applies(padded, padded_config))
+    return p.in_c;
+  return channels;
 }
 
 bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
@@ -194,14 +231,24 @@ Status prepare(OpContext* ctx) {
                          bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr, st->in.zero_point,
                          st->multiplier.data(), st->shift.data(), st->depthwise_packed);
   } else if (st->algorithm != ConvInt8Algorithm::kReference) {
-    const size_t k = p.kernel_h * p.kernel_w * p.in_c;
+    const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
+    st->rows = p;
+    if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) st->rows.in_c = rows_gemm_channels(p, bias_data);
+    const size_t k = p.kernel_h * p.kernel_w * st->rows.in_c;
+    const int8_t* weight = static_cast<const int8_t*>(ctx->input(1)->data);
+    std::vector<int8_t> padded_weight;
+    if (st->rows.in_c != p.in_c) {  // [co, kh, kw, ci] -> [co, kh, kw, rows.in_c], zeros in the added channels
+      padded_weight.assign(p.out_c * k, 0);
+      for (size_t tap = 0; tap < p.out_c * p.kernel_h * p.kernel_w; ++tap)
+        std::memcpy(padded_weight.data() + tap * st->rows.in_c, weight + tap * p.in_c, p.in_c);
+      weight = padded_weight.data();
+    }
     // The .lite weight [co, kh, kw, ci] is W^T: W[p, j] = weight[j * k + p].
-    st->gemm = packed_gemm_int8_create(p.out_c, k, static_cast<const int8_t*>(ctx->input(1)->data), 1, k,
-                                       bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr,
-                                       st->in.zero_point, st->multiplier.data(), st->shift.data(),
+    st->gemm = packed_gemm_int8_create(p.out_c, k, weight, 1, k, bias_data, st->in.zero_point, st->multiplier.data(),
+                                       st->shift.data(),
                                        lite_qs8_gemm_params{st->out.zero_point, st->act_min, st->act_max});
     if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
-    if (st->algorithm == ConvInt8Algorithm::kIm2colGemm && rows_gemm_applies(p, st->gemm->config)) {
+    if (st->algorithm == ConvInt8Algorithm::kIm2colGemm && rows_gemm_applies(st->rows, st->gemm->config)) {
       st->algorithm = ConvInt8Algorithm::kRowsGemm;
       st->runs = lite_qs8_gemm_runs_ukernel_select(st->gemm->config);
       interior_columns(p, &st->interior_begin, &st->interior_end);
@@ -209,8 +256,13 @@ Status prepare(OpContext* ctx) {
       const size_t borders = p.out_w - (st->interior_end - st->interior_begin);
       // per thread: the border pixels' im2col rows, then their outputs before they are scattered
       st->thread_scratch = st->task_rows * borders * (k + p.out_c);
-      ctx->scratch_bytes_requested = static_cast<size_t>(ctx->num_threads) * st->thread_scratch;
-      st->pad_row.assign((p.out_w * p.stride_w + p.kernel_w) * p.in_c, static_cast<int8_t>(st->in.zero_point));
+      if (st->rows.in_c != p.in_c) {
+        st->padded_input_bytes = (p.batch * p.in_h * p.in_w * st->rows.in_c + 63) / 64 * 64;
+        st->pad_channels = lite_s8_pad_channels_select(lite_cpu_features(), p.in_c, st->rows.in_c);
+      }
+      ctx->scratch_bytes_requested =
+          st->padded_input_bytes + static_cast<size_t>(ctx->num_threads) * st->thread_scratch;
+      st->pad_row.assign((p.out_w * p.stride_w + p.kernel_w) * st->rows.in_c, static_cast<int8_t>(st->in.zero_point));
     } else if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
       st->im2col_rows = im2col_int8_tile_rows(k, st->gemm->config->mr);
       st->packed_a = lite_qs8_gemm_packed_a_select(st->gemm->config);
@@ -341,7 +393,22 @@ Status eval(OpContext* ctx) {
     return Status::kOk;
   }
   if (st->algorithm == ConvInt8Algorithm::kRowsGemm) {
-    run_rows_gemm(*st, p, x, static_cast<int8_t*>(ctx->scratch), ctx->pool, y);
+    int8_t* scratch = static_cast<int8_t*>(ctx->scratch);
+    const int8_t* rows_x = x;
+    if (st->padded_input_bytes > 0) {
+      const size_t input_rows = p.batch * p.in_h, pixels_per_row = p.in_w;
+      // about 16 KiB of input per task
+      const size_t per_task = 1 + 16384 / (pixels_per_row * p.in_c + 1);
+      parallel_for(ctx->pool, (input_rows + per_task - 1) / per_task, [&](size_t t, int) {
+        const size_t r0 = t * per_task, r1 = input_rows - r0 < per_task ? input_rows : r0 + per_task;
+        // the added channels' weights are zero: any fill gives the same sums, a fixed one fixed scratch
+        st->pad_channels((r1 - r0) * pixels_per_row, p.in_c, st->rows.in_c, x + r0 * pixels_per_row * p.in_c,
+                         static_cast<int8_t>(st->in.zero_point), scratch + r0 * pixels_per_row * st->rows.in_c);
+      });
+      rows_x = scratch;
+      scratch += st->padded_input_bytes;
+    }
+    run_rows_gemm(*st, st->rows, rows_x, scratch, ctx->pool, y);
     return Status::kOk;
   }
   if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
