@@ -124,8 +124,8 @@ WG_OUT_OF_LINE void wg_input_tile(int M, int S, const lite_conv2d_params* p, con
 
 /* A^T M A + bias, activation, store of the m x m output tile at (oy0, ox0) clipped to the output. */
 WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const float* mat, size_t t_stride,
-                                     size_t co_pad, const float* bias, const lite_activation* act, LV_T vlo, LV_T vhi,
-                                     int post, float* out_image, size_t oy0, size_t ox0) {
+                                     size_t c_begin, size_t c_end, const float* bias, const lite_activation* act,
+                                     LV_T vlo, LV_T vhi, int post, float* out_image, size_t oy0, size_t ox0) {
   const int A = WG_ALPHA(M);
   const size_t C = p->out_c;
   const size_t my = p->out_h - oy0 < (size_t)M ? p->out_h - oy0 : (size_t)M;
@@ -134,7 +134,7 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
     /* Whole tile, whole vectors, min/max activation (most tiles): the same arithmetic, no checks. */
     float* base = out_image + (oy0 * p->out_w + ox0) * C;
     const size_t row_stride = p->out_w * C;
-    for (size_t c = 0; c < C; c += (size_t)LV_W) {
+    for (size_t c = c_begin; c < c_end; c += (size_t)LV_W) {
       LV_T tmp[7][8];
       for (int j = 0; j < A; ++j) {
         LV_T col[8], res[7];
@@ -152,7 +152,7 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
     }
     return;
   }
-  for (size_t c = 0; c < co_pad; c += (size_t)LV_W) {
+  for (size_t c = c_begin; c < c_end; c += (size_t)LV_W) {
     const size_t avail = C - c;
     LV_T tmp[7][8];
     for (int j = 0; j < A; ++j) {
@@ -186,7 +186,7 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
 
 WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite_conv2d_params* p, const float* input,
                              const float* packed, const float* bias, const lite_activation* act, float* output,
-                             float* scratch, size_t tr_begin, size_t tr_end) {
+                             float* scratch, size_t tr_begin, size_t tr_end, size_t co_begin, size_t co_end) {
   const size_t A = (size_t)WG_ALPHA(M), T2 = A * A;
   const int S = M == 7 ? 2 : 1;
   const size_t tiles_y = (p->out_h + (size_t)M - 1) / (size_t)M, tiles_x = (p->out_w + (size_t)M - 1) / (size_t)M;
@@ -195,6 +195,10 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
   /* the products' depth K and the row stride of V: in_c and ci_pad, or 4 phases of cs channels */
   const size_t K = lite_f32_winograd_gemm_k(M, p), vrow = S == 1 ? ci_pad : K;
   const size_t per_t = lite_f32_gemm_packed_size(gemm, p->out_c, K);
+  /* Channels [co_begin, co_end): their panels of the packed weight (a packed B of their own), the
+   * same columns of M, and whole vectors of them in the output transform. */
+  const size_t n_cols = co_end - co_begin, panel_offset = co_begin / gemm->nr * gemm->nr * (K + 1);
+  const size_t c_end = (co_end + LV_W - 1) / LV_W * LV_W < co_pad ? (co_end + LV_W - 1) / LV_W * LV_W : co_pad;
   float* v = scratch;
   float* mat = scratch + T2 * TB * vrow;
   memset(mat, 0, sizeof(float) * T2 * TB * co_pad);
@@ -214,17 +218,17 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
     }
     for (size_t t = 0; t < T2; ++t) {
 #ifdef LITE_WINOGRAD_TILE_GEMM
-      if (LITE_WINOGRAD_TILE_GEMM(gemm, nb, p->out_c, co_pad, K, v + t * TB * vrow, vrow, packed + t * per_t,
-                                  mat + t * TB * co_pad, co_pad))
+      if (LITE_WINOGRAD_TILE_GEMM(gemm, nb, n_cols, c_end - co_begin, K, v + t * TB * vrow, vrow,
+                                  packed + t * per_t + panel_offset, mat + t * TB * co_pad + co_begin, co_pad))
         continue;
 #endif
-      lite_f32_gemm_packed_compute(gemm, nb, 0, p->out_c, K, v + t * TB * vrow, vrow, packed + t * per_t, NULL,
-                                   mat + t * TB * co_pad, co_pad);
+      lite_f32_gemm_packed_compute(gemm, nb, 0, n_cols, K, v + t * TB * vrow, vrow, packed + t * per_t + panel_offset,
+                                   NULL, mat + t * TB * co_pad + co_begin, co_pad);
     }
     for (size_t b = 0; b < nb; ++b) {
       const size_t idx = start + b, tr = idx / tiles_x, tx = idx % tiles_x, n = tr / tiles_y, ty = tr % tiles_y;
-      wg_output_tile(M, p, mat + b * co_pad, TB * co_pad, co_pad, bias, act, vlo, vhi, post, output + n * out_image,
-                     ty * (size_t)M, tx * (size_t)M);
+      wg_output_tile(M, p, mat + b * co_pad, TB * co_pad, co_begin, c_end, bias, act, vlo, vhi, post,
+                     output + n * out_image, ty * (size_t)M, tx * (size_t)M);
     }
   }
 }
@@ -232,11 +236,15 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
 LITE_F32_WINOGRAD_DECLARE(LITE_WINOGRAD_ENTRY) {
   if (act != NULL && act->kind == LITE_ACT_NONE) act = NULL;
   if (m == 2)
-    wg_run(2, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
+    wg_run(2, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
+           co_end);
   else if (m == 4)
-    wg_run(4, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
+    wg_run(4, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
+           co_end);
   else if (m == 7)
-    wg_run(7, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
+    wg_run(7, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
+           co_end);
   else
-    wg_run(6, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end);
+    wg_run(6, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
+           co_end);
 }

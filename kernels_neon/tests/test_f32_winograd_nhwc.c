@@ -67,9 +67,13 @@ static int run_case(const variant* v, const lite_f32_gemm_config* gemm, int m, c
   int ok = lite_f32_winograd_pack_weight(gemm, m, p, w, packed);
   for (size_t i = 0; i < out_n + guard; ++i) out[i] = 12345.0f;
   const size_t rows = lite_f32_winograd_tile_rows(m, p);
-  v->fn(gemm, m, p, in, packed, b, &act, out, scratch, 0, rows);
+  v->fn(gemm, m, p, in, packed, b, &act, out, scratch, 0, rows, 0, Co);
+  /* row blocks of 1 and 2 tile rows, each in output-channel groups of 1, 2, 1, ... panels */
+  const size_t nr = gemm->nr;
   for (size_t r0 = 0, step = 1; r0 < rows; r0 += step, step = step % 2 + 1)
-    v->fn(gemm, m, p, in, packed, b, &act, split, scratch, r0, r0 + step < rows ? r0 + step : rows);
+    for (size_t c0 = 0, width = nr * step; c0 < Co; c0 += width, width = width == nr ? 2 * nr : nr)
+      v->fn(gemm, m, p, in, packed, b, &act, split, scratch, r0, r0 + step < rows ? r0 + step : rows, c0,
+            c0 + width < Co ? c0 + width : Co);
   double max_ref = 1.0, max_err = 0.0;
   for (size_t i = 0; i < out_n; ++i) {
     if (fabs(plain[i]) > max_ref) max_ref = fabs(plain[i]);
@@ -109,7 +113,9 @@ static int make_params(lite_conv2d_params* p, size_t n, size_t h, size_t w, size
 static void run_variant(const variant* v, const lite_f32_gemm_config* gemm) {
   static const size_t sizes[][2] = {{1, 1}, {3, 3}, {2, 5}, {7, 7}, {8, 13}, {14, 9}};
   static const size_t pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 2, 0}, {3, 2, 1, 4}};
-  static const size_t chans[][2] = {{1, 1}, {3, 5}, {8, 8}, {12, 20}, {16, 17}, {17, 33}}; /* 12: odd count of 4-k groups */
+  static const size_t chans[][2] = {{1, 1}, {3, 5}, {8, 8}, {12, 20}, {16, 17}, {17, 33}, {20, 70}};
+  /* 12: odd count of 4-k groups; 70 output channels: three 32-wide panels, the last partial, split
+   * into channel groups by run_case */
   lite_conv2d_params p;
   char what[64];
   int k = 0;
@@ -126,7 +132,7 @@ static void run_variant(const variant* v, const lite_f32_gemm_config* gemm) {
   /* stride 2 (F(7,2) on the four input phases): odd / even sizes, non-square, whole interior tiles
    * (16 input pixels per tile side) and partial ones, padding, channels around every vector width */
   static const size_t sizes2[][2] = {{1, 1}, {3, 4}, {7, 7}, {16, 17}, {33, 30}};
-  static const size_t chans2[][2] = {{1, 1}, {3, 5}, {8, 8}, {17, 33}, {32, 16}};
+  static const size_t chans2[][2] = {{1, 1}, {3, 5}, {8, 8}, {17, 33}, {32, 16}, {9, 70}};
   for (size_t si = 0; si < sizeof(sizes2) / sizeof(sizes2[0]); ++si)
     for (size_t pi = 0; pi < sizeof(pads) / sizeof(pads[0]); ++pi)
       for (size_t ci = 0; ci < sizeof(chans2) / sizeof(chans2[0]); ++ci, ++k) {

@@ -73,16 +73,18 @@ size_t lite_f32_winograd_block_tiles(int m, const lite_conv2d_params* params);
 /* Floats of scratch one call needs (one per concurrent worker). */
 size_t lite_f32_winograd_scratch_size(int m, const lite_conv2d_params* params);
 
-/* Computes the output of tile rows [tile_row_begin, tile_row_end). bias and act may be NULL. */
+/* Computes output channels [co_begin, co_end) of tile rows [tile_row_begin, tile_row_end). co_begin is
+ * a multiple of gemm->nr, co_end one too or out_c (the whole range: 0, out_c). Each output value is
+ * computed the same way for any split of rows or channels. bias and act may be NULL. */
 typedef void (*lite_f32_winograd_fn)(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* params,
                                      const float* input, const float* packed_weight, const float* bias,
                                      const lite_activation* act, float* output, float* scratch,
-                                     size_t tile_row_begin, size_t tile_row_end);
+                                     size_t tile_row_begin, size_t tile_row_end, size_t co_begin, size_t co_end);
 
 #define LITE_F32_WINOGRAD_DECLARE(name)                                                                          \
   void name(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* params, const float* input,     \
             const float* packed_weight, const float* bias, const lite_activation* act, float* output,          \
-            float* scratch, size_t tile_row_begin, size_t tile_row_end)
+            float* scratch, size_t tile_row_begin, size_t tile_row_end, size_t co_begin, size_t co_end)
 LITE_F32_WINOGRAD_DECLARE(lite_f32_winograd_nhwc_portable);
 #if defined(__x86_64__)
 LITE_F32_WINOGRAD_DECLARE(lite_f32_winograd_nhwc_avx2);

@@ -46,15 +46,32 @@ size_t winograd_conv_scratch_bytes(const WinogradConv& wg, int num_threads) {
   return static_cast<size_t>(num_threads > 0 ? num_threads : 1) * wg.scratch_floats * sizeof(float);
 }
 
+// Output-channel groups per block of tile rows: one on one thread; with more threads, enough groups
+// of whole weight panels for about four tasks per thread, so small maps (ResNet-18's 14x14 layers:
+// 3 row tasks; 7x7: 1) keep every thread busy. Each group transforms the input tiles again (in_c
+// values per tile point against in_c x its channels multiply-adds) and streams only its own panels.
+// Any split gives the same values, so it may depend on the thread count.
+size_t winograd_channel_groups(const WinogradConv& wg, const lite_conv2d_params& p, size_t row_tasks, int threads) {
+  const size_t panels = (p.out_c + wg.gemm->nr - 1) / wg.gemm->nr;
+  const size_t wanted = 4 * static_cast<size_t>(threads > 1 ? threads : 0);
+  size_t groups = 1;
+  while (row_tasks * groups < wanted && groups * 2 <= panels) groups *= 2;
+  return groups;
+}
+
 void winograd_conv_run(const WinogradConv& wg, const lite_conv2d_params& p, ThreadPool* pool, const float* x,
                        const float* bias, const lite_activation* act, float* y, void* scratch) {
   const size_t rows = lite_f32_winograd_tile_rows(wg.m, &p), per_task = wg.rows_per_task;
-  const size_t tasks = (rows + per_task - 1) / per_task;
+  const size_t row_tasks = (rows + per_task - 1) / per_task;
+  const size_t groups = winograd_channel_groups(wg, p, row_tasks, pool != nullptr ? pool->num_threads() : 1);
+  const size_t nr = wg.gemm->nr, panels = (p.out_c + nr - 1) / nr;
   float* base = static_cast<float*>(scratch);
-  parallel_for(pool, tasks, [&](size_t t, int worker) {
-    const size_t begin = t * per_task, end = begin + per_task < rows ? begin + per_task : rows;
+  parallel_for(pool, row_tasks * groups, [&](size_t t, int worker) {
+    const size_t r = t / groups, g = t % groups;
+    const size_t begin = r * per_task, end = begin + per_task < rows ? begin + per_task : rows;
+    const size_t co_begin = panels * g / groups * nr, co_end_panel = panels * (g + 1) / groups * nr;
     wg.fn(wg.gemm, wg.m, &p, x, wg.packed, bias, act, y, base + static_cast<size_t>(worker) * wg.scratch_floats,
-          begin, end);
+          begin, end, co_begin, co_end_panel < p.out_c ? co_end_panel : p.out_c);
   });
 }
 
