@@ -43,12 +43,25 @@ size_t lite_f32_winograd_gemm_k(int m, const lite_conv2d_params* p) {
  * 271.6 M with F(4,3) forced there. */
 #if defined(__aarch64__) || defined(__arm__)
 #define WG_GEMM_ROWS 4
-#define WG_WITH_F4 1
 #define WG_WITH_STRIDE2 1
+/* Chosen by instruction counts (the ARM targets are measured under qemu, which has no memory
+ * hierarchy): weights cost only the block term above. */
+#define WG_WEIGHT_FLOAT_COST 0.0
 #else
 #define WG_GEMM_ROWS 8
-#define WG_WITH_F4 0 /* not yet timed on x86: F(2,3) / F(6,3) as measured there */
-#define WG_WITH_STRIDE2 0 /* likewise: x86 keeps im2col + GEMM for stride 2 */
+#define WG_WITH_STRIDE2 0 /* x86 keeps im2col + GEMM for stride 2 (F(7,2) not timed there) */
+/* The x86 host: one weight float first read from memory costs about 25 multiply-adds. A model's
+ * weights do not stay cached from one inference to the next when other work runs between them
+ * (always so in the interleaved benchmarks; 46 MB for ResNet-18, 1.8x that as F(2,3)), and one core
+ * here streams ~15 GB/s (1.25 floats per cycle at ~3 GHz) while its two AVX-512 FMA units do 32
+ * multiply-adds per cycle. Winograd's alpha^2 / 9 larger weight then decides the deep layers.
+ * Measured (ResNet-18, 1 / 2 threads, interleaved with onnxruntime, ms per layer): 7x7 512 ch
+ * F(2,3) 1.78 / 1.19, direct 2.4 / 1.2-1.38, F(4,3) 3.9 / 2.3; 14x14 256 ch F(2,3) 1.24-1.31 /
+ * 0.80-0.84, F(4,3) 1.02-1.05 / 0.93-0.95 (memory-bound at 2 threads), direct 1.66-1.83 / 0.84-0.94;
+ * 28x28 128 ch F(4,3) 0.66-0.70 / 0.55-0.59, F(2,3) 0.88-0.94, F(6,3) 1.08-1.1; 56x56 64 ch F(4,3)
+ * 0.60-0.66 / 0.46-0.50, F(6,3) 0.71-0.93, F(2,3) 0.94-1.0. The rule picks F(4,3) for the first
+ * two, F(2,3) for the last two. */
+#define WG_WEIGHT_FLOAT_COST 25.0
 #endif
 
 static double round_rows(double x) {
@@ -62,17 +75,18 @@ int lite_f32_winograd_choose(size_t in_c, size_t out_c, size_t out_h, size_t out
   } algos[] = {{2, 32.0, 24.0}, {4, 192.0, 140.0}, {6, 576.0, 448.0}};
   if (in_c < 8 || out_c < 8) return 0;
   const double ci = (double)in_c, co = (double)out_c, pixels = (double)out_h * (double)out_w;
-  const double direct = round_rows(pixels) * 9.0 * ci * co + (double)(((size_t)pixels + 63) / 64) * 9.0 * ci * co;
+  const double direct = round_rows(pixels) * 9.0 * ci * co + (double)(((size_t)pixels + 63) / 64) * 9.0 * ci * co +
+                        WG_WEIGHT_FLOAT_COST * 9.0 * ci * co;
   double best = direct;
   int best_m = 0;
   for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); ++i) {
-    if (algos[i].m == 4 && !WG_WITH_F4) continue;
     const size_t m = (size_t)algos[i].m;
     const double alpha = (double)m + 2.0;
     const size_t tiles = ((out_h + m - 1) / m) * ((out_w + m - 1) / m);
     const double blocks = (double)((tiles + 15) / 16);
     const double cost = round_rows((double)tiles) * alpha * alpha * ci * co + blocks * alpha * alpha * ci * co +
-                        (double)tiles * (algos[i].in_ops * ci + algos[i].out_ops * co);
+                        (double)tiles * (algos[i].in_ops * ci + algos[i].out_ops * co) +
+                        WG_WEIGHT_FLOAT_COST * alpha * alpha * ci * co;
     if (cost < best) {
       best = cost;
       best_m = algos[i].m;
