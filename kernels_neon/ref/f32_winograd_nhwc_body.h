@@ -201,7 +201,11 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
   const size_t c_end = (co_end + LV_W - 1) / LV_W * LV_W < co_pad ? (co_end + LV_W - 1) / LV_W * LV_W : co_pad;
   float* v = scratch;
   float* mat = scratch + T2 * TB * vrow;
-  memset(mat, 0, sizeof(float) * T2 * TB * co_pad);
+  /* The output transform reads whole vectors: the padding columns past out_c (never written by the
+   * GEMM) are zeroed, not the whole of M (a memset of all of M per call cost more than the input
+   * transform when a layer's channels are split among several calls). */
+  if (c_end > p->out_c)
+    for (size_t r = 0; r < T2 * TB; ++r) memset(mat + r * co_pad + p->out_c, 0, sizeof(float) * (c_end - p->out_c));
   const size_t in_image = p->in_h * p->in_w * p->in_c, out_image = p->out_h * p->out_w * p->out_c;
   const size_t lo = tr_begin * tiles_x, hi = tr_end * tiles_x;
   /* None / Relu / Clip: one max + min per output vector (bounds +-inf where absent, first operand so

@@ -46,14 +46,15 @@ size_t winograd_conv_scratch_bytes(const WinogradConv& wg, int num_threads) {
   return static_cast<size_t>(num_threads > 0 ? num_threads : 1) * wg.scratch_floats * sizeof(float);
 }
 
-// Output-channel groups per block of tile rows: one on one thread; with more threads, enough groups
-// of whole weight panels for about four tasks per thread, so small maps (ResNet-18's 14x14 layers:
-// 3 row tasks; 7x7: 1) keep every thread busy. Each group transforms the input tiles again (in_c
-// values per tile point against in_c x its channels multiply-adds) and streams only its own panels.
-// Any split gives the same values, so it may depend on the thread count.
+// Output-channel groups per block of tile rows: only as many as it takes for one task per thread
+// (ResNet-18's 7x7 layers are one row task: two groups of 8 weight panels at 2 threads). Each group
+// transforms the input tiles again and streams its panels as a shorter run, so more groups cost more
+// than an uneven last task: ResNet-18 at 2 threads, interleaved with onnxruntime, 11.1-11.2 ms with
+// groups up to one task per thread, 12.1-12.4 ms with up to two per thread. Any split gives the
+// same values, so it may depend on the thread count.
 size_t winograd_channel_groups(const WinogradConv& wg, const lite_conv2d_params& p, size_t row_tasks, int threads) {
   const size_t panels = (p.out_c + wg.gemm->nr - 1) / wg.gemm->nr;
-  const size_t wanted = 4 * static_cast<size_t>(threads > 1 ? threads : 0);
+  const size_t wanted = static_cast<size_t>(threads > 1 ? threads : 0);
   size_t groups = 1;
   while (row_tasks * groups < wanted && groups * 2 <= panels) groups *= 2;
   return groups;
