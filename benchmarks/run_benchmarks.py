@@ -153,8 +153,10 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
         f"{platform.python_version()}.",
         f"- Runtimes: {', '.join(f'{name} {version}' for name, version in versions.items())}.",
         f"- Method: per row, every runtime loads the same model and the same random input; {warmup} warm-up "
-        f"runs, then {runs} timed runs, each iteration running every runtime once (rotating which goes "
-        "first). A run copies the inputs in, infers and copies the outputs out. Times are medians in ms; "
+        f"runs, then {runs} timed runs, each iteration running every runtime once in a new random order "
+        "(seeded), so that what one run leaves behind (evicted caches, workers still spinning) falls on "
+        "every runtime alike. A run copies the inputs in, infers and copies the outputs out. Times are "
+        "medians in ms; "
         "the ratio in parentheses is that runtime's median over ours (> 1: we are faster). GFLOP/s is "
         "our achieved rate (FLOPs from lite_converter/flops.py: 2 x MACs of conv/FC/matmul plus "
         "elementwise work). Peers run on the source ONNX (onnxruntime), its MNN conversion (MNN's "
@@ -169,7 +171,11 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
         "after each run, so at 2 threads every runtime interleaved with it ran on busy cores (MobileNetV2, "
         "2026-11-21: ours 9.8 ms beside a spinning session, 5.4 ms beside one with the option; onnxruntime "
         "alone at 2 threads, 6 alternated pairs of processes of 290 runs: median of medians 4.17 ms without "
-        "the option, 4.07 ms with it).",
+        "the option, 4.07 ms with it). Likewise the GNU OpenMP runtime inside the ncnn and MNN wheels "
+        "runs with GOMP_SPINCOUNT=10000 (lite_converter/peers/base.py): by default its idle workers spin "
+        "300,000 rounds after every parallel region, past the end of a run (2026-11-26, ResNet-18, 2 "
+        "threads: ours 13.0 ms right after an ncnn run, 11.6 ms with the setting, 11.0 ms after our own "
+        "run; ncnn itself 18.6 ms by default, 18.4 ms with it).",
         "",
         "| model | input | threads | GFLOPs | lite ms | lite GFLOP/s | "
         + " | ".join(f"{p} ms (ratio)" for p in peers) + " | max abs diff vs ours |",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Protocol
 
@@ -25,6 +26,20 @@ class PeerRequest:
     workdir: Path
     lite_path: Path | None = None
     tflite_path: Path | None = None
+
+
+# The ncnn and MNN wheels each bring their own GNU OpenMP runtime, whose idle workers spin 300,000
+# rounds after every parallel region by default, i.e. on past the end of a run: at 2 threads the
+# next runtime of an interleaved benchmark runs on a busy core (measured, ResNet-18: ours 13.0 ms
+# right after ncnn, 11.0 ms after itself). 10,000 rounds still cover the waits inside a run (ncnn
+# 18.4-18.7 ms either way; 1,000 rounds: 20.2 ms, 0: 23.8 ms) and end the spinning soon after it
+# (ours after ncnn 11.6 ms). libgomp reads it when it is loaded; a value the user set is kept.
+OPENMP_SPIN_ROUNDS = "10000"
+
+
+def set_openmp_spin() -> None:
+    """Before a wheel that brings libgomp is imported: a shorter idle spin unless the user set one."""
+    os.environ.setdefault("GOMP_SPINCOUNT", OPENMP_SPIN_ROUNDS)
 
 
 def source_onnx(request: PeerRequest) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter.peers.base import PeerRequest, PeerUnavailable, source_onnx
+from lite_converter.peers.base import PeerRequest, PeerUnavailable, set_openmp_spin, source_onnx
 
 
 def _pnnx_executable() -> Path:
@@ -45,6 +45,7 @@ def convert_to_ncnn(onnx_path: Path, shapes: list[tuple[int, ...]], workdir: Pat
 
 class NcnnSession:
     def __init__(self, request: PeerRequest) -> None:
+        set_openmp_spin()
         try:
             import ncnn
         except ImportError:
