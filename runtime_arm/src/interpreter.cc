@@ -213,6 +213,7 @@ Status Interpreter::prepare_node(int k) {
   node.ctx.scratch_bytes_requested = 0;
   node.ctx.scratch = nullptr;
   node.done_at_prepare = false;
+  node.absorbed = false;
   error_.clear();
   Status s = node.kernel->prepare(&node.ctx);
   if (s != Status::kOk) return op_error(node, s, "prepare");
@@ -282,6 +283,32 @@ Status Interpreter::evaluate_at_prepare(int k) {
   return Status::kOk;
 }
 
+// Offers each op whose kernel can absorb its producer (OpKernel::absorb_producer) the op right
+// before it, when that op's single output is read by this op alone, as its input 0.
+void Interpreter::absorb_producers() {
+  std::vector<int> readers(tensors_.size(), 0);
+  for (const Node& node : nodes_) {
+    if (node.op->inputs() == nullptr) continue;
+    for (int32_t index : *node.op->inputs())
+      if (index >= 0) ++readers[static_cast<size_t>(index)];
+  }
+  for (size_t k = 1; k < nodes_.size(); ++k) {
+    Node& consumer = nodes_[k];
+    Node& producer = nodes_[k - 1];
+    // (a producer that absorbed its own producer reads a tensor that no longer exists)
+    if (consumer.kernel->absorb_producer == nullptr || consumer.done_at_prepare || producer.done_at_prepare ||
+        (k >= 2 && nodes_[k - 2].absorbed) || producer.outputs.size() != 1 || consumer.op->inputs() == nullptr ||
+        consumer.op->inputs()->size() == 0)
+      continue;
+    const int32_t tensor = producer.op->outputs()->Get(0);
+    const TensorSlot& slot = tensors_[static_cast<size_t>(tensor)];
+    if (consumer.op->inputs()->Get(0) != tensor || readers[static_cast<size_t>(tensor)] != 1 ||
+        slot.is_graph_output || slot.storage != Storage::kNone)
+      continue;
+    producer.absorbed = consumer.kernel->absorb_producer(&consumer.ctx, &producer.ctx);
+  }
+}
+
 Status Interpreter::plan_memory() {
   const int n = static_cast<int>(nodes_.size());
   const int end = n + 1;  // step 0: graph inputs are set; step k+1: op k runs; `end`: outputs are read
@@ -296,7 +323,8 @@ Status Interpreter::plan_memory() {
   for (size_t i = 0; i < num; ++i) {
     const TensorSlot& slot = tensors_[i];
     if (slot.storage != Storage::kNone) continue;  // constants and prepare-time values
-    bool produced_at_invoke = slot.producer >= 0 && !nodes_[static_cast<size_t>(slot.producer)].done_at_prepare;
+    bool produced_at_invoke = slot.producer >= 0 && !nodes_[static_cast<size_t>(slot.producer)].done_at_prepare &&
+                              !nodes_[static_cast<size_t>(slot.producer)].absorbed;
     if (slot.is_graph_input || produced_at_invoke) in_arena[i] = 1;
   }
   for (int k = 0; k < n; ++k) {
@@ -349,8 +377,10 @@ Status Interpreter::plan_memory() {
   for (int k = 0; k < n; ++k) {
     const Node& node = nodes_[static_cast<size_t>(k)];
     if (node.done_at_prepare || node.op->inputs() == nullptr) continue;
+    // an absorbed op's inputs are read when the next op runs
+    const int step = node.absorbed ? k + 2 : k + 1;
     for (int32_t index : *node.op->inputs())
-      if (index >= 0 && in_arena[static_cast<size_t>(index)]) touch(static_cast<size_t>(index), k + 1);
+      if (index >= 0 && in_arena[static_cast<size_t>(index)]) touch(static_cast<size_t>(index), step);
   }
 
   std::vector<ArenaRequest> requests;
@@ -421,6 +451,7 @@ Status Interpreter::allocate() {
       return s;
     }
   }
+  absorb_producers();
   Status s = plan_memory();
   if (s != Status::kOk) {
     reset_tensors();
@@ -434,7 +465,7 @@ Status Interpreter::invoke() {
   Status s = allocate();
   if (s != Status::kOk) return s;
   for (Node& node : nodes_) {
-    if (node.done_at_prepare) continue;
+    if (node.done_at_prepare || node.absorbed) continue;
     error_.clear();
     s = profiling_ ? eval_profiled(static_cast<size_t>(&node - nodes_.data())) : node.kernel->eval(&node.ctx);
     if (s != Status::kOk) return op_error(node, s, "eval");

@@ -37,6 +37,7 @@ struct Node {
   std::vector<TensorRef*> outputs;
   OpContext ctx;
   bool done_at_prepare = false;
+  bool absorbed = false;  // the next op computes this op's output (OpKernel::absorb_producer)
 };
 
 // Time spent in one op's eval since profiling was enabled (see Interpreter::set_profiling).
@@ -90,6 +91,7 @@ class Interpreter {
   void reset_tensors();
   void free_op_states();
   Status prepare_node(int k);
+  void absorb_producers();
   Status evaluate_at_prepare(int k);
   Status plan_memory();
   Status op_error(const Node& node, Status status, const char* phase);

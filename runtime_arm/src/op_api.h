@@ -99,6 +99,13 @@ struct OpKernel {
   // True for reshape-like ops whose output may share input 0's memory (the core decides; eval
   // must then do nothing when outputs[0]->data == inputs[0]->data).
   bool output_aliases_input0 = false;
+  // Optional: after every op is prepared, the core offers an op the op right before it when that
+  // producer's only output is this op's input 0 and nothing else reads it (nor is it a graph
+  // output). Returning true means this op's eval computes the producer's output itself, as a
+  // stream of pieces it consumes while they are in cache: the core then skips the producer's eval
+  // and gives that tensor no memory (its data is null); the producer's context (inputs, state)
+  // stays valid for this op's eval. The op may raise its scratch request here.
+  bool (*absorb_producer)(OpContext* ctx, OpContext* producer) = nullptr;
 };
 
 // The registry maps op codes to kernels. Each op group registers itself from its own file:

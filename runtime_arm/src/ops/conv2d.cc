@@ -7,6 +7,7 @@
 #include <new>
 
 #include "conv2d_depthwise.h"
+#include "conv2d_pointwise_depthwise.h"
 #include "conv2d_winograd.h"
 #include "fused_activation_check.h"
 #include "lite_kernels/conv2d.h"
@@ -138,6 +139,10 @@ struct ConvState {
   bool im2col_blocked = false;  // kIm2colGemm with a weight larger than L2: im2col_block_gemm
   DepthwiseConv* depthwise = nullptr;  // kDepthwise: weight packed as [kh*kw, c]
   WinogradConv* winograd = nullptr;    // kWinograd: transformed + packed weight
+  // kDepthwise that absorbed the 1x1 CONV_2D computing its input (absorb_producer): that op's
+  // context (its input and activation, read at eval) and packed weight
+  const OpContext* pointwise = nullptr;
+  const PackedGemm* pointwise_gemm = nullptr;
 };
 
 void free_state(void* state) {
@@ -428,6 +433,25 @@ void im2col_block_gemm(const lite_conv2d_params& p, const PackedGemm& g, ThreadP
   }
 }
 
+// A depthwise convolution takes over the 1x1 convolution right before it (conv2d_pointwise_depthwise.h)
+// when the tensor between them is larger than L2 and only it reads that tensor (checked by the core).
+bool absorb_producer(OpContext* ctx, OpContext* producer) {
+  ConvState* st = static_cast<ConvState*>(ctx->state);
+  const ConvState* pw = static_cast<const ConvState*>(producer->state);
+  if (st == nullptr || pw == nullptr || producer->op->opcode() != lite_fb::OpCode::CONV_2D ||
+      st->algorithm != ConvAlgorithm::kDepthwise || pw->algorithm != ConvAlgorithm::kGemm1x1)
+    return false;
+  lite_conv2d_params p{};
+  if (conv_params(ctx, &p) != Status::kOk) return false;
+  const TensorRef* between = ctx->input(0);
+  if (!pointwise_depthwise_applies(p, between->bytes())) return false;
+  st->pointwise = producer;
+  st->pointwise_gemm = pw->gemm;
+  const size_t scratch = pointwise_depthwise_scratch_bytes(p, ctx->num_threads);
+  if (scratch > ctx->scratch_bytes_requested) ctx->scratch_bytes_requested = scratch;
+  return true;
+}
+
 Status eval(OpContext* ctx) {
   lite_conv2d_params p{};
   Status s = conv_params(ctx, &p);
@@ -467,6 +491,18 @@ Status eval(OpContext* ctx) {
       return Status::kOk;
     }
     case ConvAlgorithm::kDepthwise:
+      if (st->pointwise != nullptr) {
+        OpContext* pw = const_cast<OpContext*>(st->pointwise);
+        const lite_activation pw_act = to_kernel_activation(read_attrs(pw).activation, pw->input(3));
+        PointwiseStage stage;
+        stage.gemm = st->pointwise_gemm;
+        stage.act = &pw_act;
+        stage.x = static_cast<const float*>(pw->input(0)->data);
+        pointwise_depthwise_run(stage, *st->depthwise, p, ctx->pool,
+                                bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act, y,
+                                ctx->scratch);
+        return Status::kOk;
+      }
       depthwise_conv_run(*st->depthwise, p, ctx->pool, x,
                          bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act, y);
       return Status::kOk;
@@ -496,6 +532,7 @@ OpKernel conv2d_op_kernel() {
   k.prepare = prepare;
   k.eval = eval;
   k.free_state = free_state;
+  k.absorb_producer = absorb_producer;
   return k;
 }
 

@@ -11,6 +11,7 @@ namespace {
 constexpr int kMaxOpCodes = 1024;
 OpKernel g_fp32[kMaxOpCodes];
 OpKernel g_int8[kMaxOpCodes];
+bool g_dispatched[kMaxOpCodes];
 
 struct DispatchState {
   bool is_int8 = false;
@@ -54,6 +55,26 @@ Status eval(OpContext* ctx) {
   return s;
 }
 
+// The chosen kernel's absorb_producer over both unwrapped states (a producer of a dispatched op
+// code has a wrapped state too); never across dtypes: an int8 producer's state is not an fp32 one.
+bool absorb_producer(OpContext* ctx, OpContext* producer) {
+  DispatchState* wrapped = static_cast<DispatchState*>(ctx->state);
+  if (wrapped == nullptr) return false;
+  const OpKernel& k = chosen(code_of(ctx), wrapped->is_int8);
+  if (k.absorb_producer == nullptr) return false;
+  DispatchState* producer_wrapped = nullptr;
+  if (g_dispatched[code_of(producer)]) {
+    producer_wrapped = static_cast<DispatchState*>(producer->state);
+    if (producer_wrapped == nullptr || producer_wrapped->is_int8 != wrapped->is_int8) return false;
+    producer->state = producer_wrapped->inner;
+  }
+  ctx->state = wrapped->inner;
+  const bool absorbed = k.absorb_producer(ctx, producer);
+  ctx->state = wrapped;
+  if (producer_wrapped != nullptr) producer->state = producer_wrapped;
+  return absorbed;
+}
+
 void free_state(void* state) {
   DispatchState* wrapped = static_cast<DispatchState*>(state);
   if (wrapped == nullptr) return;
@@ -67,10 +88,12 @@ OpKernel int8_dispatch(lite_fb::OpCode opcode, const OpKernel& fp32, const OpKer
   const int code = static_cast<int>(opcode);
   g_fp32[code] = fp32;
   g_int8[code] = int8;
+  g_dispatched[code] = true;
   OpKernel k = fp32;
   k.prepare = prepare;
   k.eval = eval;
   k.free_state = free_state;  // the wrapper remembers which kernel's free_state owns the inner state
+  if (fp32.absorb_producer != nullptr || int8.absorb_producer != nullptr) k.absorb_producer = absorb_producer;
   return k;
 }
 
