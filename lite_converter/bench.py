@@ -54,7 +54,8 @@ class OpTime:
     op: str
     node: str
     seconds: float
-    flops: int
+    flops: int  # its own and those of the ops it computes (``includes``)
+    includes: tuple[str, ...] = ()  # nodes whose outputs this op's eval computes too (fused pairs)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,8 +179,17 @@ def _profile(interpreter: Any, feeds: dict[str, np.ndarray], runs: int, flops: F
     rows = interpreter.profile()
     interpreter.set_profiling(False)
     per_op = flops.by_index()
-    times = [OpTime(r["index"], r["op"], r["node"], r["seconds"] / r["calls"], per_op.get(r["index"], 0))
-             for r in rows if r["calls"] > 0]
+    absorbed: dict[int, list[dict]] = {}
+    for r in rows:
+        if r["calls"] == 0 and r["computed_by"] not in (-1, r["index"]):
+            absorbed.setdefault(r["computed_by"], []).append(r)
+    times = []
+    for r in rows:
+        if r["calls"] > 0:
+            inside = absorbed.get(r["index"], [])
+            flops_total = per_op.get(r["index"], 0) + sum(per_op.get(a["index"], 0) for a in inside)
+            times.append(OpTime(r["index"], r["op"], r["node"], r["seconds"] / r["calls"], flops_total,
+                                tuple(a["node"] for a in inside)))
     return sorted(times, key=lambda t: t.seconds, reverse=True)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lite_converter.bench import OURS, BenchResult, RunnerResult
+from lite_converter.bench import OURS, BenchResult, OpTime, RunnerResult
 from lite_converter.inspect_format import human_bytes
 
 
@@ -33,15 +33,24 @@ def summary_text(result: BenchResult) -> str:
 def profile_text(result: BenchResult) -> str:
     rows = result.profile or []
     total = sum(row.seconds for row in rows)
-    width = max([len(row.node) for row in rows] + [4])
-    lines = [f"per-op profile ({len(rows)} ops run per invoke, time per call, slowest first):",
+    names = {row.index: _node_label(row) for row in rows}
+    width = max([len(name) for name in names.values()] + [4])
+    fused = sum(len(row.includes) for row in rows)
+    lines = [f"per-op profile ({len(rows)} ops run per invoke, time per call, slowest first"
+             + (f"; 'A + B': A's eval also computes B ({fused} ops)" if fused else "") + "):",
              f"  {'op':<22} {'node':<{width}} {'time':>12} {'share':>7} {'GFLOP/s':>8}"]
     for row in rows:
         share = 100.0 * row.seconds / total if total > 0 else 0.0
         rate = f"{row.flops / row.seconds / 1e9:.2f}" if row.flops and row.seconds > 0 else "-"
-        lines.append(f"  {row.op:<22} {row.node:<{width}} {_ms(row.seconds):>12} {share:6.2f}% {rate:>8}")
+        lines.append(f"  {row.op:<22} {names[row.index]:<{width}} {_ms(row.seconds):>12} {share:6.2f}% "
+                     f"{rate:>8}")
     lines.append(f"  {'total':<22} {'':<{width}} {_ms(total):>12} {100.0 if total else 0.0:6.2f}%")
     return "\n".join(lines)
+
+
+def _node_label(row: OpTime) -> str:
+    """The node's name, followed by those of the ops its eval also computes (a fused pair)."""
+    return " + ".join([row.node, *row.includes])
 
 
 def comparison_text(result: BenchResult) -> str:

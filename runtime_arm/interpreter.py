@@ -270,8 +270,10 @@ class Interpreter:
 
     def profile(self) -> list[dict[str, Any]]:
         """One dict per op of the graph in execution order: index, op (op code, e.g. "CONV_2D"),
-        node (its name in the model), seconds (total eval time since profiling was enabled) and
-        calls (one per invoke; 0 for ops computed once at prepare time)."""
+        node (its name in the model), seconds (total eval time since profiling was enabled),
+        calls (one per invoke; 0 for ops computed once at prepare time or by another op) and
+        computed_by (the index of the op whose eval computes this op's outputs: its own, the next
+        op's when that one runs both as one pass, -1 at prepare time)."""
         entry = OpProfileStruct()
         rows = []
         for i in range(self._lib.lite_interpreter_profile_count(self._live())):
@@ -282,6 +284,7 @@ class Interpreter:
                 "node": self._name(entry.node_name),
                 "seconds": float(entry.total_seconds),
                 "calls": int(entry.calls),
+                "computed_by": int(self._lib.lite_interpreter_op_computed_by(self._it, i)),
             })
         return rows
 

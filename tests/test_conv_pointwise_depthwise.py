@@ -86,8 +86,24 @@ def test_fused_pair_gives_the_intermediate_no_memory_and_skips_the_1x1():
             it.run(feeds)
         # the unfused plan holds the intermediate; the fused one never allocates it
         assert unfused.arena_bytes - fused.arena_bytes >= intermediate_bytes
-        calls = {row["node"]: row["calls"] for row in fused.profile() if row["op"] == "CONV_2D"}
-        assert sorted(calls.values()) == [0, 1], calls  # the 1x1 ran inside the depthwise op
+        convs = [row for row in fused.profile() if row["op"] == "CONV_2D"]
+        pointwise, depthwise = convs  # in execution order
+        assert (pointwise["calls"], depthwise["calls"]) == (0, 1)  # the 1x1 ran inside the depthwise op
+        assert pointwise["computed_by"] == depthwise["index"] == depthwise["computed_by"]
+        assert all(row["computed_by"] == row["index"] for row in unfused.profile() if row["op"] == "CONV_2D")
+
+
+def test_bench_profile_names_the_fused_pair(tmp_path):
+    from lite_converter.bench import BenchConfig, benchmark
+    from lite_converter.bench_report import profile_text
+
+    model, _ = _model("mobilenet_expand_s2", expose_intermediate=False)
+    path = tmp_path / "pair.onnx"
+    onnx.save(model, path)
+    result = benchmark(BenchConfig(path, runs=2, warmup=0, profile=True))
+    fused = [row for row in result.profile if row.includes]
+    assert len(fused) == 1 and fused[0].op == "CONV_2D"
+    assert " + " in profile_text(result)
 
 
 def test_resize_re_decides_the_fusion():

@@ -246,6 +246,12 @@ LITE_API int lite_interpreter_profile_count(const lite_interpreter* interpreter)
 LITE_API lite_status lite_interpreter_profile_entry(const lite_interpreter* interpreter, int index,
                                                     lite_op_profile* entry);
 
+/* The op whose eval computes the outputs of op `index`: `index` itself; the next op when that one
+ * runs both as one pass (a 1x1 convolution feeding a depthwise one: the first then has 0 calls); -1
+ * when they are computed once at prepare time or the interpreter is not allocated; -2 for an index
+ * out of range. */
+LITE_API int lite_interpreter_op_computed_by(const lite_interpreter* interpreter, int index);
+
 #ifdef __cplusplus
 }
 #endif

@@ -342,6 +342,11 @@ lite_status lite_interpreter_set_profiling(lite_interpreter* it, int enabled) {
 
 int lite_interpreter_profile_count(const lite_interpreter* it) { return it != nullptr ? it->it->num_ops() : 0; }
 
+int lite_interpreter_op_computed_by(const lite_interpreter* it, int index) {
+  if (it == nullptr || index < 0 || index >= it->it->num_ops()) return -2;
+  return it->it->op_computed_by(index);
+}
+
 lite_status lite_interpreter_profile_entry(const lite_interpreter* it, int index, lite_op_profile* entry) {
   if (it == nullptr || entry == nullptr) return LITE_INVALID_ARGUMENT;
   if (index < 0 || index >= it->it->num_ops())

@@ -482,6 +482,12 @@ OpProfile Interpreter::op_profile(int k) const {
   return static_cast<size_t>(k) < profile_.size() ? profile_[static_cast<size_t>(k)] : OpProfile{};
 }
 
+int Interpreter::op_computed_by(int k) const {
+  const Node& node = nodes_[static_cast<size_t>(k)];
+  if (needs_prepare_ || node.done_at_prepare) return -1;
+  return node.absorbed ? k + 1 : k;
+}
+
 // A monotonic clock around one op's eval; only called while profiling.
 Status Interpreter::eval_profiled(size_t k) {
   Node& node = nodes_[k];

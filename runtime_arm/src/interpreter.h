@@ -82,6 +82,9 @@ class Interpreter {
   int num_ops() const { return static_cast<int>(nodes_.size()); }
   const lite_fb::Operator* op(int k) const { return nodes_[static_cast<size_t>(k)].op; }
   OpProfile op_profile(int k) const;  // zeros when profiling was never enabled
+  // The op whose eval computes op k's outputs: k; k + 1 when that op absorbed it
+  // (OpKernel::absorb_producer); -1 when they are computed at prepare time or not yet planned.
+  int op_computed_by(int k) const;
 
   ErrorSink& error() { return error_; }
   const ErrorSink& error() const { return error_; }
