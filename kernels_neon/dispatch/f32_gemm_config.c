@@ -20,12 +20,14 @@ static const lite_f32_gemm_config k_armv7 = {lite_f32_gemm_ukernel_4x8_armv7_neo
                                              lite_f32_gemm_panel_4x8_armv7_neon, NULL};
 #endif
 
+const lite_f32_gemm_config* lite_f32_gemm_config_portable(void) { return &k_portable; }
+
 const lite_f32_gemm_config* lite_f32_gemm_config_select(uint32_t features, size_t n) {
 #if defined(__x86_64__)
   if (features & LITE_CPU_X86_AVX512) return &k_avx512; /* narrow n: its 16- and 24-column paths */
   if (features & LITE_CPU_X86_AVX2) return &k_avx2;
 #elif defined(__aarch64__)
-  if (features & LITE_CPU_ARM_NEON) return &k_neonfma;
+  if (LITE_CPU_HAS_NEON(features)) return &k_neonfma;
 #elif defined(__arm__) && defined(__ARM_NEON)
   if (features & LITE_CPU_ARM_NEON) return &k_armv7;
 #endif

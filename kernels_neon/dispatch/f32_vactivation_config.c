@@ -22,7 +22,7 @@ lite_f32_vactivation_fn lite_f32_vactivation_select(uint32_t features) {
   if (features & LITE_CPU_X86_AVX512) return lite_f32_vactivation_avx512;
   if (features & LITE_CPU_X86_AVX2) return lite_f32_vactivation_avx2;
 #elif defined(__aarch64__)
-  if (features & LITE_CPU_ARM_NEON) return lite_f32_vactivation_aarch64_neonfma;
+  if (LITE_CPU_HAS_NEON(features)) return lite_f32_vactivation_aarch64_neonfma;
 #elif defined(__arm__) && defined(__ARM_NEON)
   if (features & LITE_CPU_ARM_NEON) return lite_f32_vactivation_armv7_neonfma;
 #endif
@@ -35,7 +35,7 @@ lite_f32_vexp_sum_fn lite_f32_vexp_sum_select(uint32_t features) {
   if (features & LITE_CPU_X86_AVX512) return lite_f32_vexp_sum_avx512;
   if (features & LITE_CPU_X86_AVX2) return lite_f32_vexp_sum_avx2;
 #elif defined(__aarch64__)
-  if (features & LITE_CPU_ARM_NEON) return lite_f32_vexp_sum_aarch64_neonfma;
+  if (LITE_CPU_HAS_NEON(features)) return lite_f32_vexp_sum_aarch64_neonfma;
 #elif defined(__arm__) && defined(__ARM_NEON)
   if (features & LITE_CPU_ARM_NEON) return lite_f32_vexp_sum_armv7_neonfma;
 #endif

@@ -13,7 +13,7 @@ lite_f32_vbinary_fn lite_f32_vbinary_select(uint32_t features) {
 #if defined(__x86_64__)
   if (features & LITE_CPU_X86_AVX2) return lite_f32_vbinary_avx2;
 #elif defined(__aarch64__)
-  if (features & LITE_CPU_ARM_NEON) return lite_f32_vbinary_aarch64_neon;
+  if (LITE_CPU_HAS_NEON(features)) return lite_f32_vbinary_aarch64_neon;
 #elif defined(__arm__) && defined(__ARM_NEON)
   if (features & LITE_CPU_ARM_NEON) return lite_f32_vbinary_armv7_neon;
 #endif

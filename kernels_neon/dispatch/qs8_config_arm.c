@@ -37,7 +37,7 @@ const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, s
   if ((features & LITE_CPU_ARM_NEON) && (features & LITE_CPU_ARM_I8MM)) return &k_i8mm;
   if ((features & LITE_CPU_ARM_NEON) && (features & LITE_CPU_ARM_DOTPROD)) return &k_dot;
 #endif
-  if (features & LITE_CPU_ARM_NEON) return &k_neon;
+  if (LITE_CPU_HAS_NEON(features)) return &k_neon;
   return lite_qs8_gemm_config_portable();
 }
 

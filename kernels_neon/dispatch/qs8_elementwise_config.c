@@ -40,7 +40,7 @@ const lite_qs8_elementwise_kernels* lite_qs8_elementwise_select(uint32_t feature
     return lite_qs8_cpu_has_avx512vbmi() ? &avx512vbmi : &avx512;
   if (features & LITE_CPU_X86_AVX2) return &avx2;
 #elif defined(__aarch64__)
-  if (features & LITE_CPU_ARM_NEON) return &aarch64_neon;
+  if (LITE_CPU_HAS_NEON(features)) return &aarch64_neon;
 #elif defined(__arm__) && defined(__ARM_NEON)
   if (features & LITE_CPU_ARM_NEON) return &armv7_neon;
 #endif

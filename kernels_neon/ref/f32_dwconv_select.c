@@ -23,7 +23,7 @@ lite_f32_dwconv_fn lite_f32_dwconv_select(void) {
   if (f & LITE_CPU_X86_AVX512) return lite_f32_dwconv_nhwc_avx512;
   if (f & LITE_CPU_X86_AVX2) return lite_f32_dwconv_nhwc_avx2;
 #elif defined(__aarch64__)
-  if (f & LITE_CPU_ARM_NEON) return lite_f32_dwconv_nhwc_aarch64_neonfma;
+  if (LITE_CPU_HAS_NEON(f)) return lite_f32_dwconv_nhwc_aarch64_neonfma;
 #elif defined(__arm__)
   if (f & LITE_CPU_ARM_NEON) return lite_f32_dwconv_nhwc_armv7_neonfma;
 #endif

@@ -203,7 +203,7 @@ lite_f32_winograd_fn lite_f32_winograd_select(void) {
   if (f & LITE_CPU_X86_AVX512) return lite_f32_winograd_nhwc_avx512;
   if (f & LITE_CPU_X86_AVX2) return lite_f32_winograd_nhwc_avx2;
 #elif defined(__aarch64__)
-  if (f & LITE_CPU_ARM_NEON) return lite_f32_winograd_nhwc_aarch64_neonfma;
+  if (LITE_CPU_HAS_NEON(f)) return lite_f32_winograd_nhwc_aarch64_neonfma;
 #elif defined(__arm__)
   if (f & LITE_CPU_ARM_NEON) return lite_f32_winograd_nhwc_armv7_neonfma;
 #endif

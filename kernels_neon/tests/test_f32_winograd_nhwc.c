@@ -164,7 +164,7 @@ int main(void) {
       {"armv7_neonfma", lite_f32_winograd_nhwc_armv7_neonfma, (f & LITE_CPU_ARM_NEON) != 0},
 #endif
   };
-  const lite_f32_gemm_config* gemms[] = {lite_f32_gemm_config_select(0, 64), lite_f32_gemm_config_select(f, 64)};
+  const lite_f32_gemm_config* gemms[] = {lite_f32_gemm_config_portable(), lite_f32_gemm_config_select(f, 64)};
   for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); ++i) {
     if (!variants[i].available) {
       kt_skip(variants[i].name);

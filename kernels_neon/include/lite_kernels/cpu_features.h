@@ -26,6 +26,16 @@ enum {
   LITE_CPU_ARM_FP16 = 1u << 11 /* fphp + asimdhp */
 };
 
+/* Whether a dispatcher may pick a NEON variant. aarch64 has NEON by definition (ASIMD is part of
+ * ARMv8-A): there this is 1 whatever the mask says, so the portable twins of NEON kernels are never
+ * selected and stay out of the runtime library (~24 KB of its 600 KB budget); the kernel tests still
+ * check them against the reference. On armv7 NEON is optional and the mask applies. */
+#if defined(__aarch64__)
+#define LITE_CPU_HAS_NEON(features) 1
+#else
+#define LITE_CPU_HAS_NEON(features) (((features) & LITE_CPU_ARM_NEON) != 0)
+#endif
+
 /* Features of this CPU (after the mask). */
 uint32_t lite_cpu_features(void);
 

@@ -61,6 +61,10 @@ typedef struct {
  * tile at n = 16 on AMD Zen 4). This is the one place that maps CPU features to GEMM microkernels. */
 const lite_f32_gemm_config* lite_f32_gemm_config_select(uint32_t features, size_t n);
 
+/* The portable C microkernel's config (what select returns without vector features, except on
+ * aarch64, where NEON is always there: LITE_CPU_HAS_NEON); for its tests. */
+const lite_f32_gemm_config* lite_f32_gemm_config_portable(void);
+
 /* Floats of packed B for n columns and depth k. */
 size_t lite_f32_gemm_packed_size(const lite_f32_gemm_config* config, size_t n, size_t k);
 
