@@ -1,11 +1,14 @@
 // LAYER_NORM: x, scale?, bias? -> y (+ optional mean, inv_std_dev outputs as ONNX
 // LayerNormalization), normalizing over dims [axis, rank). scale / bias broadcast to those dims;
-// when they are not already full-sized they are expanded into scratch at eval.
+// when they are not already full-sized they are expanded into scratch at eval. Rows run on the
+// vectorized kernel for this CPU (lite_kernels/f32_layer_norm.h), in blocks on the thread pool.
 #include <cstring>
 
-#include "lite_kernels/normalization.h"
+#include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_layer_norm.h"
 #include "op_api.h"
 #include "op_util.h"
+#include "thread_pool.h"
 
 namespace lite {
 namespace {
@@ -114,12 +117,18 @@ Status eval(OpContext* ctx) {
   const float* bias = full_sized(ctx->input(2), g.normalized, g.inner, scratch);
   const lite_fb::LayerNormOptions* o = ctx->op->options_as_LayerNormOptions();
   const float epsilon = o != nullptr ? o->epsilon() : 1e-5f;
-  TensorRef* mean = ctx->output(1);
-  TensorRef* inv_std = ctx->output(2);
-  lite_f32_layer_norm_ref(g.outer, g.inner, static_cast<const float*>(ctx->input(0)->data), scale, bias, epsilon,
-                          static_cast<float*>(ctx->output(0)->data),
-                          mean != nullptr ? static_cast<float*>(mean->data) : nullptr,
-                          inv_std != nullptr ? static_cast<float*>(inv_std->data) : nullptr);
+  float* mean = ctx->output(1) != nullptr ? static_cast<float*>(ctx->output(1)->data) : nullptr;
+  float* inv_std = ctx->output(2) != nullptr ? static_cast<float*>(ctx->output(2)->data) : nullptr;
+  const float* x = static_cast<const float*>(ctx->input(0)->data);
+  float* y = static_cast<float*>(ctx->output(0)->data);
+  const lite_f32_layer_norm_fn fn = lite_f32_layer_norm_select(lite_cpu_features());
+  // Blocks of whole rows (>= ~16K values) on the pool; a row's values do not depend on the split.
+  const size_t rows_per_task = g.inner >= 16384 ? 1 : 16384 / (g.inner > 0 ? g.inner : 1);
+  parallel_for(ctx->pool, (g.outer + rows_per_task - 1) / rows_per_task, [&](size_t t, int) {
+    const size_t first = t * rows_per_task, rows = g.outer - first < rows_per_task ? g.outer - first : rows_per_task;
+    fn(rows, g.inner, x + first * g.inner, scale, bias, epsilon, y + first * g.inner,
+       mean != nullptr ? mean + first : nullptr, inv_std != nullptr ? inv_std + first : nullptr);
+  });
   return Status::kOk;
 }
 
