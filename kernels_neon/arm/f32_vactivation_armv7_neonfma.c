@@ -42,5 +42,6 @@ static inline float32x4_t va_round_armv7(float32x4_t a) {
 #define VA_POW2I(n) vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23))
 #define VA_FN lite_f32_vactivation_armv7_neonfma
 #define VA_EXP_SUM_FN lite_f32_vexp_sum_armv7_neonfma
+#define VA_SOFTMAX_ROW_FN lite_f32_vsoftmax_row_armv7_neonfma
 
 #include "../ref/f32_vactivation_body.h"

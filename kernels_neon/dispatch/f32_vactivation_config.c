@@ -43,6 +43,19 @@ lite_f32_vexp_sum_fn lite_f32_vexp_sum_select(uint32_t features) {
   return lite_f32_vexp_sum_portable;
 }
 
+lite_f32_vsoftmax_row_fn lite_f32_vsoftmax_row_select(uint32_t features) {
+#if defined(__x86_64__)
+  if (features & LITE_CPU_X86_AVX512) return lite_f32_vsoftmax_row_avx512;
+  if (features & LITE_CPU_X86_AVX2) return lite_f32_vsoftmax_row_avx2;
+#elif defined(__aarch64__)
+  if (LITE_CPU_HAS_NEON(features)) return lite_f32_vsoftmax_row_aarch64_neonfma;
+#elif defined(__arm__) && defined(__ARM_NEON)
+  if (features & LITE_CPU_ARM_NEON) return lite_f32_vsoftmax_row_armv7_neonfma;
+#endif
+  (void)features;
+  return lite_f32_vsoftmax_row_portable;
+}
+
 const char* lite_f32_vactivation_name(lite_f32_vactivation_fn fn) {
 #if defined(__x86_64__)
   if (fn == lite_f32_vactivation_avx512) return "f32_vactivation_avx512";

@@ -5,7 +5,8 @@
  *   VA_SEL_GT(a, b, x, y) = a > b ? x : y (likewise VA_SEL_LT, VA_SEL_GE; false for NaN),
  *   VA_SEL_NAN(a, x, y) = a is NaN ? x : y,
  *   VA_ROUND(a) = a rounded to an integer (any tie rule), VA_POW2I(n) = 2^n for integral n in [-126, 0],
- *   VA_FN = the activation function's name, VA_EXP_SUM_FN = the exp-and-sum function's name.
+ *   VA_FN = the activation function's name, VA_EXP_SUM_FN = the exp-and-sum function's name,
+ *   VA_SOFTMAX_ROW_FN = the row softmax's name.
  * No include guard on purpose. */
 #include <math.h>
 
@@ -114,6 +115,27 @@ float VA_EXP_SUM_FN(const float* x, float shift, float* y, size_t n) {
   float sum = 0.0f;
   for (size_t j = 0; j < VA_W; ++j) sum += lanes[j];
   return sum;
+}
+
+/* Softmax of one contiguous row: the maximum (x > m ? x : m lane by lane, then across lanes in lane
+ * order: NaN never wins, as in the reference's slice_max), VA_EXP_SUM_FN, then each value divided by
+ * the sum (IEEE division, as the reference). */
+void VA_SOFTMAX_ROW_FN(const float* x, float* y, size_t n) {
+  VA_T vm = VA_SET1(-INFINITY);
+  size_t i = 0;
+  for (; i + VA_W <= n; i += VA_W) {
+    const VA_T v = VA_LOAD(x + i);
+    vm = VA_SEL_GT(v, vm, v, vm);
+  }
+  float lanes[VA_W];
+  VA_STORE(lanes, vm);
+  float m = -INFINITY;
+  for (size_t j = 0; j < VA_W; ++j) m = lanes[j] > m ? lanes[j] : m;
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  const float sum = VA_EXP_SUM_FN(x, m, y, n);
+  const VA_T vs = VA_SET1(sum);
+  for (i = 0; i + VA_W <= n; i += VA_W) VA_STORE(y + i, VA_DIV(VA_LOAD(y + i), vs));
+  for (; i < n; ++i) y[i] /= sum;
 }
 
 #undef VA_CAT

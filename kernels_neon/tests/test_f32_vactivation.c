@@ -9,6 +9,7 @@
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/f32_vactivation.h"
+#include "lite_kernels/softmax.h"
 
 static const int k_kinds[] = {LITE_ACT_RELU,       LITE_ACT_CLIP,    LITE_ACT_HARD_SIGMOID, LITE_ACT_HARD_SWISH,
                               LITE_ACT_LEAKY_RELU, LITE_ACT_SIGMOID, LITE_ACT_SILU};
@@ -101,6 +102,23 @@ int main(void) {
       KT_CHECK(!bad);
       KT_CHECK(isnan(sum) == isnan(want_sum) && (isnan(sum) || fabs(sum - want_sum) <= 1e-6 * want_sum + 1e-37));
     }
+  }
+  /* The row softmax against the reference softmax: every length to 70 and a long row, rows with
+   * the specials (NaN, +-inf: the reference's NaN rows) and a row of equal values. */
+  const lite_f32_vsoftmax_row_fn softmax_variants[2] = {lite_f32_vsoftmax_row_portable,
+                                                        lite_f32_vsoftmax_row_select(features)};
+  for (int v = 0; v < 2; ++v) {
+    float y[kLong], want[kLong], flat[64];
+    for (size_t n = 1; n <= kLong; n += (n < 70 ? 1 : kLong - 70)) {
+      const float* row = n < kLong ? x + 5 * n : x;
+      softmax_variants[v](row, y, n);
+      lite_f32_softmax_ref(1, n, 1, row, want);
+      KT_CHECK_CLOSE_ARRAY("softmax row", y, want, n, 1e-37f, 2e-6f);
+    }
+    for (size_t i = 0; i < 64; ++i) flat[i] = 2.5f;
+    softmax_variants[v](flat, y, 64);
+    lite_f32_softmax_ref(1, 64, 1, flat, want);
+    KT_CHECK_CLOSE_ARRAY("softmax equal row", y, want, 64, 0.0f, 1e-6f);
   }
   /* The op entry point: rows x channels, and kinds without a vector variant fall back exactly. */
   float a[kLong], b[kLong];

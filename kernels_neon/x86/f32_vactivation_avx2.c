@@ -24,5 +24,6 @@
   _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
 #define VA_FN lite_f32_vactivation_avx2
 #define VA_EXP_SUM_FN lite_f32_vexp_sum_avx2
+#define VA_SOFTMAX_ROW_FN lite_f32_vsoftmax_row_avx2
 
 #include "../ref/f32_vactivation_body.h"

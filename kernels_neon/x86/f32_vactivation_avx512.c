@@ -24,5 +24,6 @@
   _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
 #define VA_FN lite_f32_vactivation_avx512
 #define VA_EXP_SUM_FN lite_f32_vexp_sum_avx512
+#define VA_SOFTMAX_ROW_FN lite_f32_vsoftmax_row_avx512
 
 #include "../ref/f32_vactivation_body.h"

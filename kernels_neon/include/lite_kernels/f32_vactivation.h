@@ -52,6 +52,17 @@ float lite_f32_vexp_sum_avx512(const float* x, float shift, float* y, size_t n);
 float lite_f32_vexp_sum_aarch64_neonfma(const float* x, float shift, float* y, size_t n);
 float lite_f32_vexp_sum_armv7_neonfma(const float* x, float shift, float* y, size_t n);
 
+/* Softmax of one contiguous row (the SOFTMAX op over the innermost axis): its maximum, the exp and
+ * sum above, then each value divided by the sum; the reference's steps (lite_f32_softmax_ref). */
+typedef void (*lite_f32_vsoftmax_row_fn)(const float* x, float* y, size_t n);
+lite_f32_vsoftmax_row_fn lite_f32_vsoftmax_row_select(uint32_t features);
+
+void lite_f32_vsoftmax_row_portable(const float* x, float* y, size_t n);
+void lite_f32_vsoftmax_row_avx2(const float* x, float* y, size_t n);
+void lite_f32_vsoftmax_row_avx512(const float* x, float* y, size_t n);
+void lite_f32_vsoftmax_row_aarch64_neonfma(const float* x, float* y, size_t n);
+void lite_f32_vsoftmax_row_armv7_neonfma(const float* x, float* y, size_t n);
+
 void lite_f32_vactivation_portable(const lite_activation* act, const float* x, float* y, size_t n);
 void lite_f32_vactivation_avx2(const lite_activation* act, const float* x, float* y, size_t n);
 void lite_f32_vactivation_avx512(const lite_activation* act, const float* x, float* y, size_t n);
