@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lite_kernels/f32_vactivation.h"
 #include "lite_kernels/gemm_f32_packed.h"
 
 size_t lite_f32_gemm_packed_size(const lite_f32_gemm_config* config, size_t n, size_t k) {
@@ -38,8 +39,10 @@ static void activate_tile(const lite_activation* act, float* c, size_t ldc, size
       case LITE_ACT_PRELU:
         for (size_t j = 0; j < nc; ++j) row[j] = row[j] >= 0.0f ? row[j] : act->prelu_slope[n0 + j] * row[j];
         break;
-      default:
-        for (size_t j = 0; j < nc; ++j) row[j] = lite_activate(act, row[j], n0 + j);
+      default: /* Sigmoid, SiLU, HardSigmoid... on the vector variant (its value does not depend on the
+                  position, so neither on the tile), others (Tanh) one value at a time */
+        if (!lite_f32_activate_copy(act, row, row, nc))
+          for (size_t j = 0; j < nc; ++j) row[j] = lite_activate(act, row[j], n0 + j);
         break;
     }
   }
