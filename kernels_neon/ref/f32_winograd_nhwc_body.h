@@ -18,6 +18,7 @@
 #include "f32_dwconv_winograd_vector_activation.h"
 #include "f32_winograd_transforms.h"
 #include "lite_kernels/winograd.h"
+#include "lite_kernels/f32_vactivation.h"
 
 #define WG_ALWAYS_INLINE static inline __attribute__((always_inline))
 /* The tile transforms stay out of line (GCC still clones them per m): measured on aarch64 with
@@ -210,6 +211,13 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
   const size_t lo = tr_begin * tiles_x, hi = tr_end * tiles_x;
   /* None / Relu / Clip: one max + min per output vector (bounds +-inf where absent, first operand so
    * NaN stays NaN); other activations (post) after it, on the vector as before. */
+  /* Sigmoid / SiLU (exp: not in LV_*): tiles stored without them, then the vector activation variant
+   * over each stored pixel's channels (lite_f32_activate_copy) instead of libm per value. */
+  const lite_activation* pixel_act = NULL;
+  if (lv_activation_needs_scalar(act) && lite_f32_vactivation_supports(act->kind)) {
+    pixel_act = act;
+    act = NULL;
+  }
   const int clamp = act == NULL || act->kind == LITE_ACT_RELU || act->kind == LITE_ACT_CLIP, post = !clamp;
   const LV_T vlo = LV_SET1(act == NULL || !clamp ? -INFINITY : (act->kind == LITE_ACT_CLIP ? act->alpha : 0.0f));
   const LV_T vhi = LV_SET1(act != NULL && act->kind == LITE_ACT_CLIP ? act->beta : INFINITY);
@@ -233,6 +241,14 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
       const size_t idx = start + b, tr = idx / tiles_x, tx = idx % tiles_x, n = tr / tiles_y, ty = tr % tiles_y;
       wg_output_tile(M, p, mat + b * co_pad, TB * co_pad, co_begin, c_end, bias, act, vlo, vhi, post,
                      output + n * out_image, ty * (size_t)M, tx * (size_t)M);
+      if (pixel_act != NULL) {
+        const size_t oy0 = ty * (size_t)M, ox0 = tx * (size_t)M, C = p->out_c, c1 = co_end < C ? co_end : C;
+        for (size_t y = oy0; y < oy0 + (size_t)M && y < p->out_h; ++y)
+          for (size_t x = ox0; x < ox0 + (size_t)M && x < p->out_w; ++x) {
+            float* px = output + n * out_image + (y * p->out_w + x) * C + co_begin;
+            lite_f32_activate_copy(pixel_act, px, px, c1 - co_begin);
+          }
+      }
     }
   }
 }
