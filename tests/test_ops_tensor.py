@@ -159,6 +159,12 @@ def test_reshape_output_read_by_two_ops():
     ((2, 3, 4, 5), (0, 3, 1, 2)),
     ((2, 3, 1, 4, 2), (4, 2, 0, 3, 1)),
     ((2, 1, 3, 2, 2, 3), (5, 4, 3, 2, 1, 0)),
+    # the last two dims swapped under an outer one with 2 / 3 / 4 output values innermost
+    # (ShuffleNet's channel shuffle: strided_copy's interleave path), and 5 (the general path)
+    ((6, 2, 37), (0, 2, 1)),
+    ((3, 5, 3, 19), (0, 1, 3, 2)),
+    ((4, 4, 33), (0, 2, 1)),
+    ((2, 5, 21), (0, 2, 1)),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.float16])
 def test_transpose(shape, perm, dtype):
