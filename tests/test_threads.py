@@ -140,29 +140,38 @@ def test_broadcast_binary_ops_bit_identical_across_threads(op: str, a_shape: tup
         assert np.array_equal(value, expected), f"{op} {a_shape} x {b_shape}: {threads} threads != ort"
 
 
-@pytest.mark.parametrize("mode", ["nearest", "linear"])
-def test_resize_bit_identical_across_threads(mode: str, tmp_path: Path):
-    """RESIZE (NCHW scales 2x on an odd-sized map, cut into output-row blocks on the pool): the same
-    bytes at 1, 2 and 4 threads, and onnxruntime's values."""
+def _check_single_node(tmp_path: Path, node, x: np.ndarray, initializers: list, what: str) -> None:
+    """One float32 node reading x (and initializers) -> y: the same bytes at 1, 2 and 4 threads, and
+    within 1e-5 of onnxruntime."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
-    scales = numpy_helper.from_array(np.array([1.0, 1.0, 2.0, 2.0], dtype=np.float32), "scales")
-    graph = helper.make_graph(
-        [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode)], "resize",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 61, 67])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [scales])
+    graph = helper.make_graph([node], "single_node",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    path = tmp_path / "resize.onnx"
+    path = tmp_path / "single_node.onnx"
     onnx.save(model, path)
-    feeds = {"x": np.random.default_rng(5).uniform(-4.0, 4.0, size=(2, 16, 61, 67)).astype(np.float32)}
+    feeds = {"x": x}
     runs = _runs_by_threads(convert_onnx(path), feeds)
     expected = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
     for threads, outputs in runs.items():
         (value,) = outputs.values()
-        assert np.array_equal(value, runs[1]["y"]), f"{mode}: {threads} threads differ from 1 thread"
+        assert np.array_equal(value, runs[1]["y"]), f"{what}: {threads} threads differ from 1 thread"
         np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_resize_bit_identical_across_threads(mode: str, tmp_path: Path):
+    """RESIZE (NCHW scales 2x on an odd-sized map, cut into output-row blocks on the pool): the same
+    bytes at 1, 2 and 4 threads, and onnxruntime's values."""
+    from onnx import helper, numpy_helper
+
+    scales = numpy_helper.from_array(np.array([1.0, 1.0, 2.0, 2.0], dtype=np.float32), "scales")
+    x = np.random.default_rng(5).uniform(-4.0, 4.0, size=(2, 16, 61, 67)).astype(np.float32)
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode)
+    _check_single_node(tmp_path, node, x, [scales], mode)
 
 
 @pytest.mark.parametrize("shape", [(64, 300), (3, 40000), (2, 5, 7, 11)])
@@ -170,25 +179,12 @@ def test_layer_norm_bit_identical_across_threads(shape: tuple[int, ...], tmp_pat
     """LAYER_NORM (rows in blocks of >= ~16K values on the pool, or one row per task when a row is
     longer): the same bytes at 1, 2 and 4 threads, within 1e-5 of onnxruntime, rows offset by 100
     times their spread."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import helper, numpy_helper
 
     inner = shape[-1]
     rng = np.random.default_rng(7)
     params = [numpy_helper.from_array(rng.uniform(0.5, 1.5, inner).astype(np.float32), "scale"),
               numpy_helper.from_array(rng.uniform(-1.0, 1.0, inner).astype(np.float32), "bias")]
-    graph = helper.make_graph(
-        [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], axis=-1, epsilon=1e-5)],
-        "layer_norm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], params)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    path = tmp_path / "layer_norm.onnx"
-    onnx.save(model, path)
-    feeds = {"x": (100.0 + rng.standard_normal(shape)).astype(np.float32)}
-    runs = _runs_by_threads(convert_onnx(path), feeds)
-    expected = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-    for threads, outputs in runs.items():
-        (value,) = outputs.values()
-        assert np.array_equal(value, runs[1]["y"]), f"{shape}: {threads} threads differ from 1 thread"
-        np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-5)
+    x = (100.0 + rng.standard_normal(shape)).astype(np.float32)
+    node = helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], axis=-1, epsilon=1e-5)
+    _check_single_node(tmp_path, node, x, params, str(shape))
