@@ -44,6 +44,8 @@ class BenchConfig:
     # Another model on our runtime, timed interleaved with the main one (e.g. the fp32 model beside its
     # int8 version): a ratio that is only honest when both ran in the same loop.
     baseline: Path | None = None
+    # Our runtime's threads ("fast": on the fastest CPUs, runtime_arm.Interpreter); peers keep theirs.
+    cpu_affinity: str = "none"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +86,8 @@ class BenchResult:
     flops: FlopsReport
     profile: list[OpTime] | None
     peers: list[RunnerResult]
+    cpu_affinity: str = "none"
+    cpus: tuple[int, ...] = ()  # what cpu_affinity chose; empty: not pinned
 
     @property
     def gflops_per_second(self) -> float:
@@ -212,7 +216,7 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
     feeds = make_feeds(model, config.input_shapes, config.seed)
 
     start = time.perf_counter()
-    interpreter = Interpreter(lite_path, threads=config.threads)
+    interpreter = Interpreter(lite_path, threads=config.threads, cpu_affinity=config.cpu_affinity)
     declared = {d["name"]: tuple(int(x) for x in d["shape"]) for d in interpreter.get_input_details()}
     for name, array in feeds.items():
         if declared[name] != array.shape:
@@ -280,7 +284,8 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
                     for r in peers.values()]
     result = BenchResult(config.model, lite_path, onnx_path, config.threads,
                          {name: tuple(a.shape) for name, a in feeds.items()}, init_seconds, ours,
-                         interpreter.arena_bytes, rss, flops, profile, peer_results)
+                         interpreter.arena_bytes, rss, flops, profile, peer_results, config.cpu_affinity,
+                         interpreter.cpu_affinity_cpus)
     interpreter.close()
     for close in closers:
         close()
@@ -297,7 +302,7 @@ def _open_baseline(config: BenchConfig, workdir: Path, feeds: dict[str, np.ndarr
     baseline_dir = workdir / "baseline"
     baseline_dir.mkdir(parents=True, exist_ok=True)
     path = prepare_models(dataclasses.replace(config, model=config.baseline), baseline_dir).lite_path
-    interpreter = Interpreter(path, threads=config.threads)
+    interpreter = Interpreter(path, threads=config.threads, cpu_affinity=config.cpu_affinity)
     for name, array in feeds.items():
         interpreter.resize_input(name, array.shape)
     interpreter.allocate_tensors()

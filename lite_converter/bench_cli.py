@@ -22,7 +22,7 @@ def _peer_list(text: str) -> list[str]:
 
 def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
     """Registers `lite bench` on the `lite` parser's subcommands."""
-    from lite_converter.cli import input_shape_arg
+    from lite_converter.cli import CPU_AFFINITY_CHOICES, CPU_AFFINITY_HELP, input_shape_arg
 
     bench = commands.add_parser(
         "bench", help="latency, memory and GFLOP/s (per op with --profile, against peers with --compare)")
@@ -31,6 +31,9 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     bench.add_argument(
         "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help)
     bench.add_argument("--threads", type=int, default=1, help="threads of every runtime (default 1)")
+    bench.add_argument("--cpu-affinity", choices=CPU_AFFINITY_CHOICES, default="none",
+                       help=f"{CPU_AFFINITY_HELP}. Our runtime only (with --baseline, both models): the "
+                            "--compare peers keep their own defaults; ignored with --target")
     bench.add_argument("--warmup", type=int, default=3, help="untimed runs after the first (default 3)")
     bench.add_argument("--runs", type=int, default=20, help="timed runs (default 20)")
     bench.add_argument("--profile", action="store_true", help="per-op time table, slowest first")
@@ -55,7 +58,8 @@ def command_bench(args: argparse.Namespace) -> int:
     if args.target:
         return _command_target(args)
     config = BenchConfig(Path(args.model), _shapes(args.input_shape), args.threads, args.warmup, args.runs,
-                         args.profile, tuple(args.compare), seed=args.seed, baseline=args.baseline)
+                         args.profile, tuple(args.compare), seed=args.seed, baseline=args.baseline,
+                         cpu_affinity=args.cpu_affinity)
     try:
         result = benchmark(config)
     except BenchError as error:

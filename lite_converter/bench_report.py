@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lite_converter.bench import OURS, BenchResult, OpTime, RunnerResult
+from lite_converter.cli import affinity_text
 from lite_converter.inspect_format import human_bytes
 
 
@@ -16,6 +17,8 @@ def summary_text(result: BenchResult) -> str:
     shapes = ", ".join(f"{name}={list(shape)}" for name, shape in result.input_shapes.items())
     lines = [
         f"model: {result.model} ({shapes}), threads {result.threads}, runtime {result.ours.version}",
+        *([f"  cpu affinity {result.cpu_affinity}: {affinity_text(result.cpus)}"]
+          if result.cpu_affinity != "none" else []),
         f"  init (load + prepare): {_ms(result.init_seconds)}",
         f"  first run:             {_ms(result.ours.first_run)}",
         f"  latency over {stats.runs} runs:  min {_ms(stats.min)}  median {_ms(stats.median)}  "

@@ -3,6 +3,7 @@
     lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]   (also a QDQ .onnx or a .tflite)
     lite inspect model.lite [--json]
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
+             [--cpu-affinity fast]
     lite compress model.onnx -o model.lite --config int8 --data calibration_dir/ [--algorithm kl]
     lite bench model.onnx [--input-shape x=1,3,224,224] [--threads 2] [--profile] [--compare onnxruntime]
 
@@ -201,11 +202,14 @@ def command_run(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise UserError(f"the runtime's Python binding is not available: {error}") from None
     try:
-        interpreter = Interpreter(path, threads=args.threads)
+        interpreter = Interpreter(path, threads=args.threads, cpu_affinity=args.cpu_affinity)
     except OSError as error:  # the shared library could not be found or loaded
         raise UserError(f"cannot load the runtime library: {error} (set LITE_RUNTIME_LIBRARY)") from None
     with interpreter:
         outputs = interpreter.run(feeds)
+        cpus = interpreter.cpu_affinity_cpus
+    if args.cpu_affinity != "none":
+        print(f"cpu affinity {args.cpu_affinity}: {affinity_text(cpus)}")
     print("inputs:")
     for name, array in feeds.items():
         print(_describe(name, array))
@@ -216,6 +220,21 @@ def command_run(args: argparse.Namespace) -> int:
         np.savez(args.out, **outputs)
         print(f"saved outputs to {args.out}")
     return 0
+
+
+def affinity_text(cpus: Sequence[int]) -> str:
+    """What ``--cpu-affinity fast`` chose, for `lite run` and `lite bench`."""
+    if not cpus:
+        return "no CPUs chosen (they are alike, or sysfs does not rank them): threads not pinned"
+    return f"CPUs {', '.join(map(str, cpus))}"
+
+
+CPU_AFFINITY_CHOICES = ("none", "fast")  # runtime_arm.Interpreter's cpu_affinity values
+CPU_AFFINITY_HELP = (
+    "'fast' runs the threads on the --threads fastest CPUs (the big cores of a big.LITTLE phone, by the "
+    "kernel's cpu_capacity or max frequency; Linux and Android, nothing where the CPUs are alike); "
+    "default 'none'"
+)
 
 
 # -- parser and main ------------------------------------------------------------------------------
@@ -246,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
     )
     run.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
+    run.add_argument("--cpu-affinity", choices=CPU_AFFINITY_CHOICES, default="none", help=CPU_AFFINITY_HELP)
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     run.set_defaults(handler=command_run)
 

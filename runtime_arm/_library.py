@@ -28,10 +28,19 @@ class ErrorStruct(Structure):
     _fields_ = [("code", c_int), ("message", c_char * ERROR_MESSAGE_SIZE)]
 
 
+# ``lite_cpu_affinity`` by the names the binding and the CLI take.
+CPU_AFFINITY = {"none": 0, "fast": 1}
+
+
 class OptionsStruct(Structure):
     """``lite_interpreter_options``."""
 
-    _fields_ = [("struct_size", c_size_t), ("num_threads", c_int)]
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("num_threads", c_int),
+        ("reserved", c_int),  # the first version's padding, ignored by the runtime
+        ("cpu_affinity", c_int),
+    ]
 
 
 class QuantizationStruct(Structure):
@@ -82,6 +91,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_create": (
         c_int, [c_void_p, POINTER(OptionsStruct), POINTER(c_void_p), POINTER(ErrorStruct)]),
     "lite_interpreter_destroy": (None, [c_void_p]),
+    "lite_interpreter_cpu_affinity_cpus": (c_int, [c_void_p, POINTER(c_int), c_int]),
     "lite_interpreter_error_message": (c_char_p, [c_void_p]),
     "lite_interpreter_input_count": (c_int, [c_void_p]),
     "lite_interpreter_output_count": (c_int, [c_void_p]),

@@ -9,12 +9,13 @@ from __future__ import annotations
 import ctypes
 import os
 from collections.abc import Mapping, Sequence
-from ctypes import byref, c_int64, c_void_p
+from ctypes import byref, c_int, c_int64, c_void_p
 from typing import Any
 
 import numpy as np
 
 from runtime_arm._library import (
+    CPU_AFFINITY,
     MAX_RANK,
     MEMORY_COPY,
     ErrorStruct,
@@ -36,6 +37,9 @@ class Interpreter:
 
     ``Interpreter("m.lite", threads=2)`` maps the file; ``Interpreter(model_content=data)`` copies
     the bytes. One interpreter must be used by one thread at a time; create one per thread.
+    ``cpu_affinity="fast"`` runs the workers, and the thread calling ``invoke`` while it runs, on
+    the ``threads`` fastest CPUs (the big cores of a big.LITTLE phone; Linux and Android, nothing
+    where the CPUs are alike): see ``cpu_affinity_cpus``.
     """
 
     def __init__(
@@ -44,9 +48,13 @@ class Interpreter:
         *,
         model_content: bytes | bytearray | memoryview | None = None,
         threads: int = 1,
+        cpu_affinity: str = "none",
     ) -> None:
         if (model_path is None) == (model_content is None):
             raise ValueError("give exactly one of model_path and model_content")
+        if not isinstance(cpu_affinity, str) or cpu_affinity not in CPU_AFFINITY:
+            raise ValueError(f"cpu_affinity must be one of {', '.join(map(repr, CPU_AFFINITY))}, "
+                             f"got {cpu_affinity!r}")
         self._lib = load_library()
         self._model = c_void_p()
         self._it = c_void_p()
@@ -62,6 +70,7 @@ class Interpreter:
             _raise_load_error(status, error)
         options = self._lib.lite_interpreter_options_default()
         options.num_threads = int(threads)
+        options.cpu_affinity = CPU_AFFINITY[cpu_affinity]
         status = self._lib.lite_interpreter_create(self._model, byref(options), byref(self._it), byref(error))
         if status != Status.OK:
             self._lib.lite_model_destroy(self._model)
@@ -236,6 +245,15 @@ class Interpreter:
         out = np.empty(self._input_shape(index), dtype=self._input_dtype(index))
         ctypes.memmove(out.ctypes.data, pointer, out.nbytes)
         return out
+
+    @property
+    def cpu_affinity_cpus(self) -> tuple[int, ...]:
+        """The CPUs ``cpu_affinity="fast"`` chose, ascending; empty when nothing is pinned (the
+        option is off, or the CPUs are alike or not described by sysfs)."""
+        count = self._lib.lite_interpreter_cpu_affinity_cpus(self._live(), None, 0)
+        cpus = (c_int * max(1, count))()
+        count = self._lib.lite_interpreter_cpu_affinity_cpus(self._it, cpus, count)
+        return tuple(int(c) for c in cpus[:count])
 
     @property
     def arena_bytes(self) -> int:

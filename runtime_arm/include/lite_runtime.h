@@ -108,9 +108,27 @@ LITE_API void lite_model_destroy(lite_model* model);
 
 /* ---- Interpreters ------------------------------------------------------------------------ */
 
+/* Where the interpreter's threads run (lite_interpreter_options.cpu_affinity).
+ *
+ * LITE_CPU_AFFINITY_FAST_CORES (Linux and Android; a no-op elsewhere): at creation the runtime
+ * ranks the CPUs the creating thread may use by the kernel's cpu_capacity (else cpufreq's
+ * cpuinfo_max_freq) and chooses the num_threads fastest, equal ones by lower CPU number: the big
+ * cores of a big.LITTLE / DynamIQ phone. The workers run on that set of CPUs (the mask of all of
+ * them, not one CPU each), and so does the thread calling lite_interpreter_invoke for the duration
+ * of each invoke: its own mask is restored when invoke returns. Nothing is chosen, and nothing
+ * pinned, where the CPUs are all alike, sysfs does not describe them, or num_threads covers all of
+ * them. Pinning is best effort (a mask the OS refuses leaves a thread where it was) and never
+ * changes results. lite_interpreter_cpu_affinity_cpus tells what was chosen. */
+typedef enum lite_cpu_affinity {
+  LITE_CPU_AFFINITY_NONE = 0,      /* wherever the OS schedules them (default) */
+  LITE_CPU_AFFINITY_FAST_CORES = 1 /* the num_threads fastest CPUs, see above */
+} lite_cpu_affinity;
+
 typedef struct lite_interpreter_options {
   size_t struct_size; /* sizeof(lite_interpreter_options) of the caller: lets the struct grow */
   int num_threads;    /* >= 1; default 1 */
+  int reserved;       /* ignored: the first version's padding on 64-bit targets (callers left it unset) */
+  int cpu_affinity;   /* a lite_cpu_affinity value; default LITE_CPU_AFFINITY_NONE */
 } lite_interpreter_options;
 
 LITE_API lite_interpreter_options lite_interpreter_options_default(void);
@@ -121,6 +139,11 @@ LITE_API lite_status lite_interpreter_create(const lite_model* model, const lite
 
 /* Accepts NULL. */
 LITE_API void lite_interpreter_destroy(lite_interpreter* interpreter);
+
+/* The CPUs chosen by LITE_CPU_AFFINITY_FAST_CORES: copies up to `capacity` of them, ascending, into
+ * `cpus` (may be NULL when capacity is 0) and returns how many were chosen; 0 = no pinning. -1 when
+ * interpreter is NULL, capacity < 0, or cpus is NULL with capacity > 0. */
+LITE_API int lite_interpreter_cpu_affinity_cpus(const lite_interpreter* interpreter, int* cpus, int capacity);
 
 /* The message of the last failed call on this interpreter ("" before any failure and after a
  * successful allocate/invoke). Never NULL. */

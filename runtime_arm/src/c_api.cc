@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <vector>
 
+#include "cpu_affinity.h"
 #include "interpreter.h"
 #include "lite_runtime.h"
 #include "model.h"
@@ -150,6 +152,8 @@ lite_interpreter_options lite_interpreter_options_default(void) {
   lite_interpreter_options o;
   o.struct_size = sizeof(lite_interpreter_options);
   o.num_threads = 1;
+  o.reserved = 0;
+  o.cpu_affinity = LITE_CPU_AFFINITY_NONE;
   return o;
 }
 
@@ -168,11 +172,22 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
                                    options->struct_size),
                     error);
     o.num_threads = options->num_threads;
+    if (options->struct_size >= offsetof(lite_interpreter_options, cpu_affinity) + sizeof(int))
+      o.cpu_affinity = options->cpu_affinity;
   }
   if (o.num_threads < 1 || o.num_threads > 256)
     return report(sink, sink.set(lite::Status::kInvalidArgument, "num_threads %d (1..256)", o.num_threads), error);
+  if (o.cpu_affinity != LITE_CPU_AFFINITY_NONE && o.cpu_affinity != LITE_CPU_AFFINITY_FAST_CORES)
+    return report(sink,
+                  sink.set(lite::Status::kInvalidArgument,
+                           "cpu_affinity %d is unknown (0: LITE_CPU_AFFINITY_NONE, 1: LITE_CPU_AFFINITY_FAST_CORES)",
+                           o.cpu_affinity),
+                  error);
+  const std::vector<int> cpus = o.cpu_affinity == LITE_CPU_AFFINITY_FAST_CORES
+                                    ? lite::fastest_allowed_cpus(o.num_threads)
+                                    : std::vector<int>();
   std::unique_ptr<lite::Interpreter> it;
-  lite::Status s = lite::Interpreter::create(model->model.get(), o.num_threads, &it, &sink);
+  lite::Status s = lite::Interpreter::create(model->model.get(), o.num_threads, cpus, &it, &sink);
   if (s != lite::Status::kOk) return report(sink, s, error);
   lite_interpreter* result = new (std::nothrow) lite_interpreter;
   if (result == nullptr) return report(sink, sink.set(lite::Status::kOutOfMemory, "out of memory"), error);
@@ -182,6 +197,13 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
 }
 
 void lite_interpreter_destroy(lite_interpreter* interpreter) { delete interpreter; }
+
+int lite_interpreter_cpu_affinity_cpus(const lite_interpreter* it, int* cpus, int capacity) {
+  if (it == nullptr || capacity < 0 || (cpus == nullptr && capacity > 0)) return -1;
+  const std::vector<int>& chosen = it->it->cpus();
+  for (size_t i = 0; i < chosen.size() && i < static_cast<size_t>(capacity); ++i) cpus[i] = chosen[i];
+  return static_cast<int>(chosen.size());
+}
 
 const char* lite_interpreter_error_message(const lite_interpreter* interpreter) {
   return interpreter != nullptr ? interpreter->it->error().message().c_str() : "interpreter is NULL";

@@ -7,6 +7,7 @@
 
 #include "arena_planner.h"
 #include "checked_math.h"
+#include "cpu_affinity.h"
 
 namespace lite {
 
@@ -41,14 +42,15 @@ bool tensor_bytes(const TensorRef& t, size_t limit, size_t* bytes) {
 
 }  // namespace
 
-Status Interpreter::create(const Model* model, int num_threads, std::unique_ptr<Interpreter>* out,
-                           ErrorSink* error) {
+Status Interpreter::create(const Model* model, int num_threads, const std::vector<int>& cpus,
+                           std::unique_ptr<Interpreter>* out, ErrorSink* error) {
   std::unique_ptr<Interpreter> it(new (std::nothrow) Interpreter());
   if (it == nullptr) return error->set(Status::kOutOfMemory, "out of memory");
   it->model_ = model;
   it->num_threads_ = num_threads < 1 ? 1 : num_threads;
+  it->cpus_ = cpus;
   if (it->num_threads_ > 1) {
-    it->pool_ = ThreadPool::create(it->num_threads_);
+    it->pool_ = ThreadPool::create(it->num_threads_, cpus);
     if (it->pool_ == nullptr) return error->set(Status::kOutOfMemory, "cannot start %d threads", it->num_threads_);
   }
   const lite_fb::Graph* g = model->graph();
@@ -462,6 +464,11 @@ Status Interpreter::allocate() {
 }
 
 Status Interpreter::invoke() {
+  const ScopedThreadCpus pin(cpus_);  // the caller's own mask comes back however run_ops returns
+  return run_ops();
+}
+
+Status Interpreter::run_ops() {
   Status s = allocate();
   if (s != Status::kOk) return s;
   for (Node& node : nodes_) {

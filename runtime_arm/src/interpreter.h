@@ -54,7 +54,10 @@ class Interpreter {
   // Largest single tensor the interpreter will allocate.
   static constexpr size_t kMaxTensorBytes = size_t{1} << 31;
 
-  static Status create(const Model* model, int num_threads, std::unique_ptr<Interpreter>* out, ErrorSink* error);
+  // With `cpus` (see cpu_affinity.h: fastest_allowed_cpus), the workers run on that set of CPUs and
+  // so does the caller during each invoke (its own mask is restored when invoke returns).
+  static Status create(const Model* model, int num_threads, const std::vector<int>& cpus,
+                       std::unique_ptr<Interpreter>* out, ErrorSink* error);
   ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;
@@ -73,6 +76,7 @@ class Interpreter {
   // Prepares every op and plans memory when a resize (or creation) made it necessary.
   Status allocate();
   Status invoke();
+  const std::vector<int>& cpus() const { return cpus_; }  // empty: no pinning
   bool needs_allocate() const { return needs_prepare_; }
   size_t arena_bytes() const { return needs_prepare_ ? 0 : arena_bytes_; }
 
@@ -100,9 +104,11 @@ class Interpreter {
   Status op_error(const Node& node, Status status, const char* phase);
   Status check_declared(const Node& node, int output);
   Status eval_profiled(size_t k);
+  Status run_ops();
 
   const Model* model_ = nullptr;
   int num_threads_ = 1;
+  std::vector<int> cpus_;
   std::unique_ptr<ThreadPool> pool_;  // lent to ops as ctx.pool; null with one thread
   std::vector<TensorSlot> tensors_;
   std::vector<Node> nodes_;

@@ -4,13 +4,16 @@
 
 #include <new>
 
+#include "cpu_affinity.h"
+
 namespace lite {
 
-std::unique_ptr<ThreadPool> ThreadPool::create(int num_threads) {
+std::unique_ptr<ThreadPool> ThreadPool::create(int num_threads, const std::vector<int>& cpus) {
   std::unique_ptr<ThreadPool> pool(new (std::nothrow) ThreadPool());
   if (pool == nullptr) return nullptr;
   if (num_threads < 1) num_threads = 1;
   pool->threads_ = num_threads;
+  pool->cpus_ = cpus;
   pool->shares_.reset(new (std::nothrow) Share[static_cast<size_t>(num_threads)]);
   pool->starts_.reset(new (std::nothrow) WorkerStart[static_cast<size_t>(num_threads)]);
   pool->workers_.reset(new (std::nothrow) pthread_t[static_cast<size_t>(num_threads)]);
@@ -28,6 +31,8 @@ std::unique_ptr<ThreadPool> ThreadPool::create(int num_threads) {
 
 void* ThreadPool::worker_main(void* start) {
   const WorkerStart* s = static_cast<const WorkerStart*>(start);
+  // A mask the OS refuses leaves the worker where it was: pinning changes speed, never results.
+  if (!s->pool->cpus_.empty()) set_current_thread_cpus(s->pool->cpus_);
   s->pool->worker_loop(s->worker);
   return nullptr;
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <pthread.h>
+#include <vector>
 
 namespace lite {
 
@@ -22,8 +23,9 @@ class ThreadPool {
 
   // Creates num_threads - 1 workers (the caller of parallel_for is worker 0); num_threads <= 1 gives
   // a pool that runs everything inline. Returns null when out of memory. (A thread that the OS
-  // refuses to start also gives null.)
-  static std::unique_ptr<ThreadPool> create(int num_threads);
+  // refuses to start also gives null.) With `cpus`, each worker restricts itself to that set of
+  // CPUs when it starts (best effort; the caller's own mask is the caller's business).
+  static std::unique_ptr<ThreadPool> create(int num_threads, const std::vector<int>& cpus = {});
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -50,6 +52,7 @@ class ThreadPool {
   void run_tasks(int worker);
 
   int threads_ = 1;
+  std::vector<int> cpus_;  // the workers' CPUs, empty: wherever the OS puts them
   int started_ = 0;  // workers 1..started_ are running
   std::unique_ptr<WorkerStart[]> starts_;
   std::unique_ptr<pthread_t[]> workers_;  // [0] unused: the caller is worker 0

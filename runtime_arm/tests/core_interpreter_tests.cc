@@ -34,7 +34,7 @@ bool load(const ModelBuilder& b, Loaded* out) {
   lite::ErrorSink sink;
   if (Model::load_memory(out->bytes.data(), out->bytes.size(), true, lite_test::test_ops(), &out->model, &sink) !=
           Status::kOk ||
-      Interpreter::create(out->model.get(), 1, &out->it, &sink) != Status::kOk) {
+      Interpreter::create(out->model.get(), 1, {}, &out->it, &sink) != Status::kOk) {
     out->error = sink.message();
     return false;
   }
@@ -295,7 +295,7 @@ LITE_TEST(interpreters_of_one_model_run_in_parallel_threads) {
     threads.emplace_back([&, t]() {
       lite::ErrorSink local;
       std::unique_ptr<Interpreter> it;
-      if (Interpreter::create(model.get(), 1, &it, &local) != Status::kOk) {
+      if (Interpreter::create(model.get(), 1, {}, &it, &local) != Status::kOk) {
         ++failures[t];
         return;
       }

@@ -126,7 +126,7 @@ LITE_TEST(interpreter_plan_keeps_live_tensors_disjoint) {
   CHECK(lite::Model::load_memory(bytes.data(), bytes.size(), true, lite_test::test_ops(), &model, &sink) ==
         lite::Status::kOk);
   std::unique_ptr<lite::Interpreter> it;
-  CHECK(lite::Interpreter::create(model.get(), 1, &it, &sink) == lite::Status::kOk);
+  CHECK(lite::Interpreter::create(model.get(), 1, {}, &it, &sink) == lite::Status::kOk);
   CHECK_MSG(it->allocate() == lite::Status::kOk, "%s", it->error().message().c_str());
 
   // Aliases share memory, except a graph output with a graph input.

@@ -303,7 +303,7 @@ LITE_TEST(loader_realigns_misaligned_weights) {
     CHECK_MSG(Model::load_memory(base, bytes.size(), false, lite_test::test_ops(), &model, &sink) == Status::kOk,
               "%s", sink.message().c_str());
     std::unique_ptr<lite::Interpreter> it;
-    CHECK(lite::Interpreter::create(model.get(), 1, &it, &sink) == Status::kOk);
+    CHECK(lite::Interpreter::create(model.get(), 1, {}, &it, &sink) == Status::kOk);
     CHECK(it->allocate() == Status::kOk);
     const lite::TensorSlot& c = it->tensor(1);
     CHECK(reinterpret_cast<uintptr_t>(c.ref.data) % 64 == 0);
