@@ -10,6 +10,10 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #elif defined(__linux__) && (defined(__aarch64__) || defined(__arm__))
 #include <sys/auxv.h>
 #endif
@@ -23,6 +27,15 @@ static uint64_t read_xcr0(void) {
   uint32_t lo, hi;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   return ((uint64_t)hi << 32) | lo;
+}
+
+static int amx_permitted(void) {
+#if defined(__linux__) && defined(__x86_64__)
+  enum { kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18 };
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+  return 0;
+#endif
 }
 
 static uint32_t detect(void) {
@@ -44,6 +57,12 @@ static uint32_t detect(void) {
     f |= LITE_CPU_X86_AVX512;
     if (vnni) f |= LITE_CPU_X86_AVX512VNNI;
   }
+  /* AMX: tiles + int8 in CPUID, the tile state in XCR0, and Linux's permission for this process to use
+   * the tile data state (asked once here: without it the first tile instruction faults). */
+  const int amx_tile = (edx >> 24) & 1, amx_int8 = (edx >> 25) & 1;
+  const int tile_state = (xcr0 & 0x60000) == 0x60000; /* XTILECFG + XTILEDATA */
+  if ((f & LITE_CPU_X86_AVX512VNNI) && amx_tile && amx_int8 && tile_state && amx_permitted())
+    f |= LITE_CPU_X86_AMX_INT8;
   return f;
 }
 #elif defined(__linux__) && defined(__aarch64__)
@@ -93,7 +112,7 @@ const char* lite_cpu_features_describe(uint32_t features, char* buffer, uint32_t
   static const struct {
     uint32_t bit;
     const char* name;
-  } names[] = {{LITE_CPU_X86_AVX2, "avx2"},     {LITE_CPU_X86_AVX512, "avx512"},  {LITE_CPU_X86_AVX512VNNI, "avx512vnni"},
+  } names[] = {{LITE_CPU_X86_AVX2, "avx2"},     {LITE_CPU_X86_AVX512, "avx512"},  {LITE_CPU_X86_AVX512VNNI, "avx512vnni"}, {LITE_CPU_X86_AMX_INT8, "amx-int8"},
                {LITE_CPU_ARM_NEON, "neon"},     {LITE_CPU_ARM_DOTPROD, "dotprod"}, {LITE_CPU_ARM_I8MM, "i8mm"},
                {LITE_CPU_ARM_FP16, "fp16"}};
   if (buffer_size == 0) return buffer;

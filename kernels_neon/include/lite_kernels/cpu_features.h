@@ -19,6 +19,7 @@ enum {
   LITE_CPU_X86_AVX2 = 1u << 0, /* AVX2 + FMA3 + OS ymm state */
   LITE_CPU_X86_AVX512 = 1u << 1, /* AVX-512 F/BW/DQ/VL + OS zmm state */
   LITE_CPU_X86_AVX512VNNI = 1u << 2,
+  LITE_CPU_X86_AMX_INT8 = 1u << 3, /* AMX tiles + int8 dot products, OS state granted (Linux arch_prctl) */
   /* aarch64 */
   LITE_CPU_ARM_NEON = 1u << 8, /* aarch64 asimd, or armv7 neon + vfpv4 (FMA) */
   LITE_CPU_ARM_DOTPROD = 1u << 9,

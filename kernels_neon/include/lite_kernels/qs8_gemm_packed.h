@@ -130,6 +130,12 @@ void lite_qs8_gemm_ukernel_8x24c4_avx512vnni(size_t mr, size_t nc, size_t k, con
 void lite_qs8_gemm_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params);
+void lite_qs8_gemm_ukernel_16x32c4_avx512amx(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                             const void* w, int8_t* c, size_t c_stride,
+                                             const lite_qs8_gemm_params* params);
+void lite_qs8_gemm_ukernel_16x64c4_avx512amx(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                             const void* w, int8_t* c, size_t c_stride,
+                                             const lite_qs8_gemm_params* params);
 void lite_qs8_gemm_ukernel_4x16c2_avx2(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                        const void* w, int8_t* c, size_t c_stride, const lite_qs8_gemm_params* params);
 
