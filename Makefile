@@ -62,8 +62,23 @@ demo: $(PACKAGE_STAMP)
 lint: $(PACKAGE_STAMP)
 	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks)
 
+# The Python tests that drive the runtime run a second time against the ASan/UBSan build of the
+# library (the binding loads LITE_RUNTIME_LIBRARY; the sanitizer runtimes are preloaded into Python,
+# whose own allocations are not leak-checked; --capture=sys leaves a sanitizer report on stderr): ~90 s.
+# The slow accuracy, slim and qemu tests are left out.
+ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_ops_elementwise.py \
+	test_ops_channel_blocks.py test_ops_conv_transpose_dot.py test_ops_conv_transpose_gemm.py test_real_models.py \
+	test_threads.py test_conv_pointwise_depthwise.py test_conv_weight_heavy.py test_conv_im2col_runs.py \
+	test_slim_int8_ops.py test_int8_kernels.py test_int8_stem.py test_int8_conv_transpose.py \
+	test_int8_elementwise_threads.py test_int8_input_transpose.py test_compose_tables_int8.py test_import_int8.py \
+	test_hostile_models.py test_runtime_binding.py test_profiling.py test_cpu_affinity.py \
+	test_onnx_node_conformance.py test_layout_nhwc.py)
+
 test: $(PACKAGE_STAMP) asan lint cross qemu-plugin
 	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) $(PY) -m pytest -q
+	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	  ASAN_OPTIONS=detect_leaks=0 LITE_RUNTIME_LIBRARY=$(CURDIR)/$(ASAN_DIR)/runtime_arm/liblite_runtime.so \
+	  $(PY) -m pytest -q -p no:cacheprovider --capture=sys $(ASAN_RUNTIME_TESTS)
 
 schema:
 	runtime_arm/schema/generate.sh
