@@ -256,3 +256,25 @@ def test_lite_bench_passes_cpu_affinity_to_our_runtime(conv_lite_file: Path, big
     assert f"  cpu affinity fast: CPUs {big_core_sysfs}\n" in text
     assert main(bench) == 0
     assert "cpu affinity" not in capsys.readouterr().out
+
+
+@pytest.mark.skipif(len(ALLOWED) < 2, reason="needs two CPUs to leave one out")
+def test_c_lite_bench_tool_pins_to_the_fast_core(asan_build: Path, small_conv_lite: bytes,
+                                                 big_core_sysfs: int, tmp_path: Path):
+    """The on-device tool (runtime_arm/tools/lite_bench.c, ASan build): --cpu-affinity fast reports the
+    big core of the fake sysfs tree, none reports nothing, and an unknown value is refused."""
+    tool = asan_build / "runtime_arm" / "tools" / "lite_bench"
+    model = tmp_path / "conv.lite"
+    model.write_bytes(small_conv_lite)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(tool), str(model), "--shape", "0:1x3x16x16", "--runs", "2", *args],
+                              capture_output=True, text=True, check=False, env=os.environ.copy())
+
+    fast = run("--cpu-affinity", "fast")
+    assert fast.returncode == 0, fast.stderr
+    assert f"cpus: {big_core_sysfs}\n" in fast.stdout
+    plain = run("--cpu-affinity", "none", "--json")
+    assert plain.returncode == 0 and '"cpus": ""' in plain.stdout
+    bad = run("--cpu-affinity", "turbo")
+    assert bad.returncode != 0 and "expected none or fast" in bad.stderr

@@ -1,13 +1,15 @@
 /* lite_bench: latency and memory of one .lite model through the public C API, on the device.
  *
  *   lite_bench model.lite [--shape INDEX:D0xD1x...]... [--input inputs.raw] [--threads N]
- *                         [--warmup N] [--runs N] [--json]
+ *                         [--cpu-affinity none|fast] [--warmup N] [--runs N] [--json]
  *
  * Prints (one "key: value" per line, or one JSON object with --json):
  *   init_ms        load + interpreter create + allocate (no weight packing happens before the first run
  *                  if the runtime packs lazily, so see first_run_ms too)
  *   first_run_ms   the first invoke (one-time work: weight packing, caches)
  *   min/median/p90/mean_ms over --runs timed invokes, after --warmup untimed ones
+ *   cpus           with --cpu-affinity fast: the CPUs the threads run on ("" when nothing was pinned:
+ *                  identical CPUs, or sysfs does not rank them)
  *   arena_bytes    the interpreter's activation arena
  *   peak_rss_kb    the process's peak resident set (getrusage; under qemu-user it is qemu's)
  *
@@ -46,7 +48,7 @@ __attribute__((noipa, used, visibility("default"))) void lite_bench_marker_end(v
 typedef struct {
   const char* model_path;
   const char* input_path;
-  int threads, warmup, runs, json;
+  int threads, warmup, runs, json, fast_cores;
   int num_shapes;
   int shape_index[MAX_SHAPES];
   int shape_rank[MAX_SHAPES];
@@ -56,7 +58,7 @@ typedef struct {
 static void usage(void) {
   fprintf(stderr,
           "usage: lite_bench model.lite [--shape INDEX:D0xD1x...]... [--input inputs.raw] [--threads N]\n"
-          "                  [--warmup N] [--runs N] [--json]\n");
+          "                  [--cpu-affinity none|fast] [--warmup N] [--runs N] [--json]\n");
 }
 
 static double now_ms(void) {
@@ -119,6 +121,12 @@ static int parse_args(int argc, char** argv, bench_args* args) {
     } else if (strcmp(opt, "--threads") == 0 && value != NULL) {
       if (parse_count(value, 1, &args->threads)) return -1;
       ++a;
+    } else if (strcmp(opt, "--cpu-affinity") == 0 && value != NULL) {
+      if (strcmp(value, "fast") != 0 && strcmp(value, "none") != 0) {
+        fprintf(stderr, "bad --cpu-affinity '%s' (expected none or fast)\n", value);
+        return -1;
+      }
+      args->fast_cores = strcmp(value, "fast") == 0, ++a;
     } else if (strcmp(opt, "--warmup") == 0 && value != NULL) {
       if (parse_count(value, 0, &args->warmup)) return -1;
       ++a;
@@ -214,6 +222,7 @@ int main(int argc, char** argv) {
   }
   lite_interpreter_options options = lite_interpreter_options_default();
   options.num_threads = args.threads;
+  options.cpu_affinity = args.fast_cores ? LITE_CPU_AFFINITY_FAST_CORES : LITE_CPU_AFFINITY_NONE;
   if (lite_interpreter_create(model, &options, &it, &error) != LITE_OK) {
     fprintf(stderr, "cannot create the interpreter: %s\n", error.message);
     goto done;
@@ -266,17 +275,23 @@ int main(int argc, char** argv) {
   const double p90_ms = quantile(samples, args.runs, 0.9), mean_ms = sum / args.runs;
   const size_t arena = lite_interpreter_arena_bytes(it);
   const long rss = peak_rss_kb();
+  char cpus[256] = "";
+  int chosen[64];
+  const int count = lite_interpreter_cpu_affinity_cpus(it, chosen, 64);
+  for (int i = 0, used = 0; i < count && i < 64 && used < (int)sizeof(cpus) - 12; ++i)
+    used += snprintf(cpus + used, sizeof(cpus) - (size_t)used, "%s%d", i ? "," : "", chosen[i]);
   if (args.json) {
     printf("{\"model\": \"%s\", \"threads\": %d, \"warmup\": %d, \"runs\": %d, \"init_ms\": %.4f, "
            "\"first_run_ms\": %.4f, \"min_ms\": %.4f, \"median_ms\": %.4f, \"p90_ms\": %.4f, \"mean_ms\": %.4f, "
-           "\"arena_bytes\": %zu, \"peak_rss_kb\": %ld}\n",
+           "\"arena_bytes\": %zu, \"peak_rss_kb\": %ld, \"cpus\": \"%s\"}\n",
            args.model_path, args.threads, args.warmup, args.runs, init_ms, first_run_ms, min_ms, median_ms, p90_ms,
-           mean_ms, arena, rss);
+           mean_ms, arena, rss, cpus);
   } else {
     printf("model: %s\nthreads: %d\nwarmup: %d\nruns: %d\n", args.model_path, args.threads, args.warmup, args.runs);
     printf("init_ms: %.4f\nfirst_run_ms: %.4f\n", init_ms, first_run_ms);
     printf("min_ms: %.4f\nmedian_ms: %.4f\np90_ms: %.4f\nmean_ms: %.4f\n", min_ms, median_ms, p90_ms, mean_ms);
     printf("arena_bytes: %zu\npeak_rss_kb: %ld\n", arena, rss);
+    if (args.fast_cores) printf("cpus: %s\n", cpus);
   }
   rc = 0;
 
