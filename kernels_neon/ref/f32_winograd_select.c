@@ -49,7 +49,9 @@ size_t lite_f32_winograd_gemm_k(int m, const lite_conv2d_params* p) {
 #define WG_WEIGHT_FLOAT_COST 0.0
 #else
 #define WG_GEMM_ROWS 8
-#define WG_WITH_STRIDE2 0 /* x86 keeps im2col + GEMM for stride 2 (F(7,2) not timed there) */
+/* x86 keeps im2col + GEMM for stride 2: F(7,2) timed 2026-11-26 on ResNet-18 slower (stage 2 conv1
+ * 0.81-0.94 -> 1.13 ms at 1 thread, 0.42-0.47 -> 0.99 ms at 2 threads) */
+#define WG_WITH_STRIDE2 0
 /* The x86 host: one weight float first read from memory costs about 25 multiply-adds. A model's
  * weights do not stay cached from one inference to the next when other work runs between them
  * (always so in the interleaved benchmarks; 46 MB for ResNet-18, 1.8x that as F(2,3)), and one core
