@@ -12,7 +12,6 @@
 
 #include "f32_dwconv_winograd_vector_activation.h"
 #include "lite_kernels/dwconv.h"
-#include "lite_kernels/f32_vactivation.h"
 
 #define DW_ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -222,14 +221,7 @@ DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* re
 void LITE_DWCONV_ENTRY(const lite_conv2d_params* p, const float* input, const float* packed_weight, const float* bias,
                        const lite_activation* act, float* output, size_t row_begin, size_t row_end) {
   if (act != NULL && act->kind == LITE_ACT_NONE) act = NULL;
-  /* Sigmoid and SiLU need exp, which the LV_* interface lacks: each row is computed without them,
-   * then the vector activation variant runs over the stored row (one value at a time through libm
-   * made EfficientNet-B0's depthwise layers 3-16 GFLOP/s). Tanh stays per value. */
-  const lite_activation* row_act = NULL;
-  if (lv_activation_needs_scalar(act) && lite_f32_vactivation_supports(act->kind)) {
-    row_act = act;
-    act = NULL;
-  }
+  const lite_activation* row_act = lv_defer_exp_activation(&act); /* run over each stored row */
   const size_t KH = p->kernel_h, KW = p->kernel_w, SH = p->stride_h, SW = p->stride_w;
   const size_t DH = p->dilation_h, DW = p->dilation_w;
   const int dil1 = DH == 1 && DW == 1;

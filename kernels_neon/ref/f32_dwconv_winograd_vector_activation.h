@@ -3,18 +3,31 @@
  *   LV_T (vector type), LV_W (lanes), LV_LOAD(p), LV_STORE(p, v), LV_SET1(x), LV_ADD(a, b),
  *   LV_SUB(a, b), LV_MUL(a, b), LV_FMA(acc, a, b) = acc + a * b, LV_MAX(a, b), LV_MIN(a, b).
  * Piecewise-linear activations are computed on the vector; sigmoid, tanh and SiLU need exp, which
- * has no vector form here: the caller stores the vector and applies lite_activate to its lanes
- * (lv_activation_needs_scalar tells when), so every activation of activation.h is served. */
+ * has no vector form here. Sigmoid and SiLU are deferred (lv_defer_exp_activation): the kernel
+ * stores its output without them and runs the vector activation variant over what it stored; Tanh
+ * is applied by lite_activate to the stored lanes (lv_store_activated). So every activation of
+ * activation.h is served. */
 #ifndef LITE_F32_DWCONV_WINOGRAD_VECTOR_ACTIVATION_H
 #define LITE_F32_DWCONV_WINOGRAD_VECTOR_ACTIVATION_H
 
 #include <stddef.h>
 
 #include "lite_kernels/activation.h"
+#include "lite_kernels/f32_vactivation.h"
 
 static inline int lv_activation_needs_scalar(const lite_activation* act) {
   return act != NULL &&
          (act->kind == LITE_ACT_SIGMOID || act->kind == LITE_ACT_TANH || act->kind == LITE_ACT_SILU);
+}
+
+/* Sigmoid and SiLU: returns the activation and sets *act to NULL, so that the kernel stores plain
+ * sums and the caller runs lite_f32_activate_copy over them afterwards (one value at a time through
+ * libm made EfficientNet-B0's depthwise layers 3-16 GFLOP/s); NULL (and *act kept) otherwise. */
+static inline const lite_activation* lv_defer_exp_activation(const lite_activation** act) {
+  const lite_activation* a = *act;
+  if (!lv_activation_needs_scalar(a) || !lite_f32_vactivation_supports(a->kind)) return NULL;
+  *act = NULL;
+  return a;
 }
 
 /* The activation of `x`, the channels [c, c + LV_W) (c matters for PReLU only). Identity for

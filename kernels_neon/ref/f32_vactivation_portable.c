@@ -3,17 +3,14 @@
 #include <math.h>
 
 #include "lite_kernels/f32_vactivation.h"
+#include "lite_kernels/softmax.h"
 
 void lite_f32_vactivation_portable(const lite_activation* act, const float* x, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = lite_activate(act, x[i], i);
 }
 
-void lite_f32_vsoftmax_row_portable(const float* x, float* y, size_t n) {
-  float m = -INFINITY;
-  for (size_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
-  const float sum = lite_f32_vexp_sum_portable(x, m, y, n);
-  for (size_t i = 0; i < n; ++i) y[i] /= sum;
-}
+/* The reference softmax itself: the same maximum, expf, sequential sum and division. */
+void lite_f32_vsoftmax_row_portable(const float* x, float* y, size_t n) { lite_f32_softmax_ref(1, n, 1, x, y); }
 
 float lite_f32_vexp_sum_portable(const float* x, float shift, float* y, size_t n) {
   float sum = 0.0f;

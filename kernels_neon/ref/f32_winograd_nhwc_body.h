@@ -18,7 +18,6 @@
 #include "f32_dwconv_winograd_vector_activation.h"
 #include "f32_winograd_transforms.h"
 #include "lite_kernels/winograd.h"
-#include "lite_kernels/f32_vactivation.h"
 
 #define WG_ALWAYS_INLINE static inline __attribute__((always_inline))
 /* The tile transforms stay out of line (GCC still clones them per m): measured on aarch64 with
@@ -211,13 +210,7 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
   const size_t lo = tr_begin * tiles_x, hi = tr_end * tiles_x;
   /* None / Relu / Clip: one max + min per output vector (bounds +-inf where absent, first operand so
    * NaN stays NaN); other activations (post) after it, on the vector as before. */
-  /* Sigmoid / SiLU (exp: not in LV_*): tiles stored without them, then the vector activation variant
-   * over each stored pixel's channels (lite_f32_activate_copy) instead of libm per value. */
-  const lite_activation* pixel_act = NULL;
-  if (lv_activation_needs_scalar(act) && lite_f32_vactivation_supports(act->kind)) {
-    pixel_act = act;
-    act = NULL;
-  }
+  const lite_activation* pixel_act = lv_defer_exp_activation(&act); /* over each stored pixel's channels */
   const int clamp = act == NULL || act->kind == LITE_ACT_RELU || act->kind == LITE_ACT_CLIP, post = !clamp;
   const LV_T vlo = LV_SET1(act == NULL || !clamp ? -INFINITY : (act->kind == LITE_ACT_CLIP ? act->alpha : 0.0f));
   const LV_T vhi = LV_SET1(act != NULL && act->kind == LITE_ACT_CLIP ? act->beta : INFINITY);
