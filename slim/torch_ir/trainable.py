@@ -1,0 +1,44 @@
+"""The IR level slim trains and prunes at: the imported graph after constant folding, before fusion.
+
+Constants and shape subgraphs are folded and identities removed (so Reshape targets and Clip bounds
+are constants where the model allows), but BatchNormalization nodes and activations stay separate
+nodes: BN statistics can be frozen or trained, BN scales rank channels, and every activation is an
+op the torch executor and the pruning rules see directly. The converter's ``optimize`` later folds
+and fuses the result exactly as it would the original model.
+"""
+
+from __future__ import annotations
+
+import os
+
+import onnx
+
+from lite_converter.frontends.onnx_frontend import load_onnx
+from lite_converter.ir import Graph
+from lite_converter.passes.eliminate_dead_code import eliminate_dead_code
+from lite_converter.passes.optimize import fold_until_stable
+from lite_converter.passes.remove_identity import remove_identity
+from lite_converter.passes.support import check_supported
+
+
+def trainable_graph(graph: Graph) -> Graph:
+    """Folds constants and removes identities and dead code of an ONNX-vocabulary graph, in place."""
+    remove_identity(graph)
+    fold_until_stable(graph)
+    eliminate_dead_code(graph)
+    graph.toposort()
+    return graph
+
+
+def load_trainable(model: str | os.PathLike | onnx.ModelProto | Graph,
+                   input_shapes: dict[str, list[int]] | None = None) -> Graph:
+    """An ONNX model (path, proto, or an already loaded IR graph, copied) at the trainable level;
+    raises ConversionError listing every unsupported op first, as conversion would."""
+    if isinstance(model, Graph):
+        import copy
+
+        graph = copy.deepcopy(model)
+    else:
+        graph = load_onnx(model, input_shapes=input_shapes)
+    check_supported(graph)
+    return trainable_graph(graph)
