@@ -93,7 +93,14 @@ def _trial_failures(view: GraphView, groups: list[Group], feeds: dict[str, np.nd
     """Groups whose one-unit pruning does not run or does not equal the zeroed model (bisected)."""
     if not groups:
         return {}
-    plan = plan_of([group.units[0] for group in groups])
+    # Units at different positions in different groups, so two groups wrongly left uncoupled do
+    # not lose the same indices by chance (which would keep shapes and values matching).
+    chosen = []
+    for group in groups:
+        picks = np.random.default_rng(group.index).choice(len(group.units), min(2, len(group.units) - 1),
+                                                          replace=False)
+        chosen += [group.units[i] for i in picks]
+    plan = plan_of(chosen)
     try:
         pruned = _outputs(apply_plan(view, plan), feeds)
         zeroed = _outputs(apply_plan(view, plan, zeroing=True), feeds)

@@ -80,9 +80,17 @@ class ChannelSpace:
     def axis_of(self, slot: int) -> Axis:
         return self._axis_of_slot[slot]
 
-    def classes(self) -> dict[int, list[int]]:
-        """Root slot -> every slot of its class (in slot order)."""
-        result: dict[int, list[int]] = {}
-        for slot in range(len(self._parent)):
-            result.setdefault(self.find(slot), []).append(slot)
-        return result
+    def roots(self) -> np.ndarray:
+        """The class root of every slot (pointer jumping over the parent array)."""
+        parent = np.asarray(self._parent, dtype=np.int64)
+        while True:
+            jumped = parent[parent]
+            if np.array_equal(jumped, parent):
+                return parent
+            parent = jumped
+
+    def axis_ids(self) -> tuple[list[Axis], np.ndarray]:
+        """The tracked axes in slot order, and the index into that list of every slot's axis."""
+        axes = sorted(self.offsets, key=lambda a: self.offsets[a])
+        ids = np.repeat(np.arange(len(axes)), [self.sizes[a] for a in axes])
+        return axes, ids

@@ -114,73 +114,82 @@ class DependencyGraph:
 
     # -- groups -------------------------------------------------------------------------------------
     def _build_groups(self) -> list[Group]:
+        """Classes (units) by root slot; groups = axes tied together by a class. Vectorized: a
+        model has 10^5 slots."""
         space = self.space
-        classes = space.classes()
-        axis_parent: dict[Axis, Axis] = {axis: axis for axis in space.offsets}
+        roots = space.roots()
+        axes, axis_of_slot = space.axis_ids()
+        parent = list(range(len(axes)))  # union-find over the (few hundred) axes
 
-        def find(axis: Axis) -> Axis:
-            while axis_parent[axis] != axis:
-                axis_parent[axis] = axis_parent[axis_parent[axis]]
-                axis = axis_parent[axis]
-            return axis
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
 
-        for slots in classes.values():
-            first = find(space.axis_of(slots[0]))
-            for slot in slots[1:]:
-                other = find(space.axis_of(slot))
-                if other != first:
-                    axis_parent[other] = first
-        by_root: dict[Axis, list[list[int]]] = {}
-        for slots in classes.values():
-            by_root.setdefault(find(space.axis_of(slots[0])), []).append(slots)
+        for a, b in set(zip(axis_of_slot[roots].tolist(), axis_of_slot.tolist(), strict=True)):
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[rb] = ra
+        group_of_axis = [find(i) for i in range(len(axes))]
+        # per class: blocked reason, produced by a weighted layer, indices per axis
+        reason_of_root: dict[int, str] = {}
+        for slot, reason in space.blocked.items():
+            reason_of_root.setdefault(int(roots[slot]), reason)
+        source_axis = np.array([axis in self.sources for axis in axes])
+        has_source = np.zeros(len(roots), dtype=bool)
+        np.logical_or.at(has_source, roots, source_axis[axis_of_slot])
+        offsets = np.array([space.offsets[a] for a in axes])
+        local = np.arange(len(roots)) - offsets[axis_of_slot]
+        order_of_slots = np.lexsort((local, axis_of_slot, roots))
+        r, a, loc = roots[order_of_slots], axis_of_slot[order_of_slots], local[order_of_slots]
+        starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (a[1:] != a[:-1])])
+        ends = np.r_[starts[1:], len(r)]
+        classes: dict[int, dict[Axis, np.ndarray]] = {}
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            classes.setdefault(int(r[start]), {})[axes[a[start]]] = loc[start:end]
+        members: dict[int, list[tuple[int, dict[Axis, np.ndarray]]]] = {}
+        for root, indices in classes.items():
+            members.setdefault(group_of_axis[axis_of_slot[root]], []).append((root, indices))
         order = {node.name: i for i, node in enumerate(self.view.graph.nodes)}
-        groups: list[Group] = []
-        for root, members in by_root.items():
-            groups.append(self._group(root, members, order))
+        groups = [self._group(m, reason_of_root, has_source, order) for m in members.values()]
         groups.sort(key=lambda g: (order.get(g.name, len(order)), g.name))
         for index, group in enumerate(groups):
             group.index = index
         return groups
 
-    def _group(self, root: Axis, members: list[list[int]], order: dict[str, int]) -> Group:
+    def _group(self, members: list[tuple[int, dict[Axis, np.ndarray]]], reason_of_root: dict[int, str],
+               has_source: np.ndarray, order: dict[str, int]) -> Group:
         space = self.space
-        axes = sorted({space.axis_of(s) for slots in members for s in slots})
+        group_axes = sorted({axis for _, indices in members for axis in indices})
         units: list[Unit] = []
         reasons: list[str] = []
         blocked_units = 0
-        for slots in members:
-            why = next((space.blocked[s] for s in slots if s in space.blocked), None)
-            has_source = any(space.axis_of(s) in self.sources for s in slots)
-            if why is None and not has_source:
+        for root, indices in members:
+            why = reason_of_root.get(root)
+            if why is None and not has_source[root]:
                 why = "no weighted layer produces these channels"
+            if why is None:
+                whole = next((a for a, v in indices.items() if len(v) == space.sizes[a]), None)
+                if whole is not None:  # e.g. channel shuffles repeated until every channel is coupled
+                    why = f"coupled channels span all of {whole}"
             if why is not None:
                 blocked_units += 1
                 if why not in reasons:
                     reasons.append(why)
                 continue
-            indices: dict[Axis, list[int]] = {}
-            for slot in slots:
-                axis = space.axis_of(slot)
-                indices.setdefault(axis, []).append(slot - space.offsets[axis])
-            whole = next((a for a, v in indices.items() if len(v) == space.sizes[a]), None)
-            if whole is not None:  # e.g. channel shuffles repeated until every channel is coupled
-                blocked_units += 1
-                why = f"coupled channels span all of {whole}"
-                if why not in reasons:
-                    reasons.append(why)
-                continue
-            units.append(Unit({a: np.array(sorted(v), dtype=np.int64) for a, v in indices.items()}))
-        axis_set = set(axes)
-        producers = sorted({self.sources[a].name for a in axes if a in self.sources},
+            units.append(Unit(indices))
+        axis_set = set(group_axes)
+        producers = sorted({self.sources[a].name for a in group_axes if a in self.sources},
                            key=lambda n: order.get(n, 0))
         consumers = sorted({node.name for node in self.view.graph.nodes for wa in self._weights[id(node)]
                             if wa.role != OUT and wa.axis in axis_set and node.op_type in
                             ("Conv", "ConvTranspose", "Gemm", "MatMul")}, key=lambda n: order.get(n, 0))
-        name = producers[0] if producers else str(root)
+        name = producers[0] if producers else str(group_axes[0])
         if not units and not reasons:
             reasons.append("no channels")
-        main = next((a for a in axes if a in self.sources and self.sources[a].name == name), None)
-        return Group(0, name, axes, units, producers, consumers, reasons, blocked_units, main)
+        main = next((a for a in group_axes if a in self.sources and self.sources[a].name == name), None)
+        return Group(0, name, group_axes, units, producers, consumers, reasons, blocked_units, main)
 
     # -- queries ------------------------------------------------------------------------------------
     def weight_axes(self, node: Node) -> list[WeightAxis]:
