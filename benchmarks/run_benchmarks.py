@@ -4,8 +4,8 @@ Models: MobileNetV2-1.0 and ResNet-18 at 224 (the torch architectures of tests/m
 exported to ONNX) and PaddleOCR's PP-OCRv4 det at 640x640 and rec at 48x320 (lite_converter.app.zoo), each at
 1 and 2 threads. Every (model, threads) row is one `lite bench --compare` measurement: all runtimes in
 this process, interleaved per iteration, so the machine's load drifts hit them alike. The table also
-gives the stripped runtime library per target and, once lite_converter.app.bench_qemu exists, the
-instructions per inference under qemu for aarch64 and armv7.
+gives the stripped runtime library per target and the instructions per inference under qemu for
+aarch64 and armv7 (lite_converter.app.bench_qemu).
 """
 
 from __future__ import annotations

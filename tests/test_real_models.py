@@ -22,7 +22,8 @@ import numpy as np
 import onnx
 import pytest
 
-from lite_converter import reader, zoo
+from lite_converter import reader
+from lite_converter.app import zoo
 from lite_converter.app.demo import DET_PROBABILITY_THRESHOLD, ctc_greedy_decode, ocr_input
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
