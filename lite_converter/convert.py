@@ -25,6 +25,7 @@ from lite_converter.frontends.onnx_qdq import (
     strip_qdq,
 )
 from lite_converter.frontends.onnx_qdq_int8 import quantize_from_qdq
+from lite_converter.frontends.tflite_frontend import load_tflite
 from lite_converter.ir import Graph
 from lite_converter.passes.layout_nhwc import to_channels_last
 from lite_converter.passes.lower_to_lite import lower_to_lite
@@ -55,8 +56,6 @@ def lower_onnx(
 
 def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None) -> bytes:
     """Converts a .tflite model (fp32 or full-integer int8) and returns the .lite bytes."""
-    from lite_converter.frontends.tflite_frontend import load_tflite
-
     graph = load_tflite(model)
     data = serialize(graph, plan_memory(graph))
     if output_path is not None:

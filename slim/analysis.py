@@ -26,6 +26,7 @@ import onnx
 from lite_converter.ir import Graph, Node, QuantParams
 from lite_converter.passes.quantize_int8 import MOVE_OPS
 from runtime_arm import Interpreter
+from slim.analysis_plot import write_plot
 from slim.calibrate import with_outputs
 from slim.calibration_data import CalibrationInput
 from slim.config import QuantConfig, resolve_config
@@ -189,7 +190,5 @@ def analyze(model: str | os.PathLike | onnx.ModelProto, data: CalibrationInput,
     prepared = prepare(model, data, resolve_config(config), input_shapes)
     report = measure(prepared, quantize_prepared(prepared))
     if plot_path is not None:
-        from slim.analysis_plot import write_plot
-
         write_plot(report, plot_path)
     return report

@@ -111,7 +111,7 @@ def test_mobilenet_v2_every_int8_tensor_matches_simulation(tmp_path) -> None:
                                             ("det", (1, 3, 96, 96))])
 def test_ppocr_int8_ops_match_simulation(key: str, shape: tuple[int, ...]) -> None:
     """Real models nobody here wrote (HardSwish convs stay fp32, with QUANTIZE / DEQUANTIZE borders)."""
-    from lite_converter import zoo
+    from lite_converter.app import zoo
 
     path = zoo.fetch(key)
     rng = np.random.default_rng(0)
