@@ -21,8 +21,8 @@ import os
 from collections.abc import Iterator
 
 import numpy as np
-import onnx
 
+from lite_converter.convert import ModelSource
 from lite_converter.int8 import dequantize, quantize
 from lite_converter.int8.params import per_tensor
 from lite_converter.ir import Graph, Node
@@ -179,7 +179,7 @@ def measure(prepared: Prepared, quantized: Quantized) -> AnalysisReport:
                           sorted(quantized.skip_nodes))
 
 
-def analyze(model: str | os.PathLike | onnx.ModelProto, data: CalibrationInput,
+def analyze(model: ModelSource, data: CalibrationInput,
             config: str | QuantConfig = "int8", input_shapes: dict[str, list[int]] | None = None,
             plot_path: str | os.PathLike | None = None) -> AnalysisReport:
     """Quantizes ``model`` as slim.compress would (without writing it) and reports, per int8 layer,

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from lite_converter.int8 import (
+    INT8_MAX,
     INT8_MIN,
     activation_range,
     add,
@@ -92,7 +93,7 @@ def global_average_pool(x: np.ndarray, zero_point: int) -> np.ndarray:
     """zero_point + the mean of (x - zero_point) over H x W rounded half away from zero, clamped, int8."""
     _, h, w, _ = x.shape
     total = (np.asarray(x, np.int64) - zero_point).sum(axis=(1, 2), keepdims=True)
-    return np.clip(divide_round_half_away(total, h * w) + zero_point, -128, 127).astype(np.int8)
+    return np.clip(divide_round_half_away(total, h * w) + zero_point, INT8_MIN, INT8_MAX).astype(np.int8)
 
 
 def max_pool(x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:

@@ -59,9 +59,8 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
     CalibrationDataError before any work on bad data, ConversionError for a quantized model."""
     loaded = load_model(model, input_shapes)
     refuse_quantized(loaded, model)
-    graph = loaded.graph
-    specs = [InputSpec(name, graph.tensors[name].dtype, graph.tensors[name].shape) for name in graph.inputs]
-    batches = load_batches(data, specs)
+    inputs = [loaded.graph.tensors[name] for name in loaded.graph.inputs]
+    batches = load_batches(data, [InputSpec(t.name, t.dtype, t.shape) for t in inputs])
     graph = lower(loaded)
     algorithm_of = {node.outputs[0]: settings.overrides[node.name]
                     for node in graph.nodes if node.name in settings.overrides and node.outputs}

@@ -90,7 +90,8 @@ def test_multipliers_equal_the_c_derivation_and_the_exact_rule(c_ref: ctypes.CDL
         assert mi == math.floor(Fraction(r) * 2 ** si + Fraction(1, 2)), r  # round half up of r * 2^shift
 
 
-@pytest.mark.parametrize("bad", [-1e-9, float("nan"), float("inf"), 2.0 ** 30, math.nextafter(2.0 ** 30, 0.0), 1e12])
+@pytest.mark.parametrize("bad", [-1e-9, float("nan"), float("inf"), 2.0 ** 30,
+                                 math.nextafter(2.0 ** 30, 0.0), 1e12])
 def test_unusable_multipliers_are_refused_like_c(c_ref: ctypes.CDLL, bad: float) -> None:
     real = np.array([bad])
     m, s, status = (np.zeros(1, np.int32) for _ in range(3))
@@ -105,10 +106,11 @@ def test_multiplier_pairs_equal_the_c_derivation(c_ref: ctypes.CDLL) -> None:
     b[:100] = a[:100]  # equal multipliers
     b[100:200] = 0.0
     c_a, c_b, c_s, status = (np.zeros(a.size, np.int32) for _ in range(4))
-    c_ref.shim_quantize_multiplier_pair(ctypes.c_size_t(a.size), _ptr(a), _ptr(b), _ptr(c_a), _ptr(c_b), _ptr(c_s),
-                                        _ptr(status))
+    c_ref.shim_quantize_multiplier_pair(ctypes.c_size_t(a.size), _ptr(a), _ptr(b), _ptr(c_a), _ptr(c_b),
+                                        _ptr(c_s), _ptr(status))
     assert not status.any()
-    ours = np.array([int8.quantize_multiplier_pair(x, y) for x, y in zip(a.tolist(), b.tolist(), strict=True)])
+    pairs = zip(a.tolist(), b.tolist(), strict=True)
+    ours = np.array([int8.quantize_multiplier_pair(x, y) for x, y in pairs])
     np.testing.assert_array_equal(ours, np.stack([c_a, c_b, c_s], axis=1))
 
 
@@ -117,20 +119,22 @@ def test_requantize_random_int32_accumulators(c_ref: ctypes.CDLL) -> None:
     """Accumulators over the int32 range and beyond (saturated first), per-element multipliers and
     shifts from real multipliers, a zero point and a clamp: C, numpy and exact fractions agree."""
     n = 200000
+    edges = [2 ** 31 - 1, -2 ** 31, 2 ** 35, -2 ** 35]
     acc = np.concatenate([rng.integers(-2 ** 31, 2 ** 31, n // 2), rng.integers(-3000, 3000, n // 4),
-                          rng.integers(-2 ** 40, 2 ** 40, n // 4), [2 ** 31 - 1, -2 ** 31, 2 ** 35, -2 ** 35]])
+                          rng.integers(-2 ** 40, 2 ** 40, n // 4), edges])
     multiplier, shift = int8.quantize_multipliers(np.exp2(rng.uniform(-30.0, 0.0, acc.size)))
     multiplier, shift = multiplier.astype(np.int32), shift.astype(np.int32)
     for zero_point, low, high in ((0, -128, 127), (-17, -17, 127), (5, -60, 90)):
         c_out = np.zeros(acc.size, np.int8)
         c_ref.shim_requantize(ctypes.c_size_t(acc.size), _ptr(acc), _ptr(multiplier), _ptr(shift),
-                              ctypes.c_int32(zero_point), ctypes.c_int32(low), ctypes.c_int32(high), _ptr(c_out))
+                              ctypes.c_int32(zero_point), ctypes.c_int32(low), ctypes.c_int32(high),
+                              _ptr(c_out))
         ours = int8.requantize(acc, multiplier, shift, zero_point, low, high)
         assert ours.dtype == np.int8
         np.testing.assert_array_equal(ours, c_out)
         for i in rng.choice(acc.size, 1000, replace=False).tolist() + list(range(acc.size - 4, acc.size)):
-            a = min(max(int(acc[i]), -2 ** 31), 2 ** 31 - 1)
-            exact = math.floor(Fraction(a * int(multiplier[i]), 2 ** int(shift[i])) + Fraction(1, 2))  # half up
+            a = min(max(int(acc[i]), -2 ** 31), 2 ** 31 - 1)  # saturated, then rounded half up:
+            exact = math.floor(Fraction(a * int(multiplier[i]), 2 ** int(shift[i])) + Fraction(1, 2))
             assert int(ours[i]) == min(max(exact + zero_point, low), high), i
 
 
@@ -140,7 +144,8 @@ def test_rounding_shift_right_rounds_half_up() -> None:
     values = rng.integers(-2 ** 61, 2 ** 61, 5000)
     shifts = rng.integers(1, 63, 5000)
     ours = int8.rounding_shift_right(values, shifts)
-    expected = [math.floor(Fraction(int(v), 2 ** int(s)) + Fraction(1, 2)) for v, s in zip(values, shifts, strict=True)]
+    expected = [math.floor(Fraction(int(v), 2 ** int(s)) + Fraction(1, 2))  # round half up
+                for v, s in zip(values, shifts, strict=True)]
     assert ours.tolist() == expected
 
 
@@ -188,9 +193,11 @@ def test_dequantize_every_byte(c_ref: ctypes.CDLL, scale: float, zero_point: int
     assert ours.dtype == np.float32
     np.testing.assert_array_equal(ours, c_out)
     # one rounding of the exact product
-    exact = [np.float32(float(Fraction(float(np.float32(scale))) * (v - zero_point))) for v in range(-128, 128)]
+    step = Fraction(float(np.float32(scale)))
+    exact = [np.float32(float(step * (v - zero_point))) for v in range(-128, 128)]
     np.testing.assert_array_equal(ours, np.array(exact, np.float32))
-    np.testing.assert_array_equal(int8.quantize(int8.fake_quantize(ours, scale, zero_point), scale, zero_point), q)
+    round_trip = int8.fake_quantize(ours, scale, zero_point)
+    np.testing.assert_array_equal(int8.quantize(round_trip, scale, zero_point), q)
 
 
 def test_per_axis_quantize_is_per_tensor_quantize_per_channel() -> None:
@@ -251,9 +258,8 @@ def test_divide_round_half_away_equals_the_c_average(c_ref: ctypes.CDLL) -> None
             c_out = np.zeros((5, 64), np.int8)
             c_ref.lite_qs8_global_average_pool_nhwc_ref(5, spatial, 64, zero_point, _ptr(x), _ptr(c_out))
             total = x.astype(np.int64).sum(axis=1) - zero_point * spatial
-            ours = np.clip(int8.divide_round_half_away(total, spatial) + zero_point, -128, 127).astype(np.int8)
-            np.testing.assert_array_equal(ours, c_out)
             means = int8.divide_round_half_away(total, spatial)
+            np.testing.assert_array_equal(np.clip(means + zero_point, -128, 127).astype(np.int8), c_out)
             for t, mean in zip(total.reshape(-1).tolist(), means.reshape(-1).tolist(), strict=True):
                 exact = Fraction(t, spatial)
                 assert mean == math.floor(abs(exact) + Fraction(1, 2)) * (1 if exact >= 0 else -1)
@@ -280,11 +286,13 @@ def test_tables_compose_exactly() -> None:
 
 # -- the package sits below everything that uses it ------------------------------------------------
 def test_int8_package_imports_nothing_above_it() -> None:
-    allowed = {"__future__", "collections", "math", "typing", "numpy", "lite_converter.int8", "lite_converter.ir"}
+    allowed = {"__future__", "collections", "math", "typing", "numpy", "lite_converter.int8",
+               "lite_converter.ir"}
     package = ROOT / "lite_converter" / "int8"
     for path in package.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             for name in names:
-                assert any(name == ok or name.startswith(ok + ".") for ok in allowed), f"{path.name} imports {name}"
+                below = any(name == ok or name.startswith(ok + ".") for ok in allowed)
+                assert below, f"{path.name} imports {name}"
