@@ -12,9 +12,10 @@ import numpy as np
 INT8_MIN, INT8_MAX = -128, 127
 
 
-def _along(values: np.ndarray | float | int, ndim: int, axis: int | None, dtype: type) -> np.ndarray:
+def _along(values: np.ndarray | float | int, ndim: int, axis: int | None,
+           dtype: type) -> np.ndarray | np.generic:
     """``values`` as ``dtype``, shaped to broadcast along ``axis`` of an ``ndim``-dimensional array
-    (a 0-d array when ``axis`` is None: then ``values`` must hold one number, or none for 0)."""
+    (a numpy scalar when ``axis`` is None: then ``values`` must hold one number, or none for 0)."""
     array = np.asarray(values, dtype)
     if axis is None or array.size == 1:
         flat = array.reshape(-1)
