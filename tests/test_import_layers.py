@@ -33,12 +33,9 @@ RANKS = {
     "tests": 4,
     "benchmarks": 4,
 }
-# Known upward arrows that another branch of issue 11 removes; each entry must still occur (a stale
-# entry fails below), so deleting the import forces deleting the entry.
-KNOWN_UPWARD = {
-    # The int8 arithmetic moves below slim (issue 11, "one home for int8 arithmetic").
-    ("lite_converter.passes.compose_tables_int8", "slim.fake_quant"),
-}
+# Known upward arrows allowed for a while (each entry must still occur: a stale entry fails below,
+# so deleting the import forces deleting the entry). None left since the int8 arithmetic moved below slim.
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 
 def layer(module: str) -> str | None:
