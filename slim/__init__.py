@@ -13,7 +13,7 @@ The scheme, its exact arithmetic and the algorithms: docs/QUANTIZATION.md.
 ``slim.prune(model, data, config)`` prunes by dependency groups and fine-tunes by label-free
 distillation against the original; ``slim.sensitivity(model, data)`` sweeps each group's pruning
 ratio; ``slim.prune_groups(model, data)`` lists the groups (docs/PRUNING.md). They need the
-``torch`` extra, imported only when called.
+``torch`` extra, imported only when called (slim/extras.py).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from slim.analysis import AnalysisReport, analyze
 from slim.calibration_data import CalibrationDataError
 from slim.compress import CompressResult, compress
 from slim.config import QuantConfig
+from slim.extras import MissingExtraError, training_half
 from slim.finetune_config import FinetuneConfig
 from slim.pruning.config import PruneConfig
 
@@ -33,24 +34,19 @@ def prune(model: Any, data: Any, config: str | PruneConfig = "prune_0.5",  # noq
           input_shapes: dict[str, list[int]] | None = None,
           output_path: str | os.PathLike | None = None) -> Any:
     """Structured pruning + distillation fine-tuning (slim/pruning/pruner.py); returns a PruneResult."""
-    from slim.pruning.pruner import prune as prune_model
-
-    return prune_model(model, data, config, input_shapes, output_path)
+    return training_half("slim.pruning.pruner").prune(model, data, config, input_shapes, output_path)
 
 
 def sensitivity(model: Any, data: Any = None, **options: Any) -> Any:  # noqa: ANN401
     """Per-group pruning sensitivity sweep (slim/sensitivity_sweep.py); returns a SensitivityReport."""
-    from slim.sensitivity_sweep import sensitivity as sweep
-
-    return sweep(model, data, **options)
+    return training_half("slim.sensitivity_sweep").sensitivity(model, data, **options)
 
 
 def prune_groups(model: Any, data: Any, input_shapes: dict[str, list[int]] | None = None) -> Any:  # noqa: ANN401
     """The dependency groups of ``model`` (slim/pruning/groups.py); ``.report()`` lists them."""
-    from slim.pruning.analysis import analyze as analyze_for_pruning
-
-    return analyze_for_pruning(model, data, input_shapes).dependencies
+    return training_half("slim.pruning.analysis").analyze(model, data, input_shapes).dependencies
 
 
-__all__ = ["AnalysisReport", "CalibrationDataError", "CompressResult", "FinetuneConfig", "PruneConfig",
+__all__ = ["AnalysisReport", "CalibrationDataError", "CompressResult", "FinetuneConfig", "MissingExtraError",
+           "PruneConfig",
            "QuantConfig", "analyze", "compress", "prune", "prune_groups", "sensitivity"]

@@ -4,15 +4,13 @@ removed, one line per group; the most sensitive groups are named in the legend."
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from slim.sensitivity_sweep import SensitivityReport
+from typing import Any
 
 LEGEND_GROUPS = 12
 
 
-def write_plot(report: SensitivityReport, path: str | os.PathLike) -> None:
+def write_plot(report: Any, path: str | os.PathLike) -> None:  # noqa: ANN401 - a SensitivityReport
+    """Writes ``report`` (a slim.sensitivity_sweep.SensitivityReport) as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -31,6 +31,7 @@ from slim.pruning.analysis import Analysis, analyze
 from slim.pruning.apply import apply_plan, plan_of
 from slim.pruning.graph_view import GraphView
 from slim.pruning.groups import DependencyGraph
+from slim.sensitivity_plot import write_plot
 from slim.torch_ir.module import GraphModule
 
 DEFAULT_RATIOS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -62,8 +63,6 @@ class SensitivityReport:
         return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike) -> None:
-        from slim.sensitivity_plot import write_plot
-
         write_plot(self, path)
 
     def ratios_for(self, flops_target: float) -> dict[str, float]:

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import functools
 import io
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import onnx
 import torch
 
-from lite_converter import zoo
-from lite_converter.demo import ocr_input
+from lite_converter.app import zoo
+from lite_converter.app.demo import ocr_input
 from tests.models import ARCHITECTURES, export_onnx, randomize_batchnorm
 from tests.models.pruning_patterns import PATTERNS
 
@@ -45,13 +46,19 @@ def pattern_input(seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(PATTERN_INPUT).astype(np.float32)
 
 
-def real_model(name: str, directory: Path) -> tuple[Path, np.ndarray]:
-    """(ONNX path, input) of a torch-built CNN (exported into ``directory``) or a PaddleOCR model."""
+@functools.cache
+def _export_directory() -> Path:
+    """One directory per test process for the CNN exports (the dynamo export takes tens of seconds,
+    so the torch-executor and pruning tests share them)."""
+    return Path(tempfile.mkdtemp(prefix="lite-prune-exports-"))
+
+
+@functools.cache
+def real_model(name: str) -> tuple[Path, np.ndarray]:
+    """(ONNX path, input) of a torch-built CNN (exported once per process) or a PaddleOCR model."""
     if name in OCR_SHAPES:
         image, _ = ocr_input(name, OCR_SHAPES[name], seed=3)
         return zoo.fetch_all()[name], image
     arch = ARCHITECTURES[name]
-    path = directory / f"{name}.onnx"
-    if not path.is_file():
-        path = export_onnx(arch, directory)
+    path = export_onnx(arch, _export_directory())
     return path, np.random.default_rng(1).uniform(-2.0, 2.0, arch.input_shape).astype(np.float32)

@@ -26,8 +26,8 @@ from slim.pruning.analysis import analyze  # noqa: E402
 from slim.pruning.apply import apply_plan  # noqa: E402
 from slim.pruning.config import PruneConfig  # noqa: E402
 from slim.pruning.pruner import allocate_units  # noqa: E402
-from tests.prune_cases import CNNS, OCR_SHAPES, pattern_input, pattern_onnx, real_model  # noqa: E402
 from tests.models.pruning_patterns import PATTERNS  # noqa: E402
+from tests.prune_cases import CNNS, OCR_SHAPES, pattern_input, pattern_onnx, real_model  # noqa: E402
 
 RELATIVE = 1e-5
 RATIO = PruneConfig(ratio=0.3, round_to=1, max_ratio=0.9, criterion="l1", finetune=None)
@@ -45,7 +45,8 @@ MINIMUM_GROUPS = {"residual_add": 3, "residual_mul": 1, "concat_offsets": 2, "sp
 def _run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
-    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(model.SerializeToString(), options,
+                                           providers=["CPUExecutionProvider"])
     return session.run(None, feeds)
 
 
@@ -83,14 +84,9 @@ def test_pattern_pruned_equals_zeroed(name: str):
     _check_exact(pattern_onnx(name), pattern_input(), name)
 
 
-@pytest.fixture(scope="module")
-def exports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("prune_exports")
-
-
 @pytest.mark.parametrize("name", sorted(CNNS) + sorted(OCR_SHAPES))
-def test_real_model_pruned_equals_zeroed(name: str, exports: Path):
-    path, image = real_model(name, exports)
+def test_real_model_pruned_equals_zeroed(name: str):
+    path, image = real_model(name)
     _check_exact(path, image, name)
 
 
@@ -141,7 +137,8 @@ def test_ops_without_a_rule_block_their_channels():
     nodes = [helper.make_node("Conv", ["x", "w1"], ["a"], pads=[1, 1, 1, 1]),
              helper.make_node("LRN", ["a"], ["b"], size=3),
              helper.make_node("Conv", ["b", "w2"], ["y"])]
-    graph = helper.make_graph(nodes, "lrn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+    graph = helper.make_graph(nodes, "lrn",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])], weights)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     analysis = analyze(model, rng.standard_normal((1, 3, 8, 8)).astype(np.float32))

@@ -31,14 +31,9 @@ def _relative_error(ours: np.ndarray, reference: np.ndarray) -> float:
     return float(np.abs(ours - reference).max() / max(1.0, float(np.abs(reference).max())))
 
 
-@pytest.fixture(scope="module")
-def exports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("torch_ir_exports")
-
-
 @pytest.mark.parametrize("name", sorted(ARCHITECTURES) + sorted(OCR_SHAPES))
-def test_forward_matches_onnxruntime(name: str, exports: Path):
-    path, image = real_model(name, exports)
+def test_forward_matches_onnxruntime(name: str):
+    path, image = real_model(name)
     graph = load_trainable(path)
     feeds = {graph.inputs[0]: image}
     with torch.no_grad():

@@ -14,12 +14,14 @@ import os
 import numpy as np
 import onnx
 
+from lite_converter.atomic_write import write_atomically
 from lite_converter.frontends.onnx_export import export_onnx
 from lite_converter.ir import Graph
 from slim.distill import FeatureMap, FinetuneReport, finetune
 from slim.pruning import allocate
 from slim.pruning.analysis import Analysis, PruneError, analyze
 from slim.pruning.apply import Plan, apply_plan
+from slim.pruning.channels import Axis
 from slim.pruning.config import PruneConfig, parse_config
 from slim.pruning.groups import Group
 
@@ -79,8 +81,6 @@ class PruneResult:
 
     def save(self, path: str | os.PathLike) -> None:
         """Writes the pruned model as an .onnx file."""
-        from lite_converter.atomic_write import write_atomically
-
         write_atomically(path, self.onnx_model().SerializeToString())
 
 
@@ -100,15 +100,9 @@ def _features(analysis: Analysis, plan: Plan, choices: list[allocate.GroupChoice
     for name in names:
         shape = analysis.view.shape(name)
         kept = {axis: np.setdiff1d(np.arange(shape[axis]), removed)
-                for axis in range(len(shape)) if len(removed := plan.get(_axis(name, axis), ()))}
+                for axis in range(len(shape)) if len(removed := plan.get(Axis(name, axis), ()))}
         result[name] = kept
     return result
-
-
-def _axis(name: str, axis: int):  # noqa: ANN202 - a channels.Axis
-    from slim.pruning.channels import Axis
-
-    return Axis(name, axis)
 
 
 def allocate_units(analysis: Analysis, config: PruneConfig) -> list[allocate.GroupChoice]:

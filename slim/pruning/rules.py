@@ -23,6 +23,7 @@ from lite_converter.ir import Node
 from slim.pruning import reshape_map
 from slim.pruning.channels import Axis
 from slim.pruning.graph_view import GraphView
+from slim.pruning.slicing import constant_slice_bounds
 
 
 @dataclasses.dataclass
@@ -365,8 +366,6 @@ def split(view: GraphView, node: Node, axis: Axis) -> list[Link]:
 
 
 def slice_rule(view: GraphView, node: Node, axis: Axis) -> list[Link]:
-    from slim.pruning.slicing import constant_slice_bounds
-
     x, out = node.inputs[0], node.outputs[0]
     bounds = constant_slice_bounds(view, node)
     if bounds is None:
