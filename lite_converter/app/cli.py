@@ -5,6 +5,8 @@
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
              [--cpu-affinity fast]
     lite compress model.onnx -o model.lite --config int8 --data calibration_dir/ [--algorithm kl]
+    lite compress model.onnx -o model.lite --config prune_0.5 --data dir/ [--epochs N | --steps N]
+    lite sensitivity model.onnx --data dir/ --plot sens.png [--executor ray]
     lite bench model.onnx [--input-shape x=1,3,224,224] [--threads 2] [--profile] [--compare onnxruntime]
 
 A user error (missing file, unsupported op, bad argument) prints one message on stderr and exits
@@ -37,6 +39,7 @@ from lite_converter.app.cli_common import (
 )
 from lite_converter.app.compress_cli import add_compress_command
 from lite_converter.app.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
+from lite_converter.app.sensitivity_cli import add_sensitivity_command
 from lite_converter.convert import convert_onnx, convert_tflite
 from lite_converter.ir import ConversionError
 from lite_converter.reader import LiteFileError, LiteModel, read_model
@@ -226,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_command(commands, shape_help)
     add_compress_command(commands, shape_help)
+    add_sensitivity_command(commands, shape_help)
     return parser
 
 

@@ -26,6 +26,7 @@ from slim.pruning.config import PruneConfig, parse_config
 from slim.pruning.groups import Group
 
 MAX_AUTO_FEATURES = 8
+CALIBRATION_BATCHES = 16  # of the user's data, kept for int8 after pruning (prune_R+int8)
 
 
 @dataclasses.dataclass
@@ -74,6 +75,7 @@ class PruneResult:
     original: Graph
     plan: Plan
     report: PruneReport
+    calibration: list[dict[str, np.ndarray]] = dataclasses.field(default_factory=list, repr=False)
 
     def onnx_model(self) -> onnx.ModelProto:
         """The pruned model as plain ONNX (runs in onnxruntime; converts with lite convert)."""
@@ -170,7 +172,8 @@ def prune(model: str | os.PathLike | onnx.ModelProto | Graph, data: object,
     if settings.finetune is not None and settings.finetune.enabled:
         features = _features(analysis, plan, choices, settings.finetune.features)
         report.finetune = finetune(pruned, analysis.graph, analysis.data, settings.finetune, features)
-    result = PruneResult(pruned, analysis.graph, plan, report)
+    calibration = [feeds for feeds, _ in analysis.data.take(CALIBRATION_BATCHES)]
+    result = PruneResult(pruned, analysis.graph, plan, report, calibration)
     if output_path is not None:
         result.save(output_path)
     return result

@@ -9,12 +9,14 @@ and fuses the result exactly as it would the original model.
 
 from __future__ import annotations
 
+import copy
 import os
 
 import onnx
 
+from lite_converter.convert import source_format
 from lite_converter.frontends.onnx_frontend import load_onnx
-from lite_converter.ir import Graph
+from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.eliminate_dead_code import eliminate_dead_code
 from lite_converter.passes.optimize import fold_until_stable
 from lite_converter.passes.remove_identity import remove_identity
@@ -30,14 +32,16 @@ def trainable_graph(graph: Graph) -> Graph:
     return graph
 
 
-def load_trainable(model: str | os.PathLike | onnx.ModelProto | Graph,
+def load_trainable(model: str | os.PathLike | onnx.ModelProto | bytes | Graph,
                    input_shapes: dict[str, list[int]] | None = None) -> Graph:
     """An ONNX model (path, proto, or an already loaded IR graph, copied) at the trainable level;
     raises ConversionError listing every unsupported op first, as conversion would."""
     if isinstance(model, Graph):
-        import copy
-
         graph = copy.deepcopy(model)
+    elif source_format(model) != "onnx":
+        raise ConversionError("training, pruning and distillation work on ONNX models (and graphs in ONNX "
+                              "vocabulary); a .tflite arrives already lowered to channels-last .lite ops: "
+                              "export the float model to ONNX instead")
     else:
         graph = load_onnx(model, input_shapes=input_shapes)
     check_supported(graph)
