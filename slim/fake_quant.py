@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from lite_converter.ir import Graph, Node
+from lite_converter.lite_ops import Int8Role, int8_ops
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS
 
 
@@ -257,7 +258,7 @@ def map_table(graph: Graph, node: Node) -> np.ndarray | None:
     if op in LOOKUP_OPS and len(node.inputs) == 1:
         return lookup_table(op, node.attrs, _per_tensor(graph, node.inputs[0]),
                             _per_tensor(graph, node.outputs[0]))
-    if op in ("ADD", "MUL") and len(node.inputs) == 2:
+    if op in int8_ops(Int8Role.BINARY) and len(node.inputs) == 2:
         b = graph.constant(node.inputs[1])
         b_quant = graph.tensors[node.inputs[1]].quant
         if b is None or b.size != 1 or b.dtype != np.int8 or b_quant is None or b_quant.scale.size != 1:
@@ -293,11 +294,11 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return np.repeat(np.repeat(x, scale_h, axis=1), scale_w, axis=2)
     if op == "REQUANTIZE":  # with a table: a composed chain of int8 maps (compose_tables_int8.py)
         return lookup(x, np.asarray(graph.constant(node.inputs[1]), np.int8).reshape(-1))
-    if op in ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE"):
+    if op in int8_ops(Int8Role.MOVE):  # TRANSPOSE moved its values above
         return x.reshape(values[node.outputs[0]].shape)  # the shape logic is the fp32 op's, tested elsewhere
     qx, qy = _per_tensor(graph, node.inputs[0]), _per_tensor(graph, node.outputs[0])
     low, high = activation_range(node.attrs.get("activation"), *qy)
-    if op in ("CONV_2D", "FULLY_CONNECTED", "CONV_TRANSPOSE_2D"):
+    if op in int8_ops(Int8Role.WEIGHTED):
         weight_tensor = graph.tensors[node.inputs[1]]
         assert weight_tensor.data is not None and weight_tensor.quant is not None
         bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
