@@ -128,6 +128,7 @@ lite_fb::OpOptions expected_options(lite_fb::OpCode opcode) {
     case OpCode::SCATTER_ND: return OpOptions::ScatterOptions;
     case OpCode::TRILU: return OpOptions::TriluOptions;
     case OpCode::NON_ZERO: return OpOptions::NONE;
+    case OpCode::REVERSE_SEQUENCE: return OpOptions::ReverseSequenceOptions;
     case OpCode::QUANTIZE: return OpOptions::QuantizeOptions;
     case OpCode::DEQUANTIZE: return OpOptions::QuantizeOptions;
     case OpCode::REQUANTIZE: return OpOptions::QuantizeOptions;
