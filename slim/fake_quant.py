@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from lite_converter.ir import Graph, Node
-from lite_converter.lite_ops import Int8Role, int8_ops
+from lite_converter.lite_ops import OPS, Int8Role, int8_ops
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS
 
 
@@ -294,7 +294,7 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return np.repeat(np.repeat(x, scale_h, axis=1), scale_w, axis=2)
     if op == "REQUANTIZE":  # with a table: a composed chain of int8 maps (compose_tables_int8.py)
         return lookup(x, np.asarray(graph.constant(node.inputs[1]), np.int8).reshape(-1))
-    if op in int8_ops(Int8Role.MOVE):  # TRANSPOSE moved its values above
+    if op in int8_ops(Int8Role.MOVE) and OPS[op].aliases_input:  # reshape-like: the bytes stay in order
         return x.reshape(values[node.outputs[0]].shape)  # the shape logic is the fp32 op's, tested elsewhere
     qx, qy = _per_tensor(graph, node.inputs[0]), _per_tensor(graph, node.outputs[0])
     low, high = activation_range(node.attrs.get("activation"), *qy)
