@@ -52,10 +52,10 @@ struct Node {
 
 // One tensor crossing from one backend's memory to another's, through the host.
 struct BorderCopy {
-  Backend* backend = nullptr;  // the non-CPU side
-  TensorRef* device = nullptr; // its view of the tensor
-  TensorRef* host = nullptr;   // the host tensor (TensorSlot::ref)
-  bool to_host = false;        // download (device -> host) or upload (host -> device)
+  Backend* backend = nullptr;   // the non-CPU side
+  TensorRef* device = nullptr;  // its view of the tensor
+  TensorRef* host = nullptr;    // the host tensor (TensorSlot::ref)
+  bool to_host = false;         // download (device -> host) or upload (host -> device)
 };
 
 // Time spent in one op's eval since profiling was enabled (see Interpreter::set_profiling).

@@ -7,7 +7,7 @@
 // every invoke (the caller may write them through a pointer at any time); graph outputs always
 // have a host copy. Constants and prepare-time values are never copied: the backend's kernel reads
 // them on the host at prepare (backend.h).
-#include <string>
+#include <cstdio>
 
 #include "interpreter.h"
 
@@ -33,8 +33,10 @@ void Interpreter::use_cpu_views(Node& node) {
       node.inputs[i] = index >= 0 ? &tensors_[static_cast<size_t>(index)].ref : nullptr;
     }
   }
-  for (size_t o = 0; o < node.outputs.size(); ++o)
-    node.outputs[o] = &tensors_[static_cast<size_t>(node.op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(o)))].ref;
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    int32_t index = node.op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(o));
+    node.outputs[o] = &tensors_[static_cast<size_t>(index)].ref;
+  }
   node.kernel = node.cpu_kernel;
   node.backend = 0;
   node.ctx.backend = backends_[0].backend.get();
@@ -76,7 +78,8 @@ Status Interpreter::place_node(int k) {
     error_.clear();
     Status s = kernel->prepare(&node.ctx);
     for (size_t o = 0; s == Status::kOk && o < node.outputs.size(); ++o) {
-      const TensorRef& host = tensors_[static_cast<size_t>(node.op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(o)))].ref;
+      int32_t index = node.op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(o));
+      const TensorRef& host = tensors_[static_cast<size_t>(index)].ref;
       if (node.outputs[o]->dtype != host.dtype || !same_shape(node.outputs[o]->shape, host.shape))
         s = error_.set(Status::kInternal, "%s '%s': backend '%s' changed the dtype or shape of output %zu '%s'",
                        opcode_name(node.op->opcode()), node_name(node.op), placed.backend->name(), o, host.name);
@@ -90,8 +93,9 @@ Status Interpreter::place_node(int k) {
         error_.clear();
         continue;
       }
-      const std::string phase = std::string("prepare on backend '") + placed.backend->name() + "'";
-      return op_error(node, s, phase.c_str());
+      char phase[96];
+      std::snprintf(phase, sizeof(phase), "prepare on backend '%s'", placed.backend->name());
+      return op_error(node, s, phase);
     }
     if (cpu_state != nullptr && node.cpu_kernel->free_state != nullptr) node.cpu_kernel->free_state(cpu_state);
     node.kernel = kernel;
@@ -211,8 +215,10 @@ Status Interpreter::run_ops_across_backends() {
     error_.clear();
     s = profiling_ ? eval_profiled(k) : node.kernel->eval(&node.ctx);
     if (s != Status::kOk) {
-      const std::string phase = std::string("eval on backend '") + backends_[static_cast<size_t>(node.backend)].backend->name() + "'";
-      return op_error(node, s, phase.c_str());
+      char phase[96];
+      std::snprintf(phase, sizeof(phase), "eval on backend '%s'",
+                    backends_[static_cast<size_t>(node.backend)].backend->name());
+      return op_error(node, s, phase);
     }
     s = run_copies(node.copies_begin, node.copies_end);
     if (s != Status::kOk) return s;

@@ -292,6 +292,26 @@ LITE_TEST(backend_copy_failure_is_reported) {
             msg.c_str());
 }
 
+namespace {
+Claim claim_sin(const lite::OpContext& ctx) { return ctx.op->opcode() == OpCode::SIN ? Claim::kYes : Claim::kNo; }
+}  // namespace
+
+LITE_TEST(backend_eval_error_names_the_op) {
+  ModelBuilder b;
+  int x = b.add_tensor("x", DType::FLOAT32, {4});
+  int y = b.add_tensor("y", DType::FLOAT32, {4});
+  b.add_op(OpCode::SIN, "sine", {x}, {y});
+  b.inputs = {x};
+  b.outputs = {y};
+  BackendStats stats;
+  Pair p;
+  CHECK_MSG(load(b, only(claim_sin, &stats), &p), "%s", p.error.c_str());
+  CHECK(p.mixed->invoke() == Status::kInternal);
+  CHECK(p.mixed->op_backend(0) == 1 && stats.uploads == 1 && stats.downloads == 0);
+  const std::string& msg = p.mixed->error().message();
+  CHECK_MSG(contains(msg, "SIN 'sine'") && contains(msg, "sin exploded at 42"), "%s", msg.c_str());
+}
+
 LITE_TEST(backend_that_takes_nothing_leaves_the_cpu_plan_unchanged) {
   BackendStats stats;
   Pair p;
