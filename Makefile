@@ -57,7 +57,7 @@ asan: $(DEPS_STAMP) $(NATIVE_SOURCES)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(ASAN_DIR) -j $(JOBS)
 
 demo: $(PACKAGE_STAMP)
-	$(PY) -m lite_converter.demo
+	$(PY) -m lite_converter.app.demo
 
 lint: $(PACKAGE_STAMP)
 	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks)

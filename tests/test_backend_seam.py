@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter import zoo
+from lite_converter.app import zoo
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
 from tests.models import ARCHITECTURES, export_onnx
