@@ -38,7 +38,22 @@ def lower_onnx(
     model: str | os.PathLike | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
 ) -> Graph:
     """The lowered, channels-last IR graph of an ONNX model (everything but serialization)."""
-    graph = load_onnx(model, input_shapes=input_shapes)
+    return lower_graph(load_onnx(model, input_shapes=input_shapes))
+
+
+def lower_paddle(model: str | os.PathLike, input_shapes: dict[str, list[int]] | None = None,
+                 params: str | os.PathLike | None = None) -> Graph:
+    """The lowered, channels-last IR graph of a Paddle inference model (directory or program file)."""
+    from lite_converter.frontends.paddle import load_paddle
+
+    return lower_graph(load_paddle(model, params=params, input_shapes=input_shapes))
+
+
+def lower_graph(graph: Graph) -> Graph:
+    """Support check, optimization, lowering and layout of a frontend's ONNX-vocabulary graph.
+
+    A graph with QuantizeLinear / DequantizeLinear nodes (QDQ-ONNX, quantized Paddle models)
+    becomes an int8 graph with the scales those nodes carry."""
     qdq = is_qdq_model(graph)
     int8_weighted = strip_qdq(graph) if qdq else set()
     with boundaries_kept(graph) if qdq else contextlib.nullcontext():
@@ -58,6 +73,24 @@ def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathL
     from lite_converter.frontends.tflite_frontend import load_tflite
 
     graph = load_tflite(model)
+    data = serialize(graph, plan_memory(graph))
+    if output_path is not None:
+        write_atomically(output_path, data)
+    return data
+
+
+def convert_paddle(
+    model: str | os.PathLike,
+    output_path: str | os.PathLike | None = None,
+    input_shapes: dict[str, list[int]] | None = None,
+    params: str | os.PathLike | None = None,
+) -> bytes:
+    """Converts a Paddle inference model and returns the .lite bytes; no Paddle package is needed.
+
+    ``model`` is a directory holding inference.pdmodel (ProgramDesc) or inference.json (PIR) with
+    inference.pdiparams, or the program file itself. Otherwise as convert_onnx.
+    """
+    graph = lower_paddle(model, input_shapes, params)
     data = serialize(graph, plan_memory(graph))
     if output_path is not None:
         write_atomically(output_path, data)

@@ -1,0 +1,3 @@
+"""Paddle's quantization ops (PaddleSlim / paddle.quantization output) as ONNX Q/DQ nodes."""
+
+from __future__ import annotations
