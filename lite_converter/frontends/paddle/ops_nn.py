@@ -23,8 +23,10 @@ def _require_nchw(op: PaddleOp) -> None:
 
 def _conv_padding(op: PaddleOp, attrs: dict) -> None:
     algorithm = op.attr("padding_algorithm", "EXPLICIT")
-    if algorithm == "SAME":
+    if algorithm == "SAME":  # Paddle ignores the dilations there
         attrs["auto_pad"] = "SAME_UPPER"
+        if "dilations" in attrs:
+            attrs["dilations"] = [1] * len(attrs["dilations"])
     elif algorithm == "VALID":
         attrs["pads"] = [0, 0, 0, 0]
     else:
@@ -73,11 +75,12 @@ def map_conv2d_transpose(op: PaddleOp, ctx: MapContext) -> None:
     ctx.emit("ConvTranspose", [ctx.require(op, "Input"), weight], ctx.out(op, "Output"), **attrs)
 
 
-@maps("pool2d")
+@maps("pool2d", "max_pool2d_with_index")
 def map_pool2d(op: PaddleOp, ctx: MapContext) -> None:
+    """pool2d, and max_pool2d_with_index (adaptive max pooling) without its Mask output."""
     _require_nchw(op)
     x, out = ctx.require(op, "X"), ctx.out(op)
-    kind = op.attr("pooling_type", "max")
+    kind = "max" if op.type == "max_pool2d_with_index" else op.attr("pooling_type", "max")
     if kind not in ("max", "avg"):
         raise Unsupported(f"pooling_type {kind} is not supported")
     ksize = [int(k) for k in op.attr("ksize", [1, 1])]

@@ -41,9 +41,9 @@ def _variable(desc: Any, where: str) -> PaddleVar:
         tensor = desc.type.dense_tensor.tensor
         var.dtype = numpy_dtype(tensor.data_type, f"{where}: variable '{desc.name}'")
         dims = [int(d) for d in tensor.dims]
-        if len(dims) > _MAX_RANK or any(d < -1 for d in dims):
-            raise ConversionError(f"{where}: variable '{desc.name}' has shape {dims}; the file is corrupt")
-        var.shape = dims
+        if len(dims) > _MAX_RANK:
+            raise ConversionError(f"{where}: variable '{desc.name}' has rank {len(dims)}; the file is corrupt")
+        var.shape = [max(d, -1) for d in dims]  # Paddle writes other negative values for unknown dims
     return var
 
 

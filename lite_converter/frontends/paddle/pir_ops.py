@@ -33,9 +33,9 @@ _UNARY = ["relu", "relu6", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "ab
           "gelu", "leaky_relu", "elu", "selu", "softplus", "mish", "swish", "hardsigmoid", "hardswish",
           "hardtanh", "log_softmax", "softmax", "tanh_shrink", "thresholded_relu", "celu", "assign",
           "logical_not", "isnan", "isinf", "log2", "log10", "log1p", "expm1", "sinh", "cosh", "tan",
-          "asin", "acos", "atan", "hard_shrink", "softshrink"]
+          "asin", "acos", "atan", "hardshrink", "softshrink"]
 _LEGACY_UNARY = {"hardsigmoid": "hard_sigmoid", "hardswish": "hard_swish", "hardtanh": "brelu",
-                 "hard_shrink": "hard_shrink", "softshrink": "softshrink"}
+                 "hardshrink": "hard_shrink", "softshrink": "softshrink"}
 _UNARY_RENAMES = {"leaky_relu": {"negative_slope": "alpha"}, "hardtanh": {"t_min": "t_min"},
                   "softshrink": {"threshold": "lambda"}}
 _BINARY = {"add": "elementwise_add", "subtract": "elementwise_sub", "multiply": "elementwise_mul",
@@ -71,6 +71,8 @@ PIR_OPS.update({
                               ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"),
                               {"data_format": "data_layout"}),
     "pd_op.pool2d": PirOp("pool2d", ("X", "@ksize"), ("Out",)),
+    "pd_op.max_pool2d_with_index": PirOp("max_pool2d_with_index", ("X",), ("Out", "Mask"),
+                                         {"kernel_size": "ksize"}),
     "pd_op.matmul": PirOp("matmul_v2", ("X", "Y"), ("Out",), {"transpose_x": "trans_x", "transpose_y": "trans_y"}),
     "pd_op.bmm": PirOp("bmm", ("X", "Y")),
     "pd_op.prelu": PirOp("prelu", ("X", "Alpha"), ("Out",), {"data_format": "data_format"}),

@@ -58,9 +58,9 @@ class _Reader:
             element = str(data[0].get("#", "")).split(".", 1)[-1]
             dims = data[1]
             if (not isinstance(dims, list) or len(dims) > _MAX_RANK
-                    or not all(isinstance(d, int) and not isinstance(d, bool) and d >= -1 for d in dims)):
+                    or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims)):
                 raise self.fail(f"{where}: malformed dims {str(dims)[:80]}")
-            return pir_type_dtype(element, where), list(dims)
+            return pir_type_dtype(element, where), [max(d, -1) for d in dims]
         return None, None
 
     def define(self, result: Any, hint: str, where: str) -> str:
@@ -98,7 +98,7 @@ class _Reader:
                 raise self.fail(f"{where}: malformed array attribute")
             return [self.attr_value(item, where, depth + 1) for item in data]
         if kind == "a_dtype" and isinstance(data, str):
-            return dtype_from_name(data, where)
+            return None if data.startswith("Undefined") else dtype_from_name(data, where)
         return data
 
     def attributes(self, op: dict, where: str) -> dict[str, Any]:
