@@ -227,7 +227,7 @@ CASES: list[Case] = [
     Case("pool2d_avg_exclusive", ("pool2d",), X, fn(lambda x: F().avg_pool2d(x, 3, 2, 1, exclusive=True))),
     Case("pool2d_avg_inclusive", ("pool2d",), X, fn(lambda x: F().avg_pool2d(x, 2, 2, 1, exclusive=False))),
     Case("pool2d_adaptive", ("pool2d",), (image(dynamic=()),), fn(lambda x: F().adaptive_avg_pool2d(x, 2))),
-    Case("pool2d_adaptive_max", ("pool2d",), (image(dynamic=()),), fn(lambda x: F().adaptive_max_pool2d(x, 4))),
+    Case("pool2d_adaptive_max", ("max_pool2d_with_index",), (image(dynamic=()),), fn(lambda x: F().adaptive_max_pool2d(x, 4))),
     Case("pool2d_global", ("pool2d",), X, fn(lambda x: F().adaptive_avg_pool2d(x, 1))),
     Case("instance_norm", ("instance_norm",), X, fn(lambda x, n: n(x), lambda: nn().InstanceNorm2D(4))),
     Case("group_norm", ("group_norm",), X, fn(lambda x, n: n(x), lambda: nn().GroupNorm(2, 4))),

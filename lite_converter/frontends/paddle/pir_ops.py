@@ -137,7 +137,8 @@ for _name in list(PIR_OPS):
     PIR_OPS.setdefault(_name + "_", PIR_OPS[_name])
 
 # Ops whose result is known from their attributes alone.
-CONSTANT_OPS = {"pd_op.full", "pd_op.full_int_array", "pd_op.assign_value", "pd_op.assign_value_"}
+CONSTANT_OPS = {"pd_op.full": "fill_constant", "pd_op.full_int_array": "fill_constant",
+                "pd_op.assign_value": "assign_value", "pd_op.assign_value_": "assign_value"}
 _MAX_CONSTANT_ELEMENTS = 1 << 24
 
 

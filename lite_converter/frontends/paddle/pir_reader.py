@@ -42,6 +42,7 @@ class _Reader:
         self.fetches: dict[int, tuple[str, str]] = {}
         self.parameters: list[str] = []
         self.names: dict[int, str] = {}
+        self.constant_op_types: set[str] = set()
 
     def fail(self, message: str) -> ConversionError:
         return ConversionError(f"{self.path}: {message}")
@@ -152,6 +153,7 @@ class _Reader:
                 raise self.fail(f"{where}: malformed constant op")
             value_name = self.define(results[0], "", where)
             self.constants[value_name] = constant_value(name, attrs, self.vars[value_name], where)
+            self.constant_op_types.add(CONSTANT_OPS[name])
             return
         self.read_mapped_op(name, inputs, results, attrs, where)
 
@@ -236,4 +238,5 @@ def read_pir_json(data: bytes, path: str = "inference.json") -> PaddleProgram:
                             sorted(reader.parameters), reader.constants,
                             version=str(document["base_code"].get("version", "")))
     program.output_names = {name: value for name, value in fetched}
+    program.constant_op_types = reader.constant_op_types
     return program

@@ -62,6 +62,8 @@ class PaddleProgram:
     # Graph output name -> the variable it reads (PIR names outputs apart from their values).
     output_names: dict[str, str] = dataclasses.field(default_factory=dict)
     version: str = ""
+    # Legacy op types whose PIR ops were read as constants (fill_constant for pd_op.full).
+    constant_op_types: set[str] = dataclasses.field(default_factory=set)
 
 
 def op_label(op_type: str, outputs: dict[str, list[str]]) -> str:
