@@ -25,7 +25,7 @@ from lite_converter.frontends.onnx_qdq import (
     strip_qdq,
 )
 from lite_converter.frontends.onnx_qdq_int8 import quantize_from_qdq
-from lite_converter.ir import Graph
+from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.layout_nhwc import to_channels_last
 from lite_converter.passes.lower_to_lite import lower_to_lite
 from lite_converter.passes.memory_plan import plan_memory
@@ -46,7 +46,14 @@ def lower_paddle(model: str | os.PathLike, input_shapes: dict[str, list[int]] | 
     """The lowered, channels-last IR graph of a Paddle inference model (directory or program file)."""
     from lite_converter.frontends.paddle import load_paddle
 
-    return lower_graph(load_paddle(model, params=params, input_shapes=input_shapes))
+    graph = load_paddle(model, params=params, input_shapes=input_shapes)
+    try:
+        return lower_graph(graph)
+    except (ValueError, IndexError, KeyError, TypeError, ArithmeticError) as err:
+        # A Paddle file carries no checker of its own: ops whose declared shapes contradict each
+        # other get this far (tests/test_paddle_fuzz.py); say so instead of crashing.
+        raise ConversionError(f"{model}: the Paddle model is inconsistent, conversion stopped at "
+                              f"{type(err).__name__}: {err}") from err
 
 
 def lower_graph(graph: Graph) -> Graph:

@@ -42,6 +42,9 @@ def map_conv2d(op: PaddleOp, ctx: MapContext) -> None:
         raise Unsupported("the filter must be a 4-D tensor")
     attrs = {"strides": list(op.attr("strides", [1, 1])), "dilations": list(op.attr("dilations", [1, 1])),
              "group": int(op.attr("groups", 1) or 1), "kernel_shape": wshape[2:]}
+    x_shape = ctx.shape(ctx.require(op, "Input"))
+    if x_shape is None or len(x_shape) != 4 or (x_shape[1] > 0 and x_shape[1] != wshape[1] * attrs["group"]):
+        raise Unsupported(f"input of shape {x_shape} does not fit filter {wshape} with {attrs['group']} groups")
     _conv_padding(op, attrs)
     inputs = [ctx.require(op, "Input"), weight]
     if op.input("Bias"):
@@ -104,10 +107,22 @@ def map_pool2d(op: PaddleOp, ctx: MapContext) -> None:
     ctx.emit("MaxPool" if kind == "max" else "AveragePool", [x], out, **attrs)
 
 
+def _per_channel_sizes(ctx: MapContext, x: str, names: list[str]) -> None:
+    """Parameters of a per-channel op must be [C] vectors of the input's channel count."""
+    shape = ctx.shape(x)
+    channels = shape[1] if shape is not None and len(shape) > 1 and shape[1] > 0 else None
+    for name in names:
+        declared = ctx.shape(name)
+        if declared is not None and (len(declared) != 1 or (channels is not None and declared[0] not in
+                                                             (channels, -1))):
+            raise Unsupported(f"'{name}' has shape {declared}, not [{channels}]")
+
+
 @maps("batch_norm", "sync_batch_norm")
 def map_batch_norm(op: PaddleOp, ctx: MapContext) -> None:
     _require_nchw(op)
     inputs = [ctx.require(op, slot) for slot in ("X", "Scale", "Bias", "Mean", "Variance")]
+    _per_channel_sizes(ctx, inputs[0], inputs[1:])
     ctx.emit("BatchNormalization", inputs, ctx.out(op, "Y"), epsilon=float(op.attr("epsilon", 1e-5)))
 
 
