@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import paddle
 import paddle.nn.functional as F
 from paddle import nn
@@ -184,3 +185,41 @@ class SVTRStyle(nn.Layer):
         x = paddle.mean(x, axis=2, keepdim=True)
         x = paddle.transpose(paddle.squeeze(x, axis=2), [0, 2, 1])
         return F.softmax(self.head(x), axis=-1)
+
+
+class QuantTarget(nn.Layer):
+    """The float network the quantized case starts from: convs, depthwise, a residual add, FC."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Conv2D(3, 16, 3, 2, 1)
+        self.dw = nn.Conv2D(16, 16, 3, 1, 1, groups=16)
+        self.pw = nn.Conv2D(16, 16, 1)
+        self.head = nn.Conv2D(16, 8, 1)
+        self.fc = nn.Linear(8, 10)
+        self.out = paddle.nn.quant.Stub()  # a quantizer on the logits: the output is on an int8 grid
+
+    def forward(self, x: Any) -> Any:
+        y = F.relu(self.stem(x))
+        y = y + F.relu(self.pw(F.relu(self.dw(y))))
+        y = F.adaptive_avg_pool2d(F.relu(self.head(y)), 1)
+        return self.out(self.fc(paddle.flatten(y, 1)))
+
+
+def quantized_net() -> Any:
+    """QuantTarget after paddle.quantization PTQ (abs-max observers, per tensor: Paddle's core has no
+    per-channel weight observer, PaddleSlim does), calibrated on 8 random batches and converted:
+    quantize_linear / dequantize_linear in the export, weights stored as int8 values."""
+    from paddle.quantization import PTQ, QuantConfig
+    from paddle.quantization.observers import AbsmaxObserver
+
+    paddle.seed(5)
+    net = QuantTarget()
+    net.eval()
+    config = QuantConfig(activation=AbsmaxObserver(quant_bits=8), weight=AbsmaxObserver(quant_bits=8))
+    ptq = PTQ(config)
+    observed = ptq.quantize(net, inplace=False)
+    rng = np.random.default_rng(3)
+    for _ in range(8):
+        observed(paddle.to_tensor(rng.uniform(-1, 1, (2, 3, 32, 32)).astype("float32")))
+    return ptq.convert(observed, inplace=False)

@@ -436,6 +436,12 @@ NETS = [
 ]
 CASES += NETS
 
+# Quantized with paddle.quantization (PTQ): compared within 1 LSB of the output grid, not 1e-4.
+QUANT_CASES = [
+    Case("quant_ptq_net", ("quantize_linear", "dequantize_linear", "conv2d", "depthwise_conv2d", "matmul_v2"),
+         (Input("x", (2, 3, 32, 32), low=-1, high=1),), _net("quantized_net")),
+]
+
 
 def _elementwise_axis_program(block: Any, x: Any, y: Any) -> list[Any]:
     """elementwise_add / elementwise_mul with axis 1: Y [C] aligned with X's channel dim."""

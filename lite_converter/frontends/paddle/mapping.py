@@ -101,8 +101,9 @@ class MapContext:
 
     def const(self, hint: str, value: Any, dtype: Any = None) -> str:
         """A new constant tensor (int64 unless ``dtype`` or the value says otherwise)."""
-        array = np.asarray(value, dtype=dtype if dtype is not None else
-                           (np.int64 if np.asarray(value).dtype.kind in "iub" else None))
+        if dtype is None and not isinstance(value, np.ndarray):
+            dtype = np.int64 if np.asarray(value).dtype.kind in "iu" else None
+        array = np.asarray(value, dtype=dtype)
         return self.graph.add_constant(hint, array)
 
     def ints(self, values: Sequence[int], hint: str = "ints") -> str:

@@ -22,6 +22,7 @@ import numpy as np
 from lite_converter.frontends.onnx_frontend import guess_input_layouts
 from lite_converter.frontends.onnx_type_inference import infer_types
 from lite_converter.frontends.paddle import ops_math, ops_nn, ops_quant, ops_tensor  # noqa: F401 - registrations
+from lite_converter.frontends.paddle.conv_bias import fold_conv_bias
 from lite_converter.frontends.paddle.mapping import MAPPINGS, OPSET, MapContext, Unsupported
 from lite_converter.frontends.paddle.model_files import PaddleModelFiles, find_model_files
 from lite_converter.frontends.paddle.params_reader import read_params
@@ -187,6 +188,7 @@ def load_paddle(model: str | os.PathLike, params: str | os.PathLike | None = Non
     program, weights = read_program(files)
     graph = graph_from_program(program, weights, input_shapes)
     infer_types(graph)
+    fold_conv_bias(graph)
     graph.toposort()
     graph.input_layouts = guess_input_layouts(graph)
     graph.output_layouts = {name: "" for name in graph.outputs}
