@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -58,10 +59,20 @@ class Quantized:
         return serialize(self.graph, plan_memory(self.graph))
 
 
+def _load(model: str | os.PathLike | onnx.ModelProto, input_shapes: dict[str, list[int]] | None) -> Graph:
+    """The IR of an ONNX model, or of a Paddle inference model (directory or program file)."""
+    if not isinstance(model, onnx.ModelProto):
+        from lite_converter.frontends.paddle import is_paddle_model, load_paddle
+
+        if is_paddle_model(Path(model)):
+            return load_paddle(model, input_shapes=input_shapes)
+    return load_onnx(model, input_shapes=input_shapes)
+
+
 def prepare(model: str | os.PathLike | onnx.ModelProto, data: CalibrationInput, settings: QuantConfig,
             input_shapes: dict[str, list[int]] | None = None) -> Prepared:
     """Loads, lowers and calibrates ``model``; raises CalibrationDataError before any work on bad data."""
-    graph = load_onnx(model, input_shapes=input_shapes)
+    graph = _load(model, input_shapes)
     specs = [InputSpec(name, graph.tensors[name].dtype, graph.tensors[name].shape) for name in graph.inputs]
     batches = load_batches(data, specs)
     check_supported(graph)

@@ -41,9 +41,17 @@ def export_fixtures() -> Path:
     partial = root.with_name(root.name + f".{os.getpid()}.partial")
     shutil.rmtree(partial, ignore_errors=True)
     env = {**os.environ, "PYTHONPATH": str(REPO), "GLOG_minloglevel": "2"}
-    processes = [subprocess.Popen([sys.executable, "-m", "tests.paddle_oracle", "export", fmt, str(partial / fmt)],
-                                  cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                 for fmt in FORMATS]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.paddle_oracle", "export", fmt, str(partial / fmt)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for fmt in FORMATS
+    ]
     for process in processes:
         output, _ = process.communicate(timeout=EXPORT_TIMEOUT_S)
         if process.returncode != 0:
@@ -75,4 +83,6 @@ def compare(ours: dict[str, np.ndarray], reference: dict[str, np.ndarray], what:
         if expected.size == 0:
             continue
         error = float(np.abs(got.astype(np.float64) - expected.astype(np.float64)).max())
-        assert error <= tolerance(expected), f"{what} '{name}': max |ours - Paddle| = {error:.3g} > {tolerance(expected):.3g}"
+        assert error <= tolerance(expected), (
+            f"{what} '{name}': max |ours - Paddle| = {error:.3g} > {tolerance(expected):.3g}"
+        )

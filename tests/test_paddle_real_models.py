@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,8 +25,11 @@ from tests import paddle_zoo
 from tests.paddle_fixtures import REPO
 from tests.paddle_oracle import paddle_available
 
-RUNS = {"det": [((1, 3, 640, 640), 12), ((1, 3, 480, 800), 13)], "rec": [((1, 3, 48, 320), 14)],
-        "cls": [((1, 3, 48, 192), 15)]}
+RUNS = {
+    "det": [((1, 3, 640, 640), 12), ((1, 3, 480, 800), 13)],
+    "rec": [((1, 3, 48, 320), 14)],
+    "cls": [((1, 3, 48, 192), 15)],
+}
 
 _CONVERT_WITHOUT_PADDLE = textwrap.dedent("""
     import json, sys
@@ -53,8 +55,14 @@ def paddle_ocr(tmp_path_factory: pytest.TempPathFactory) -> dict:
     lite = {key: work / f"{key}.lite" for key in RUNS}
     jobs = json.dumps([[str(models[key]), str(lite[key])] for key in RUNS])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    converted = subprocess.run([sys.executable, "-c", _CONVERT_WITHOUT_PADDLE, jobs], cwd=REPO, env=env,
-                               capture_output=True, text=True, timeout=600)
+    converted = subprocess.run(
+        [sys.executable, "-c", _CONVERT_WITHOUT_PADDLE, jobs],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert converted.returncode == 0, converted.stderr[-3000:]
     assert "converted without paddle" in converted.stdout
     inputs, oracle_jobs = {}, []
@@ -66,12 +74,23 @@ def paddle_ocr(tmp_path_factory: pytest.TempPathFactory) -> dict:
             np.savez(path, x=image)
             inputs[(key, shape)] = image
             for optimized in (False, True):
-                oracle_jobs.append({"model": str(models[key]), "inputs": str(path), "optimized": optimized,
-                                    "output": str(path.with_suffix(f".paddle{int(optimized)}.npz"))})
+                oracle_jobs.append(
+                    {
+                        "model": str(models[key]),
+                        "inputs": str(path),
+                        "optimized": optimized,
+                        "output": str(path.with_suffix(f".paddle{int(optimized)}.npz")),
+                    }
+                )
     (work / "jobs.json").write_text(json.dumps(oracle_jobs))
-    oracle = subprocess.run([sys.executable, "-m", "tests.paddle_oracle", "infer", str(work / "jobs.json")],
-                            cwd=REPO, env={**env, "GLOG_minloglevel": "2"}, capture_output=True, text=True,
-                            timeout=900)
+    oracle = subprocess.run(
+        [sys.executable, "-m", "tests.paddle_oracle", "infer", str(work / "jobs.json")],
+        cwd=REPO,
+        env={**env, "GLOG_minloglevel": "2"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert oracle.returncode == 0, oracle.stdout[-2000:] + oracle.stderr[-3000:]
     references = {}
     for key, runs in RUNS.items():
@@ -82,8 +101,13 @@ def paddle_ocr(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return {"lite": lite, "inputs": inputs, "references": references}
 
 
-def _check(ours: dict[str, np.ndarray], plain: dict[str, np.ndarray], optimized: dict[str, np.ndarray],
-           what: str, allow_spread: bool) -> np.ndarray:
+def _check(
+    ours: dict[str, np.ndarray],
+    plain: dict[str, np.ndarray],
+    optimized: dict[str, np.ndarray],
+    what: str,
+    allow_spread: bool,
+) -> np.ndarray:
     (name,) = plain
     reference = plain[name]
     assert ours[name].shape == reference.shape, f"{what}: shape {ours[name].shape} vs {reference.shape}"
@@ -92,7 +116,9 @@ def _check(ours: dict[str, np.ndarray], plain: dict[str, np.ndarray], optimized:
     if allow_spread:
         bound = max(bound, 2 * spread)
     error = float(np.abs(ours[name] - reference).max())
-    assert error <= bound, f"{what}: max |ours - Paddle| = {error:.3g} > {bound:.3g} (Paddle's spread {spread:.3g})"
+    assert error <= bound, (
+        f"{what}: max |ours - Paddle| = {error:.3g} > {bound:.3g} (Paddle's spread {spread:.3g})"
+    )
     return reference
 
 
@@ -110,7 +136,9 @@ def test_ppocr_det_matches_paddle_inference_at_two_sizes(paddle_ocr: dict):
 
 def test_ppocr_rec_matches_paddle_inference_and_reads_the_same_text(paddle_ocr: dict):
     shape = RUNS["rec"][0][0]
-    ours = Interpreter(str(paddle_ocr["lite"]["rec"]), threads=1).run({"x": paddle_ocr["inputs"][("rec", shape)]})
+    ours = Interpreter(str(paddle_ocr["lite"]["rec"]), threads=1).run(
+        {"x": paddle_ocr["inputs"][("rec", shape)]}
+    )
     reference = _check(ours, *paddle_ocr["references"][("rec", shape)], "rec", allow_spread=False)
     characters = paddle_zoo.characters()
     expected = ctc_greedy_decode(reference[0], characters)
@@ -120,6 +148,8 @@ def test_ppocr_rec_matches_paddle_inference_and_reads_the_same_text(paddle_ocr: 
 
 def test_ppocr_cls_matches_paddle_inference(paddle_ocr: dict):
     shape = RUNS["cls"][0][0]
-    ours = Interpreter(str(paddle_ocr["lite"]["cls"]), threads=1).run({"x": paddle_ocr["inputs"][("cls", shape)]})
+    ours = Interpreter(str(paddle_ocr["lite"]["cls"]), threads=1).run(
+        {"x": paddle_ocr["inputs"][("cls", shape)]}
+    )
     reference = _check(ours, *paddle_ocr["references"][("cls", shape)], "cls", allow_spread=False)
     assert next(iter(ours.values())).argmax(-1).tolist() == reference.argmax(-1).tolist()

@@ -1,4 +1,4 @@
-"""Paddle inference models (ProgramDesc ``.pdmodel`` and PIR ``.json``, with ``.pdiparams``), read natively."""
+"""Paddle inference models (ProgramDesc ``.pdmodel``, PIR ``.json``; ``.pdiparams``), read natively."""
 
 from lite_converter.frontends.paddle.model_files import find_model_files, is_paddle_model
 from lite_converter.frontends.paddle.paddle_frontend import load_paddle

@@ -21,8 +21,14 @@ def _constant_value(graph: Graph, name: str, producers: dict) -> np.ndarray | No
     node = producers.get(name)
     if value is None and node is not None and node.op_type == "Reshape":
         data, shape = graph.constant(node.inputs[0]), graph.constant(node.inputs[1])
-        if data is not None and shape is not None and shape.ndim == 1 and (shape != 0).all() \
-                and (shape >= -1).all() and (shape == -1).sum() <= 1:
+        if (
+            data is not None
+            and shape is not None
+            and shape.ndim == 1
+            and (shape != 0).all()
+            and (shape >= -1).all()
+            and (shape == -1).sum() <= 1
+        ):
             try:
                 value = data.reshape([int(d) for d in shape])
             except ValueError:
@@ -40,17 +46,25 @@ def fold_conv_bias(graph: Graph) -> None:
             continue
         readers = consumers.get(node.outputs[0], [])
         weight = graph.tensors[node.inputs[1]].shape  # a constant, or a dequantized one
-        if len(readers) != 1 or readers[0].op_type != "Add" or weight is None or len(weight) < 2 \
-                or not all(isinstance(d, int) for d in weight[:2]):
+        if (
+            len(readers) != 1
+            or readers[0].op_type != "Add"
+            or weight is None
+            or len(weight) < 2
+            or not all(isinstance(d, int) for d in weight[:2])
+        ):
             continue
         add = readers[0]
         other = [name for name in add.inputs if name != node.outputs[0]]
         bias = _constant_value(graph, other[0], producers) if len(other) == 1 else None
-        channels = weight[1] * int(node.attrs.get("group", 1)) if node.op_type == "ConvTranspose" else weight[0]
+        channels = (
+            weight[1] * int(node.attrs.get("group", 1)) if node.op_type == "ConvTranspose" else weight[0]
+        )
         if bias is None or bias.dtype != np.float32 or bias.size != channels:
             continue
-        if bias.ndim not in (1, 3, 4) or (bias.ndim > 1 and bias.shape[-bias.ndim] != channels
-                                          and bias.shape[-3] != channels):
+        if bias.ndim not in (1, 3, 4) or (
+            bias.ndim > 1 and bias.shape[-bias.ndim] != channels and bias.shape[-3] != channels
+        ):
             continue
         node.inputs.append(graph.add_constant(f"{other[0]}_vector", bias.reshape(-1)))
         node.outputs = list(add.outputs)

@@ -8,17 +8,53 @@ from lite_converter.ir import ConversionError
 
 BF16_CODE = 22
 # VarType.Type numbers of the plain-old-data types; bfloat16 is read into float32.
-_CODES = {0: np.bool_, 1: np.int16, 2: np.int32, 3: np.int64, 4: np.float16, 5: np.float32,
-          6: np.float64, 20: np.uint8, 21: np.int8, BF16_CODE: np.float32}
-_CODE_NAMES = {19: "size_t", 23: "complex64", 24: "complex128", 32: "float8_e4m3fn", 33: "float8_e5m2",
-               36: "uint16", 37: "uint32", 38: "uint64"}
+_CODES = {
+    0: np.bool_,
+    1: np.int16,
+    2: np.int32,
+    3: np.int64,
+    4: np.float16,
+    5: np.float32,
+    6: np.float64,
+    20: np.uint8,
+    21: np.int8,
+    BF16_CODE: np.float32,
+}
+_CODE_NAMES = {
+    19: "size_t",
+    23: "complex64",
+    24: "complex128",
+    32: "float8_e4m3fn",
+    33: "float8_e5m2",
+    36: "uint16",
+    37: "uint32",
+    38: "uint64",
+}
 # PIR builtin type names ("t_f32") and dtype attribute values ("float32").
-_PIR_TYPES = {"t_bool": np.bool_, "t_i8": np.int8, "t_ui8": np.uint8, "t_i16": np.int16, "t_i32": np.int32,
-              "t_i64": np.int64, "t_f16": np.float16, "t_bf16": np.float32, "t_f32": np.float32,
-              "t_f64": np.float64}
-_DTYPE_NAMES = {"bool": np.bool_, "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "int32": np.int32,
-                "int64": np.int64, "float16": np.float16, "bfloat16": np.float32, "float32": np.float32,
-                "float64": np.float64}
+_PIR_TYPES = {
+    "t_bool": np.bool_,
+    "t_i8": np.int8,
+    "t_ui8": np.uint8,
+    "t_i16": np.int16,
+    "t_i32": np.int32,
+    "t_i64": np.int64,
+    "t_f16": np.float16,
+    "t_bf16": np.float32,
+    "t_f32": np.float32,
+    "t_f64": np.float64,
+}
+_DTYPE_NAMES = {
+    "bool": np.bool_,
+    "int8": np.int8,
+    "uint8": np.uint8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "float16": np.float16,
+    "bfloat16": np.float32,
+    "float32": np.float32,
+    "float64": np.float64,
+}
 
 
 def numpy_dtype(code: int, where: str) -> np.dtype:

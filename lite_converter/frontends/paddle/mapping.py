@@ -109,8 +109,9 @@ class MapContext:
     def ints(self, values: Sequence[int], hint: str = "ints") -> str:
         return self.const(hint, np.asarray(list(values), np.int64).reshape(-1))
 
-    def emit(self, op_type: str, inputs: Sequence[str], outputs: Sequence[str] | str | None = None,
-             **attrs: Any) -> str:
+    def emit(
+        self, op_type: str, inputs: Sequence[str], outputs: Sequence[str] | str | None = None, **attrs: Any
+    ) -> str:
         """Appends one ONNX-vocabulary node; returns its (first) output, made up when not given."""
         if outputs is None:
             outputs = [self.temp(f"{self.base_name()}_{op_type.lower()}")]

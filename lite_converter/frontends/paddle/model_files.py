@@ -26,8 +26,9 @@ class PaddleModelFiles:
 def is_paddle_model(path: Path) -> bool:
     """True for a Paddle program file, or a directory holding one."""
     if path.is_dir():
-        return any(path.glob("*.pdmodel")) or any(p.suffix == ".json" and p.with_suffix(PARAMS_SUFFIX).exists()
-                                                  for p in path.glob("*.json"))
+        return any(path.glob("*.pdmodel")) or any(
+            p.suffix == ".json" and p.with_suffix(PARAMS_SUFFIX).exists() for p in path.glob("*.json")
+        )
     return path.suffix == ".pdmodel" or (path.suffix == ".json" and path.with_suffix(PARAMS_SUFFIX).exists())
 
 
@@ -37,14 +38,21 @@ def find_model_files(model: Path, params: Path | None = None) -> PaddleModelFile
         candidates = [model / f"inference{suffix}" for suffix in PROGRAM_SUFFIXES]
         found = [path for path in candidates if path.is_file()]
         if not found:
-            found = sorted(p for p in model.iterdir() if p.suffix == ".pdmodel" or
-                           (p.suffix == ".json" and p.with_suffix(PARAMS_SUFFIX).exists()))
+            found = sorted(
+                p
+                for p in model.iterdir()
+                if p.suffix == ".pdmodel" or (p.suffix == ".json" and p.with_suffix(PARAMS_SUFFIX).exists())
+            )
             if len({p.stem for p in found}) > 1:
-                raise ConversionError(f"{model} holds several Paddle programs ({', '.join(p.name for p in found)});"
-                                      " name the one to convert")
+                raise ConversionError(
+                    f"{model} holds several Paddle programs ({', '.join(p.name for p in found)});"
+                    " name the one to convert"
+                )
         if not found:
-            raise ConversionError(f"{model} holds no Paddle inference model (inference.pdmodel or "
-                                  "inference.json with inference.pdiparams)")
+            raise ConversionError(
+                f"{model} holds no Paddle inference model (inference.pdmodel or "
+                "inference.json with inference.pdiparams)"
+            )
         program = found[0]
     elif model.is_file():
         if model.suffix not in PROGRAM_SUFFIXES:

@@ -13,11 +13,23 @@ import numpy as np
 from lite_converter.frontends.paddle.mapping import MapContext, Unsupported, maps, positive_axis
 from lite_converter.frontends.paddle.program import PaddleOp
 
-_BINARY = {"elementwise_add": "Add", "elementwise_sub": "Sub", "elementwise_mul": "Mul",
-           "elementwise_div": "Div", "elementwise_max": "Max", "elementwise_min": "Min",
-           "elementwise_pow": "Pow", "equal": "Equal", "greater_than": "Greater",
-           "greater_equal": "GreaterOrEqual", "less_than": "Less", "less_equal": "LessOrEqual",
-           "logical_and": "And", "logical_or": "Or", "logical_xor": "Xor"}
+_BINARY = {
+    "elementwise_add": "Add",
+    "elementwise_sub": "Sub",
+    "elementwise_mul": "Mul",
+    "elementwise_div": "Div",
+    "elementwise_max": "Max",
+    "elementwise_min": "Min",
+    "elementwise_pow": "Pow",
+    "equal": "Equal",
+    "greater_than": "Greater",
+    "greater_equal": "GreaterOrEqual",
+    "less_than": "Less",
+    "less_equal": "LessOrEqual",
+    "logical_and": "And",
+    "logical_or": "Or",
+    "logical_xor": "Xor",
+}
 
 
 def broadcast_operand(ctx: MapContext, op: PaddleOp, x: str, y: str) -> str:
@@ -96,11 +108,33 @@ def map_sum(op: PaddleOp, ctx: MapContext) -> None:
 
 
 # -- activations ----------------------------------------------------------------------------------
-_UNARY = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp", "log": "Log",
-          "sqrt": "Sqrt", "abs": "Abs", "floor": "Floor", "ceil": "Ceil", "sin": "Sin", "cos": "Cos",
-          "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan", "sinh": "Sinh", "cosh": "Cosh",
-          "erf": "Erf", "reciprocal": "Reciprocal", "sign": "Sign", "softsign": "Softsign",
-          "mish": "Mish", "assign": "Identity", "isnan": "IsNaN", "isinf": "IsInf"}
+_UNARY = {
+    "relu": "Relu",
+    "sigmoid": "Sigmoid",
+    "tanh": "Tanh",
+    "exp": "Exp",
+    "log": "Log",
+    "sqrt": "Sqrt",
+    "abs": "Abs",
+    "floor": "Floor",
+    "ceil": "Ceil",
+    "sin": "Sin",
+    "cos": "Cos",
+    "tan": "Tan",
+    "asin": "Asin",
+    "acos": "Acos",
+    "atan": "Atan",
+    "sinh": "Sinh",
+    "cosh": "Cosh",
+    "erf": "Erf",
+    "reciprocal": "Reciprocal",
+    "sign": "Sign",
+    "softsign": "Softsign",
+    "mish": "Mish",
+    "assign": "Identity",
+    "isnan": "IsNaN",
+    "isinf": "IsInf",
+}
 
 
 @maps(*_UNARY)
@@ -146,7 +180,9 @@ def map_log_variants(op: PaddleOp, ctx: MapContext) -> None:
 @maps("relu6")
 def map_relu6(op: PaddleOp, ctx: MapContext) -> None:
     x = ctx.require(op, "X")
-    ctx.emit("Clip", [x, _scalar(ctx, x, 0.0), _scalar(ctx, x, float(op.attr("threshold", 6.0)))], ctx.out(op))
+    ctx.emit(
+        "Clip", [x, _scalar(ctx, x, 0.0), _scalar(ctx, x, float(op.attr("threshold", 6.0)))], ctx.out(op)
+    )
 
 
 @maps("brelu")
@@ -173,16 +209,22 @@ def map_clip(op: PaddleOp, ctx: MapContext) -> None:
 
 @maps("hard_sigmoid")
 def map_hard_sigmoid(op: PaddleOp, ctx: MapContext) -> None:
-    ctx.emit("HardSigmoid", [ctx.require(op, "X")], ctx.out(op), alpha=float(op.attr("slope", 0.2)),
-             beta=float(op.attr("offset", 0.5)))
+    ctx.emit(
+        "HardSigmoid",
+        [ctx.require(op, "X")],
+        ctx.out(op),
+        alpha=float(op.attr("slope", 0.2)),
+        beta=float(op.attr("offset", 0.5)),
+    )
 
 
 @maps("hard_swish")
 def map_hard_swish(op: PaddleOp, ctx: MapContext) -> None:
     """x * min(max(x + offset, 0), threshold) / scale; ONNX's HardSwish is (6, 6, 3)."""
     x, out = ctx.require(op, "X"), ctx.out(op)
-    threshold, scale, offset = (float(op.attr(n, d)) for n, d in (("threshold", 6.0), ("scale", 6.0),
-                                                                   ("offset", 3.0)))
+    threshold, scale, offset = (
+        float(op.attr(n, d)) for n, d in (("threshold", 6.0), ("scale", 6.0), ("offset", 3.0))
+    )
     if (threshold, scale, offset) == (6.0, 6.0, 3.0):
         ctx.emit("HardSwish", [x], out)
         return
@@ -202,8 +244,12 @@ def map_swish(op: PaddleOp, ctx: MapContext) -> None:
 
 @maps("gelu")
 def map_gelu(op: PaddleOp, ctx: MapContext) -> None:
-    ctx.emit("Gelu", [ctx.require(op, "X")], ctx.out(op),
-             approximate="tanh" if op.attr("approximate", False) else "none")
+    ctx.emit(
+        "Gelu",
+        [ctx.require(op, "X")],
+        ctx.out(op),
+        approximate="tanh" if op.attr("approximate", False) else "none",
+    )
 
 
 @maps("leaky_relu")
@@ -223,8 +269,13 @@ def map_celu(op: PaddleOp, ctx: MapContext) -> None:
 
 @maps("selu")
 def map_selu(op: PaddleOp, ctx: MapContext) -> None:
-    ctx.emit("Selu", [ctx.require(op, "X")], ctx.out(op), alpha=float(op.attr("alpha", 1.6732632423543772)),
-             gamma=float(op.attr("scale", 1.0507009873554805)))
+    ctx.emit(
+        "Selu",
+        [ctx.require(op, "X")],
+        ctx.out(op),
+        alpha=float(op.attr("alpha", 1.6732632423543772)),
+        gamma=float(op.attr("scale", 1.0507009873554805)),
+    )
 
 
 @maps("softplus")
@@ -320,8 +371,12 @@ def map_scale(op: PaddleOp, ctx: MapContext) -> None:
 
 @maps("softmax", "log_softmax")
 def map_softmax(op: PaddleOp, ctx: MapContext) -> None:
-    ctx.emit("Softmax" if op.type == "softmax" else "LogSoftmax", [ctx.require(op, "X")], ctx.out(op),
-             axis=int(op.attr("axis", -1)))
+    ctx.emit(
+        "Softmax" if op.type == "softmax" else "LogSoftmax",
+        [ctx.require(op, "X")],
+        ctx.out(op),
+        axis=int(op.attr("axis", -1)),
+    )
 
 
 # -- matrix products ------------------------------------------------------------------------------
@@ -390,8 +445,13 @@ def map_fc(op: PaddleOp, ctx: MapContext) -> None:
 
 
 # -- reductions -----------------------------------------------------------------------------------
-_REDUCE = {"reduce_mean": "ReduceMean", "reduce_sum": "ReduceSum", "reduce_max": "ReduceMax",
-           "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd"}
+_REDUCE = {
+    "reduce_mean": "ReduceMean",
+    "reduce_sum": "ReduceSum",
+    "reduce_max": "ReduceMax",
+    "reduce_min": "ReduceMin",
+    "reduce_prod": "ReduceProd",
+}
 
 
 @maps(*_REDUCE, "reduce_all", "reduce_any")
@@ -405,8 +465,9 @@ def map_reduce(op: PaddleOp, ctx: MapContext) -> None:
     inputs = [x] if not dims else [x, ctx.ints(dims)]
     if op.type in ("reduce_all", "reduce_any"):
         as_int = ctx.cast(x, np.int32)
-        reduced = ctx.emit("ReduceMin" if op.type == "reduce_all" else "ReduceMax", [as_int, *inputs[1:]],
-                           keepdims=keep)
+        reduced = ctx.emit(
+            "ReduceMin" if op.type == "reduce_all" else "ReduceMax", [as_int, *inputs[1:]], keepdims=keep
+        )
         ctx.cast(reduced, np.bool_, out)
         return
     ctx.emit(_REDUCE[op.type], inputs, out, keepdims=keep)
@@ -422,8 +483,12 @@ def map_p_norm(op: PaddleOp, ctx: MapContext) -> None:
     x = ctx.require(op, "X")
     if float(op.attr("porder", 2.0)) != 2.0 or op.attr("asvector", False):
         raise Unsupported("only the 2-norm along one axis is supported")
-    ctx.emit("ReduceL2", [x, ctx.ints([int(op.attr("axis", -1))])], ctx.out(op),
-             keepdims=int(bool(op.attr("keepdim", False))))
+    ctx.emit(
+        "ReduceL2",
+        [x, ctx.ints([int(op.attr("axis", -1))])],
+        ctx.out(op),
+        keepdims=int(bool(op.attr("keepdim", False))),
+    )
 
 
 @maps("arg_max", "arg_min")
@@ -436,8 +501,13 @@ def map_arg_max(op: PaddleOp, ctx: MapContext) -> None:
         x, axis = ctx.emit("Reshape", [x, ctx.ints([-1])]), 0
     dtype = op.attr("dtype", 3)
     int32 = dtype == 2 or (isinstance(dtype, np.dtype) and dtype == np.int32)
-    result = ctx.emit("ArgMax" if op.type == "arg_max" else "ArgMin", [x], None if int32 else out,
-                      axis=int(axis), keepdims=int(bool(op.attr("keepdims", False))))
+    result = ctx.emit(
+        "ArgMax" if op.type == "arg_max" else "ArgMin",
+        [x],
+        None if int32 else out,
+        axis=int(axis),
+        keepdims=int(bool(op.attr("keepdims", False))),
+    )
     if int32:
         ctx.cast(result, np.int32, out)
 
@@ -448,5 +518,10 @@ def map_cumsum(op: PaddleOp, ctx: MapContext) -> None:
     axis = op.attr("axis", -1)
     if op.attr("flatten", False):
         x, axis = ctx.emit("Reshape", [x, ctx.ints([-1])]), 0
-    ctx.emit("CumSum", [x, ctx.const("axis", np.asarray(int(axis), np.int64))], ctx.out(op),
-             exclusive=int(bool(op.attr("exclusive", False))), reverse=int(bool(op.attr("reverse", False))))
+    ctx.emit(
+        "CumSum",
+        [x, ctx.const("axis", np.asarray(int(axis), np.int64))],
+        ctx.out(op),
+        exclusive=int(bool(op.attr("exclusive", False))),
+        reverse=int(bool(op.attr("reverse", False))),
+    )

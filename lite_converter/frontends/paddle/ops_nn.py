@@ -40,11 +40,17 @@ def map_conv2d(op: PaddleOp, ctx: MapContext) -> None:
     wshape = ctx.shape(weight)
     if wshape is None or len(wshape) != 4:
         raise Unsupported("the filter must be a 4-D tensor")
-    attrs = {"strides": list(op.attr("strides", [1, 1])), "dilations": list(op.attr("dilations", [1, 1])),
-             "group": int(op.attr("groups", 1) or 1), "kernel_shape": wshape[2:]}
+    attrs = {
+        "strides": list(op.attr("strides", [1, 1])),
+        "dilations": list(op.attr("dilations", [1, 1])),
+        "group": int(op.attr("groups", 1) or 1),
+        "kernel_shape": wshape[2:],
+    }
     x_shape = ctx.shape(ctx.require(op, "Input"))
     if x_shape is None or len(x_shape) != 4 or (x_shape[1] > 0 and x_shape[1] != wshape[1] * attrs["group"]):
-        raise Unsupported(f"input of shape {x_shape} does not fit filter {wshape} with {attrs['group']} groups")
+        raise Unsupported(
+            f"input of shape {x_shape} does not fit filter {wshape} with {attrs['group']} groups"
+        )
     _conv_padding(op, attrs)
     inputs = [ctx.require(op, "Input"), weight]
     if op.input("Bias"):
@@ -59,8 +65,12 @@ def map_conv2d_transpose(op: PaddleOp, ctx: MapContext) -> None:
     wshape = ctx.shape(weight)
     if wshape is None or len(wshape) != 4:
         raise Unsupported("the filter must be a 4-D tensor")
-    attrs = {"strides": list(op.attr("strides", [1, 1])), "dilations": list(op.attr("dilations", [1, 1])),
-             "group": int(op.attr("groups", 1) or 1), "kernel_shape": wshape[2:]}
+    attrs = {
+        "strides": list(op.attr("strides", [1, 1])),
+        "dilations": list(op.attr("dilations", [1, 1])),
+        "group": int(op.attr("groups", 1) or 1),
+        "kernel_shape": wshape[2:],
+    }
     _conv_padding(op, attrs)
     output_padding = list(op.attr("output_padding", []) or [])
     if output_padding:
@@ -99,8 +109,11 @@ def map_pool2d(op: PaddleOp, ctx: MapContext) -> None:
         window = [size // k for size, k in zip(shape[2:], ksize, strict=True)]
         ctx.emit("MaxPool" if kind == "max" else "AveragePool", [x], out, kernel_shape=window, strides=window)
         return
-    attrs: dict = {"kernel_shape": ksize, "strides": [int(s) for s in op.attr("strides", [1, 1])],
-                   "ceil_mode": int(bool(op.attr("ceil_mode", False)))}
+    attrs: dict = {
+        "kernel_shape": ksize,
+        "strides": [int(s) for s in op.attr("strides", [1, 1])],
+        "ceil_mode": int(bool(op.attr("ceil_mode", False))),
+    }
     _conv_padding(op, attrs)
     if kind == "avg":
         attrs["count_include_pad"] = 0 if op.attr("exclusive", True) else 1
@@ -113,8 +126,9 @@ def _per_channel_sizes(ctx: MapContext, x: str, names: list[str]) -> None:
     channels = shape[1] if shape is not None and len(shape) > 1 and shape[1] > 0 else None
     for name in names:
         declared = ctx.shape(name)
-        if declared is not None and (len(declared) != 1 or (channels is not None and declared[0] not in
-                                                             (channels, -1))):
+        if declared is not None and (
+            len(declared) != 1 or (channels is not None and declared[0] not in (channels, -1))
+        ):
             raise Unsupported(f"'{name}' has shape {declared}, not [{channels}]")
 
 
@@ -142,9 +156,12 @@ def _channels(ctx: MapContext, x: str) -> int:
 def map_instance_norm(op: PaddleOp, ctx: MapContext) -> None:
     x = ctx.require(op, "X")
     channels = _channels(ctx, x)
-    ctx.emit("InstanceNormalization", [x, _ones_or(ctx, op, "Scale", channels, 1.0),
-                                       _ones_or(ctx, op, "Bias", channels, 0.0)],
-             ctx.out(op, "Y"), epsilon=float(op.attr("epsilon", 1e-5)))
+    ctx.emit(
+        "InstanceNormalization",
+        [x, _ones_or(ctx, op, "Scale", channels, 1.0), _ones_or(ctx, op, "Bias", channels, 0.0)],
+        ctx.out(op, "Y"),
+        epsilon=float(op.attr("epsilon", 1e-5)),
+    )
 
 
 @maps("group_norm")
@@ -152,9 +169,13 @@ def map_group_norm(op: PaddleOp, ctx: MapContext) -> None:
     _require_nchw(op)
     x = ctx.require(op, "X")
     channels = _channels(ctx, x)
-    ctx.emit("GroupNormalization", [x, _ones_or(ctx, op, "Scale", channels, 1.0),
-                                    _ones_or(ctx, op, "Bias", channels, 0.0)],
-             ctx.out(op, "Y"), epsilon=float(op.attr("epsilon", 1e-5)), num_groups=int(op.attr("groups", 1)))
+    ctx.emit(
+        "GroupNormalization",
+        [x, _ones_or(ctx, op, "Scale", channels, 1.0), _ones_or(ctx, op, "Bias", channels, 0.0)],
+        ctx.out(op, "Y"),
+        epsilon=float(op.attr("epsilon", 1e-5)),
+        num_groups=int(op.attr("groups", 1)),
+    )
 
 
 @maps("layer_norm")
@@ -179,8 +200,13 @@ def map_layer_norm(op: PaddleOp, ctx: MapContext) -> None:
             params.append(name)
         else:
             params.append(ctx.emit("Reshape", [name, ctx.ints(normalized)]))
-    ctx.emit("LayerNormalization", [x, *params], ctx.out(op, "Y"), axis=axis,
-             epsilon=float(op.attr("epsilon", 1e-5)))
+    ctx.emit(
+        "LayerNormalization",
+        [x, *params],
+        ctx.out(op, "Y"),
+        axis=axis,
+        epsilon=float(op.attr("epsilon", 1e-5)),
+    )
 
 
 @maps("affine_channel")
@@ -202,8 +228,13 @@ def _per_channel(ctx: MapContext, name: str, rank: int) -> str:
 @maps("pixel_shuffle")
 def map_pixel_shuffle(op: PaddleOp, ctx: MapContext) -> None:
     _require_nchw(op)
-    ctx.emit("DepthToSpace", [ctx.require(op, "X")], ctx.out(op),
-             blocksize=int(op.attr("upscale_factor", 1)), mode="CRD")
+    ctx.emit(
+        "DepthToSpace",
+        [ctx.require(op, "X")],
+        ctx.out(op),
+        blocksize=int(op.attr("upscale_factor", 1)),
+        mode="CRD",
+    )
 
 
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
@@ -242,8 +273,11 @@ def _interp_modes(op: PaddleOp, method: str) -> dict:
     align_corners = bool(op.attr("align_corners", False))
     if method == "nearest":
         if align_corners:  # src = round(dst * (in - 1) / (out - 1)), halves up
-            return {"mode": "nearest", "coordinate_transformation_mode": "align_corners",
-                    "nearest_mode": "round_prefer_ceil"}
+            return {
+                "mode": "nearest",
+                "coordinate_transformation_mode": "align_corners",
+                "nearest_mode": "round_prefer_ceil",
+            }
         return {"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
     mode = "linear" if method in ("bilinear", "linear") else "cubic"
     if align_corners:
@@ -258,8 +292,14 @@ def _interp_modes(op: PaddleOp, method: str) -> dict:
     return attrs
 
 
-@maps("nearest_interp", "nearest_interp_v2", "bilinear_interp", "bilinear_interp_v2",
-      "bicubic_interp_v2", "linear_interp_v2")
+@maps(
+    "nearest_interp",
+    "nearest_interp_v2",
+    "bilinear_interp",
+    "bilinear_interp_v2",
+    "bicubic_interp_v2",
+    "linear_interp_v2",
+)
 def map_interp(op: PaddleOp, ctx: MapContext) -> None:
     _require_nchw(op)
     x, out = ctx.require(op, "X"), ctx.out(op)
@@ -292,4 +332,6 @@ def map_interp(op: PaddleOp, ctx: MapContext) -> None:
     if len(scales) != spatial or any(s <= 0 for s in scales):
         raise Unsupported("neither an output size nor a positive scale is given")
     # Paddle derives the output size as floor(in * scale) and maps back with 1 / scale.
-    ctx.emit("Resize", [x, "", ctx.const("scales", np.asarray([1.0, 1.0] + scales, np.float32))], out, **attrs)
+    ctx.emit(
+        "Resize", [x, "", ctx.const("scales", np.asarray([1.0, 1.0] + scales, np.float32))], out, **attrs
+    )

@@ -64,8 +64,12 @@ def _quantized_input(ctx: MapContext, name: str) -> str:
 def map_quantize_linear(op: PaddleOp, ctx: MapContext) -> None:
     levels = _levels(int(op.attr("bit_length", 8)))
     scale, count = _scale(ctx, op.input("Scale"), levels, "q_scale")
-    ctx.emit("QuantizeLinear", [ctx.require(op, "X"), scale, _zero_point(ctx, op.input("ZeroPoint"), count)],
-             ctx.out(op, "Y"), **_axis(op, count))
+    ctx.emit(
+        "QuantizeLinear",
+        [ctx.require(op, "X"), scale, _zero_point(ctx, op.input("ZeroPoint"), count)],
+        ctx.out(op, "Y"),
+        **_axis(op, count),
+    )
 
 
 @maps("dequantize_linear")
@@ -73,12 +77,19 @@ def map_dequantize_linear(op: PaddleOp, ctx: MapContext) -> None:
     levels = _levels(int(op.attr("bit_length", 8)))
     scale, count = _scale(ctx, op.input("Scale"), levels, "dq_scale")
     x = _quantized_input(ctx, ctx.require(op, "X"))
-    ctx.emit("DequantizeLinear", [x, scale, _zero_point(ctx, op.input("ZeroPoint"), count)], ctx.out(op, "Y"),
-             **_axis(op, count))
+    ctx.emit(
+        "DequantizeLinear",
+        [x, scale, _zero_point(ctx, op.input("ZeroPoint"), count)],
+        ctx.out(op, "Y"),
+        **_axis(op, count),
+    )
 
 
-@maps("fake_quantize_dequantize_moving_average_abs_max", "fake_quantize_dequantize_abs_max",
-      "fake_channel_wise_quantize_dequantize_abs_max")
+@maps(
+    "fake_quantize_dequantize_moving_average_abs_max",
+    "fake_quantize_dequantize_abs_max",
+    "fake_channel_wise_quantize_dequantize_abs_max",
+)
 def map_fake_quantize_dequantize(op: PaddleOp, ctx: MapContext) -> None:
     """A Q/DQ pair; the abs-max variants compute the range from a constant input (weights)."""
     x = ctx.require(op, "X")

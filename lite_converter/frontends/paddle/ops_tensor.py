@@ -54,7 +54,7 @@ def map_flatten_range(op: PaddleOp, ctx: MapContext) -> None:
         return
     start = positive_axis(int(op.attr("start_axis", 1)), rank)
     stop = positive_axis(int(op.attr("stop_axis", -1)), rank)
-    trailing = shape[stop + 1:]
+    trailing = shape[stop + 1 :]
     if all(d >= 0 for d in trailing):
         target = ctx.ints([0] * start + [-1] + trailing)
     else:
@@ -180,8 +180,11 @@ def _slice_inputs(ctx: MapContext, op: PaddleOp, count: int) -> tuple[str, str, 
     axes = [int(a) for a in op.attr("axes", [])]
     if len(axes) != count:
         raise Unsupported(f"{len(axes)} axes for {count} starts")
-    return (starts_tensor or ctx.ints([int(s) for s in starts or []])), \
-        (ends_tensor or ctx.ints([min(int(e), 2**62) for e in ends or []])), ctx.ints(axes)
+    return (
+        (starts_tensor or ctx.ints([int(s) for s in starts or []])),
+        (ends_tensor or ctx.ints([min(int(e), 2**62) for e in ends or []])),
+        ctx.ints(axes),
+    )
 
 
 @maps("slice")
@@ -210,8 +213,17 @@ def map_flip(op: PaddleOp, ctx: MapContext) -> None:
     axes = [int(a) for a in (axes if isinstance(axes, list) else [axes])]
     count = len(axes)
     big = 2**62
-    ctx.emit("Slice", [ctx.require(op, "X"), ctx.ints([-1] * count), ctx.ints([-big] * count), ctx.ints(axes),
-                       ctx.ints([-1] * count)], ctx.out(op))
+    ctx.emit(
+        "Slice",
+        [
+            ctx.require(op, "X"),
+            ctx.ints([-1] * count),
+            ctx.ints([-big] * count),
+            ctx.ints(axes),
+            ctx.ints([-1] * count),
+        ],
+        ctx.out(op),
+    )
 
 
 @maps("shape")
@@ -236,8 +248,13 @@ def map_fill_constant(op: PaddleOp, ctx: MapContext) -> None:
     value = op.attr("value", 0.0)
     if op.input("ValueTensor"):
         raise Unsupported("a value computed at run time is not supported")
-    number: float | int = int(text) if text and dtype.kind in "iu" and text.lstrip("-").isdigit() else \
-        float(text) if text else value
+    number: float | int = (
+        int(text)
+        if text and dtype.kind in "iu" and text.lstrip("-").isdigit()
+        else float(text)
+        if text
+        else value
+    )
     tensor, shape = ctx.int_list(op, "ShapeTensor", "ShapeTensorList", "shape")
     if tensor is None:
         dims = [int(d) for d in shape or []]
@@ -277,8 +294,9 @@ def map_assign_value(op: PaddleOp, ctx: MapContext) -> None:
 
 @maps("cast")
 def map_cast(op: PaddleOp, ctx: MapContext) -> None:
-    ctx.cast(ctx.require(op, "X"), _dtype_attr(op.attr("out_dtype"), np.dtype(np.float32), op.label),
-             ctx.out(op))
+    ctx.cast(
+        ctx.require(op, "X"), _dtype_attr(op.attr("out_dtype"), np.dtype(np.float32), op.label), ctx.out(op)
+    )
 
 
 @maps("dropout")
@@ -304,7 +322,9 @@ def map_gather(op: PaddleOp, ctx: MapContext) -> None:
 
 @maps("index_select")
 def map_index_select(op: PaddleOp, ctx: MapContext) -> None:
-    ctx.emit("Gather", [ctx.require(op, "X"), ctx.require(op, "Index")], ctx.out(op), axis=int(op.attr("dim", 0)))
+    ctx.emit(
+        "Gather", [ctx.require(op, "X"), ctx.require(op, "Index")], ctx.out(op), axis=int(op.attr("dim", 0))
+    )
 
 
 @maps("gather_nd")
@@ -367,8 +387,11 @@ def map_range(op: PaddleOp, ctx: MapContext) -> None:
     for slot in ("Start", "End", "Step"):
         name = ctx.require(op, slot)
         value = ctx.constant(name)
-        scalars.append(ctx.const(f"{name}_scalar", value.reshape(())) if value is not None else
-                       ctx.emit("Reshape", [name, ctx.ints([])]))
+        scalars.append(
+            ctx.const(f"{name}_scalar", value.reshape(()))
+            if value is not None
+            else ctx.emit("Reshape", [name, ctx.ints([])])
+        )
     ctx.emit("Range", scalars, ctx.out(op))
 
 
@@ -376,9 +399,17 @@ def map_range(op: PaddleOp, ctx: MapContext) -> None:
 def map_top_k(op: PaddleOp, ctx: MapContext) -> None:
     x = ctx.require(op, "X")
     tensor, k = ctx.int_list(op, "K", "", "k")
-    k_name = ctx.as_vector(tensor) if tensor is not None else ctx.ints([int(k[0] if isinstance(k, list) else k)])
-    ctx.emit("TopK", [x, k_name], [ctx.out(op), ctx.out(op, "Indices")], axis=int(op.attr("axis", -1)),
-             largest=int(bool(op.attr("largest", True))), sorted=int(bool(op.attr("sorted", True))))
+    k_name = (
+        ctx.as_vector(tensor) if tensor is not None else ctx.ints([int(k[0] if isinstance(k, list) else k)])
+    )
+    ctx.emit(
+        "TopK",
+        [x, k_name],
+        [ctx.out(op), ctx.out(op, "Indices")],
+        axis=int(op.attr("axis", -1)),
+        largest=int(bool(op.attr("largest", True))),
+        sorted=int(bool(op.attr("sorted", True))),
+    )
 
 
 @maps("one_hot_v2")
@@ -388,5 +419,13 @@ def map_one_hot(op: PaddleOp, ctx: MapContext) -> None:
         raise Unsupported("a depth computed at run time is not supported")
     depth = int(depth[0] if isinstance(depth, list) else depth)
     dtype = _dtype_attr(op.attr("dtype"), np.dtype(np.float32), op.label)
-    ctx.emit("OneHot", [ctx.require(op, "X"), ctx.const("depth", np.asarray(depth, np.int64)),
-                        ctx.const("values", np.asarray([0, 1], dtype))], ctx.out(op), axis=-1)
+    ctx.emit(
+        "OneHot",
+        [
+            ctx.require(op, "X"),
+            ctx.const("depth", np.asarray(depth, np.int64)),
+            ctx.const("values", np.asarray([0, 1], dtype)),
+        ],
+        ctx.out(op),
+        axis=-1,
+    )

@@ -44,8 +44,10 @@ def read_program(files: PaddleModelFiles) -> tuple[PaddleProgram, dict[str, np.n
     if not program.parameter_names:
         return program, {}
     if files.params is None or not files.params.is_file():
-        raise ConversionError(f"{files.program}: the program has {len(program.parameter_names)} parameters "
-                              f"but there is no parameter file {files.params}")
+        raise ConversionError(
+            f"{files.program}: the program has {len(program.parameter_names)} parameters "
+            f"but there is no parameter file {files.params}"
+        )
     return program, read_params(files.params.read_bytes(), program.parameter_names, str(files.params))
 
 
@@ -66,8 +68,9 @@ def _single_assignment(program: PaddleProgram, defined: set[str]) -> None:
                         counter[name] += 1
                         fresh = f"{name}__w{counter[name]}"
                     source = program.vars.get(name)
-                    program.vars[fresh] = PaddleVar(fresh, source.dtype if source else None,
-                                                    source.shape if source else None)
+                    program.vars[fresh] = PaddleVar(
+                        fresh, source.dtype if source else None, source.shape if source else None
+                    )
                     current[name] = fresh
                     name = fresh
                 if name:
@@ -82,8 +85,10 @@ def _input_tensor(program: PaddleProgram, name: str, override: list[int] | None)
     var = program.vars.get(name) or PaddleVar(name)
     if override is not None:
         if var.shape is not None and len(var.shape) != len(override):
-            raise ConversionError(f"input_shapes['{name}'] = {list(override)} has rank {len(override)}, "
-                                  f"but the model's input '{name}' has rank {len(var.shape)}")
+            raise ConversionError(
+                f"input_shapes['{name}'] = {list(override)} has rank {len(override)}, "
+                f"but the model's input '{name}' has rank {len(var.shape)}"
+            )
         if any(not isinstance(d, int) or d < 0 for d in override):
             raise ConversionError(f"input_shapes['{name}'] = {list(override)}: dims must be ints >= 0")
         shape: list | None = [int(d) for d in override]
@@ -115,11 +120,15 @@ def _map_ops(graph: Graph, program: PaddleProgram) -> None:
             problems.append(f"{op.label}: {err}")
         except (ValueError, TypeError, IndexError, KeyError, OverflowError) as err:
             problems.append(f"{op.label}: malformed attributes or inputs ({type(err).__name__}: {err})")
-    lines = [f"unsupported Paddle op {op_type}: {len(labels)} op(s) {_names(labels)}"
-             for op_type, labels in sorted(unsupported.items())] + problems
+    lines = [
+        f"unsupported Paddle op {op_type}: {len(labels)} op(s) {_names(labels)}"
+        for op_type, labels in sorted(unsupported.items())
+    ] + problems
     if lines:
-        raise ConversionError(f"the Paddle model ({program.source}) uses features the converter does not "
-                              "support:\n  - " + "\n  - ".join(lines))
+        raise ConversionError(
+            f"the Paddle model ({program.source}) uses features the converter does not "
+            "support:\n  - " + "\n  - ".join(lines)
+        )
 
 
 def _check_dataflow(graph: Graph) -> None:
@@ -127,8 +136,10 @@ def _check_dataflow(graph: Graph) -> None:
     for node in graph.nodes:
         for name in node.inputs:
             if name and name not in known:
-                raise ConversionError(f"node '{node.name}' ({node.op_type}) reads '{name}', which no earlier "
-                                      "op writes and which is neither an input nor a parameter")
+                raise ConversionError(
+                    f"node '{node.name}' ({node.op_type}) reads '{name}', which no earlier "
+                    "op writes and which is neither an input nor a parameter"
+                )
         known.update(n for n in node.outputs if n)
     for name in graph.outputs:
         if name not in known:
@@ -145,8 +156,9 @@ def _declared_types(graph: Graph, program: PaddleProgram) -> None:
             tensor.shape = [d if d >= 0 else None for d in var.shape]
 
 
-def graph_from_program(program: PaddleProgram, params: dict[str, np.ndarray],
-                       input_shapes: dict[str, list[int]] | None = None) -> Graph:
+def graph_from_program(
+    program: PaddleProgram, params: dict[str, np.ndarray], input_shapes: dict[str, list[int]] | None = None
+) -> Graph:
     """The IR of a read program (before type inference)."""
     graph = Graph(source_format="paddle", opset=OPSET)
     graph.metadata = {"source": f"paddle {program.source}", "paddle_version": program.version}
@@ -155,8 +167,9 @@ def graph_from_program(program: PaddleProgram, params: dict[str, np.ndarray],
     input_shapes = dict(input_shapes or {})
     unknown = sorted(set(input_shapes) - set(program.feeds))
     if unknown:
-        raise ConversionError(f"input_shapes names unknown input(s) {unknown}; the model's inputs are "
-                              f"{program.feeds}")
+        raise ConversionError(
+            f"input_shapes names unknown input(s) {unknown}; the model's inputs are {program.feeds}"
+        )
     for name in program.feeds:
         if name in graph.tensors:
             raise ConversionError(f"input '{name}' is also a parameter; the program is corrupt")
@@ -177,8 +190,11 @@ def graph_from_program(program: PaddleProgram, params: dict[str, np.ndarray],
     return graph
 
 
-def load_paddle(model: str | os.PathLike, params: str | os.PathLike | None = None,
-                input_shapes: dict[str, list[int]] | None = None) -> Graph:
+def load_paddle(
+    model: str | os.PathLike,
+    params: str | os.PathLike | None = None,
+    input_shapes: dict[str, list[int]] | None = None,
+) -> Graph:
     """Loads a Paddle inference model into an IR graph with dtypes and shapes inferred.
 
     ``model`` is a model directory (inference.pdmodel or inference.json + inference.pdiparams) or

@@ -38,9 +38,11 @@ class _Cursor:
 
     def take(self, size: int, what: str) -> memoryview:
         if size < 0 or size > len(self.data) - self.offset:
-            raise ConversionError(f"{self.path}: truncated or corrupt at byte {self.offset}: {what} needs "
-                                  f"{size} bytes, {len(self.data) - self.offset} left")
-        chunk = self.data[self.offset:self.offset + size]
+            raise ConversionError(
+                f"{self.path}: truncated or corrupt at byte {self.offset}: {what} needs "
+                f"{size} bytes, {len(self.data) - self.offset} left"
+            )
+        chunk = self.data[self.offset : self.offset + size]
         self.offset += size
         return chunk
 
@@ -52,9 +54,11 @@ def _read_tensor(cursor: _Cursor, name: str) -> np.ndarray:
     where = f"parameter '{name}'"
     version = cursor.unpack("<I", f"{where}: version")
     if version != 0:
-        raise ConversionError(f"{cursor.path}: {where} has tensor format version {version} at byte "
-                              f"{cursor.offset - 4}; only version 0 is known (is this a combined "
-                              f".pdiparams file?)")
+        raise ConversionError(
+            f"{cursor.path}: {where} has tensor format version {version} at byte "
+            f"{cursor.offset - 4}; only version 0 is known (is this a combined "
+            f".pdiparams file?)"
+        )
     levels = cursor.unpack("<Q", f"{where}: LoD level count")
     if levels > _MAX_LOD_LEVELS:
         raise ConversionError(f"{cursor.path}: {where} claims {levels} LoD levels; the file is corrupt")
@@ -66,8 +70,9 @@ def _read_tensor(cursor: _Cursor, name: str) -> np.ndarray:
         raise ConversionError(f"{cursor.path}: {where} has tensor version {tensor_version}; only 0 is known")
     desc_size = cursor.unpack("<i", f"{where}: descriptor size")
     if not 0 <= desc_size <= _MAX_DESC_BYTES:
-        raise ConversionError(f"{cursor.path}: {where} has a descriptor of {desc_size} bytes; the file "
-                              "is corrupt")
+        raise ConversionError(
+            f"{cursor.path}: {where} has a descriptor of {desc_size} bytes; the file is corrupt"
+        )
     desc = TensorDesc()
     try:
         desc.ParseFromString(bytes(cursor.take(desc_size, f"{where}: descriptor")))
@@ -100,6 +105,8 @@ def read_params(data: bytes | memoryview, names: list[str], path: str = "params"
         params[name] = _read_tensor(cursor, name)
     left = len(cursor.data) - cursor.offset
     if left:
-        raise ConversionError(f"{path}: {left} bytes left after the {len(names)} parameters the program "
-                              "names; the parameter file does not belong to this program or is corrupt")
+        raise ConversionError(
+            f"{path}: {left} bytes left after the {len(names)} parameters the program "
+            "names; the parameter file does not belong to this program or is corrupt"
+        )
     return params

@@ -42,7 +42,9 @@ def _variable(desc: Any, where: str) -> PaddleVar:
         var.dtype = numpy_dtype(tensor.data_type, f"{where}: variable '{desc.name}'")
         dims = [int(d) for d in tensor.dims]
         if len(dims) > _MAX_RANK:
-            raise ConversionError(f"{where}: variable '{desc.name}' has rank {len(dims)}; the file is corrupt")
+            raise ConversionError(
+                f"{where}: variable '{desc.name}' has rank {len(dims)}; the file is corrupt"
+            )
         var.shape = [max(d, -1) for d in dims]  # Paddle writes other negative values for unknown dims
     return var
 
@@ -81,13 +83,24 @@ def read_pdmodel(data: bytes, path: str = "inference.pdmodel") -> PaddleProgram:
             column = attrs.get("col", 0)
             target = feeds if desc.type == "feed" else fetches
             if len(names) != 1 or not isinstance(column, int) or column in target:
-                raise ConversionError(f"{path}: a {desc.type} op is malformed (variables {names}, col {column})")
+                raise ConversionError(
+                    f"{path}: a {desc.type} op is malformed (variables {names}, col {column})"
+                )
             target[column] = names[0]
             continue
         ops.append(PaddleOp(desc.type, inputs, outputs, attrs, op_label(desc.type, outputs)))
     if not feeds or not fetches:
-        raise ConversionError(f"{path}: the program has no feed or no fetch ops; save it as an inference "
-                              "model (paddle.jit.save or paddle.static.save_inference_model)")
+        raise ConversionError(
+            f"{path}: the program has no feed or no fetch ops; save it as an inference "
+            "model (paddle.jit.save or paddle.static.save_inference_model)"
+        )
     version = str(program.version.version) if program.HasField("version") else ""
-    return PaddleProgram("ProgramDesc", variables, ops, [feeds[c] for c in sorted(feeds)],
-                         [fetches[c] for c in sorted(fetches)], sorted(persistable), version=version)
+    return PaddleProgram(
+        "ProgramDesc",
+        variables,
+        ops,
+        [feeds[c] for c in sorted(feeds)],
+        [fetches[c] for c in sorted(fetches)],
+        sorted(persistable),
+        version=version,
+    )

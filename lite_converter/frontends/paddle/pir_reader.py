@@ -58,8 +58,11 @@ class _Reader:
                 raise self.fail(f"{where}: malformed tensor type")
             element = str(data[0].get("#", "")).split(".", 1)[-1]
             dims = data[1]
-            if (not isinstance(dims, list) or len(dims) > _MAX_RANK
-                    or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims)):
+            if (
+                not isinstance(dims, list)
+                or len(dims) > _MAX_RANK
+                or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims)
+            ):
                 raise self.fail(f"{where}: malformed dims {str(dims)[:80]}")
             return pir_type_dtype(element, where), [max(d, -1) for d in dims]
         return None, None
@@ -173,15 +176,19 @@ class _Reader:
         names = [self.define(result, "", where) for result in results]
         if inputs[0] in self.vectors:  # split of a combine: the same values again
             for name, source in zip(names, self.vectors[inputs[0]], strict=False):
-                self.ops.append(PaddleOp("assign", {"X": [source]}, {"Out": [name]}, {},
-                                         op_label("assign", {"Out": [name]})))
+                self.ops.append(
+                    PaddleOp(
+                        "assign", {"X": [source]}, {"Out": [name]}, {}, op_label("assign", {"Out": [name]})
+                    )
+                )
             return
         producer, slot = self.vector_producers[inputs[0]]
         producer.outputs[slot] = names
         producer.label = op_label(producer.type, producer.outputs)
 
-    def read_mapped_op(self, name: str, inputs: list[str], results: list, attrs: dict[str, Any],
-                       where: str) -> None:
+    def read_mapped_op(
+        self, name: str, inputs: list[str], results: list, attrs: dict[str, Any], where: str
+    ) -> None:
         spec = PIR_OPS.get(name)
         legacy = spec.legacy if spec else name
         op = PaddleOp(legacy, {}, {}, dict(spec.attrs) if spec else {}, "")
@@ -218,8 +225,11 @@ def read_pir_json(data: bytes, path: str = "inference.json") -> PaddleProgram:
         document = json.loads(data)
     except (ValueError, RecursionError, UnicodeDecodeError) as err:
         raise ConversionError(f"{path}: not a PIR JSON program ({str(err)[:200]})") from err
-    if not isinstance(document, dict) or not isinstance(document.get("base_code"), dict) \
-            or document["base_code"].get("magic") != "pir":
+    if (
+        not isinstance(document, dict)
+        or not isinstance(document.get("base_code"), dict)
+        or document["base_code"].get("magic") != "pir"
+    ):
         raise ConversionError(f"{path}: not a Paddle PIR program (no base_code.magic 'pir')")
     try:
         ops = document["program"]["regions"][0]["blocks"][0]["ops"]
@@ -231,12 +241,21 @@ def read_pir_json(data: bytes, path: str = "inference.json") -> PaddleProgram:
     for index, op in enumerate(ops):
         reader.read_op(op, index)
     if not reader.feeds or not reader.fetches:
-        raise ConversionError(f"{path}: the program has no data or no fetch ops; save it as an inference "
-                              "model (paddle.jit.save)")
+        raise ConversionError(
+            f"{path}: the program has no data or no fetch ops; save it as an inference "
+            "model (paddle.jit.save)"
+        )
     fetched = [reader.fetches[c] for c in sorted(reader.fetches)]
-    program = PaddleProgram("PIR", reader.vars, reader.ops, reader.feeds, [value for _, value in fetched],
-                            sorted(reader.parameters), reader.constants,
-                            version=str(document["base_code"].get("version", "")))
+    program = PaddleProgram(
+        "PIR",
+        reader.vars,
+        reader.ops,
+        reader.feeds,
+        [value for _, value in fetched],
+        sorted(reader.parameters),
+        reader.constants,
+        version=str(document["base_code"].get("version", "")),
+    )
     program.output_names = {name: value for name, value in fetched}
     program.constant_op_types = reader.constant_op_types
     return program

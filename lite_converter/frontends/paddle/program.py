@@ -67,7 +67,7 @@ class PaddleProgram:
 
 
 def op_label(op_type: str, outputs: dict[str, list[str]]) -> str:
-    """"conv2d -> conv2d_0.tmp_0": the op type and its first output, as users see them."""
+    """ "conv2d -> conv2d_0.tmp_0": the op type and its first output, as users see them."""
     for names in outputs.values():
         for name in names:
             if name:
