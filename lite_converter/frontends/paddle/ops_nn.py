@@ -33,8 +33,8 @@ def _conv_padding(op: PaddleOp, attrs: dict) -> None:
         attrs["pads"] = pads_2d(op.attr("paddings", [0, 0]))
 
 
-@maps("conv2d", "depthwise_conv2d")
-def map_conv2d(op: PaddleOp, ctx: MapContext) -> None:
+def _conv_attrs(op: PaddleOp, ctx: MapContext) -> tuple[str, list[int], dict]:
+    """(filter, filter shape, ONNX attributes) shared by convolutions and transposed ones."""
     _require_nchw(op)
     weight = ctx.require(op, "Filter")
     wshape = ctx.shape(weight)
@@ -46,6 +46,12 @@ def map_conv2d(op: PaddleOp, ctx: MapContext) -> None:
         "group": int(op.attr("groups", 1) or 1),
         "kernel_shape": wshape[2:],
     }
+    return weight, wshape, attrs
+
+
+@maps("conv2d", "depthwise_conv2d")
+def map_conv2d(op: PaddleOp, ctx: MapContext) -> None:
+    weight, wshape, attrs = _conv_attrs(op, ctx)
     x_shape = ctx.shape(ctx.require(op, "Input"))
     if x_shape is None or len(x_shape) != 4 or (x_shape[1] > 0 and x_shape[1] != wshape[1] * attrs["group"]):
         raise Unsupported(
@@ -60,17 +66,7 @@ def map_conv2d(op: PaddleOp, ctx: MapContext) -> None:
 
 @maps("conv2d_transpose", "depthwise_conv2d_transpose")
 def map_conv2d_transpose(op: PaddleOp, ctx: MapContext) -> None:
-    _require_nchw(op)
-    weight = ctx.require(op, "Filter")
-    wshape = ctx.shape(weight)
-    if wshape is None or len(wshape) != 4:
-        raise Unsupported("the filter must be a 4-D tensor")
-    attrs = {
-        "strides": list(op.attr("strides", [1, 1])),
-        "dilations": list(op.attr("dilations", [1, 1])),
-        "group": int(op.attr("groups", 1) or 1),
-        "kernel_shape": wshape[2:],
-    }
+    weight, wshape, attrs = _conv_attrs(op, ctx)
     _conv_padding(op, attrs)
     output_padding = list(op.attr("output_padding", []) or [])
     if output_padding:
