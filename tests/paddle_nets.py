@@ -200,7 +200,7 @@ class QuantTarget(nn.Layer):
         self.dw = nn.Conv2D(16, 16, 3, 1, 1, groups=16)
         self.pw = nn.Conv2D(16, 16, 1)
         self.head = nn.Conv2D(16, 8, 1)
-        self.fc = nn.Linear(8, 10)
+        self.fc = nn.Linear(8, 64)
         self.out = paddle.nn.quant.Stub()  # a quantizer on the logits: the output is on an int8 grid
 
     def forward(self, x: Any) -> Any:

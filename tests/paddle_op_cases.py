@@ -718,7 +718,7 @@ QUANT_CASES = [
     Case(
         "quant_ptq_net",
         ("quantize_linear", "dequantize_linear", "conv2d", "depthwise_conv2d", "matmul_v2"),
-        (Input("x", (2, 3, 32, 32), low=-1, high=1),),
+        (Input("x", (8, 3, 32, 32), low=-1, high=1),),
         _net("quantized_net"),
     ),
 ]
