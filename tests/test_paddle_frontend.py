@@ -75,7 +75,9 @@ def test_a_hand_written_program_converts_and_runs(tmp_path: Path):
 
 
 def test_unsupported_ops_are_listed_at_once_with_names_and_nothing_is_written(tmp_path: Path):
-    directory = write_program(tmp_path / "model", [("my_custom_op", "c1"), ("while", "c2"), ("my_custom_op", "c3")])
+    directory = write_program(
+        tmp_path / "model", [("my_custom_op", "c1"), ("while", "c2"), ("my_custom_op", "c3")]
+    )
     output = tmp_path / "model.lite"
     with pytest.raises(ConversionError) as error:
         convert_paddle(directory, output_path=output)
@@ -120,8 +122,13 @@ def test_lite_convert_model_dir_matches_the_onnx_export_of_the_same_model(tmp_pa
 
     model_dir = paddle_zoo.model_dir("cls")
     output = tmp_path / "cls.lite"
-    result = subprocess.run([sys.executable, "-m", "lite_converter", "convert", f"{model_dir}/", "-o", str(output)],
-                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "lite_converter", "convert", f"{model_dir}/", "-o", str(output)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert "size: Paddle" in result.stdout and output.is_file()
     x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 48, 192)).astype(np.float32)
