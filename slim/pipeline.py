@@ -72,8 +72,8 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
 
 
 def refuse_quantized(loaded: LoadedModel, model: ModelSource) -> None:
-    """A model that carries its own int8 scales (QDQ-ONNX, int8 .tflite, quantized Paddle) is not calibrated again: the
-    error says how to convert it as it is, or what to compress instead."""
+    """A model that carries its own int8 scales (QDQ-ONNX, int8 .tflite, quantized Paddle) is not calibrated
+    again: the error says how to convert it as it is, or what to compress instead."""
     if not loaded.quantized:
         return
     name = os.fspath(model) if isinstance(model, str | os.PathLike) else "the model"
