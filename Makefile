@@ -20,11 +20,12 @@ DEPS_STAMP := $(VENV)/.deps
 PACKAGE_STAMP := $(VENV)/.package
 ASAN_DIR := build/asan
 
-.PHONY: help demo test install asan schema lint clean bench bench-deps
+.PHONY: help demo test test-training training-deps install asan schema lint clean bench bench-deps
 
 help:
 	@echo "make demo    convert and run the PaddleOCR mobile models, compare with onnxruntime"
-	@echo "make test    the full test suite (installs what is missing)"
+	@echo "make test    the full test suite (installs what is missing), less the training runs"
+	@echo "make test-training  the pruning runs that train and fine-tune (Fashion-MNIST accuracy, PaddleOCR det/rec)"
 	@echo "make install .venv with the package (editable) and its dev tools"
 	@echo "make asan    the runtime, C tests and fuzz harness under ASan/UBSan in $(ASAN_DIR)"
 	@echo "make schema  regenerate the flatbuffers code from runtime_arm/schema/lite.fbs"
@@ -82,11 +83,33 @@ $(PADDLE_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['paddle-tests']))")
 	@touch $@
 
-test: $(PACKAGE_STAMP) $(PADDLE_STAMP) asan lint cross qemu-plugin
-	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) $(PY) -m pytest -q
+# slim's training half: the torch and ray extras, pinned; the constraints file holds torch to the CPU
+# wheel (a plain `torch==2.13.0` from PyPI is the multi-GB CUDA build). Debian's Fashion-MNIST is the
+# data of the pruning accuracy test.
+TRAINING_STAMP := $(VENV)/.training-deps
+TORCH_CONSTRAINTS := build/torch-cpu-constraints.txt
+
+$(TRAINING_STAMP): pyproject.toml | $(PACKAGE_STAMP)
+	@dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq dataset-fashion-mnist; }
+	@mkdir -p build && echo "torch==2.13.0+cpu" > $(TORCH_CONSTRAINTS)
+	$(PY) -m pip install -q -c $(TORCH_CONSTRAINTS) $$($(PY) -c "import tomllib; \
+	  extras = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']; \
+	  print(' '.join(extras['torch'] + extras['ray']))")
+	@touch $@
+
+training-deps: $(TRAINING_STAMP)
+
+# `make test` leaves out the tests marked `training` (model training and fine-tuning, tens of
+# minutes on 2 cores): `make test-training` runs them.
+test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-plugin
+	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) $(PY) -m pytest -q -m "not training"
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0 LITE_RUNTIME_LIBRARY=$(CURDIR)/$(ASAN_DIR)/runtime_arm/liblite_runtime.so \
 	  $(PY) -m pytest -q -p no:cacheprovider --capture=sys $(ASAN_RUNTIME_TESTS)
+
+test-training: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP)
+	$(PY) -m pytest -q -s -m training
 
 schema:
 	runtime_arm/schema/generate.sh

@@ -27,6 +27,7 @@ import torch
 from lite_converter.ir import Graph
 from slim.executor import Executor, make_executor
 from slim.progress import ProgressBar
+from slim.pruning.allocate import feasible
 from slim.pruning.analysis import Analysis, analyze
 from slim.pruning.apply import apply_plan, plan_of
 from slim.pruning.graph_view import GraphView
@@ -52,6 +53,7 @@ class SensitivityReport:
     cached: int = 0
     _analysis: Analysis | None = dataclasses.field(default=None, repr=False)
     _orders: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
+    _limits: dict[str, int] = dataclasses.field(default_factory=dict, repr=False)
 
     def table(self) -> str:
         width = max([len(g) for g in self.groups] + [5])
@@ -78,7 +80,7 @@ class SensitivityReport:
             units = []
             for name, step in state.items():
                 if step:
-                    count = int(round(self.ratios[step - 1] * len(by_name[name].units)))
+                    count = _count(self.ratios[step - 1], len(by_name[name].units), self._limits[name])
                     units += [by_name[name].units[i] for i in self._orders[name][:count]]
             return analysis.flops_fraction(plan_of(units))
 
@@ -115,6 +117,7 @@ class _Shared:
     feeds: list[dict[str, np.ndarray]]
     reference: list[dict[str, np.ndarray]]
     orders: dict[int, np.ndarray]  # group index -> unit indices, least important first
+    limits: dict[int, int]  # group index -> most units removable (every axis keeps a channel)
     eval_fn: EvalFn | None
     baseline: float | None
 
@@ -130,6 +133,12 @@ def _dependencies(shared: _Shared) -> DependencyGraph:
     return _WORKER_CACHE[shared.key]
 
 
+def _count(ratio: float, units: int, limit: int) -> int:
+    """Units removed at ``ratio``: capped where one more would leave a tensor with no channel (a
+    concat group's units cover every input's channels; one input must not lose them all)."""
+    return min(int(round(ratio * units)), limit)
+
+
 def evaluate_point(shared: _Shared, job: tuple[int, float]) -> float:
     """The loss of pruning group ``job[0]`` alone at ratio ``job[1]`` (a module-level function so
     process pools and Ray can run it)."""
@@ -137,7 +146,7 @@ def evaluate_point(shared: _Shared, job: tuple[int, float]) -> float:
     dependencies = _dependencies(shared)
     index, ratio = job
     group = dependencies.groups[index]
-    count = min(int(round(ratio * len(group.units))), len(group.units) - 1)
+    count = _count(ratio, len(group.units), shared.limits[index])
     plan = plan_of([group.units[i] for i in shared.orders[index][:count]])
     module = GraphModule(apply_plan(dependencies.view, plan)).eval()
     if shared.eval_fn is not None:
@@ -227,7 +236,9 @@ def sensitivity(model: str | os.PathLike | onnx.ModelProto | Graph | Analysis, d
         "relative squared output distance to the original"
     jobs = [(g.index, float(r)) for g in groups for r in ratios
             if _Cache.entry(g.name, r) not in store.results]
-    shared = _Shared(key, analysis.graph, analysis.view.shapes, feeds, reference, orders, eval_fn, baseline)
+    limits = {g.index: feasible(g, orders[g.index], len(g.units) - 1, analysis.sizes) for g in groups}
+    shared = _Shared(key, analysis.graph, analysis.view.shapes, feeds, reference, orders, limits, eval_fn,
+                     baseline)
     bar = ProgressBar(len(jobs), "sensitivity", enabled=progress)
     names = {g.index: g.name for g in groups}
 
@@ -244,12 +255,13 @@ def sensitivity(model: str | os.PathLike | onnx.ModelProto | Graph | Analysis, d
         losses[group.name] = {float(r): store.results[_Cache.entry(group.name, r)] for r in ratios}
         flops[group.name] = {}
         for r in ratios:
-            count = min(int(round(r * len(group.units))), len(group.units) - 1)
+            count = _count(r, len(group.units), limits[group.index])
             units = [group.units[i] for i in orders[group.index][:count]]
             flops[group.name][float(r)] = analysis.flops_fraction(plan_of(units))
     report = SensitivityReport([float(r) for r in ratios], [g.name for g in groups], losses, flops, metric,
                                computed=len(jobs), cached=len(groups) * len(ratios) - len(jobs),
-                               _analysis=analysis, _orders={names[i]: o for i, o in orders.items()})
+                               _analysis=analysis, _orders={names[i]: o for i, o in orders.items()},
+                               _limits={names[i]: limit for i, limit in limits.items()})
     if plot is not None:
         report.plot(plot)
     return report

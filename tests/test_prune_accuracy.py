@@ -18,6 +18,7 @@ import onnx
 import pytest
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.training  # minutes of training: `make test-training`
 
 import slim  # noqa: E402
 from lite_converter.convert import convert_onnx  # noqa: E402

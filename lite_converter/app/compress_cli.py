@@ -136,7 +136,7 @@ def _print_result(source: Path, output: Path, result: CompressResult, plot: str 
     print(f"  int8 ops: {len(result.int8_nodes)}, fp32 ops: {len(result.fp32_nodes)}")
     source_bytes = sum(p.stat().st_size for p in source.iterdir() if p.is_file()) if source.is_dir() \
         else source.stat().st_size
-    kind = "Paddle" if paddle else "ONNX"
+    kind = "Paddle" if is_paddle_model(source) else "ONNX"
     print(f"  size: {kind} {human_bytes(source_bytes)} -> .lite {human_bytes(len(result.lite_bytes))}")
     if result.mixed_precision is not None:
         mixed = result.mixed_precision

@@ -59,11 +59,11 @@ def make_choice(group: Group, scores: np.ndarray, sizes: dict[Axis, int], round_
     step = max(1, round_to // math.gcd(round_to, width)) if round_to > 1 else 1
     total = len(group.units)
     limit = min(int(math.floor(total * max_ratio)), total - 1)
-    limit = _feasible(group, order, limit, sizes)
+    limit = feasible(group, order, limit, sizes)
     return GroupChoice(group, order, scores, step, max(limit, 0))
 
 
-def _feasible(group: Group, order: np.ndarray, limit: int, sizes: dict[Axis, int]) -> int:
+def feasible(group: Group, order: np.ndarray, limit: int, sizes: dict[Axis, int]) -> int:
     """The largest count <= limit whose removal leaves every axis at least one channel."""
     left = {axis: sizes[axis] for axis in group.axes}
     for count, index in enumerate(order[:limit]):

@@ -14,8 +14,7 @@ import os
 
 import onnx
 
-from lite_converter.convert import source_format
-from lite_converter.frontends.onnx_frontend import load_onnx
+from lite_converter.convert import load_model, source_format
 from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.eliminate_dead_code import eliminate_dead_code
 from lite_converter.passes.optimize import fold_until_stable
@@ -34,15 +33,23 @@ def trainable_graph(graph: Graph) -> Graph:
 
 def load_trainable(model: str | os.PathLike | onnx.ModelProto | bytes | Graph,
                    input_shapes: dict[str, list[int]] | None = None) -> Graph:
-    """An ONNX model (path, proto, or an already loaded IR graph, copied) at the trainable level;
-    raises ConversionError listing every unsupported op first, as conversion would."""
+    """An ONNX model (path, proto), a Paddle inference model (folder or program file), or an already
+    loaded ONNX-vocabulary IR graph (copied), at the trainable level. Raises ConversionError for a
+    .tflite (its frontend lowers to channels-last .lite ops at once) or an already quantized model,
+    and lists every unsupported op first, as conversion would."""
     if isinstance(model, Graph):
         graph = copy.deepcopy(model)
-    elif source_format(model) != "onnx":
-        raise ConversionError("training, pruning and distillation work on ONNX models (and graphs in ONNX "
-                              "vocabulary); a .tflite arrives already lowered to channels-last .lite ops: "
-                              "export the float model to ONNX instead")
     else:
-        graph = load_onnx(model, input_shapes=input_shapes)
+        kind = source_format(model)
+        if kind == "tflite":
+            raise ConversionError("training, pruning and distillation work on ONNX and Paddle models (and "
+                                  "graphs in ONNX vocabulary); a .tflite arrives already lowered to "
+                                  "channels-last .lite ops: export the float model to ONNX instead")
+        loaded = load_model(model, input_shapes, frontend=kind)
+        if loaded.quantized:
+            raise ConversionError(f"this {kind} model is quantized already (QuantizeLinear / "
+                                  "DequantizeLinear nodes): prune the float model, then quantize "
+                                  "(config prune_R+int8)")
+        graph = loaded.graph
     check_supported(graph)
     return trainable_graph(graph)
