@@ -5,7 +5,7 @@ by label-free distillation against the original on unlabeled images. Both models
 our runtime on the 10,000 test images, which neither training nor distillation saw.
 
 Measured when written (2 shared cores): fp32 88.3%, pruned 87.6% (49.3% of the FLOPs kept).
-PP-OCRv4 rec's pruning is too slow to train here: benchmarks/prune_rec.py (benchmarks/COMPRESSION.md).
+PP-OCRv4 rec's pruning with fine-tuning on rendered lines is not measured yet (benchmarks/COMPRESSION.md).
 """
 
 from __future__ import annotations

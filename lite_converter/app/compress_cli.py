@@ -30,7 +30,7 @@ from slim.pruning.config import CRITERIA, PruneConfig, parse_config
 def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
     compress = commands.add_parser(
         "compress", help="compress a model to .lite: int8 (post-training) or pruning (prune_R[+int8], torch)")
-    compress.add_argument("model", help="the .onnx file")
+    compress.add_argument("model", help="the .onnx file or a Paddle inference model folder")
     compress.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
     compress.add_argument("--data", required=True,
                           help="directory of calibration batches (.npy, or .npz named by model input)")
@@ -66,8 +66,9 @@ def command_compress(args: argparse.Namespace) -> int:
     paddle = is_paddle_model(source)
     if not source.is_file() and not paddle:
         raise ConversionError(f"no such ONNX file or Paddle model: {source}")
+    suffix = "pruned" if args.config.startswith("prune") else "int8"
     output = Path(args.output) if args.output else (
-        source / "inference.int8.lite" if source.is_dir() else source.with_suffix(".lite"))
+        source / f"inference.{suffix}.lite" if source.is_dir() else source.with_suffix(".lite"))
     if output.resolve() == source.resolve():
         raise ConversionError(f"the output {output} would overwrite the input")
     shapes = dict(args.input_shape or []) or None

@@ -1,4 +1,5 @@
-"""``lite sensitivity MODEL.onnx --data DIR --plot sens.png``: slim.sensitivity from the shell.
+"""``lite sensitivity MODEL --data DIR --plot sens.png``: slim.sensitivity from the shell (MODEL an
+.onnx file or a Paddle inference model folder).
 
 Prints the table (loss per group and ratio), writes the PNG, keeps finished points in a cache file
 (``--cache``, default MODEL.sensitivity.json) so an interrupted or repeated sweep resumes, and with
@@ -14,6 +15,7 @@ from typing import Any
 
 import slim
 from lite_converter.app.cli_common import input_shape_arg
+from lite_converter.frontends.paddle import is_paddle_model
 from lite_converter.ir import ConversionError
 from slim.calibration_data import CalibrationDataError
 from slim.extras import MissingExtraError
@@ -32,7 +34,7 @@ def _ratios(text: str) -> list[float]:
 
 def add_sensitivity_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's type
     parser = commands.add_parser("sensitivity", help="how much pruning each channel group costs (torch)")
-    parser.add_argument("model", help="the .onnx file")
+    parser.add_argument("model", help="the .onnx file or a Paddle inference model folder")
     parser.add_argument("--data", required=True,
                         help="directory of input batches (.npy, or .npz by input name)")
     parser.add_argument("--plot", metavar="PNG", help="write the sweep as a plot")
@@ -52,9 +54,10 @@ def add_sensitivity_command(commands: Any, shape_help: str) -> None:  # noqa: AN
 
 def command_sensitivity(args: argparse.Namespace) -> int:
     source = Path(args.model)
-    if not source.is_file():
-        raise ConversionError(f"no such ONNX file: {source}")
-    cache = Path(args.cache) if args.cache else source.with_suffix(".sensitivity.json")
+    if not source.is_file() and not is_paddle_model(source):
+        raise ConversionError(f"no such ONNX file or Paddle model: {source}")
+    cache = Path(args.cache) if args.cache else (
+        source / "inference.sensitivity.json" if source.is_dir() else source.with_suffix(".sensitivity.json"))
     try:
         report = slim.sensitivity(source, Path(args.data), ratios=args.ratios, criterion=args.criterion,
                                   cache=cache, executor=args.executor, batches=args.batches,
