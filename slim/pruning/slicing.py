@@ -7,6 +7,7 @@ import numpy as np
 
 from lite_converter.ir import Node
 from slim.pruning.graph_view import GraphView
+from slim.slice_bounds import clamp_slice
 
 
 def _const_list(view: GraphView, node: Node, index: int) -> list[int] | None:
@@ -41,12 +42,6 @@ def constant_slice_bounds(view: GraphView, node: Node) -> dict[int, tuple[int, i
     shape = view.shape(node.inputs[0])
     bounds: dict[int, tuple[int, int, int]] = {}
     for start, end, axis, step in zip(*arguments, strict=True):
-        size = shape[axis]
-        start = start + size if start < 0 else start
-        end = end + size if end < 0 else end
-        if step > 0:
-            start, end = min(max(start, 0), size), min(max(end, 0), size)
-        else:
-            start, end = min(max(start, -1), size - 1), min(max(end, -1), size - 1)
+        start, end = clamp_slice(start, end, step, shape[axis])
         bounds[axis] = (start, end, step)
     return bounds

@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from lite_converter.ir import ConversionError, Node
+from slim.slice_bounds import clamp_slice
 from slim.torch_ir.registry import Value, floats, ints, optional, register
 
 
@@ -123,15 +124,9 @@ def slice_bounds(node: Node, inputs: list[Value], shape: list[int]) -> list[tupl
     result = []
     for start, end, axis, step in zip(starts, ends, axes, steps, strict=True):
         axis = _axis(axis, len(shape))
-        size = shape[axis]
         if step == 0:
             raise ConversionError(f"node '{node.name}' (Slice): step 0")
-        start = start + size if start < 0 else start
-        end = end + size if end < 0 else end
-        if step > 0:
-            start, end = min(max(start, 0), size), min(max(end, 0), size)
-        else:
-            start, end = min(max(start, -1), size - 1), min(max(end, -1), size - 1)
+        start, end = clamp_slice(start, end, step, shape[axis])
         result.append((axis, start, end, step))
     return result
 
