@@ -18,6 +18,7 @@ NATIVE_SOURCES := $(shell find runtime_arm kernels_neon \( -name '*.c' -o -name 
 SYSTEM_STAMP := build/.system-deps
 DEPS_STAMP := $(VENV)/.deps
 PACKAGE_STAMP := $(VENV)/.package
+TORCH_CONSTRAINTS := build/torch-cpu-constraints.txt
 ASAN_DIR := build/asan
 
 .PHONY: help demo test test-training training-deps install asan schema lint clean bench bench-deps
@@ -47,8 +48,13 @@ $(DEPS_STAMP): pyproject.toml | $(SYSTEM_STAMP)
 	$(PY) -m pip install -q "scikit-build-core>=0.10" cmake ninja
 	@touch $@
 
-$(PACKAGE_STAMP): $(DEPS_STAMP) $(NATIVE_SOURCES)
-	$(PY) -m pip install -q --no-build-isolation -e ".[dev]"
+# torch is pinned to the CPU wheel through a constraints file (a plain `torch==2.13.0` from PyPI is
+# the multi-GB CUDA build); the dev extra names torch too.
+$(TORCH_CONSTRAINTS):
+	@mkdir -p build && echo "torch==2.13.0+cpu" > $@
+
+$(PACKAGE_STAMP): $(DEPS_STAMP) $(NATIVE_SOURCES) | $(TORCH_CONSTRAINTS)
+	$(PY) -m pip install -q --no-build-isolation -c $(TORCH_CONSTRAINTS) -e ".[dev]"
 	@touch $@
 
 install: $(PACKAGE_STAMP)
@@ -83,16 +89,13 @@ $(PADDLE_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['paddle-tests']))")
 	@touch $@
 
-# slim's training half: the torch and ray extras, pinned; the constraints file holds torch to the CPU
-# wheel (a plain `torch==2.13.0` from PyPI is the multi-GB CUDA build). Debian's Fashion-MNIST is the
-# data of the pruning accuracy test.
+# slim's training half: the torch and ray extras, pinned (torch held to the CPU wheel). Debian's
+# Fashion-MNIST is the data of the pruning accuracy test.
 TRAINING_STAMP := $(VENV)/.training-deps
-TORCH_CONSTRAINTS := build/torch-cpu-constraints.txt
 
-$(TRAINING_STAMP): pyproject.toml | $(PACKAGE_STAMP)
+$(TRAINING_STAMP): pyproject.toml | $(PACKAGE_STAMP) $(TORCH_CONSTRAINTS)
 	@dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq dataset-fashion-mnist; }
-	@mkdir -p build && echo "torch==2.13.0+cpu" > $(TORCH_CONSTRAINTS)
 	$(PY) -m pip install -q -c $(TORCH_CONSTRAINTS) $$($(PY) -c "import tomllib; \
 	  extras = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']; \
 	  print(' '.join(extras['torch'] + extras['ray']))")
