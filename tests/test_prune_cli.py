@@ -109,3 +109,26 @@ def test_sensitivity_command_table_plot_and_cache(pattern: tuple[Path, Path], tm
     second = capsys.readouterr().out
     assert "points: 0 computed" in second
     assert second.split("points:")[0] == first.split("points:")[0]
+
+
+def test_compress_prune_then_int8(pattern: tuple[Path, Path], tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]):
+    """prune_0.5+int8: the pruned model quantized on the same data; int8 is within int8's error of
+    the pruned float model in onnxruntime (cosine, as the int8 tests' tolerance for a whole net)."""
+    model, data = pattern
+    output = tmp_path / "pruned.int8.lite"
+    status = cli.main(["compress", str(model), "-o", str(output), "--data", str(data),
+                       "--config", "prune_0.5+int8", "--steps", "0", "--round-to", "4", "--criterion", "l1"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    int8_ops = int(out.split("int8 ops: ")[1].split(",")[0])
+    assert int8_ops >= 3 and "kept)" in out
+    config = slim.PruneConfig(flops_target=0.5, round_to=4, criterion="l1", finetune=None)
+    pruned = slim.prune(model, [np.load(data / f"{i}.npy") for i in range(3)], config)
+    x = _inputs(1)
+    session = onnxruntime.InferenceSession(pruned.onnx_model().SerializeToString(),
+                                           providers=["CPUExecutionProvider"])
+    expected = session.run(None, {"x": x})[0].ravel().astype(np.float64)
+    ours = next(iter(Interpreter(str(output), threads=1).run({"x": x}).values())).ravel().astype(np.float64)
+    cosine = float(ours @ expected / (np.linalg.norm(ours) * np.linalg.norm(expected)))
+    assert cosine > 0.99, cosine
