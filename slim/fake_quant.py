@@ -17,7 +17,7 @@ from lite_converter.ir import Graph, Node
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS
 
 
-# -- fixed-point parameters (quant_params_int8.h, ref/requantize_ref.c) ----------------------------
+# -- fixed-point parameters (quant_params_int8.h, ref/qs8_requantize_ref.c) ----------------------------
 def quantize_multiplier(real: float) -> tuple[int, int]:
     """(multiplier, shift) with real ~= multiplier * 2^-shift, multiplier in [2^30, 2^31)."""
     if not real >= 0.0 or math.isinf(real):
