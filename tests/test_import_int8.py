@@ -1,7 +1,9 @@
 """Import of int8 models made by other quantizers (docs/IMPORT_INT8.md).
 
 Oracles are the models' own runtimes: onnxruntime on the QDQ .onnx that its quantizer
-(``quantize_static``) wrote, LiteRT on the full-integer .tflite. Their requantization rounds
+(``quantize_static``) wrote, run with graph optimizations off (DequantizeLinear -> float op ->
+QuantizeLinear, the ONNX meaning of a QDQ graph: its fused int8 kernels differ by CPU, see
+``onnxruntime_int8_bound``), and LiteRT on the full-integer .tflite. Their requantization rounds
 differently from ours (float rounding / gemmlowp fixed point), so outputs are compared in LSBs of
 the output's own scale: >= 99% within 1 LSB, and the distribution (0 / 1 / >1 LSB) is printed.
 The tests also check that the imported models really run int8 ops, so an import that silently
@@ -128,6 +130,8 @@ def run_lite(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def run_onnxruntime(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    # The unfused QDQ graph: its optimized int8 kernels are CPU-dependent (onnxruntime_int8_bound).
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(names, feeds), strict=True))
@@ -402,9 +406,23 @@ def test_cli_converts_qdq_and_tflite(mobilenet_v2_qdq: Path, mobilenet_v2_tflite
     assert "no such TFLite file" in capsys.readouterr().err
 
 
+def onnxruntime_int8_bound(scale: float) -> float:
+    """How far onnxruntime's optimized (fused int8) MobileNetV2 may be from ours.
+
+    With VNNI its u8 x s8 GEMM sums exactly (1 LSB: its float requantization rounds differently).
+    Without VNNI (AVX2 only, e.g. the AMD EPYC hosts of this project) it multiplies with
+    vpmaddubsw, which saturates each pair's sum to int16; onnxruntime documents this and suggests
+    reduce_range. Measured there: 3.0 LSB on MobileNetV2's logits; bounded at 4.
+    """
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    has_vnni = " avx512_vnni" in flags or " avx_vnni" in flags
+    return (1.01 if has_vnni else 4.01) * scale
+
+
 def test_bench_runs_int8_peers(mobilenet_v2_qdq: Path, mobilenet_v2_lite: Path) -> None:
     """`lite bench INT8.lite --compare onnxruntime,litert`: onnxruntime on the QDQ .onnx beside it,
-    LiteRT on the full-integer .tflite exported from it; both agree with us within 1 LSB."""
+    LiteRT on the full-integer .tflite exported from it; both agree with us within their bound
+    (onnxruntime_int8_bound: its fused kernels saturate on CPUs without VNNI)."""
     from lite_converter.bench import BenchConfig, benchmark
 
     lite_path = mobilenet_v2_lite.with_name("mobilenet_v2_qdq.lite")
@@ -415,4 +433,5 @@ def test_bench_runs_int8_peers(mobilenet_v2_qdq: Path, mobilenet_v2_lite: Path) 
     for peer in result.peers:
         assert peer.unavailable is None and peer.stats is not None, peer
         assert peer.max_abs_diff is not None, peer
-        assert peer.max_abs_diff <= 1.01 * scale, (peer.name, peer.max_abs_diff)
+        bound = onnxruntime_int8_bound(scale) if peer.name == "onnxruntime" else 1.01 * scale
+        assert peer.max_abs_diff <= bound, (peer.name, peer.max_abs_diff, scale)
