@@ -27,16 +27,7 @@ Status pool_params(OpContext* ctx, lite_pool2d_params* p) {
   p->in_h = static_cast<size_t>(x->shape.dims[1]);
   p->in_w = static_cast<size_t>(x->shape.dims[2]);
   p->channels = static_cast<size_t>(x->shape.dims[3]);
-  p->out_h = static_cast<size_t>(win.h.out);
-  p->out_w = static_cast<size_t>(win.w.out);
-  p->kernel_h = static_cast<size_t>(win.kernel_h);
-  p->kernel_w = static_cast<size_t>(win.kernel_w);
-  p->stride_h = static_cast<size_t>(win.stride_h);
-  p->stride_w = static_cast<size_t>(win.stride_w);
-  p->dilation_h = static_cast<size_t>(win.dilation_h);
-  p->dilation_w = static_cast<size_t>(win.dilation_w);
-  p->pad_top = static_cast<size_t>(win.h.pad_begin);
-  p->pad_left = static_cast<size_t>(win.w.pad_begin);
+  fill_window_params(win, p);
   p->pad_bottom = static_cast<size_t>(win.h.pad_end);
   p->pad_right = static_cast<size_t>(win.w.pad_end);
   p->count_include_pad = o->count_include_pad() ? 1 : 0;

@@ -183,17 +183,12 @@ inline Status pool_window(OpContext* ctx, const lite_fb::Pool2DOptions* o, const
   return Status::kOk;
 }
 
-// lite_conv2d_params or lite_conv_transpose2d_params (the same fields) of x [N,H,W,C] -> out_c
-// channels over a computed window.
+// The window fields of a kernel parameter struct (lite_conv2d_params, lite_conv_transpose2d_params,
+// lite_pool2d_params name them alike): output size, kernel, strides, dilations, leading pads.
 template <typename Params>
-void fill_conv_params(const Shape& x, int64_t out_c, int64_t groups, const Window2D& win, Params* p) {
-  p->batch = static_cast<size_t>(x.dims[0]);
-  p->in_h = static_cast<size_t>(x.dims[1]);
-  p->in_w = static_cast<size_t>(x.dims[2]);
-  p->in_c = static_cast<size_t>(x.dims[3]);
+void fill_window_params(const Window2D& win, Params* p) {
   p->out_h = static_cast<size_t>(win.h.out);
   p->out_w = static_cast<size_t>(win.w.out);
-  p->out_c = static_cast<size_t>(out_c);
   p->kernel_h = static_cast<size_t>(win.kernel_h);
   p->kernel_w = static_cast<size_t>(win.kernel_w);
   p->stride_h = static_cast<size_t>(win.stride_h);
@@ -202,7 +197,19 @@ void fill_conv_params(const Shape& x, int64_t out_c, int64_t groups, const Windo
   p->dilation_w = static_cast<size_t>(win.dilation_w);
   p->pad_top = static_cast<size_t>(win.h.pad_begin);
   p->pad_left = static_cast<size_t>(win.w.pad_begin);
+}
+
+// lite_conv2d_params or lite_conv_transpose2d_params of x [N,H,W,C] -> out_c channels over a computed
+// window.
+template <typename Params>
+void fill_conv_params(const Shape& x, int64_t out_c, int64_t groups, const Window2D& win, Params* p) {
+  p->batch = static_cast<size_t>(x.dims[0]);
+  p->in_h = static_cast<size_t>(x.dims[1]);
+  p->in_w = static_cast<size_t>(x.dims[2]);
+  p->in_c = static_cast<size_t>(x.dims[3]);
+  p->out_c = static_cast<size_t>(out_c);
   p->groups = static_cast<size_t>(groups);
+  fill_window_params(win, p);
 }
 
 }  // namespace lite
