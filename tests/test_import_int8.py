@@ -306,7 +306,7 @@ def test_qdq_fake_quantized_float_weights_become_int8(tmp_path: Path) -> None:
 # -- TFLite -----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def mobilenet_v2_tflite(mobilenet_v2_lite: Path) -> Path:
-    from lite_converter.peers.tflite_export import export_tflite
+    from lite_converter.app.peers.tflite_export import export_tflite
 
     path = mobilenet_v2_lite.with_name("mobilenet_v2_int8.tflite")
     path.write_bytes(export_tflite(read_model(mobilenet_v2_lite)))
@@ -339,7 +339,7 @@ def test_tflite_int8_mobilenet_v2_matches_litert(mobilenet_v2_tflite: Path) -> N
 def test_tflite_every_op_net_round_trip_matches_litert(every_op_qdq: Path, tmp_path: Path) -> None:
     """Our int8 .lite -> full-integer .tflite (LiteRT runs it) -> .lite again: pools, concat, mean,
     reshape, an fp32 sigmoid between DEQUANTIZE and QUANTIZE."""
-    from lite_converter.peers.tflite_export import export_tflite
+    from lite_converter.app.peers.tflite_export import export_tflite
 
     first = tmp_path / "first.lite"
     convert_onnx(every_op_qdq, first)
@@ -396,7 +396,7 @@ def test_tflite_unsupported_ops_listed_at_once(mobilenet_v2_tflite: Path) -> Non
 
 def test_cli_converts_qdq_and_tflite(mobilenet_v2_qdq: Path, mobilenet_v2_tflite: Path, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from lite_converter.cli import main
+    from lite_converter.app.cli import main
 
     assert main(["convert", str(mobilenet_v2_tflite), "-o", str(tmp_path / "t.lite")]) == 0
     assert main(["convert", str(mobilenet_v2_qdq), "-o", str(tmp_path / "q.lite")]) == 0
@@ -423,7 +423,7 @@ def test_bench_runs_int8_peers(mobilenet_v2_qdq: Path, mobilenet_v2_lite: Path) 
     """`lite bench INT8.lite --compare onnxruntime,litert`: onnxruntime on the QDQ .onnx beside it,
     LiteRT on the full-integer .tflite exported from it; both agree with us within their bound
     (onnxruntime_int8_bound: its fused kernels saturate on CPUs without VNNI)."""
-    from lite_converter.bench import BenchConfig, benchmark
+    from lite_converter.app.bench import BenchConfig, benchmark
 
     lite_path = mobilenet_v2_lite.with_name("mobilenet_v2_qdq.lite")
     assert lite_path == mobilenet_v2_lite and mobilenet_v2_qdq.with_suffix(".lite") == lite_path

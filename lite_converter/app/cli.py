@@ -1,0 +1,285 @@
+"""The `lite` command: convert ONNX models to .lite, inspect .lite files, run them.
+
+    lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]   (also a QDQ .onnx or a .tflite)
+    lite convert MODEL_DIR/   (a Paddle inference model: inference.pdmodel or inference.json + .pdiparams)
+    lite inspect model.lite [--json]
+    lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
+             [--cpu-affinity fast]
+    lite compress model.onnx -o model.lite --config int8 --data calibration_dir/ [--algorithm kl]
+    lite bench model.onnx [--input-shape x=1,3,224,224] [--threads 2] [--profile] [--compare onnxruntime]
+
+A user error (missing file, unsupported op, bad argument) prints one message on stderr and exits
+with status 1 (2 for command-line usage errors), never a traceback: set LITE_DEBUG=1 to see one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from lite_converter import __version__
+from lite_converter.app.bench_cli import add_bench_command
+from lite_converter.app.cli_common import (
+    CPU_AFFINITY_CHOICES,
+    CPU_AFFINITY_HELP,
+    UserError,
+    affinity_text,
+    input_shape_arg,
+    input_shapes,
+    random_input,
+)
+from lite_converter.app.compress_cli import add_compress_command
+from lite_converter.app.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
+from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
+from lite_converter.frontends.paddle import find_model_files, is_paddle_model
+from lite_converter.ir import ConversionError
+from lite_converter.reader import LiteFileError, LiteModel, read_model
+from runtime_arm import Interpreter, LiteError
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+# -- lite convert ---------------------------------------------------------------------------------
+def onnx_size(path: Path) -> int:
+    """Bytes of an ONNX model including its external data files."""
+    total = path.stat().st_size
+    model = onnx.load(str(path), load_external_data=False)
+    locations = {
+        entry.value
+        for tensor in _onnx_initializers(model)
+        if tensor.data_location == onnx.TensorProto.EXTERNAL
+        for entry in tensor.external_data
+        if entry.key == "location"
+    }
+    for location in locations:
+        data_path = path.parent / location
+        if data_path.is_file():
+            total += data_path.stat().st_size
+    return total
+
+
+def _onnx_initializers(model: object) -> list:  # noqa: ANN401 - onnx protobuf types
+    graph = model.graph  # type: ignore[attr-defined]
+    tensors = list(graph.initializer)
+    for node in graph.node:
+        tensors += [attr.t for attr in node.attribute if attr.HasField("t")]
+    return tensors
+
+
+def command_convert(args: argparse.Namespace) -> int:
+    source = Path(args.model)
+    is_tflite = source.suffix.lower() == ".tflite"
+    if is_paddle_model(source):
+        files = find_model_files(source)
+        output = Path(args.output) if args.output else (
+            source / "inference.lite" if source.is_dir() else source.with_suffix(".lite"))
+        data = convert_paddle(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None)
+        params = files.params.stat().st_size if files.params and files.params.is_file() else 0
+        return _report_conversion(source, output, data, "Paddle", files.program.stat().st_size + params)
+    if not source.is_file():
+        raise UserError(f"no such {'TFLite' if is_tflite else 'ONNX'} file: {source}")
+    output = Path(args.output) if args.output else source.with_suffix(".lite")
+    if output.resolve() == source.resolve():
+        raise UserError(f"the output {output} would overwrite the input")
+    if is_tflite:
+        if args.input_shape:
+            raise UserError("--input-shape is not supported for .tflite models (their shapes are fixed)")
+        data = convert_tflite(source, output_path=output)
+        source_kind, source_bytes = "TFLite", source.stat().st_size
+    else:
+        data = convert_onnx(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None)
+        source_kind, source_bytes = "ONNX", onnx_size(source)
+    return _report_conversion(source, output, data, source_kind, source_bytes)
+
+
+def _report_conversion(source: Path, output: Path, data: bytes, source_kind: str, source_bytes: int) -> int:
+    model = read_model(data)
+    has_int8 = any(t.dtype == "INT8" for t in model.tensors)
+    print(f"converted {source} -> {output}" + (" (int8)" if has_int8 else ""))
+    print(f"  ops: {len(model.operators)} ({op_counts_text(model, limit=8)})")
+    print(
+        f"  size: {source_kind} {human_bytes(source_bytes)} -> .lite {human_bytes(len(data))} "
+        f"(weights {human_bytes(model.weights_bytes)})"
+    )
+    plan = model.memory_plan
+    arena = f"arena {human_bytes(plan.arena_bytes)}" if plan else "dynamic shapes: planned at run time"
+    print(f"  memory: {arena}")
+    for tensor in model.input_tensors:
+        print(f"  input {tensor.name}: {tensor.dtype} {shape_text(tensor)}")
+    for tensor in model.output_tensors:
+        print(f"  output {tensor.name}: {tensor.dtype} {shape_text(tensor)}")
+    return 0
+
+
+# -- lite inspect ---------------------------------------------------------------------------------
+def command_inspect(args: argparse.Namespace) -> int:
+    model = read_model(_existing(args.model))
+    if args.json:
+        json.dump(model.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(inspect_text(model, args.model))
+    return 0
+
+
+def _existing(path: str) -> Path:
+    result = Path(path)
+    if not result.is_file():
+        raise UserError(f"no such file: {path}")
+    return result
+
+
+# -- lite run -------------------------------------------------------------------------------------
+def _feeds(model: LiteModel, args: argparse.Namespace) -> dict[str, np.ndarray]:
+    shapes = input_shapes(args.input_shape)
+    names = [t.name for t in model.input_tensors]
+    unknown = sorted(set(shapes) - set(names))
+    if unknown:
+        raise UserError(f"--input-shape names unknown input(s) {unknown}; the model's inputs are {names}")
+    feeds: dict[str, np.ndarray] = {}
+    if args.inputs:
+        with np.load(_existing(args.inputs)) as npz:
+            feeds = {key: npz[key] for key in npz.files}
+        unknown = sorted(set(feeds) - set(names))
+        if unknown:
+            raise UserError(f"{args.inputs} has array(s) {unknown} that are not model inputs {names}")
+    rng = np.random.default_rng(args.seed)
+    for tensor in model.input_tensors:
+        if tensor.name in feeds:
+            continue
+        shape = shapes.get(tensor.name, tensor.shape)
+        if shape is None or any(d < 0 for d in shape):
+            raise UserError(
+                f"input '{tensor.name}' has dynamic shape {shape_text(tensor)}: give "
+                f"--input-shape {tensor.name}=D0,D1,... or its data with --inputs"
+            )
+        if tensor.shape is not None and len(shape) != len(tensor.shape):
+            raise UserError(
+                f"--input-shape {tensor.name}: rank {len(shape)}, the model says {shape_text(tensor)}"
+            )
+        feeds[tensor.name] = random_input(tensor, list(shape), rng)
+    return feeds
+
+
+def _describe(name: str, array: np.ndarray) -> str:
+    text = f"  {name}: {array.dtype} {list(array.shape)}"
+    if array.size and array.dtype.kind in "fiub":
+        values = array.astype(np.float64)
+        text += f" min {values.min():.6g} max {values.max():.6g} mean {values.mean():.6g}"
+    return text
+
+
+def command_run(args: argparse.Namespace) -> int:
+    path = _existing(args.model)
+    model = read_model(path)
+    feeds = _feeds(model, args)
+    try:
+        interpreter = Interpreter(path, threads=args.threads, cpu_affinity=args.cpu_affinity)
+    except ImportError as error:  # the shared library is not built: the error says how to build it
+        raise UserError(f"the runtime library is not available: {error}") from None
+    except OSError as error:  # the shared library could not be found or loaded
+        raise UserError(f"cannot load the runtime library: {error} (set LITE_RUNTIME_LIBRARY)") from None
+    with interpreter:
+        outputs = interpreter.run(feeds)
+        cpus = interpreter.cpu_affinity_cpus
+    if args.cpu_affinity != "none":
+        print(f"cpu affinity {args.cpu_affinity}: {affinity_text(cpus)}")
+    print("inputs:")
+    for name, array in feeds.items():
+        print(_describe(name, array))
+    print("outputs:")
+    for name, array in outputs.items():
+        print(_describe(name, array))
+    if args.out:
+        np.savez(args.out, **outputs)
+        print(f"saved outputs to {args.out}")
+    return 0
+
+
+# -- parser and main ------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lite", description="Convert, inspect and run .lite models.")
+    parser.add_argument("--version", action="version", version=f"lite_converter {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    shape_help = "fix an input's shape, e.g. x=1,3,224,224 (repeatable)"
+    convert = commands.add_parser("convert",
+                                  help="convert an ONNX (also QDQ int8), .tflite or Paddle model to .lite")
+    convert.add_argument("model", help="the .onnx or .tflite file, or a Paddle model: its directory "
+                         "(inference.pdmodel or inference.json + inference.pdiparams) or program file")
+    convert.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
+    convert.add_argument(
+        "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
+    )
+    convert.set_defaults(handler=command_convert)
+
+    inspect = commands.add_parser("inspect", help="describe a .lite model")
+    inspect.add_argument("model", help="the .lite file")
+    inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    inspect.set_defaults(handler=command_inspect)
+
+    run = commands.add_parser("run", help="run a .lite model with the runtime")
+    run.add_argument("model", help="the .lite file")
+    run.add_argument("--inputs", help=".npz with one array per model input (random data when omitted)")
+    run.add_argument("--out", help=".npz to save the outputs to")
+    run.add_argument(
+        "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
+    )
+    run.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
+    run.add_argument("--cpu-affinity", choices=CPU_AFFINITY_CHOICES, default="none", help=CPU_AFFINITY_HELP)
+    run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    run.set_defaults(handler=command_run)
+
+    add_bench_command(commands, shape_help)
+    add_compress_command(commands, shape_help)
+    return parser
+
+
+USER_ERRORS = (UserError, ConversionError, LiteFileError, LiteError, OSError)
+
+
+def _message(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.strerror or error}: {error.filename}"
+    return str(error)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `lite` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        print("lite: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `lite inspect m.lite | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except USER_ERRORS as error:
+        if os.environ.get("LITE_DEBUG"):
+            traceback.print_exc()
+        print(f"lite {args.command}: error: {_message(error)}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as error:  # noqa: BLE001 - a bug of ours: one line, the traceback on request
+        if os.environ.get("LITE_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"lite {args.command}: internal error: {type(error).__name__}: {error} "
+            "(set LITE_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

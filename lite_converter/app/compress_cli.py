@@ -1,0 +1,84 @@
+"""``lite compress MODEL.onnx -o MODEL.lite --config int8 --data DIR``: slim.compress from the shell.
+
+Registered on the ``lite`` command's sub-parsers by lite_converter/app/cli.py. A data or config problem
+is reported as a ConversionError, which the ``lite`` command prints as one line (exit status 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from lite_converter.app.cli_common import input_shape_arg
+from lite_converter.app.inspect_format import human_bytes
+from lite_converter.frontends.paddle import is_paddle_model
+from lite_converter.ir import ConversionError
+from slim.analysis_plot import write_plot
+from slim.calibration_data import CalibrationDataError
+from slim.compress import compress
+from slim.config import resolve_config
+
+
+def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
+    compress = commands.add_parser("compress", help="quantize an ONNX model to an int8 .lite (post-training)")
+    compress.add_argument("model", help="the .onnx file")
+    compress.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
+    compress.add_argument("--data", required=True,
+                          help="directory of calibration batches (.npy, or .npz named by model input)")
+    compress.add_argument("--config", default="int8", help="preset (default: int8)")
+    compress.add_argument("--algorithm", help="calibration algorithm: abs_max, avg, hist, kl, mse")
+    compress.add_argument("--skip", action="append", default=[], metavar="NODE", help="keep a node in fp32")
+    compress.add_argument("--bias-correction", action="store_true",
+                          help="correct int8 conv/FC biases by their expected weight-quantization error")
+    compress.add_argument("--sqnr-target", type=float, metavar="DB",
+                          help="mixed precision: keep the most sensitive layers in fp32 until every output's "
+                               "SQNR vs fp32 reaches DB")
+    compress.add_argument("--analyze", metavar="REPORT.png",
+                          help="print the per-layer SQNR / cosine table and write it as a PNG plot")
+    compress.add_argument("--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS",
+                          help=shape_help)
+    compress.set_defaults(handler=command_compress)
+
+
+def command_compress(args: argparse.Namespace) -> int:
+    source = Path(args.model)
+    paddle = is_paddle_model(source)
+    if not source.is_file() and not paddle:
+        raise ConversionError(f"no such ONNX file or Paddle model: {source}")
+    output = Path(args.output) if args.output else (
+        source / "inference.int8.lite" if source.is_dir() else source.with_suffix(".lite"))
+    if output.resolve() == source.resolve():
+        raise ConversionError(f"the output {output} would overwrite the input")
+    shapes = dict(args.input_shape or []) or None
+    try:
+        config = resolve_config(args.config)
+        changes: dict[str, Any] = {"skip_nodes": [*config.skip_nodes, *args.skip]}
+        if args.algorithm:
+            changes["algorithm"] = args.algorithm
+        if args.bias_correction:
+            changes["bias_correction"] = True
+        if args.sqnr_target is not None:
+            changes["sqnr_target"] = args.sqnr_target
+        config = dataclasses.replace(config, **changes)
+        result = compress(source, output, Path(args.data), config, input_shapes=shapes,
+                          analyze=args.analyze is not None)
+    except (CalibrationDataError, ValueError) as error:
+        raise ConversionError(str(error)) from None
+    print(f"compressed {source} -> {output}")
+    print(f"  int8 ops: {len(result.int8_nodes)}, fp32 ops: {len(result.fp32_nodes)}")
+    source_bytes = sum(p.stat().st_size for p in source.iterdir() if p.is_file()) if source.is_dir() \
+        else source.stat().st_size
+    kind = "Paddle" if paddle else "ONNX"
+    print(f"  size: {kind} {human_bytes(source_bytes)} -> .lite {human_bytes(len(result.lite_bytes))}")
+    if result.mixed_precision is not None:
+        mixed = result.mixed_precision
+        met = "met" if mixed.target_met else "NOT met"
+        print(f"  mixed precision: target {met} with {len(mixed.fp32_layers)} layer(s) kept in fp32: "
+              f"{', '.join(mixed.fp32_layers) or '-'}")
+    if result.analysis is not None:
+        print(result.analysis.table())
+        write_plot(result.analysis, args.analyze)
+        print(f"  analysis plot: {args.analyze}")
+    return 0
