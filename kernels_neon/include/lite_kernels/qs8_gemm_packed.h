@@ -105,6 +105,14 @@ void lite_qs8_gemm_pack_generic(const lite_qs8_gemm_config* config, size_t n, si
                                 size_t stride_k, size_t stride_n, const int32_t* bias, int32_t input_zero_point,
                                 const int32_t* multiplier, const int32_t* shift, void* packed);
 
+/* The generic layout with each shift word replaced by sqshl / srshl amounts and panel flags, for
+ * the ARM kernels (portable/qs8_gemm_pack_shift_amounts.c describes the encoding). */
+enum { LITE_QS8_PANEL_LEFT_SHIFT = 1 << 16, LITE_QS8_PANEL_WEIGHT_MIN = 1 << 17 };
+void lite_qs8_gemm_pack_shift_amounts(const lite_qs8_gemm_config* config, size_t n, size_t k, const int8_t* w,
+                                      size_t stride_k, size_t stride_n, const int32_t* bias,
+                                      int32_t input_zero_point, const int32_t* multiplier, const int32_t* shift,
+                                      void* packed);
+
 /* True when int32 accumulation gives the reference's result for every input: the exact sum
  * |bias| + k * 255 * 128 stays below 2^31 (the reference saturates a larger int64 sum to int32;
  * a caller falls back to it otherwise; only hostile models get there, k > 65000). */
