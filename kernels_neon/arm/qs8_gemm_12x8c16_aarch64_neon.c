@@ -87,10 +87,11 @@ static inline int8x8_t row_output(const int32x4_t* acc, const panel_epilogue* e)
   "smlal2 v30.8h, v25.16b, " w ".16b\n"                                               \
   "smlal2 v31.8h, v26.16b, " w ".16b\n"                                               \
   FOLD " " r0 ".4s, v29.8h\n" FOLD " " r1 ".4s, v30.8h\n" FOLD " " r2 ".4s, v31.8h\n"
-#define QS8_STEP3(FOLD)                                                               \
+#define QS8_LOAD_A3                                                                   \
   "ldr q24, [%[a0]], #16\n"                                                           \
   "ldr q25, [%[a1]], #16\n"                                                           \
-  "ldr q26, [%[a2]], #16\n"                                                           \
+  "ldr q26, [%[a2]], #16\n"
+#define QS8_STEP3(FOLD)                                                               \
   "ldp q27, q28, [%[wp]], #32\n"                                                      \
   QS8_COL("v0", "v8", "v16", "v27", FOLD) QS8_COL("v1", "v9", "v17", "v28", FOLD)     \
   "ldp q27, q28, [%[wp]], #32\n"                                                      \
@@ -125,40 +126,54 @@ static inline int8x8_t row_output(const int32x4_t* acc, const panel_epilogue* e)
   "sqxtn " lo ".8b, " lo ".8h\n"                                                      \
   "smax " lo ".8b, " lo ".8b, v9.8b\n"                                                \
   "smin " lo ".8b, " lo ".8b, v10.8b\n"                                               \
-  "str " dlo ", [%[" d "]]\n"
+  "str " dlo ", [" d "]\n"
 
 _Static_assert(offsetof(panel_epilogue, right_lo) == 96 && offsetof(panel_epilogue, zero_point) == 128 &&
                    offsetof(panel_epilogue, act_min) == 144 && offsetof(panel_epilogue, act_max) == 152,
                "the assembly epilogue reads panel_epilogue at these offsets");
 
-/* Three rows of a panel without -128 weights, k loop to stored bytes: 8 output bytes of row r at
- * d[r]. */
-static inline __attribute__((always_inline)) void qs8_rows3_pairs(size_t k, const int8_t* a0, const int8_t* a1, const int8_t* a2,
-                                   const int8_t* weights, const panel_epilogue* e, int8_t* d0, int8_t* d1,
-                                   int8_t* d2) {
-  int8_t tail[3 * KR];
-  const size_t full = k / KR, left = k % KR;
-  if (left != 0) {
-    const size_t done = full * KR;
-    vst1q_s8(tail, qs8_load_tail16(a0 + done, left, done));
-    vst1q_s8(tail + KR, qs8_load_tail16(a1 + done, left, done));
-    vst1q_s8(tail + 2 * KR, qs8_load_tail16(a2 + done, left, done));
-  }
-  if (full == 0) a0 = tail, a1 = tail + KR, a2 = tail + 2 * KR;
-  size_t more = full == 0 ? 0 : full - 1; /* full steps after the first */
-  const int8_t* tail_rows = full != 0 && left != 0 ? tail : NULL;
-  const int8_t* wp = weights;
+/* tbl indices moving a k % 16 tail of `left` bytes down: the 16 at k_tail_index + 16 - left. */
+static const uint8_t k_tail_index[32] = {0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,
+                                         11,  12,  13,  14,  15,  255, 255, 255, 255, 255, 255,
+                                         255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
+
+/* `triples` whole 3-row tiles (rows a, a + a_stride, ...; 8 output bytes per row at c, c + c_stride,
+ * ...) of a panel without -128 weights, k >= 16, in one assembly block. A k % 16 tail is the 16
+ * bytes ending at the row's last byte (k >= 16: all inside the row), moved down by tbl with
+ * indices past the row selecting zero, so no byte past the row is read. */
+static inline __attribute__((always_inline)) void qs8_triples_pairs(size_t triples, size_t k, const int8_t* a,
+                                                                    size_t a_stride, const int8_t* weights,
+                                                                    const panel_epilogue* e, int8_t* c,
+                                                                    size_t c_stride) {
+  const size_t more = k / KR - 1, left = k % KR; /* full steps after the first; tail bytes */
+  const uint8_t* idx = k_tail_index + KR - left;
+  const int8_t *a0, *a1, *a2, *wp;
+  int8_t* t;
+  size_t count;
   __asm__ volatile(
-      QS8_STEP3("saddlp")
+      "5:\n"
+      "mov %[a0], %[a]\n"
+      "add %[a1], %[a], %[a_stride]\n"
+      "add %[a2], %[a1], %[a_stride]\n"
+      "mov %[wp], %[weights]\n"
+      QS8_LOAD_A3 QS8_STEP3("saddlp")
       "cbz %[more], 2f\n"
-      "1:\n" QS8_STEP3("sadalp")
-      "subs %[more], %[more], #1\n"
+      "mov %[count], %[more]\n"
+      "1:\n" QS8_LOAD_A3 QS8_STEP3("sadalp")
+      "subs %[count], %[count], #1\n"
       "b.ne 1b\n"
       "2:\n"
-      "cbz %[tail], 3f\n"
-      "mov %[a0], %[tail]\n"
-      "add %[a1], %[tail], #16\n"
-      "add %[a2], %[tail], #32\n"
+      "cbz %[left], 3f\n"
+      "add %[t], %[a0], %[left]\n"
+      "ldur q24, [%[t], #-16]\n"
+      "add %[t], %[a1], %[left]\n"
+      "ldur q25, [%[t], #-16]\n"
+      "add %[t], %[a2], %[left]\n"
+      "ldur q26, [%[t], #-16]\n"
+      "ldr q29, [%[idx]]\n"
+      "tbl v24.16b, {v24.16b}, v29.16b\n"
+      "tbl v25.16b, {v25.16b}, v29.16b\n"
+      "tbl v26.16b, {v26.16b}, v29.16b\n"
       QS8_STEP3("sadalp")
       "3:\n"
       QS8_REDUCE4("v24", "v0", "v1", "v2", "v3") QS8_REDUCE4("v25", "v4", "v5", "v6", "v7")
@@ -174,10 +189,20 @@ static inline __attribute__((always_inline)) void qs8_rows3_pairs(size_t k, cons
       "ldp q4, q5, [%[e], #64]\n"
       QS8_LEFT_SHIFT("v24", "v25") QS8_LEFT_SHIFT("v26", "v27") QS8_LEFT_SHIFT("v28", "v29")
       "4:\n"
-      QS8_ROW_OUT("v24", "v25", "d24", "d0") QS8_ROW_OUT("v26", "v27", "d26", "d1")
-      QS8_ROW_OUT("v28", "v29", "d28", "d2")
-      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [wp] "+r"(wp), [more] "+r"(more)
-      : [tail] "r"(tail_rows), [e] "r"(e), [has_left] "r"(e->left), [d0] "r"(d0), [d1] "r"(d1), [d2] "r"(d2)
+      QS8_ROW_OUT("v24", "v25", "d24", "%[c]")
+      "add %[t], %[c], %[c_stride]\n"
+      QS8_ROW_OUT("v26", "v27", "d26", "%[t]")
+      "add %[t], %[t], %[c_stride]\n"
+      QS8_ROW_OUT("v28", "v29", "d28", "%[t]")
+      "add %[c], %[t], %[c_stride]\n"
+      "add %[a], %[a2], %[a_stride]\n"
+      "sub %[a], %[a], %[k]\n"
+      "subs %[triples], %[triples], #1\n"
+      "b.ne 5b\n"
+      : [a] "+r"(a), [c] "+r"(c), [triples] "+r"(triples), [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2),
+        [wp] "=&r"(wp), [t] "=&r"(t), [count] "=&r"(count)
+      : [a_stride] "r"(a_stride), [c_stride] "r"(c_stride), [weights] "r"(weights), [more] "r"(more),
+        [left] "r"(left), [k] "r"(k - left), [idx] "r"(idx), [e] "r"(e), [has_left] "r"(e->left)
       : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
         "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
         "v31", "cc", "memory");
@@ -232,30 +257,23 @@ void lite_qs8_gemm_ukernel_12x8c16_aarch64_neon(size_t mr, size_t nc, size_t k, 
   e.zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
   e.act_min = vdup_n_s8((int8_t)params->act_min), e.act_max = vdup_n_s8((int8_t)params->act_max);
   e.left = (flags & LITE_QS8_PANEL_LEFT_SHIFT) != 0;
-  if ((flags & LITE_QS8_PANEL_WEIGHT_MIN) == 0) {
-    for (size_t i0 = 0; i0 < mr; i0 += 3) {
-      const int8_t* a0 = a + i0 * a_stride;
-      const int8_t* a1 = i0 + 1 < mr ? a0 + a_stride : a0; /* rows past mr re-read the last one */
-      const int8_t* a2 = i0 + 2 < mr ? a1 + a_stride : a1;
-      int8_t* c0 = c + i0 * c_stride;
-      int8_t* c1 = i0 + 1 < mr ? c0 + c_stride : NULL;
-      int8_t* c2 = i0 + 2 < mr ? c1 + c_stride : NULL;
-      if (nc == NR && c2 != NULL) {
-        qs8_rows3_pairs(k, a0, a1, a2, weights, &e, c0, c1, c2);
-      } else { /* a partial tile goes through a scratch tile */
-        int8_t out[3 * NR];
-        qs8_rows3_pairs(k, a0, a1, a2, weights, &e, out, out + NR, out + 2 * NR);
-        memcpy(c0, out, nc);
-        if (c1 != NULL) memcpy(c1, out + NR, nc);
-        if (c2 != NULL) memcpy(c2, out + 2 * NR, nc);
-      }
-    }
-  } else {
-    for (size_t i0 = 0; i0 < mr; i0 += 2) {
-      const int8_t* a0 = a + i0 * a_stride;
-      const int8_t* a1 = i0 + 1 < mr ? a0 + a_stride : a0; /* a lone last row is read twice */
-      int8_t* c0 = c + i0 * c_stride;
-      qs8_rows2(k, a0, a1, weights, 0, &e, nc, c0, i0 + 1 < mr ? c0 + c_stride : NULL);
+  const int pairs_fit = (flags & LITE_QS8_PANEL_WEIGHT_MIN) == 0;
+  size_t i0 = 0;
+  if (pairs_fit && k >= KR && nc == NR && mr >= 3) {
+    const size_t triples = mr / 3;
+    qs8_triples_pairs(triples, k, a, a_stride, weights, &e, c, c_stride);
+    i0 = 3 * triples;
+  }
+  /* The rest (rows past the last whole 3-row tile, partial columns, k < 16, -128 weights) in C. */
+  for (; i0 < mr; i0 += 2) {
+    const int8_t* a0 = a + i0 * a_stride;
+    const int8_t* a1 = i0 + 1 < mr ? a0 + a_stride : a0; /* a lone last row is read twice */
+    int8_t* c0 = c + i0 * c_stride;
+    int8_t* c1 = i0 + 1 < mr ? c0 + c_stride : NULL;
+    if (pairs_fit) {
+      qs8_rows2(k, a0, a1, weights, 1, &e, nc, c0, c1);
+    } else {
+      qs8_rows2(k, a0, a1, weights, 0, &e, nc, c0, c1);
     }
   }
 }
