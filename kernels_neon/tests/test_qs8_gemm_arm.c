@@ -192,7 +192,7 @@ int main(void) {
   const uint32_t neon = LITE_CPU_ARM_NEON, dot = neon | LITE_CPU_ARM_DOTPROD, i8mm = dot | LITE_CPU_ARM_I8MM;
   run_qs8_gemm_variant(i8mm, 64, 64, "qs8_gemm_4x16c8_aarch64_neoni8mm");
   run_qs8_gemm_variant(dot, 64, 64, "qs8_gemm_4x16c4_aarch64_neondot");
-  run_qs8_gemm_variant(neon, 64, 64, "qs8_gemm_12x8c16_aarch64_neon");
+  run_qs8_gemm_variant(neon, 64, 64, "qs8_gemm_36x8c16_aarch64_neon");
   const uint32_t levels[] = {i8mm, dot, neon};
   const char* best = "qs8_gemm_4x8c4_portable";
   for (size_t i = 3; i-- > 0;) {

@@ -1,5 +1,5 @@
 /* int8 GEMM microkernel (qs8_gemm_packed.h) for any ARMv8 NEON without the dot product (Cortex-A53,
- * A55 builds without it, A72, A73: Raspberry Pi 3 / 4): MR 12 (up to four 3-row tiles per call, the
+ * A55 builds without it, A72, A73: Raspberry Pi 3 / 4): MR 36 (up to twelve 3-row tiles per call, the
  * panel's epilogue constants set up once), NR 8, KR 16, signed A (A_OFFSET 0).
  *
  * Per row, column and 16 k: smull (k 0-7) + smlal2 (k 8-15) leave eight int16 sums of two products,
@@ -21,7 +21,7 @@
 #include "qs8_gemm_ukernels_arm.h"
 #include "qs8_requantize_neon.h"
 
-enum { MR = 12, NR = 8, KR = 16 };
+enum { MR = 36, NR = 8, KR = 16 };
 /* Folding eight int16 sums into an accumulator: the first k step initializes it (saddlp). */
 #define FOLD_INIT(acc, x) ((acc) = vpaddlq_s16(x))
 #define FOLD_ADD(acc, x) ((acc) = vpadalq_s16((acc), (x)))
@@ -87,6 +87,21 @@ static inline int8x8_t row_output(const int32x4_t* acc, const panel_epilogue* e)
   "smlal2 v30.8h, v25.16b, " w ".16b\n"                                               \
   "smlal2 v31.8h, v26.16b, " w ".16b\n"                                               \
   FOLD " " r0 ".4s, v29.8h\n" FOLD " " r1 ".4s, v30.8h\n" FOLD " " r2 ".4s, v31.8h\n"
+/* A column of a tail step of at most 8 bytes: k 8-15 are zero, smull alone. */
+#define QS8_COL_LOW(r0, r1, r2, w)                                                    \
+  "smull v29.8h, v24.8b, " w ".8b\n"                                                  \
+  "smull v30.8h, v25.8b, " w ".8b\n"                                                  \
+  "smull v31.8h, v26.8b, " w ".8b\n"                                                  \
+  "sadalp " r0 ".4s, v29.8h\n sadalp " r1 ".4s, v30.8h\n sadalp " r2 ".4s, v31.8h\n"
+#define QS8_STEP3_LOW                                                                 \
+  "ldp q27, q28, [%[wp]], #32\n"                                                      \
+  QS8_COL_LOW("v0", "v8", "v16", "v27") QS8_COL_LOW("v1", "v9", "v17", "v28")         \
+  "ldp q27, q28, [%[wp]], #32\n"                                                      \
+  QS8_COL_LOW("v2", "v10", "v18", "v27") QS8_COL_LOW("v3", "v11", "v19", "v28")       \
+  "ldp q27, q28, [%[wp]], #32\n"                                                      \
+  QS8_COL_LOW("v4", "v12", "v20", "v27") QS8_COL_LOW("v5", "v13", "v21", "v28")       \
+  "ldp q27, q28, [%[wp]], #32\n"                                                      \
+  QS8_COL_LOW("v6", "v14", "v22", "v27") QS8_COL_LOW("v7", "v15", "v23", "v28")
 #define QS8_LOAD_A3                                                                   \
   "ldr q24, [%[a0]], #16\n"                                                           \
   "ldr q25, [%[a1]], #16\n"                                                           \
@@ -140,7 +155,8 @@ static const uint8_t k_tail_index[32] = {0,   1,   2,   3,   4,   5,   6,   7,  
 /* `triples` whole 3-row tiles (rows a, a + a_stride, ...; 8 output bytes per row at c, c + c_stride,
  * ...) of a panel without -128 weights, k >= 16, in one assembly block. A k % 16 tail is the 16
  * bytes ending at the row's last byte (k >= 16: all inside the row), moved down by tbl with
- * indices past the row selecting zero, so no byte past the row is read. */
+ * indices past the row selecting zero, so no byte past the row is read; a tail of at most 8 bytes
+ * skips the smlal2 of the zero half. */
 static inline __attribute__((always_inline)) void qs8_triples_pairs(size_t triples, size_t k, const int8_t* a,
                                                                     size_t a_stride, const int8_t* weights,
                                                                     const panel_epilogue* e, int8_t* c,
@@ -174,7 +190,12 @@ static inline __attribute__((always_inline)) void qs8_triples_pairs(size_t tripl
       "tbl v24.16b, {v24.16b}, v29.16b\n"
       "tbl v25.16b, {v25.16b}, v29.16b\n"
       "tbl v26.16b, {v26.16b}, v29.16b\n"
+      "cmp %[left], #8\n"
+      "b.ls 6f\n"
       QS8_STEP3("sadalp")
+      "b 3f\n"
+      "6:\n"
+      QS8_STEP3_LOW
       "3:\n"
       QS8_REDUCE4("v24", "v0", "v1", "v2", "v3") QS8_REDUCE4("v25", "v4", "v5", "v6", "v7")
       QS8_REDUCE4("v26", "v8", "v9", "v10", "v11") QS8_REDUCE4("v27", "v12", "v13", "v14", "v15")
@@ -239,7 +260,7 @@ static inline __attribute__((always_inline)) void qs8_rows2(size_t k, const int8
   if (c1 != NULL) qs8_store_partial8(c1, row_output(acc1, e), nc);
 }
 
-void lite_qs8_gemm_ukernel_12x8c16_aarch64_neon(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+void lite_qs8_gemm_ukernel_36x8c16_aarch64_neon(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                                const void* w, int8_t* c, size_t c_stride,
                                                const lite_qs8_gemm_params* params) {
   const size_t kc = (k + KR - 1) / KR * KR;
