@@ -105,10 +105,17 @@ void lite_qs8_gemm_ukernel_8x4c16_armv7_neon(size_t mr, size_t nc, size_t k, con
     row0 = vrshlq_s32(vqdmulhq_s32(row0, mult), right_shift);
     row1 = vrshlq_s32(vqdmulhq_s32(row1, mult), right_shift);
     /* Both rows narrowed at once: bytes 0-3 are row 0, bytes 4-7 row 1. */
-    int8_t out[8];
-    vst1_s8(out, qs8_narrow8(row0, row1, zero_point, act_min, act_max));
+    const uint32x2_t out = vreinterpret_u32_s8(qs8_narrow8(row0, row1, zero_point, act_min, act_max));
     int8_t* c0 = c + i0 * c_stride;
-    memcpy(c0, out, nc);
-    if (i0 + 1 < mr) memcpy(c0 + c_stride, out + 4, nc);
+    if (nc == NR) { /* fixed-size copies of a lane: one (unaligned) str each, no memcpy call */
+      const uint32_t out0 = vget_lane_u32(out, 0), out1 = vget_lane_u32(out, 1);
+      memcpy(c0, &out0, sizeof(out0));
+      if (i0 + 1 < mr) memcpy(c0 + c_stride, &out1, sizeof(out1));
+    } else {
+      int8_t bytes[8];
+      vst1_u8((uint8_t*)bytes, vreinterpret_u8_u32(out));
+      memcpy(c0, bytes, nc);
+      if (i0 + 1 < mr) memcpy(c0 + c_stride, bytes + 4, nc);
+    }
   }
 }
