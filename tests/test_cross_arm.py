@@ -3,8 +3,8 @@
 * every kernel test executable (kernels_neon/tests/test_*.c: optimized kernels against ref/) runs on
   the host sanitizer build and under four emulated CPUs: aarch64 ``-cpu max,sve=off,sme=off`` (all
   NEON extensions, SVE/SME off so NEON kernels are what runs), aarch64 ``-cpu cortex-a53`` and
-  ``-cpu cortex-a72`` (no dotprod/i8mm/fp16, Raspberry Pi 3 / 4: the dispatcher must fall back) and armv7 ``-cpu cortex-a7`` (Raspberry Pi 2/3
-  32-bit: NEON + VFPv4);
+  ``-cpu cortex-a72`` (no dotprod/i8mm/fp16, Raspberry Pi 3 / 4: the dispatcher must fall back) and
+  armv7 ``-cpu cortex-a7`` (Raspberry Pi 2/3 32-bit: NEON + VFPv4);
 * the runtime core's unit tests (runtime_arm/tests: verifier, planner, loader, thread pool) run on
   aarch64 and on 32-bit armv7, where size_t is 32 bits and shape arithmetic overflows differently;
 * real converted models (PP-OCR cls and rec, a torch MobileNetV2) run with the ARM ``run_model``
