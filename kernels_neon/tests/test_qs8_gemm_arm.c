@@ -203,8 +203,8 @@ int main(void) {
     best = lite_qs8_gemm_config_select(levels[i], 64, 64)->name;
   }
 #elif defined(__arm__)
-  run_qs8_gemm_variant(LITE_CPU_ARM_NEON, 64, 64, "qs8_gemm_8x4c16_armv7_neon");
-  const char* best = (detected & LITE_CPU_ARM_NEON) ? "qs8_gemm_8x4c16_armv7_neon" : "qs8_gemm_4x8c4_portable";
+  run_qs8_gemm_variant(LITE_CPU_ARM_NEON, 64, 64, "qs8_gemm_24x4c16_armv7_neon");
+  const char* best = (detected & LITE_CPU_ARM_NEON) ? "qs8_gemm_24x4c16_armv7_neon" : "qs8_gemm_4x8c4_portable";
   if (detected & LITE_CPU_ARM_NEON) {
     check_no_read_past_a(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));
     check_requantization(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));

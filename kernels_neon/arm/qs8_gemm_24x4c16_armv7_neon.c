@@ -1,5 +1,5 @@
 /* int8 GEMM microkernel (qs8_gemm_packed.h) for 32-bit ARM NEON (Cortex-A7, A53 / A72 running
- * 32-bit Raspberry Pi OS): MR 8 (up to four 2-row tiles per call, the panel's epilogue constants
+ * 32-bit Raspberry Pi OS): MR 24 (up to twelve 2-row tiles per call, the panel's epilogue constants
  * loaded once), NR 4, KR 16, signed A (A_OFFSET 0). 8 accumulators: armv7 has 16 q registers.
  *
  * Per row, column and 16 k: vmull.s8 (k 0-7) + vmlal.s8 (k 8-15) leave eight int16 sums of two
@@ -14,7 +14,7 @@
 #include "qs8_gemm_ukernels_arm.h"
 #include "qs8_requantize_neon.h"
 
-enum { MR = 8, NR = 4, KR = 16 };
+enum { MR = 24, NR = 4, KR = 16 };
 
 /* Folding eight int16 sums into an accumulator: the first k step initializes it (vpaddl). */
 #define FOLD_INIT(acc, x) ((acc) = vpaddlq_s16(x))
@@ -76,7 +76,7 @@ static inline __attribute__((always_inline)) void qs8_rows2_sums(size_t k, const
   }
 }
 
-void lite_qs8_gemm_ukernel_8x4c16_armv7_neon(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+void lite_qs8_gemm_ukernel_24x4c16_armv7_neon(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params) {
   const size_t kc = (k + KR - 1) / KR * KR;
