@@ -17,8 +17,9 @@
  *     int32 multiplier[NR]  requantization multiplier of column j (0 past n)
  *     int32 shift[NR]       its right shift, in [1, 62] (1 past n)
  * (a config's own pack may store these two words in another per-column encoding that only its
- * ukernel reads: the aarch64 i8mm one keeps the multiplier and replaces the shift by its sqshl /
- * srshl amounts, see arm/qs8_gemm_4x16c8_aarch64_neoni8mm.c)
+ * ukernel reads: the ARM kernels without sdot (aarch64 i8mm, plain NEON, armv7) keep the multiplier
+ * and replace the shift by its sqshl / srshl amounts and panel flags, see
+ * portable/qs8_gemm_pack_shift_amounts.c)
  * KR is the k-group one multiply-accumulate instruction consumes per column: 4 for x86 VNNI
  * (vpdpbusd) and aarch64 sdot, 8 for i8mm (smmla reads two adjacent columns' 8 bytes = 16 bytes),
  * 2 for int16 vpmaddwd / 1 or 2 for smlal-style kernels. Weights are aligned only to 4 bytes:
