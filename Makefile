@@ -179,7 +179,7 @@ define run_junit
 	echo "JUnit ($(2)): $$(grep -E '^OK \(' $$log)"
 endef
 
-.PHONY: android-test android-libs java-deps
+.PHONY: android-test android-libs java-deps $(addprefix android-lib-,$(CROSS_TARGETS))
 
 java-deps: $(JAVA_STAMP)
 
@@ -222,3 +222,19 @@ android-test: $(JAVA_CLASSES_STAMP) $(JAVA_FIXTURES_STAMP) $(JNI_HOST) $(JNI_ASA
 	$(call run_junit,$(JNI_ASAN),asan,$(JVM_ASAN_ENV),-Dliteedge.ocr.pages=$(ASAN_OCR_PAGES))
 
 test: android-test
+
+# liblite_jni.so for aarch64 and armv7 from the cross builds (glibc: ARM Linux JVMs such as a Raspberry
+# Pi's; the APK's libraries come from the NDK build of android_demo/lite), stripped copies in
+# $(JAVA_BUILD)/linux-<arch>/ beside the runtime library, every LOAD segment 16 KB aligned.
+android-libs: $(addprefix android-lib-,$(CROSS_TARGETS))
+
+$(addprefix android-lib-,$(CROSS_TARGETS)): android-lib-%: cross-% | $(JAVA_STAMP)
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake $(CROSS_ROOT)/$* >/dev/null
+	@set -o pipefail; PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(CROSS_ROOT)/$* -j $(CROSS_JOBS) \
+	  --target lite_jni | sed '/^\[[0-9]*\/[0-9]*\] /d; /^ninja: no work to do/d'
+	@mkdir -p $(JAVA_BUILD)/linux-$*
+	@$(CROSS_STRIP_$*) -o $(JAVA_BUILD)/linux-$*/liblite_jni.so $(CROSS_ROOT)/$*/android_demo/lite/liblite_jni.so
+	@$(CROSS_STRIP_$*) -o $(JAVA_BUILD)/linux-$*/liblite_runtime.so $(CROSS_ROOT)/$*/runtime_arm/liblite_runtime.so
+	@$(PY) -m tests.elf_alignment $(JAVA_BUILD)/linux-$*/liblite_jni.so $(JAVA_BUILD)/linux-$*/liblite_runtime.so
+
+test: android-libs
