@@ -60,7 +60,7 @@ demo: $(PACKAGE_STAMP)
 	$(PY) -m lite_converter.demo
 
 lint: $(PACKAGE_STAMP)
-	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks)
+	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks android_demo)
 
 # The Python tests that drive the runtime run a second time against the ASan/UBSan build of the
 # library (the binding loads LITE_RUNTIME_LIBRARY; the sanitizer runtimes are preloaded into Python,
@@ -179,7 +179,7 @@ define run_junit
 	echo "JUnit ($(2)): $$(grep -E '^OK \(' $$log)"
 endef
 
-.PHONY: android-test android-libs java-deps $(addprefix android-lib-,$(CROSS_TARGETS))
+.PHONY: android-test android-libs android-assets java-deps $(addprefix android-lib-,$(CROSS_TARGETS))
 
 java-deps: $(JAVA_STAMP)
 
@@ -212,7 +212,7 @@ $(JAVA_CLASSES_STAMP): $(JAVA_SOURCES) $(JAVA_TEST_SOURCES) | $(JAVA_STAMP)
 	@touch $@
 
 $(JAVA_FIXTURES_STAMP): tests/java_fixtures.py tests/ocr_pipeline_reference.py tests/tflite_int8_net.py \
-		lite_converter/demo.py $(PACKAGE_STAMP)
+		android_demo/tools/make_assets.py lite_converter/demo.py $(PACKAGE_STAMP)
 	@rm -rf $(JAVA_FIXTURES)
 	$(PY) tests/java_fixtures.py $(JAVA_FIXTURES)
 	@touch $@
@@ -222,6 +222,10 @@ android-test: $(JAVA_CLASSES_STAMP) $(JAVA_FIXTURES_STAMP) $(JNI_HOST) $(JNI_ASA
 	$(call run_junit,$(JNI_ASAN),asan,$(JVM_ASAN_ENV),-Dliteedge.ocr.pages=$(ASAN_OCR_PAGES))
 
 test: android-test
+
+# The demo app's models (fp32 and int8) and dictionary, into android_demo/app/src/main/assets/.
+android-assets: $(PACKAGE_STAMP)
+	$(PY) android_demo/tools/make_assets.py
 
 # liblite_jni.so for aarch64 and armv7 from the cross builds (glibc: ARM Linux JVMs such as a Raspberry
 # Pi's; the APK's libraries come from the NDK build of android_demo/lite), stripped copies in

@@ -6,8 +6,9 @@ The Java tests compare against values computed here by independent means, never 
   expected values in Java from the inputs: sums, products, comparisons);
 * a full-integer .tflite (tests/tflite_int8_net.py: int8 input and outputs with their scales),
   converted, with LiteRT's outputs for one input (the int8 oracle of tests/test_import_int8.py);
-* the PaddleOCR models (lite_converter.zoo) converted to .lite, cls also compressed to int8 by
-  slim.compress, with onnxruntime's outputs of cls and rec for one rendered line;
+* the demo app's assets (android_demo/tools/make_assets.py: the PaddleOCR models converted to fp32
+  .lite and compressed to int8 by slim.compress, the dictionary), with onnxruntime's outputs of cls
+  and rec for one rendered line;
 * pages rendered by the Python demo (lite_converter.demo.render_page; some turned by a few degrees,
   some upside down) as PNG files, and what the Python OCR pipeline (tests/ocr_pipeline_reference.py)
   reads on each: boxes, text, score (ocr_expected.tsv).
@@ -37,7 +38,7 @@ from tests import ocr_pipeline_reference as reference  # noqa: E402
 PAGE_SIZES = ((480, 600), (360, 500), (520, 640), (400, 400), (600, 450), (300, 700))
 PAGES, TILTED_PAGES, UPSIDE_DOWN_PAGES = 14, 4, 4
 TILT_DEGREES = (-6.0, -3.0, 3.0, 7.0)
-PAGE_SEED, LINE_SEED, CALIBRATION_SEED = 100, 200, 300
+PAGE_SEED, LINE_SEED = 100, 200
 
 
 def write_raw(path: Path, array: np.ndarray) -> None:
@@ -102,23 +103,16 @@ def int8_net(out: Path) -> None:
 
 
 def paddleocr_models(out: Path) -> list[str]:
-    """det / cls / rec .lite, cls int8, the dictionary; onnxruntime's cls and rec outputs on one line."""
+    """The app's assets (fp32 and int8 det / cls / rec, ppocr_keys.txt); onnxruntime's cls and rec
+    outputs on one line."""
     import onnxruntime
 
-    import slim
-    from lite_converter.reader import read_model
+    sys.path.insert(0, str(ROOT / "android_demo" / "tools"))
+    import make_assets
 
-    paths = zoo.fetch_all(["det", "cls", "rec"])
-    for key, path in paths.items():
-        convert_onnx(path, output_path=out / f"{key}.lite")
-    characters = read_model((out / "rec.lite").read_bytes()).metadata["character"].split("\n")
-    (out / "rec_keys.txt").write_text("\n".join(characters) + "\n", encoding="utf-8")
-
-    rng = np.random.default_rng(CALIBRATION_SEED)
-    lines = [render_line(48, 192, rng)[0] for _ in range(16)]
-    calibration = [reference.line_input(line, 192, 192) for line in lines]
-    slim.compress(str(paths["cls"]), out / "cls_int8.lite", calibration, slim.QuantConfig(progress=False))
-
+    make_assets.main([str(out)])
+    characters = (out / "ppocr_keys.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    paths = zoo.fetch_all(["cls", "rec"])
     line, text = render_line(48, 320, np.random.default_rng(LINE_SEED))
     for key, width in (("cls", 192), ("rec", 320)):
         batch = reference.line_input(line, width, width)

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.liteedge.runtime.Interpreter;
+import org.liteedge.runtime.OpProfile;
 import org.liteedge.runtime.Tensor;
 
 /**
@@ -86,6 +87,23 @@ public final class OcrPipeline implements AutoCloseable {
     int[] shape = rec.getOutputTensor(0).shape(); // [1, steps, classes]
     CtcDecoder.Decoded decoded = decoder.decode(probabilities, shape[1], shape[2]);
     return new OcrLine(box, decoded.text, decoded.score, turned);
+  }
+
+  /** The CPUs CpuAffinity.FAST_CORES chose for the models (the same for all three); empty when none. */
+  public int[] cpuAffinityCpus() {
+    return det.getCpuAffinityCpus();
+  }
+
+  /** Starts (zeroing the counters) or stops per-op timing in all three models. */
+  public void setProfiling(boolean enabled) {
+    det.setProfiling(enabled);
+    cls.setProfiling(enabled);
+    rec.setProfiling(enabled);
+  }
+
+  /** Per-op profiles of {det, cls, rec} since profiling was switched on. */
+  public List<List<OpProfile>> profiles() {
+    return Arrays.asList(det.getOpProfile(), cls.getOpProfile(), rec.getOpProfile());
   }
 
   /** Native inference time of the last run(), per model: {det, cls, rec} in nanoseconds. */

@@ -55,6 +55,20 @@ public final class RgbImage {
     return argb;
   }
 
+  /** The pixels of the rectangle at (x, y), width x height, which must lie inside the image. */
+  public RgbImage region(int x, int y, int regionWidth, int regionHeight) {
+    if (x < 0 || y < 0 || regionWidth <= 0 || regionHeight <= 0 || x + regionWidth > width
+        || y + regionHeight > height) {
+      throw new IllegalArgumentException("region " + regionWidth + "x" + regionHeight + " at (" + x + ", " + y
+          + ") outside a " + width + "x" + height + " image");
+    }
+    byte[] out = new byte[regionWidth * regionHeight * 3];
+    for (int row = 0; row < regionHeight; row++) {
+      System.arraycopy(rgb, ((y + row) * width + x) * 3, out, row * regionWidth * 3, regionWidth * 3);
+    }
+    return new RgbImage(regionWidth, regionHeight, out);
+  }
+
   /** The image turned by 180 degrees. */
   public RgbImage rotate180() {
     byte[] out = new byte[rgb.length];

@@ -2,6 +2,7 @@ package org.liteedge.ocr;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
 
 import org.junit.Test;
 
@@ -71,6 +72,15 @@ public class ImageOpsTest {
     RgbImage line = LineCropper.crop(image, new TextBox(new int[] {1, 3, 3, 1}, new int[] {0, 0, 9, 9}));
     assertEquals(9, line.width());
     assertEquals(2, line.height());
+  }
+
+  @Test
+  public void regionsCopyTheirPixels() {
+    RgbImage image = gradient(9, 6);
+    RgbImage part = image.region(2, 3, 4, 2);
+    assertEquals(image.get(2, 3, 0), part.get(0, 0, 0));
+    assertEquals(image.get(5, 4, 1), part.get(3, 1, 1));
+    assertThrows(IllegalArgumentException.class, () -> image.region(6, 0, 4, 2));
   }
 
   @Test

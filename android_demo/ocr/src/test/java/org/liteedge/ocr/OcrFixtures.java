@@ -38,7 +38,7 @@ final class OcrFixtures {
   }
 
   static CtcDecoder decoder() throws IOException {
-    try (InputStream stream = new FileInputStream(file("rec_keys.txt"))) {
+    try (InputStream stream = new FileInputStream(file("ppocr_keys.txt"))) {
       return CtcDecoder.fromDictionary(stream);
     }
   }
