@@ -5,6 +5,7 @@ import android.content.ContentValues;
 import android.content.Intent;
 import android.graphics.Bitmap;
 import android.net.Uri;
+import android.os.Build;
 import android.os.Bundle;
 import android.provider.MediaStore;
 import android.widget.TextView;
@@ -42,12 +43,17 @@ public final class OcrActivity extends Activity {
       startActivityForResult(pick, PICK_IMAGE);
     });
     findViewById(R.id.take_photo).setOnClickListener(v -> {
+      if (Build.VERSION.SDK_INT < 29) { // before Android 10 a MediaStore entry needs a storage permission
+        result.setText(R.string.camera_needs_android_10);
+        return;
+      }
       // The camera app writes the full-size photo into a MediaStore entry this app owns: no permission.
       ContentValues values = new ContentValues();
       values.put(MediaStore.Images.Media.DISPLAY_NAME, "lite-edge-ocr-" + System.currentTimeMillis() + ".jpg");
       values.put(MediaStore.Images.Media.MIME_TYPE, "image/jpeg");
       photoUri = getContentResolver().insert(MediaStore.Images.Media.EXTERNAL_CONTENT_URI, values);
-      Intent capture = new Intent(MediaStore.ACTION_IMAGE_CAPTURE).putExtra(MediaStore.EXTRA_OUTPUT, photoUri);
+      Intent capture = new Intent(MediaStore.ACTION_IMAGE_CAPTURE).putExtra(MediaStore.EXTRA_OUTPUT, photoUri)
+          .addFlags(Intent.FLAG_GRANT_WRITE_URI_PERMISSION);
       startActivityForResult(capture, TAKE_PHOTO);
     });
     findViewById(R.id.use_sample).setOnClickListener(v -> recognize(Bitmaps.samplePage()));
