@@ -31,6 +31,11 @@ help:
 	@echo "make cross   runtime, kernel tests, run_model, lite_bench for aarch64 and armv7 (build/aarch64, build/armv7)"
 	@echo "make qemu-plugin  the qemu instruction-count plugin ($(QEMU_PLUGIN))"
 	@echo "make bench   benchmarks/RESULTS.md: our runtime against onnxruntime, LiteRT, ncnn, MNN"
+	@echo "make android-test  the Java binding's JUnit tests on the host JVM (android_demo/README.md)"
+	@echo "make android-libs  liblite_jni.so for aarch64 / armv7, checked for 16 KB pages"
+	@echo "make android-assets  the demo app's models into android_demo/app/src/main/assets"
+	@echo "make package  Raspberry Pi .debs (arm64, armhf) and wheels (linux_aarch64, linux_armv7l) in dist/"
+	@echo "make test-packages  those installed into Debian userlands and run under qemu (docs/RASPBERRY_PI.md)"
 
 $(SYSTEM_STAMP):
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -242,3 +247,30 @@ $(addprefix android-lib-,$(CROSS_TARGETS)): android-lib-%: cross-% | $(JAVA_STAM
 	@$(PY) -m tests.elf_alignment $(JAVA_BUILD)/linux-$*/liblite_jni.so $(JAVA_BUILD)/linux-$*/liblite_runtime.so
 
 test: android-libs
+
+# ---- Raspberry Pi packages (docs/RASPBERRY_PI.md) -------------------------------------------------
+# dist/: lite-edge-runtime_<version>_{arm64,armhf}.deb (library, header, pkg-config file, lite_run,
+# lite_bench) and lite_edge-<version>-py3-none-linux_{aarch64,armv7l}.whl (the Python packages with
+# the ARM runtime library), from the cross builds. tests/test_packages.py installs them into Debian
+# bookworm userlands made by debootstrap (cached in ~/.cache/lite-edge/rootfs) and runs them under qemu.
+PACKAGE_APT_PACKAGES := debootstrap pkg-config dpkg-dev
+PACKAGE_DEPS_STAMP := build/.package-deps
+
+.PHONY: package package-deps test-packages
+
+package-deps: $(PACKAGE_DEPS_STAMP)
+
+$(PACKAGE_DEPS_STAMP):
+	@missing=$$(for p in $(PACKAGE_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@mkdir -p $(@D) && touch $@
+
+package: cross $(PACKAGE_STAMP) | $(PACKAGE_DEPS_STAMP)
+	@$(PY) -m runtime_arm.tools.packaging --out dist
+
+# ~5 minutes (~10 with an empty userland cache): not part of `make test`; .ci/run runs it after it.
+test-packages: package
+	LITE_TEST_PACKAGES=1 $(PY) -m pytest -q tests/test_packages.py
