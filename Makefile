@@ -62,7 +62,7 @@ asan: $(DEPS_STAMP) $(NATIVE_SOURCES)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(ASAN_DIR) -j $(JOBS)
 
 demo: $(PACKAGE_STAMP)
-	$(PY) -m lite_converter.demo
+	$(PY) -m lite_converter.app.demo
 
 lint: $(PACKAGE_STAMP)
 	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks android_demo)
@@ -217,7 +217,7 @@ $(JAVA_CLASSES_STAMP): $(JAVA_SOURCES) $(JAVA_TEST_SOURCES) | $(JAVA_STAMP)
 	@touch $@
 
 $(JAVA_FIXTURES_STAMP): tests/java_fixtures.py tests/ocr_pipeline_reference.py tests/tflite_int8_net.py \
-		android_demo/tools/make_assets.py lite_converter/demo.py $(PACKAGE_STAMP)
+		android_demo/tools/make_assets.py lite_converter/app/demo.py $(PACKAGE_STAMP)
 	@rm -rf $(JAVA_FIXTURES)
 	$(PY) tests/java_fixtures.py $(JAVA_FIXTURES)
 	@touch $@

@@ -1,6 +1,6 @@
 """The int8 part of benchmarks/RESULTS.md: our int8 models against our fp32 ones and the peers' int8.
 
-Per model, in one interleaved loop (lite_converter.bench with ``baseline``): our int8 .lite (made by
+Per model, in one interleaved loop (lite_converter.app.bench with ``baseline``): our int8 .lite (made by
 ``slim.compress``), our fp32 .lite, onnxruntime on its own QDQ model (``quantize_static``: u8
 activations, s8 per-channel weights) and LiteRT on the full-integer .tflite our exporter writes from the
 int8 .lite. Also the int8 file size against the fp32 ONNX, and instructions per inference under qemu.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter.bench import BASELINE, BenchConfig, BenchResult, benchmark
+from lite_converter.app.bench import BASELINE, BenchConfig, BenchResult, benchmark
 
 CALIBRATION_BATCHES = 4
 INT8_PEERS = ("onnxruntime", "litert")

@@ -33,7 +33,7 @@ SHAPES = {"det": (1, 3, 640, 640), "rec": (1, 3, 48, 320), "mobilenet_v2": (1, 3
 def onnx_path(key: str, directory: Path) -> Path:
     """The ONNX file of a PaddleOCR zoo model (det, rec) or a seeded torch architecture of tests/models."""
     if key in ("det", "rec", "cls"):
-        from lite_converter import zoo
+        from lite_converter.app import zoo
 
         return zoo.fetch(key)
     from tests.models import ARCHITECTURES, export_onnx

@@ -1,11 +1,11 @@
 """Regenerates benchmarks/RESULTS.md (what `make bench` runs): our runtime against every installed peer.
 
 Models: MobileNetV2-1.0 and ResNet-18 at 224 (the torch architectures of tests/models, seeded weights,
-exported to ONNX) and PaddleOCR's PP-OCRv4 det at 640x640 and rec at 48x320 (lite_converter.zoo), each at
+exported to ONNX) and PaddleOCR's PP-OCRv4 det at 640x640 and rec at 48x320 (lite_converter.app.zoo), each at
 1 and 2 threads. Every (model, threads) row is one `lite bench --compare` measurement: all runtimes in
 this process, interleaved per iteration, so the machine's load drifts hit them alike. The table also
-gives the stripped runtime library per target and, once lite_converter.bench_qemu exists, the
-instructions per inference under qemu for aarch64 and armv7.
+gives the stripped runtime library per target and the instructions per inference under qemu for
+aarch64 and armv7 (lite_converter.app.bench_qemu).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lite_converter.bench import BenchConfig, BenchResult, benchmark  # noqa: E402
-from lite_converter.bench_cli import qemu_counter_available  # noqa: E402
-from lite_converter.peers import PEERS  # noqa: E402
+from lite_converter.app import bench_qemu  # noqa: E402
+from lite_converter.app.bench import BenchConfig, BenchResult, benchmark  # noqa: E402
+from lite_converter.app.peers import PEERS  # noqa: E402
 
 COMMAND = "make bench  (= .venv/bin/python benchmarks/run_benchmarks.py)"
 
@@ -50,7 +50,7 @@ def _torch_model(name: str) -> Callable[[Path], Path]:
 
 def _zoo_model(key: str) -> Callable[[Path], Path]:
     def fetch(directory: Path) -> Path:
-        from lite_converter import zoo
+        from lite_converter.app import zoo
 
         source = zoo.fetch(key)
         target = directory / key / source.name  # a folder of its own: peers write converted files beside
@@ -161,7 +161,7 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
         "our achieved rate (FLOPs from lite_converter/flops.py: 2 x MACs of conv/FC/matmul plus "
         "elementwise work). Peers run on the source ONNX (onnxruntime), its MNN conversion (MNN's "
         "converter module), its ncnn conversion (pnnx) and, for LiteRT, a .tflite written from our "
-        "converted .lite graph by lite_converter/peers/tflite_export.py (the same folded and fused "
+        "converted .lite graph by lite_converter/app/peers/tflite_export.py (the same folded and fused "
         "graph we run; no ONNX -> TFLite converter installs here without TensorFlow).",
         "- These are the numbers of the commit named above, nothing tuned for the table: rerun `make bench` "
         "after kernel work lands. On a machine whose 2 cores are busy with other jobs, 2-thread rows "
@@ -172,7 +172,7 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
         "2026-11-21: ours 9.8 ms beside a spinning session, 5.4 ms beside one with the option; onnxruntime "
         "alone at 2 threads, 6 alternated pairs of processes of 290 runs: median of medians 4.17 ms without "
         "the option, 4.07 ms with it). Likewise the GNU OpenMP runtime inside the ncnn and MNN wheels "
-        "runs with GOMP_SPINCOUNT=10000 (lite_converter/peers/base.py): by default its idle workers spin "
+        "runs with GOMP_SPINCOUNT=10000 (lite_converter/app/peers/base.py): by default its idle workers spin "
         "300,000 rounds after every parallel region, past the end of a run (2026-11-26, ResNet-18, 2 "
         "threads: ours 13.0 ms right after an ncnn run, 11.6 ms with the setting, 11.0 ms after our own "
         "run; ncnn itself 18.6 ms by default, 18.4 ms with it).",
@@ -206,13 +206,8 @@ OURS_LABEL = "lite"
 def _instruction_counts(models: list[tuple[Workload, Path, int]]) -> list[str]:
     """Instructions per inference of each (static-shape) .lite under qemu, one counted run each
     (the count is deterministic), single-threaded."""
-    if not qemu_counter_available():
-        return ["Not available yet: `lite_converter.bench_qemu` (the qemu instruction-counting plugin "
-                "driver) has not landed."]
-    from lite_converter import bench_qemu
-
-    lines = ["Counted by `lite_converter.bench_qemu` (the cross-built `lite_bench` under qemu-user with an "
-             "instruction-counting plugin; loading and the first run excluded; 1 thread). A device-"
+    lines = ["Counted by `lite_converter.app.bench_qemu` (the cross-built `lite_bench` under qemu-user "
+             "with an instruction-counting plugin; loading and the first run excluded; 1 thread). A device-"
              "independent cost figure, not a latency.", "",
              "| model | target (qemu -cpu) | instructions per inference | FLOPs per instruction |",
              "| --- | --- | --- | --- |"]

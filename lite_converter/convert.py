@@ -1,18 +1,30 @@
-"""ONNX -> .lite, the whole pipeline in one call.
+"""Model -> .lite, the whole pipeline: one front half (``lower``) and one back half (``to_lite_bytes``).
 
-load_onnx -> check_supported -> optimize -> lower_to_lite -> to_channels_last -> plan_memory -> serialize.
-A QDQ model (QuantizeLinear / DequantizeLinear nodes) has those nodes turned into quantization tags
-first and becomes an int8 model after the channels-last pass (frontends/onnx_qdq*.py); a .tflite
-goes through frontends/tflite_frontend.py instead (docs/IMPORT_INT8.md).
-The output file is written only once every step succeeded, atomically: a failed conversion leaves
-no file (and no temp file) behind, and never a truncated .lite that a device could try to load.
+``load_model`` is the one place a frontend is chosen, by input type: an ``onnx.ModelProto`` or a
+path is ONNX, bytes or a path whose file starts like a flatbuffer with the TFL3 identifier (or ends
+in .tflite) is TFLite. ``lower`` then brings any source to the lowered, channels-last IR:
+
+* ONNX: check_supported -> optimize -> lower_to_lite -> to_channels_last. A QDQ model
+  (QuantizeLinear / DequantizeLinear nodes) has those nodes turned into quantization tags first and
+  becomes an int8 model after the channels-last pass (frontends/onnx_qdq*.py, docs/IMPORT_INT8.md);
+* TFLite: the frontend maps the file onto the lowered, channels-last IR itself (with an int8
+  model's own scales), so no pass runs.
+
+For a float source the graph ``lower`` returns is the lowered fp32 graph right after the layout
+pass: where slim's int8 pass goes (slim/pipeline.py calls ``load_model`` and ``lower`` rather than
+spelling the steps again). ``to_lite_bytes`` = plan_memory -> serialize. The output file is written
+only once every step succeeded, atomically: a failed conversion leaves no file (and no temp file)
+behind, and never a truncated .lite that a device could try to load.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
+from pathlib import Path
 
+import numpy as np
 import onnx
 
 from lite_converter.atomic_write import write_atomically
@@ -25,7 +37,8 @@ from lite_converter.frontends.onnx_qdq import (
     strip_qdq,
 )
 from lite_converter.frontends.onnx_qdq_int8 import quantize_from_qdq
-from lite_converter.ir import Graph
+from lite_converter.frontends.tflite_frontend import TFLITE_IDENTIFIER, load_tflite
+from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.layout_nhwc import to_channels_last
 from lite_converter.passes.lower_to_lite import lower_to_lite
 from lite_converter.passes.memory_plan import plan_memory
@@ -33,13 +46,68 @@ from lite_converter.passes.optimize import optimize
 from lite_converter.passes.support import check_supported
 from lite_converter.writer import serialize
 
+ModelSource = str | os.PathLike | onnx.ModelProto | bytes
+InputShapes = dict[str, list[int]]
 
-def lower_onnx(
-    model: str | os.PathLike | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
-) -> Graph:
-    """The lowered, channels-last IR graph of an ONNX model (everything but serialization)."""
-    graph = load_onnx(model, input_shapes=input_shapes)
+
+@dataclasses.dataclass
+class LoadedModel:
+    """A source model as its frontend read it, before any pass.
+
+    ``source_format``: "onnx" or "tflite"; ``quantized``: the model carries its own int8 scales (a
+    QDQ-ONNX or an int8 .tflite), which conversion keeps; ``qdq``: the ONNX graph still holds its
+    QuantizeLinear / DequantizeLinear nodes (``lower`` turns them into the int8 model).
+    """
+
+    graph: Graph
+    source_format: str
+    quantized: bool
+    qdq: bool = False
+
+
+def source_format(model: ModelSource) -> str:
+    """"tflite" for bytes, a .tflite path or a file with the TFL3 identifier; "onnx" otherwise."""
+    if isinstance(model, onnx.ModelProto):
+        return "onnx"
+    if isinstance(model, bytes | bytearray):
+        return "tflite"
+    path = Path(model)
+    if path.suffix.lower() == ".tflite":
+        return "tflite"
+    if path.is_file():
+        with path.open("rb") as file:
+            if file.read(8)[4:8] == TFLITE_IDENTIFIER:
+                return "tflite"
+    return "onnx"
+
+
+def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
+               frontend: str | None = None) -> LoadedModel:
+    """Reads ``model`` with the frontend its type calls for (:func:`source_format`, or ``frontend``:
+    "onnx" / "tflite" when the caller knows).
+
+    ``input_shapes`` fixes ONNX input shapes (e.g. {"x": [1, 3, 224, 224]}); a .tflite's shapes are
+    fixed by the file, so it refuses them. Raises ConversionError with a user-facing message.
+    """
+    if (frontend or source_format(model)) == "tflite":
+        if input_shapes:
+            raise ConversionError("input shapes cannot be set for a .tflite model (its shapes are fixed)")
+        graph = load_tflite(model)  # type: ignore[arg-type]
+        int8 = any(t.quant is not None and t.dtype == np.int8 for t in graph.tensors.values())
+        return LoadedModel(graph, "tflite", quantized=int8)
+    graph = load_onnx(model, input_shapes=input_shapes)  # type: ignore[arg-type]
     qdq = is_qdq_model(graph)
+    return LoadedModel(graph, "onnx", quantized=qdq, qdq=qdq)
+
+
+def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = None) -> Graph:
+    """The lowered, channels-last IR graph of ``model`` (everything but memory plan and serialization);
+    ``model`` may be what :func:`load_model` returned (then ``input_shapes`` was given there)."""
+    loaded = model if isinstance(model, LoadedModel) else load_model(model, input_shapes)
+    graph = loaded.graph
+    if loaded.source_format == "tflite":
+        return graph  # the frontend produced the lowered, channels-last IR
+    qdq = loaded.qdq
     int8_weighted = strip_qdq(graph) if qdq else set()
     with boundaries_kept(graph) if qdq else contextlib.nullcontext():
         check_supported(graph)
@@ -53,12 +121,23 @@ def lower_onnx(
     return graph
 
 
-def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None) -> bytes:
-    """Converts a .tflite model (fp32 or full-integer int8) and returns the .lite bytes."""
-    from lite_converter.frontends.tflite_frontend import load_tflite
+def to_lite_bytes(graph: Graph) -> bytes:
+    """The .lite file of a lowered graph: its arena plan for the declared shapes, then serialization."""
+    return serialize(graph, plan_memory(graph))
 
-    graph = load_tflite(model)
-    data = serialize(graph, plan_memory(graph))
+
+def convert(
+    model: ModelSource | LoadedModel,
+    output_path: str | os.PathLike | None = None,
+    input_shapes: InputShapes | None = None,
+) -> bytes:
+    """Converts an ONNX (float or QDQ) or .tflite (float or full-integer int8) model and returns the
+    .lite bytes; when ``output_path`` is given they are also written there, atomically.
+
+    ``input_shapes`` fixes ONNX input shapes; dims left dynamic in the model stay dynamic otherwise.
+    Raises lite_converter.ir.ConversionError with a user-facing message when conversion fails.
+    """
+    data = to_lite_bytes(lower(model, input_shapes))
     if output_path is not None:
         write_atomically(output_path, data)
     return data
@@ -67,16 +146,12 @@ def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathL
 def convert_onnx(
     model: str | os.PathLike | onnx.ModelProto,
     output_path: str | os.PathLike | None = None,
-    input_shapes: dict[str, list[int]] | None = None,
+    input_shapes: InputShapes | None = None,
 ) -> bytes:
-    """Converts an ONNX model (path or ModelProto) and returns the .lite bytes.
+    """:func:`convert` of an ONNX model (path or ModelProto)."""
+    return convert(model, output_path, input_shapes)
 
-    ``input_shapes`` fixes graph input shapes (e.g. {"x": [1, 3, 224, 224]}); dims left dynamic in
-    the model stay dynamic otherwise. When ``output_path`` is given the bytes are also written there.
-    Raises lite_converter.ir.ConversionError with a user-facing message when conversion fails.
-    """
-    graph = lower_onnx(model, input_shapes)
-    data = serialize(graph, plan_memory(graph))
-    if output_path is not None:
-        write_atomically(output_path, data)
-    return data
+
+def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None) -> bytes:
+    """:func:`convert` of a .tflite model (path or bytes), whatever the file's name."""
+    return convert(load_model(model, frontend="tflite"), output_path)

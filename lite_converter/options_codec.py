@@ -18,6 +18,7 @@ import flatbuffers
 import numpy as np
 
 from lite_converter.ir import ConversionError
+from lite_converter.lite_fb.Activation import CreateActivation
 from lite_converter.lite_fb.ActivationKind import ActivationKind
 from lite_converter.lite_fb.CoordinateMode import CoordinateMode
 from lite_converter.lite_fb.DType import DType
@@ -196,8 +197,6 @@ def encode_options(builder: flatbuffers.Builder, table: str, attrs: dict[str, An
 
 
 def _activation(builder: flatbuffers.Builder, value: Any, where: str) -> int:
-    from lite_converter.lite_fb.Activation import CreateActivation
-
     if not isinstance(value, dict) or not set(value) <= {"kind", "alpha", "beta"}:
         raise ConversionError(f"{where}: expected {{'kind', 'alpha', 'beta'}}, got {value!r}")
     kind = _enum_value(ActivationKind, value.get("kind", "NONE"), where)

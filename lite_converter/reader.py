@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from lite_converter.dtypes import dtype_name, numpy_dtype
+from lite_converter.lite_fb.DType import DType
 from lite_converter.lite_fb.Model import Model
 from lite_converter.lite_fb.OpOptions import OpOptions
 from lite_converter.lite_fb.SchemaVersion import SchemaVersion
@@ -169,8 +170,6 @@ def _io_dict(tensor: TensorInfo, layout: str) -> dict[str, Any]:
 
 def numpy_dtype_of(name: str) -> np.dtype:
     """numpy dtype of a DType name as the reader reports it ("FLOAT32" -> float32)."""
-    from lite_converter.lite_fb.DType import DType
-
     return numpy_dtype(getattr(DType, name))
 
 

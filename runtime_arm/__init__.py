@@ -4,14 +4,13 @@
     outputs = Interpreter("model.lite", threads=2).run({"x": array})
 """
 
+from runtime_arm._library import load_library
 from runtime_arm.errors import LiteError, Status
 from runtime_arm.interpreter import Interpreter
 
 
 def runtime_version() -> str:
     """The version string of the loaded liblite_runtime.so."""
-    from runtime_arm._library import load_library
-
     return load_library().lite_version().decode()
 
 

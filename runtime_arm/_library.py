@@ -15,6 +15,8 @@ import sys
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_size_t, c_void_p
 from pathlib import Path
 
+import runtime_arm  # this package, already in sys.modules while its __init__ runs: for its __path__
+
 LIBRARY_NAME = "liblite_runtime.so"
 ENV_VARIABLE = "LITE_RUNTIME_LIBRARY"
 MAX_RANK = 8
@@ -129,9 +131,7 @@ def candidate_paths() -> list[Path]:
     override = os.environ.get(ENV_VARIABLE)
     if override:
         return [Path(override)]
-    from runtime_arm import __path__ as package_path  # the package's own (possibly extended) path
-
-    dirs = [Path(p) for p in package_path]
+    dirs = [Path(p) for p in runtime_arm.__path__]  # the package's own (possibly extended) path
     dirs += [Path(p) / "runtime_arm" for p in sys.path if p]
     seen: set[Path] = set()
     paths = []

@@ -21,15 +21,18 @@ import os
 from collections.abc import Iterator
 
 import numpy as np
-import onnx
 
-from lite_converter.ir import Graph, Node, QuantParams
+from lite_converter.convert import ModelSource
+from lite_converter.int8 import dequantize, quantize
+from lite_converter.int8.params import per_tensor
+from lite_converter.ir import Graph, Node
 from lite_converter.passes.quantize_int8 import MOVE_OPS
 from runtime_arm import Interpreter
+from slim.analysis_plot import write_plot
 from slim.calibrate import with_outputs
 from slim.calibration_data import CalibrationInput
 from slim.config import QuantConfig, resolve_config
-from slim.fake_quant import dequantize, quantize, simulate_node
+from slim.fake_quant import simulate_node
 from slim.pipeline import Prepared, Quantized, prepare
 from slim.pipeline import quantize as quantize_prepared
 
@@ -123,10 +126,6 @@ def output_agreement(prepared: Prepared, quantized: Quantized,
     return agreements
 
 
-def _per_tensor(quant: QuantParams) -> tuple[float, int]:
-    return float(quant.scale.reshape(-1)[0]), int(quant.zero_point.reshape(-1)[0])
-
-
 def _local_values(qnode: Node, fnode: Node, quantized: Graph, reference: dict[str, np.ndarray]
                   ) -> dict[str, np.ndarray]:
     """The int8 inputs of ``qnode`` made from the fp32 values of the same inputs of ``fnode``."""
@@ -135,7 +134,7 @@ def _local_values(qnode: Node, fnode: Node, quantized: Graph, reference: dict[st
         tensor = quantized.tensors.get(q_name) if q_name else None
         if tensor is None or tensor.is_constant or tensor.quant is None:
             continue
-        values[q_name] = quantize(reference[f_name], *_per_tensor(tensor.quant))
+        values[q_name] = quantize(reference[f_name], *per_tensor(tensor.quant))
     return values
 
 
@@ -161,7 +160,7 @@ def measure(prepared: Prepared, quantized: Quantized) -> AnalysisReport:
             expected = reference[fnode.outputs[0]]
             quant = quantized.graph.tensors[node.outputs[0]].quant
             assert quant is not None
-            cumulative[node.name].update(expected, dequantize(values[node.outputs[0]], *_per_tensor(quant)))
+            cumulative[node.name].update(expected, dequantize(values[node.outputs[0]], *per_tensor(quant)))
             if node.name in unsimulated:
                 continue
             inputs = _local_values(node, fnode, quantized.graph, reference)
@@ -170,7 +169,7 @@ def measure(prepared: Prepared, quantized: Quantized) -> AnalysisReport:
             except (ValueError, KeyError):  # an int8 op the simulation does not cover: no local SQNR
                 unsimulated.add(node.name)
                 continue
-            local[node.name].update(expected, dequantize(alone, *_per_tensor(quant)))
+            local[node.name].update(expected, dequantize(alone, *per_tensor(quant)))
         for name, agreement in outputs.items():
             agreement.update(reference[name], values[name])
     report = [LayerReport(node.name, node.op_type, cumulative[node.name].sqnr_db,
@@ -181,7 +180,7 @@ def measure(prepared: Prepared, quantized: Quantized) -> AnalysisReport:
                           sorted(quantized.skip_nodes))
 
 
-def analyze(model: str | os.PathLike | onnx.ModelProto, data: CalibrationInput,
+def analyze(model: ModelSource, data: CalibrationInput,
             config: str | QuantConfig = "int8", input_shapes: dict[str, list[int]] | None = None,
             plot_path: str | os.PathLike | None = None) -> AnalysisReport:
     """Quantizes ``model`` as slim.compress would (without writing it) and reports, per int8 layer,
@@ -189,7 +188,5 @@ def analyze(model: str | os.PathLike | onnx.ModelProto, data: CalibrationInput,
     prepared = prepare(model, data, resolve_config(config), input_shapes)
     report = measure(prepared, quantize_prepared(prepared))
     if plot_path is not None:
-        from slim.analysis_plot import write_plot
-
         write_plot(report, plot_path)
     return report

@@ -1,17 +1,18 @@
 """The quantization analysis as a PNG: one row per int8 layer, in graph order, with two bars —
 the int8 model's SQNR there (dark) and the layer's local SQNR (light) — on a shared dB axis.
 
-Drawn with Pillow (already a dependency) rather than matplotlib, which this project does not pin.
+Drawn with Pillow rather than matplotlib, which this project does not pin. Pillow is optional (the
+'dev' extra): it is imported when a plot is written, so `import slim` works without it.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from typing import TYPE_CHECKING
 
-from PIL import Image, ImageDraw, ImageFont
-
-from slim.analysis import AnalysisReport
+if TYPE_CHECKING:  # analysis.py imports this module to write its plot
+    from slim.analysis import AnalysisReport
 
 ROW = 16
 LABEL_WIDTH = 360
@@ -28,6 +29,8 @@ def _finite(value: float, top: float) -> float:
 
 def write_plot(report: AnalysisReport, path: str | os.PathLike) -> None:
     """Writes ``report`` to ``path`` as a PNG bar chart."""
+    from PIL import Image, ImageDraw, ImageFont  # optional: only a plot needs it
+
     font = ImageFont.load_default()
     finite = [v for layer in report.layers for v in (layer.sqnr_db, layer.local_sqnr_db) if math.isfinite(v)]
     top = max(10.0, math.ceil(max(finite, default=10.0) / 10.0) * 10.0)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from lite_converter.int8.params import bias_int32
 from lite_converter.ir import Graph, Node
 from lite_converter.passes.quantize_int8 import WEIGHTED_OPS
-from lite_converter.passes.quantize_params import bias_int32
 
 
 class WindowMean:

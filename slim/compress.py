@@ -1,8 +1,9 @@
-"""``slim.compress``: ONNX model + calibration data -> int8 .lite file, in one call.
+"""``slim.compress``: float model (ONNX, .tflite) + calibration data -> int8 .lite file, in one call.
 
-load -> check the data against the model's inputs (before any work) -> optimize -> lower ->
-channels-last -> calibrate (fp32 run on our runtime, observers per tensor) -> [mixed precision:
-choose the layers kept in fp32] -> int8 pass -> [bias correction] -> write (slim/pipeline.py).
+load -> refuse a quantized model -> check the data against the model's inputs (before any work) ->
+the converter's front half (optimize -> lower -> channels-last) -> calibrate (fp32 run on our
+runtime, observers per tensor) -> [mixed precision: choose the layers kept in fp32] -> int8 pass ->
+[bias correction] -> write (slim/pipeline.py).
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ from __future__ import annotations
 import dataclasses
 import os
 
-import onnx
-
 from lite_converter.atomic_write import write_atomically
+from lite_converter.convert import ModelSource
 from lite_converter.ir import Graph
 from slim.analysis import AnalysisReport, measure
 from slim.calibration_data import CalibrationInput
@@ -38,14 +38,15 @@ class CompressResult:
 
 
 def compress(
-    model: str | os.PathLike | onnx.ModelProto,
+    model: ModelSource,
     output_path: str | os.PathLike | None,
     data: CalibrationInput,
     config: str | QuantConfig = "int8",
     input_shapes: dict[str, list[int]] | None = None,
     analyze: bool = False,
 ) -> CompressResult:
-    """Post-training int8 quantization of an ONNX model into a .lite file (written atomically).
+    """Post-training int8 quantization of a float ONNX or .tflite model into a .lite file (written
+    atomically); a model quantized already (QDQ, int8 .tflite) raises ConversionError saying what to do.
 
     ``data``: calibration batches (see slim.calibration_data); ``config``: a preset name ("int8")
     or a slim.QuantConfig. Raises slim.CalibrationDataError before any work when the data does

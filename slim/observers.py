@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lite_converter.passes.quantize_params import activation_params
+from lite_converter.int8 import fake_quantize
+from lite_converter.int8.params import activation_params
 from slim.config import QuantConfig
 
 SAMPLE_SIZE = 1 << 15
@@ -100,10 +101,9 @@ class PercentileObserver(SampleObserver):
 
 
 def _fake_quantize(values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """``values`` after an int8 round trip with the parameters the range [low, high] gets."""
     params = activation_params(low, high)
-    scale, zero_point = float(params.scale[0]), int(params.zero_point[0])
-    q = np.clip(np.rint(values / scale) + zero_point, -128, 127)
-    return (q - zero_point) * scale
+    return fake_quantize(values, params.scale[0], params.zero_point[0])
 
 
 class MseObserver(SampleObserver):

@@ -1,8 +1,10 @@
 """The two halves of post-training quantization, shared by compress, analyze and mixed precision.
 
-``prepare``: load -> check the data against the model's inputs (before any work) -> optimize ->
-lower -> channels-last -> calibrate (fp32 run on our runtime, observers per tensor, plus the input
-statistics bias correction needs). It is the expensive half and runs once.
+``prepare``: load (the converter's frontend for the input type) -> refuse a model quantized already
+-> check the data against the model's inputs (before any work) -> the converter's own front half
+(``lite_converter.convert.lower``: optimize, lower, channels-last) -> calibrate (fp32 run on our
+runtime, observers per tensor, plus the input statistics bias correction needs) on the graph it
+returns, the lowered fp32 graph right after the layout pass. It is the expensive half and runs once.
 
 ``quantize``: a copy of the prepared fp32 graph -> int8 pass (with a given set of nodes kept in
 fp32) -> bias correction. Cheap, so analysis and mixed precision call it once per trial.
@@ -15,17 +17,10 @@ import dataclasses
 import os
 
 import numpy as np
-import onnx
 
-from lite_converter.frontends.onnx_frontend import load_onnx
-from lite_converter.ir import Graph
-from lite_converter.passes.layout_nhwc import to_channels_last
-from lite_converter.passes.lower_to_lite import lower_to_lite
-from lite_converter.passes.memory_plan import plan_memory
-from lite_converter.passes.optimize import optimize
+from lite_converter.convert import LoadedModel, ModelSource, load_model, lower, to_lite_bytes
+from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.quantize_int8 import QuantizeInputs, quantize_int8
-from lite_converter.passes.support import check_supported
-from lite_converter.writer import serialize
 from slim.bias_correction import FloatParams, WindowMean, correct_biases, float_params, window_means
 from slim.calibrate import CalibrationResult, Tap, calibrate
 from slim.calibration_data import CalibrationInput, InputSpec, load_batches
@@ -55,19 +50,18 @@ class Quantized:
     bias_corrections: dict[str, np.ndarray]
 
     def lite_bytes(self) -> bytes:
-        return serialize(self.graph, plan_memory(self.graph))
+        return to_lite_bytes(self.graph)
 
 
-def prepare(model: str | os.PathLike | onnx.ModelProto, data: CalibrationInput, settings: QuantConfig,
+def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
             input_shapes: dict[str, list[int]] | None = None) -> Prepared:
-    """Loads, lowers and calibrates ``model``; raises CalibrationDataError before any work on bad data."""
-    graph = load_onnx(model, input_shapes=input_shapes)
-    specs = [InputSpec(name, graph.tensors[name].dtype, graph.tensors[name].shape) for name in graph.inputs]
-    batches = load_batches(data, specs)
-    check_supported(graph)
-    optimize(graph)
-    lower_to_lite(graph)
-    to_channels_last(graph)
+    """Loads, lowers and calibrates ``model`` (a float ONNX or .tflite model); raises
+    CalibrationDataError before any work on bad data, ConversionError for a quantized model."""
+    loaded = load_model(model, input_shapes)
+    refuse_quantized(loaded, model)
+    inputs = [loaded.graph.tensors[name] for name in loaded.graph.inputs]
+    batches = load_batches(data, [InputSpec(t.name, t.dtype, t.shape) for t in inputs])
+    graph = lower(loaded)
     algorithm_of = {node.outputs[0]: settings.overrides[node.name]
                     for node in graph.nodes if node.name in settings.overrides and node.outputs}
     means = window_means(graph) if settings.bias_correction else {}
@@ -75,6 +69,21 @@ def prepare(model: str | os.PathLike | onnx.ModelProto, data: CalibrationInput, 
     calibration = calibrate(graph, batches, settings, algorithm_of, taps)
     used = batches if settings.max_batches is None else batches[: settings.max_batches]
     return Prepared(graph, used, settings, calibration, float_params(graph), means)
+
+
+def refuse_quantized(loaded: LoadedModel, model: ModelSource) -> None:
+    """A model that carries its own int8 scales (QDQ-ONNX, int8 .tflite) is not calibrated again: the
+    error says how to convert it as it is, or what to compress instead."""
+    if not loaded.quantized:
+        return
+    name = os.fspath(model) if isinstance(model, str | os.PathLike) else "the model"
+    kind = ("a QDQ model: QuantizeLinear / DequantizeLinear nodes" if loaded.source_format == "onnx"
+            else "an int8 .tflite")
+    command = f"lite convert {name}" if name != "the model" else "lite convert"
+    raise ConversionError(
+        f"{name} is quantized already ({kind}); slim compresses float models. Convert it as it is with "
+        f"`{command}` (lite_converter.convert.convert), which keeps its own int8 scales "
+        "(docs/IMPORT_INT8.md), or compress the float model it was made from to calibrate again.")
 
 
 def quantize(prepared: Prepared, skip_nodes: set[str] | None = None,

@@ -9,7 +9,7 @@ The Java tests compare against values computed here by independent means, never 
 * the demo app's assets (android_demo/tools/make_assets.py: the PaddleOCR models converted to fp32
   .lite and compressed to int8 by slim.compress, the dictionary), with onnxruntime's outputs of cls
   and rec for one rendered line;
-* pages rendered by the Python demo (lite_converter.demo.render_page; some turned by a few degrees,
+* pages rendered by the Python demo (lite_converter.app.demo.render_page; some turned by a few degrees,
   some upside down) as PNG files, and what the Python OCR pipeline (tests/ocr_pipeline_reference.py)
   reads on each: boxes, text, score (ocr_expected.tsv).
 
@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script from the repository root
     sys.path.insert(0, str(ROOT))
 
-from lite_converter import zoo  # noqa: E402
+from lite_converter.app import zoo  # noqa: E402
 from lite_converter.convert import convert_onnx  # noqa: E402
-from lite_converter.demo import render_line, render_page  # noqa: E402
+from lite_converter.app.demo import render_line, render_page  # noqa: E402
 from tests import ocr_pipeline_reference as reference  # noqa: E402
 
 PAGE_SIZES = ((480, 600), (360, 500), (520, 640), (400, 400), (600, 450), (300, 700))

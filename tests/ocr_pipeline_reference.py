@@ -6,7 +6,7 @@ It follows PaddleOCR's own pre- and post-processing (ppocr/data/imaug/operators.
 ppocr/postprocess/db_postprocess.py DBPostProcess, tools/infer/predict_system.py
 get_rotate_crop_image / sorted_boxes, predict_cls.py, predict_rec.py, CTCLabelDecode) with the
 defaults of its mobile pipeline, and the Python demo's normalization and CTC decoding
-(lite_converter.demo). Where PaddleOCR calls OpenCV or pyclipper, this module does the same job in a
+(lite_converter.app.demo). Where PaddleOCR calls OpenCV or pyclipper, this module does the same job in a
 way Java can repeat exactly:
 
 * resizing: bilinear with half-pixel centres, computed in float64, rounded half up to uint8 (what
@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from lite_converter.demo import DET_MEAN, DET_STD, ctc_greedy_decode
+from lite_converter.app.demo import DET_MEAN, DET_STD, ctc_greedy_decode
 
 DET_LIMIT_SIDE = 960  # DetResizeForTest(limit_type="max")
 DET_THRESHOLD = 0.3

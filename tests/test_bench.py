@@ -11,9 +11,10 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from lite_converter.bench import BenchConfig, benchmark
-from lite_converter.bench_stats import summarize
-from lite_converter.cli import main
+from lite_converter.app import bench_qemu
+from lite_converter.app.bench import BenchConfig, benchmark
+from lite_converter.app.bench_stats import summarize
+from lite_converter.app.cli import main
 from lite_converter.convert import convert_onnx
 from lite_converter.flops import model_flops
 from lite_converter.reader import read_model
@@ -191,7 +192,7 @@ def test_bench_of_lite_without_onnx_says_peers_need_it(tmp_path, small_conv_lite
 
 def test_bench_of_tflite_runs_litert_on_that_file_and_says_what_the_others_need(tmp_path, small_conv_onnx):
     pytest.importorskip("ai_edge_litert", reason="LiteRT not installed: `make bench-deps` installs it")
-    from lite_converter.peers.tflite_export import export_tflite
+    from lite_converter.app.peers.tflite_export import export_tflite
 
     onnx_path = tmp_path / "small.onnx"
     onnx.save(small_conv_onnx, onnx_path)
@@ -236,10 +237,6 @@ def test_bench_dynamic_input_needs_a_shape(tmp_path, small_conv_lite, capsys):
 
 
 def test_bench_target_counts_instructions_under_qemu(tmp_path, small_conv_lite, capsys):
-    if importlib.util.find_spec("lite_converter.bench_qemu") is None:
-        pytest.skip("lite_converter.bench_qemu not available")
-    from lite_converter import bench_qemu
-
     spec = bench_qemu.TARGETS["aarch64"]
     if not (spec.lite_bench.exists() and bench_qemu.PLUGIN_PATH.exists()):
         pytest.skip("no aarch64 lite_bench or qemu plugin: `make cross qemu-plugin`")
@@ -280,7 +277,7 @@ def test_lite_path_is_what_ran(tmp_path, small_conv_onnx):
 # -- LiteRT through our .lite -> .tflite exporter --------------------------------------------------
 def test_tflite_export_names_the_ops_it_does_not_cover(shape_subgraph_onnx):
     pytest.importorskip("ai_edge_litert", reason="LiteRT not installed: `make bench-deps` installs it")
-    from lite_converter.peers.tflite_export import ExportUnsupported, export_tflite
+    from lite_converter.app.peers.tflite_export import ExportUnsupported, export_tflite
 
     model = read_model(convert_onnx(shape_subgraph_onnx, input_shapes={"x": [1, 3, 8, 8]}))
     with pytest.raises(ExportUnsupported, match="SOFTMAX"):

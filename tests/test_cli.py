@@ -1,4 +1,4 @@
-"""The `lite` command run as users run it: a subprocess of `python -m lite_converter`.
+"""The `lite` command run as users run it: a subprocess of `python -m lite_converter.app`.
 
 `lite run` results are compared with onnxruntime on the source ONNX model (skipped when the
 runtime library is not built: set LITE_RUNTIME_LIBRARY to build/<dir>/runtime_arm/liblite_runtime.so).
@@ -17,7 +17,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from lite_converter import cli
+from lite_converter.app import cli
 from lite_converter.reader import read_model
 
 RNG = np.random.default_rng(0)
@@ -28,7 +28,7 @@ def lite(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
     env.pop("LITE_DEBUG", None)
     return subprocess.run(
-        [sys.executable, "-m", "lite_converter", *args],
+        [sys.executable, "-m", "lite_converter.app", *args],
         capture_output=True,
         text=True,
         env=env,

@@ -13,7 +13,8 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.ir import Graph
-from slim.fake_quant import map_table, simulate_node
+from lite_converter.passes.compose_tables_int8 import map_table
+from slim.fake_quant import simulate_node
 from tests.slim_oracle import int8_mismatches
 from tests.test_slim_int8_ops import _batches, _quantize_with
 

@@ -94,8 +94,8 @@ def test_fused_pair_gives_the_intermediate_no_memory_and_skips_the_1x1():
 
 
 def test_bench_profile_names_the_fused_pair(tmp_path):
-    from lite_converter.bench import BenchConfig, benchmark
-    from lite_converter.bench_report import profile_text
+    from lite_converter.app.bench import BenchConfig, benchmark
+    from lite_converter.app.bench_report import profile_text
 
     model, _ = _model("mobilenet_expand_s2", expose_intermediate=False)
     path = tmp_path / "pair.onnx"

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lite_converter.cli import main
+from lite_converter.app.cli import main
 from runtime_arm import Interpreter, LiteError, Status
 from runtime_arm._library import MEMORY_COPY, ErrorStruct, OptionsStruct, load_library
 
@@ -198,7 +198,7 @@ def lite(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     """`lite ARGS` as a user runs it (as tests/test_cli.py does)."""
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     full_env.pop("LITE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "lite_converter", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "lite_converter.app", *args], capture_output=True, text=True,
                           env=full_env, timeout=300)
 
 

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lite_converter import zoo
+from lite_converter.app import zoo
+from lite_converter.app.demo import ocr_input
 from lite_converter.convert import convert_onnx
-from lite_converter.demo import ocr_input
 from runtime_arm import Interpreter
 
 REPO = Path(__file__).resolve().parents[1]

@@ -421,7 +421,7 @@ def seed_models(
     small_conv_onnx: onnx.ModelProto, shape_subgraph_onnx: onnx.ModelProto
 ) -> list[tuple[str, bytes, int, bool, list[str]]]:
     """(name, .lite bytes, number of mutants, structure_only, harness options) per seed."""
-    from lite_converter import zoo
+    from lite_converter.app import zoo
     from lite_converter.convert import convert_onnx
 
     with every_option_field_written():

@@ -1,7 +1,9 @@
 """Import of int8 models made by other quantizers (docs/IMPORT_INT8.md).
 
 Oracles are the models' own runtimes: onnxruntime on the QDQ .onnx that its quantizer
-(``quantize_static``) wrote, LiteRT on the full-integer .tflite. Their requantization rounds
+(``quantize_static``) wrote, run with graph optimizations off (DequantizeLinear -> float op ->
+QuantizeLinear, the ONNX meaning of a QDQ graph: its fused int8 kernels differ by CPU, see
+``onnxruntime_int8_bound``), and LiteRT on the full-integer .tflite. Their requantization rounds
 differently from ours (float rounding / gemmlowp fixed point), so outputs are compared in LSBs of
 the output's own scale: >= 99% within 1 LSB, and the distribution (0 / 1 / >1 LSB) is printed.
 The tests also check that the imported models really run int8 ops, so an import that silently
@@ -128,6 +130,8 @@ def run_lite(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def run_onnxruntime(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    # The unfused QDQ graph: its optimized int8 kernels are CPU-dependent (onnxruntime_int8_bound).
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(names, feeds), strict=True))
@@ -302,7 +306,7 @@ def test_qdq_fake_quantized_float_weights_become_int8(tmp_path: Path) -> None:
 # -- TFLite -----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def mobilenet_v2_tflite(mobilenet_v2_lite: Path) -> Path:
-    from lite_converter.peers.tflite_export import export_tflite
+    from lite_converter.app.peers.tflite_export import export_tflite
 
     path = mobilenet_v2_lite.with_name("mobilenet_v2_int8.tflite")
     path.write_bytes(export_tflite(read_model(mobilenet_v2_lite)))
@@ -335,7 +339,7 @@ def test_tflite_int8_mobilenet_v2_matches_litert(mobilenet_v2_tflite: Path) -> N
 def test_tflite_every_op_net_round_trip_matches_litert(every_op_qdq: Path, tmp_path: Path) -> None:
     """Our int8 .lite -> full-integer .tflite (LiteRT runs it) -> .lite again: pools, concat, mean,
     reshape, an fp32 sigmoid between DEQUANTIZE and QUANTIZE."""
-    from lite_converter.peers.tflite_export import export_tflite
+    from lite_converter.app.peers.tflite_export import export_tflite
 
     first = tmp_path / "first.lite"
     convert_onnx(every_op_qdq, first)
@@ -392,7 +396,7 @@ def test_tflite_unsupported_ops_listed_at_once(mobilenet_v2_tflite: Path) -> Non
 
 def test_cli_converts_qdq_and_tflite(mobilenet_v2_qdq: Path, mobilenet_v2_tflite: Path, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from lite_converter.cli import main
+    from lite_converter.app.cli import main
 
     assert main(["convert", str(mobilenet_v2_tflite), "-o", str(tmp_path / "t.lite")]) == 0
     assert main(["convert", str(mobilenet_v2_qdq), "-o", str(tmp_path / "q.lite")]) == 0
@@ -402,10 +406,24 @@ def test_cli_converts_qdq_and_tflite(mobilenet_v2_qdq: Path, mobilenet_v2_tflite
     assert "no such TFLite file" in capsys.readouterr().err
 
 
+def onnxruntime_int8_bound(scale: float) -> float:
+    """How far onnxruntime's optimized (fused int8) MobileNetV2 may be from ours.
+
+    With VNNI its u8 x s8 GEMM sums exactly (1 LSB: its float requantization rounds differently).
+    Without VNNI (AVX2 only, e.g. the AMD EPYC hosts of this project) it multiplies with
+    vpmaddubsw, which saturates each pair's sum to int16; onnxruntime documents this and suggests
+    reduce_range. Measured there: 3.0 LSB on MobileNetV2's logits; bounded at 4.
+    """
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    has_vnni = " avx512_vnni" in flags or " avx_vnni" in flags
+    return (1.01 if has_vnni else 4.01) * scale
+
+
 def test_bench_runs_int8_peers(mobilenet_v2_qdq: Path, mobilenet_v2_lite: Path) -> None:
     """`lite bench INT8.lite --compare onnxruntime,litert`: onnxruntime on the QDQ .onnx beside it,
-    LiteRT on the full-integer .tflite exported from it; both agree with us within 1 LSB."""
-    from lite_converter.bench import BenchConfig, benchmark
+    LiteRT on the full-integer .tflite exported from it; both agree with us within their bound
+    (onnxruntime_int8_bound: its fused kernels saturate on CPUs without VNNI)."""
+    from lite_converter.app.bench import BenchConfig, benchmark
 
     lite_path = mobilenet_v2_lite.with_name("mobilenet_v2_qdq.lite")
     assert lite_path == mobilenet_v2_lite and mobilenet_v2_qdq.with_suffix(".lite") == lite_path
@@ -415,4 +433,5 @@ def test_bench_runs_int8_peers(mobilenet_v2_qdq: Path, mobilenet_v2_lite: Path) 
     for peer in result.peers:
         assert peer.unavailable is None and peer.stats is not None, peer
         assert peer.max_abs_diff is not None, peer
-        assert peer.max_abs_diff <= 1.01 * scale, (peer.name, peer.max_abs_diff)
+        bound = onnxruntime_int8_bound(scale) if peer.name == "onnxruntime" else 1.01 * scale
+        assert peer.max_abs_diff <= bound, (peer.name, peer.max_abs_diff, scale)

@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import slim
-from slim.fake_quant import quantize
+from lite_converter.int8 import quantize
 from tests.slim_oracle import int8_mismatches
 from tests.test_ops_elementwise import check_against_onnxruntime, make_model
 

@@ -693,7 +693,7 @@ def test_e2e_squeeze_excite_and_classifier_head():
 def test_e2e_paddleocr_det_has_exactly_two_transposes():
     import onnx
 
-    from lite_converter import zoo
+    from lite_converter.app import zoo
 
     try:
         path = zoo.fetch("det")

@@ -449,7 +449,7 @@ def test_non_trivial_einsum_is_refused(equation):
 
 
 def test_paddle_ocr_rec_resolves_every_rank():
-    from lite_converter import zoo
+    from lite_converter.app import zoo
 
     try:
         path = zoo.fetch("rec")

@@ -128,7 +128,7 @@ def _runtime_available() -> bool:
 @pytest.mark.skipif(not _runtime_available(), reason="liblite_runtime.so not found")
 def test_plan_in_the_file_matches_the_runtime_arena():
     """The stored plan is what `lite inspect` shows: it should be the arena the runtime allocates."""
-    from lite_converter import zoo
+    from lite_converter.app import zoo
     from lite_converter.convert import convert_onnx
     from lite_converter.reader import read_model
     from runtime_arm import Interpreter

@@ -1,6 +1,6 @@
 """PP-OCR int8 accuracy on rendered text with known ground truth (issue 4).
 
-The PaddleOCR det / rec / cls models (lite_converter.zoo) are converted to fp32 .lite and compressed
+The PaddleOCR det / rec / cls models (lite_converter.app.zoo) are converted to fp32 .lite and compressed
 to int8 .lite (slim.compress) once per session; calibration uses rendered text from its own seed,
 disjoint from the evaluation text. Then, on our runtime:
 
@@ -26,9 +26,9 @@ import pytest
 pytest.importorskip("PIL")
 pytest.importorskip("scipy")
 
-from lite_converter import zoo  # noqa: E402
+from lite_converter.app import zoo  # noqa: E402
+from lite_converter.app.demo import ctc_greedy_decode  # noqa: E402
 from lite_converter.convert import convert_onnx  # noqa: E402
-from lite_converter.demo import ctc_greedy_decode  # noqa: E402
 from runtime_arm import Interpreter  # noqa: E402
 from tests import ocr_metrics, ocr_render  # noqa: E402
 

@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lite_converter import zoo
+from lite_converter.app import zoo
 from lite_converter.convert import convert_onnx
-from lite_converter.demo import ocr_input
+from lite_converter.app.demo import ocr_input
 from runtime_arm import Interpreter
 from runtime_arm.tools.packaging.rootfs import ensure_rootfs
 from runtime_arm.tools.packaging.targets import TARGETS, Target, version

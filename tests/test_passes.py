@@ -465,7 +465,7 @@ def test_clip_with_tensor_bounds_is_not_fused():
 # -- real models ------------------------------------------------------------------------------
 @pytest.fixture(scope="module", params=["det", "rec", "cls"])
 def paddle_model(request):
-    from lite_converter import zoo
+    from lite_converter.app import zoo
 
     try:
         return request.param, zoo.fetch(request.param)

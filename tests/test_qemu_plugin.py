@@ -1,4 +1,4 @@
-"""The qemu instruction counter (benchmarks/qemu_insn_count + lite_converter.bench_qemu).
+"""The qemu instruction counter (benchmarks/qemu_insn_count + lite_converter.app.bench_qemu).
 
 What makes a count usable: it is deterministic (same binary, model and CPU: the same number), it
 counts inference only (loading and the first run, which packs weights, are outside the markers: the
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lite_converter.bench_qemu import REPO_ROOT, TARGETS, count_instructions, shape_arguments
+from lite_converter.app.bench_qemu import REPO_ROOT, TARGETS, count_instructions, shape_arguments
 
 SHAPE = {0: [1, 3, 24, 24]}
 

@@ -4,7 +4,7 @@ Two families:
 
 * CNNs written here in torch (tests/models/), seeded random weights with non-trivial BatchNorm
   statistics, exported by both torch exporters (dynamo with external data, and legacy);
-* the PaddleOCR mobile models that nobody here wrote (lite_converter.zoo): PP-OCRv4 det and rec and
+* the PaddleOCR mobile models that nobody here wrote (lite_converter.app.zoo): PP-OCRv4 det and rec and
   the mobile v2 direction classifier, with dynamic input dims resolved by the runtime.
 
 Each output must satisfy ``max|ours - ort| <= 1e-4 * max(1, max|ort|)`` (or twice onnxruntime's own
@@ -22,9 +22,10 @@ import numpy as np
 import onnx
 import pytest
 
-from lite_converter import reader, zoo
+from lite_converter import reader
+from lite_converter.app import zoo
+from lite_converter.app.demo import DET_PROBABILITY_THRESHOLD, ctc_greedy_decode, ocr_input
 from lite_converter.convert import convert_onnx
-from lite_converter.demo import DET_PROBABILITY_THRESHOLD, ctc_greedy_decode, ocr_input
 from runtime_arm import Interpreter
 from tests.models import ARCHITECTURES, export_onnx
 from tests.models.oracle import assert_matches_onnxruntime

@@ -13,7 +13,8 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from lite_converter import reader, zoo
+from lite_converter import reader
+from lite_converter.app import zoo
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
 

@@ -9,7 +9,7 @@ import onnx
 import pytest
 from PIL import Image
 
-from lite_converter import cli
+from lite_converter.app import cli
 from lite_converter.reader import read_model
 from tests.test_slim_bias_correction import depthwise_net, positive_inputs
 

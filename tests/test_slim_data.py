@@ -10,7 +10,7 @@ import onnx
 import pytest
 
 import slim
-from lite_converter.cli import main
+from lite_converter.app.cli import main
 from slim.calibration_data import DEFAULT_BATCH, InputSpec, load_batches
 from slim.progress import ProgressBar
 from tests.conftest import small_conv_net

@@ -8,8 +8,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import slim
+from lite_converter.int8 import quantize_multiplier, rounding_shift_right
 from runtime_arm import Interpreter
-from slim.fake_quant import quantize_multiplier, rounding_shift_right
 from tests.conftest import small_conv_net
 from tests.slim_oracle import int8_mismatches
 
@@ -111,7 +111,7 @@ def test_mobilenet_v2_every_int8_tensor_matches_simulation(tmp_path) -> None:
                                             ("det", (1, 3, 96, 96))])
 def test_ppocr_int8_ops_match_simulation(key: str, shape: tuple[int, ...]) -> None:
     """Real models nobody here wrote (HardSwish convs stay fp32, with QUANTIZE / DEQUANTIZE borders)."""
-    from lite_converter import zoo
+    from lite_converter.app import zoo
 
     path = zoo.fetch(key)
     rng = np.random.default_rng(0)
@@ -197,7 +197,7 @@ def test_weight_only_int8_for_ops_that_stay_fp32() -> None:
 
 
 def dequantize_weight(tensor) -> np.ndarray:  # noqa: ANN001 - an IR tensor
-    from slim.fake_quant import dequantize
+    from lite_converter.int8 import dequantize
 
     return dequantize(tensor.data, tensor.quant.scale, 0, tensor.quant.axis)
 
@@ -205,7 +205,7 @@ def dequantize_weight(tensor) -> np.ndarray:  # noqa: ANN001 - an IR tensor
 @pytest.mark.parametrize("op", ["HARD_SWISH", "HARD_SIGMOID", "SIGMOID", "TANH", "SILU"])
 def test_lookup_table_is_the_quantized_fp32_function(op: str) -> None:
     """The simulated 256-entry table against numpy's float64 functions (an independent spelling)."""
-    from slim.fake_quant import lookup_table
+    from lite_converter.int8 import lookup_table
 
     functions = {
         "HARD_SWISH": lambda x: x * np.clip(x / 6 + 0.5, 0, 1),
@@ -356,9 +356,9 @@ def test_add_and_mul_of_a_scalar_constant_every_byte(ratio: float) -> None:
     """ADD / MUL of an int8 tensor and one constant value run as a 256-entry table built from the
     reference kernel (ops/int8_scalar_table.h); every input byte, with rescales inside and outside
     the vector plans' proven range (PP-OCR det's p2o.Add.14 was outside), equals the simulation."""
+    from lite_converter.int8 import add, mul
     from lite_converter.ir import Graph, Node, QuantParams
     from lite_converter.writer import serialize
-    from slim.fake_quant import add, mul
 
     def per_tensor(scale: float, zero_point: int) -> QuantParams:
         return QuantParams(np.array([scale], np.float32), np.array([zero_point], np.int64))

@@ -19,9 +19,9 @@ import numpy as np
 import onnxruntime
 import pytest
 
-from lite_converter import zoo
+from lite_converter.app import zoo
+from lite_converter.app.demo import ocr_input
 from lite_converter.convert import convert_onnx
-from lite_converter.demo import ocr_input
 from runtime_arm import Interpreter
 from tests.models import ARCHITECTURES, export_onnx
 from tests.models.oracle import assert_matches_onnxruntime

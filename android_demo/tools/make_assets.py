@@ -1,9 +1,9 @@
 """``make android-assets``: the demo app's models, converted into android_demo/app/src/main/assets/.
 
-det.lite, cls.lite, rec.lite: PaddleOCR's PP-OCRv4 det / rec and mobile cls (lite_converter.zoo),
+det.lite, cls.lite, rec.lite: PaddleOCR's PP-OCRv4 det / rec and mobile cls (lite_converter.app.zoo),
 converted with their dynamic dims; det_int8.lite, cls_int8.lite, rec_int8.lite: the same compressed
 to int8 by slim.compress, calibrated on text the Python demo renders and normalizes
-(lite_converter.demo.ocr_input: pages for det, lines for cls, half of them upside down, and rec);
+(lite_converter.app.demo.ocr_input: pages for det, lines for cls, half of them upside down, and rec);
 ppocr_keys.txt: the recognizer's dictionary, from the model's metadata.
 
 Usage: python android_demo/tools/make_assets.py [OUTPUT_DIR]
@@ -23,9 +23,9 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 import slim  # noqa: E402
-from lite_converter import zoo  # noqa: E402
+from lite_converter.app import zoo  # noqa: E402
 from lite_converter.convert import convert_onnx  # noqa: E402
-from lite_converter.demo import ocr_input  # noqa: E402
+from lite_converter.app.demo import ocr_input  # noqa: E402
 from lite_converter.reader import read_model  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "android_demo" / "app" / "src" / "main" / "assets"

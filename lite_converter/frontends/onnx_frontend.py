@@ -20,7 +20,12 @@ import os
 
 import onnx
 
-from lite_converter.frontends.onnx_attributes import constant_node_value, node_attributes, tensor_to_numpy
+from lite_converter.frontends.onnx_attributes import (
+    constant_node_value,
+    node_attributes,
+    sparse_to_numpy,
+    tensor_to_numpy,
+)
 from lite_converter.frontends.onnx_type_inference import infer_types, shape_from_type
 from lite_converter.ir import ConversionError, Graph, Node, Tensor
 
@@ -120,8 +125,6 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
         value = tensor_to_numpy(init)
         graph.tensors[init.name] = Tensor(init.name, value.dtype, list(value.shape), value)
     for sparse in onnx_graph.sparse_initializer:
-        from lite_converter.frontends.onnx_attributes import sparse_to_numpy
-
         value = sparse_to_numpy(sparse)
         name = sparse.values.name
         graph.tensors[name] = Tensor(name, value.dtype, list(value.shape), value)

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from lite_converter.int8 import dequantize, fake_quantize
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 
 QDQ_OPS = ("QuantizeLinear", "DequantizeLinear")
@@ -78,14 +79,10 @@ def _constant_dequantize(graph: Graph, node: Node, problems: list[str]) -> None:
     if axis is not None:
         axis %= q.ndim
         params.axis = axis
-    shape = [1] * q.ndim
-    if axis is not None:
-        shape[axis] = -1
     raw = q.astype(np.int64)
     if dtype == np.uint8:
         raw = raw - U8_OFFSET
-    value = (scale.astype(np.float32).reshape(shape)
-             * (raw - params.zero_point.reshape(shape)).astype(np.float32)).astype(np.float32)
+    value = dequantize(raw, scale, params.zero_point, axis)
     out = node.outputs[0]
     tensor = graph.tensors[out]
     tensor.data, tensor.dtype, tensor.shape = value, np.dtype(np.float32), list(value.shape)
@@ -105,15 +102,10 @@ def _fake_quantized_constant(graph: Graph, source: str, target: str, params: Qua
     Other exporters (fake-quantized training, NNCF) write every weight this way, per channel.
     """
     value = np.asarray(graph.constant(source), np.float32)
-    shape = [1] * value.ndim
     if params.axis is not None:
         params.axis %= max(value.ndim, 1)
-        shape[params.axis] = -1
-    scale = params.scale.astype(np.float32).reshape(shape)
-    zero_point = params.zero_point.astype(np.float32).reshape(shape)
-    q = np.clip(np.rint(value / scale) + zero_point, -128, 127)
     tensor = graph.tensors[target]
-    tensor.data = (scale * (q - zero_point)).astype(np.float32)
+    tensor.data = fake_quantize(value, params.scale, params.zero_point, params.axis)
     tensor.dtype, tensor.shape, tensor.quant = np.dtype(np.float32), list(value.shape), params
 
 

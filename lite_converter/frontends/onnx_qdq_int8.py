@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lite_converter.int8 import INT8_MAX, INT8_MIN, fake_quantize, quantize_steps
+from lite_converter.int8.params import WEIGHT_MAX, quantize_bias
 from lite_converter.ir import Graph, Node, QuantParams
 from lite_converter.passes.eliminate_dead_code import eliminate_dead_code
 
@@ -29,7 +31,6 @@ WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
 SAME_PARAMS_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
 MOVE_OPS = ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
 INT8_SUFFIX = "_int8"
-WEIGHT_MAX = 127
 # |w / scale - q| above this means the weight is not the tagged int8 value (a pass changed it).
 INTEGER_TOLERANCE = 1e-3
 
@@ -173,20 +174,16 @@ class _Int8Builder:
             return name
         if name not in self.dequantized_of:
             quant, value = tensor.quant, tensor.data
-            shape = [1] * value.ndim
             if quant.axis is not None:
                 if value.ndim == 0 or quant.scale.size != value.shape[quant.axis]:
                     return name
-                shape[quant.axis] = -1
             elif quant.scale.size != 1:
                 return name
-            scale = quant.scale.astype(np.float32).reshape(shape)
-            zero_point = quant.zero_point.astype(np.float32).reshape(shape)
-            q = np.rint(value / scale) + zero_point
-            if q.size and (q.min() < -128 or q.max() > 127):
+            steps = quantize_steps(value, quant.scale, quant.zero_point, quant.axis)
+            if steps.size and (steps.min() < INT8_MIN or steps.max() > INT8_MAX):
                 return name
             self.dequantized_of[name] = self.graph.add_constant(
-                f"{name}_on_grid", (scale * (q - zero_point)).astype(np.float32))
+                f"{name}_on_grid", fake_quantize(value, quant.scale, quant.zero_point, quant.axis))
         return self.dequantized_of[name]
 
     def fp32_node(self, node: Node) -> None:
@@ -271,8 +268,7 @@ class _Int8Builder:
         if own:
             bias_scale = np.broadcast_to(tag.scale.astype(np.float32), scale.shape)  # type: ignore[union-attr]
         bias = np.asarray(graph.constant(node.inputs[2]), np.float64).reshape(-1)
-        q_bias = np.clip(np.rint(bias / bias_scale.astype(np.float64)), np.iinfo(np.int32).min,
-                         np.iinfo(np.int32).max).astype(np.int32)
+        q_bias = quantize_bias(bias, bias_scale)
         inputs[2] = graph.add_constant(node.inputs[2] + "_int32", q_bias)
         graph.tensors[inputs[2]].quant = QuantParams(np.ascontiguousarray(bias_scale, np.float32),
                                                      np.zeros(scale.size, np.int64), 0)

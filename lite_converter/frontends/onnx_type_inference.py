@@ -12,6 +12,7 @@ import numpy as np
 import onnx
 
 from lite_converter.frontends.onnx_attributes import elem_type_to_numpy
+from lite_converter.frontends.onnx_export import export_onnx
 from lite_converter.frontends.shape_rules import infer_missing_shapes
 from lite_converter.ir import Dim, Graph, Node
 
@@ -103,8 +104,6 @@ def fill_gaps(graph: Graph) -> None:
 
 def infer_types(graph: Graph) -> None:
     """Refreshes dtypes and shapes of all activations from the graph as it is now."""
-    from lite_converter.frontends.onnx_export import export_onnx
-
     try:
         model = export_onnx(graph, with_value_info=False, types_only_above=SMALL_CONSTANT)
     except Exception:  # noqa: BLE001 - an attribute ONNX cannot hold: our rules still apply

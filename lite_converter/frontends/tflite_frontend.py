@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from lite_converter.frontends.tflite_ops import CONVERTERS, convert_operator
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 
 TFLITE_IDENTIFIER = b"TFL3"
@@ -142,8 +143,6 @@ class TfliteGraphBuilder:
 
     # -- the whole graph --------------------------------------------------------------------------
     def build(self) -> Graph:
-        from lite_converter.frontends.tflite_ops import CONVERTERS, convert_operator
-
         self.read_tensors()
         operators = list(self.subgraph.operators or [])
         for operator in operators:

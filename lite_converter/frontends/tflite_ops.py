@@ -11,17 +11,19 @@ point and our int8 convolution treats padded cells as the zero point, the same r
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lite_converter.frontends.tflite_frontend import TfliteGraphBuilder
 from lite_converter.ir import QuantParams
+
+if TYPE_CHECKING:  # the builder calls these converters: it imports this module
+    from lite_converter.frontends.tflite_frontend import TfliteGraphBuilder
 
 NO_ACTIVATION = {"kind": "NONE", "alpha": 0.0, "beta": 0.0}
 CONV_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D")
 
-Converter = Callable[[TfliteGraphBuilder, Any, list[str], list[str]], None]
+Converter = Callable[["TfliteGraphBuilder", Any, list[str], list[str]], None]
 
 
 def _activation(b: TfliteGraphBuilder, options: Any, where: str) -> dict[str, Any]:  # noqa: ANN401

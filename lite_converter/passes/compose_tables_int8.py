@@ -5,7 +5,8 @@ Every int8 -> int8 element-wise function of one tensor is a 256-entry table: the
 with their clamp. PP-LCNet's blocks run three of them back to back (conv -> HARD_SWISH -> MUL(scale)
 -> ADD(bias)), i.e. three passes over a feature map. A chain of maps is the map
 ``t3[t2[t1[x]]]``: one table, one pass, and the same bytes as the chain when each step's table is
-the simulation's own integer function (slim.fake_quant.map_table), so nothing changes numerically.
+the step's own integer function (lite_converter.int8: the arithmetic the runtime and slim's simulation
+share), so nothing changes numerically.
 
 A chain is followed only through intermediate tensors that one node reads and that are not graph
 outputs. The composed op is REQUANTIZE(x, table) (an int8 map given by an int8 [256] constant,
@@ -16,15 +17,42 @@ from __future__ import annotations
 
 import numpy as np
 
+from lite_converter.int8 import ALL_INT8, activation_range, add, compose_tables, lookup_table, mul
+from lite_converter.int8.params import per_tensor
 from lite_converter.ir import Graph, Node
+from lite_converter.passes.split_lookup_activation import LOOKUP_OPS
 
 TABLE_SUFFIX = "_table"
 
 
+def map_table(graph: Graph, node: Node) -> np.ndarray | None:
+    """The int8 outputs for the inputs -128..127 of an int8 ``node`` that maps one tensor element by
+    element (a table activation, ADD / MUL by a one-element int8 constant with its clamp, a REQUANTIZE
+    table); None for any other node."""
+    op = node.op_type
+    if not node.inputs or not node.outputs or graph.tensors[node.inputs[0]].is_constant:
+        return None
+    if op == "REQUANTIZE" and len(node.inputs) == 2:
+        return np.asarray(graph.constant(node.inputs[1]), np.int8).reshape(-1)
+    x, y = graph.tensors[node.inputs[0]], graph.tensors[node.outputs[0]]
+    if x.dtype != np.int8 or y.dtype != np.int8 or x.quant is None or y.quant is None:
+        return None
+    if op in LOOKUP_OPS and len(node.inputs) == 1:
+        return lookup_table(op, node.attrs, per_tensor(x.quant), per_tensor(y.quant))
+    if op in ("ADD", "MUL") and len(node.inputs) == 2:
+        b = graph.constant(node.inputs[1])
+        b_quant = graph.tensors[node.inputs[1]].quant
+        if b is None or b.size != 1 or b.dtype != np.int8 or b_quant is None or b_quant.scale.size != 1:
+            return None
+        qy = per_tensor(y.quant)
+        low, high = activation_range(node.attrs.get("activation"), *qy)
+        binary = add if op == "ADD" else mul
+        return binary(ALL_INT8, per_tensor(x.quant), b.reshape(1), per_tensor(b_quant), qy, low, high)
+    return None
+
+
 def compose_tables_int8(graph: Graph) -> list[str]:
     """Rewrites ``graph`` in place; returns the names of the nodes merged into an earlier one."""
-    from slim.fake_quant import map_table  # the oracle's integer functions (slim imports this package)
-
     readers: dict[str, int] = {}
     for node in graph.nodes:
         for name in node.inputs:
@@ -43,7 +71,7 @@ def compose_tables_int8(graph: Graph) -> list[str]:
         source = node.inputs[0]
         if source in chain_of and readers.get(source) == 1 and source not in outputs:
             head, first = chain_of.pop(source)
-            table = table[first.astype(np.int16) + 128]
+            table = compose_tables(first, table)
             head.outputs = list(node.outputs)
             grown[id(head)] = head
             merged.append(node.name)

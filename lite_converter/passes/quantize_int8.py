@@ -39,14 +39,15 @@ import re
 
 import numpy as np
 
-from lite_converter.ir import ConversionError, Graph, Node, QuantParams
-from lite_converter.passes.compose_tables_int8 import compose_tables_int8
-from lite_converter.passes.quantize_params import (
+from lite_converter.int8.params import (
     activation_params,
     bias_int32,
     bias_weight_scale_floor,
+    constant_per_tensor,
     weight_per_channel,
 )
+from lite_converter.ir import ConversionError, Graph, Node, QuantParams
+from lite_converter.passes.compose_tables_int8 import compose_tables_int8
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS, split_lookup_activations
 from lite_converter.passes.weight_only_int8 import store_weights_int8
 
@@ -365,10 +366,7 @@ def resize_moves_bytes(graph: Graph, node: Node) -> bool:
 
 def _int8_constant(graph: Graph, name: str) -> str:
     """A float32 constant operand as int8 with per-tensor parameters covering its values and 0."""
-    value = np.asarray(graph.constant(name), np.float32)
-    params = activation_params(float(value.min(initial=0.0)), float(value.max(initial=0.0)))
-    scale, zero_point = np.float32(params.scale[0]), np.float32(params.zero_point[0])
-    q = np.clip(np.rint(value / scale) + zero_point, -128, 127).astype(np.int8)
+    q, params = constant_per_tensor(np.asarray(graph.constant(name)))
     q_name = graph.add_constant(_constant_name(name, INT8_SUFFIX), q)
     graph.tensors[q_name].quant = params
     return q_name

@@ -2,8 +2,9 @@
 
 A CONV_2D / CONV_TRANSPOSE_2D / FULLY_CONNECTED that the int8 pass leaves in fp32 (a fused
 HARD_SWISH, for instance) still reads a float32 weight, which is most of a PP-OCR file. This pass
-stores such a weight as symmetric per-channel int8 along axis 0 (quantize_params.weight_per_channel)
-followed by a DEQUANTIZE whose output is the fp32 weight the op reads: a quarter of the bytes.
+stores such a weight as symmetric per-channel int8 along axis 0 (lite_converter.int8.params.
+weight_per_channel) followed by a DEQUANTIZE whose output is the fp32 weight the op reads: a quarter
+of the bytes.
 
 The runtime decodes a DEQUANTIZE of a constant once at prepare, whatever its size
 (runtime_arm/src/interpreter.cc, evaluated_at_prepare_at_any_size), so the op reads a constant fp32
@@ -17,8 +18,8 @@ import dataclasses
 
 import numpy as np
 
+from lite_converter.int8.params import weight_per_channel
 from lite_converter.ir import Graph, Node
-from lite_converter.passes.quantize_params import weight_per_channel
 
 MIN_ELEMENTS = 256  # below this the per-channel scales and the extra node cost about what they save
 WEIGHT_RANK = {"CONV_2D": 4, "CONV_TRANSPOSE_2D": 4, "FULLY_CONNECTED": 2}  # weight = input 1

@@ -13,7 +13,7 @@
  *   arena_bytes    the interpreter's activation arena
  *   peak_rss_kb    the process's peak resident set (getrusage; under qemu-user it is qemu's)
  *
- * Instruction counting (benchmarks/qemu_insn_count, lite_converter/bench_qemu.py): the timed loop is
+ * Instruction counting (benchmarks/qemu_insn_count, lite_converter/app/bench_qemu.py): the timed loop is
  * bracketed by lite_bench_marker_begin() / lite_bench_marker_end() and each timed invoke is preceded
  * by lite_bench_marker_iteration(). They do nothing; an emulator plugin finds them by symbol and
  * counts the guest instructions executed between begin and end, i.e. inference only (loading and

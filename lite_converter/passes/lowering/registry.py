@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lite_converter.ir import Graph, Node
+from lite_converter.passes.lowering.conversion_time import known_at_prepare
 
 # Rewrites one ONNX node into .lite nodes (returned in order); may add tensors to the graph.
 LowerFn = Callable[[Graph, Node], list[Node]]
@@ -28,8 +29,6 @@ def lowers(*op_types: str, check: CheckFn | None = None,
     ``shape_inputs`` are the indices of inputs the .lite op needs a value for at prepare time
     (docs/OPS.md "Shape inputs"); a node whose such input depends on graph input data is refused.
     """
-    from lite_converter.passes.lowering.conversion_time import known_at_prepare
-
     def shape_input_check(graph: Graph, node: Node) -> list[str]:
         problems = [] if check is None else check(graph, node)
         for index in shape_inputs:

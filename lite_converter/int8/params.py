@@ -1,5 +1,5 @@
-"""Quantization parameters of the int8 scheme (docs/QUANTIZATION.md), shared by the converter's
-int8 pass and slim's fake-quant simulation so both use exactly the same numbers.
+"""Quantization parameters of the int8 scheme (docs/QUANTIZATION.md), from calibrated ranges and fp32
+constants: what the converter's int8 pass writes and slim's simulation reads.
 
 * activations: asymmetric per-tensor int8, the calibrated range widened to contain 0 (so that
   zero padding and ReLU's 0 are exact), scale = (max - min) / 255 as float32, zero point rounded;
@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from lite_converter.int8.rounding import INT8_MAX, INT8_MIN, quantize
 from lite_converter.ir import QuantParams
 
-INT8_MIN, INT8_MAX = -128, 127
 WEIGHT_MAX = 127  # symmetric weights avoid -128, so |w| <= 127 and negation never overflows
 
 
 def activation_params(low: float, high: float) -> QuantParams:
-    """Per-tensor asymmetric int8 parameters covering [low, high] and 0."""
+    """Per-tensor asymmetric int8 parameters covering [low, high] and 0: ``scale = float32((high' -
+    low') / 255)`` (1.0 for an empty range, the smallest normal float32 if that underflows),
+    ``zero_point = clamp(round(-128 - low' / double(scale)), -128, 127)`` rounded half to even."""
     low, high = min(float(low), 0.0), max(float(high), 0.0)
     if not (np.isfinite(low) and np.isfinite(high)):
         raise ValueError(f"calibrated range [{low}, {high}] is not finite")
@@ -34,7 +36,8 @@ def weight_per_channel(weight: np.ndarray, min_scale: np.ndarray | None = None,
                        axis: int = 0) -> tuple[np.ndarray, QuantParams]:
     """Symmetric per-output-channel int8 weights and their parameters; the output channel is ``axis``
     (0 for CONV_2D / FULLY_CONNECTED, 3 for CONV_TRANSPOSE_2D's [Ci, KH, KW, Co]); ``min_scale`` (per
-    channel) bounds the scales from below."""
+    channel) bounds the scales from below. ``s_w[c] = float32(max|w[c]|) / 127`` in float32 (1.0 for an
+    all-zero channel); ``q = clamp(rint(w / s_w[c]), -127, 127)``, QUANTIZE's rounding with zero point 0."""
     w = np.moveaxis(np.asarray(weight, np.float32), axis, 0)
     channels = w.shape[0]
     abs_max = np.abs(w.reshape(channels, -1)).max(axis=1) if w.size else np.zeros(channels, np.float32)
@@ -42,8 +45,7 @@ def weight_per_channel(weight: np.ndarray, min_scale: np.ndarray | None = None,
     if min_scale is not None:
         scale = np.maximum(scale, np.asarray(min_scale, np.float32))
     scale[~(scale > 0)] = np.float32(1.0)  # an all-zero channel: any scale, its values are 0
-    broadcast = scale.reshape((channels,) + (1,) * (w.ndim - 1))
-    q = np.clip(np.rint(w / broadcast), -WEIGHT_MAX, WEIGHT_MAX).astype(np.int8)
+    q = np.clip(quantize(w, scale, 0, axis=0), -WEIGHT_MAX, WEIGHT_MAX)
     params = QuantParams(scale, np.zeros(channels, np.int64), axis)
     return np.ascontiguousarray(np.moveaxis(q, 0, axis)), params
 
@@ -61,7 +63,24 @@ def bias_weight_scale_floor(bias: np.ndarray, input_scale: np.float32) -> np.nda
 
 
 def bias_int32(bias: np.ndarray, input_scale: np.float32, weight_scale: np.ndarray) -> np.ndarray:
-    """int32 bias with scale s_in * s_w[c] (saturated to the int32 range)."""
-    scale = np.float64(input_scale) * weight_scale.astype(np.float64)
-    q = np.rint(np.asarray(bias, np.float64) / scale)
+    """int32 bias with scale s_in * s_w[c], the double product of the float32 scales (quantize_bias)."""
+    return quantize_bias(bias, np.float64(input_scale) * weight_scale.astype(np.float64))
+
+
+def quantize_bias(bias: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``clamp(rint(b / scale), INT32)`` in double (rint half to even), per channel: int32."""
+    q = np.rint(np.asarray(bias, np.float64) / np.asarray(scale, np.float64))
     return np.clip(q, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
+
+
+def constant_per_tensor(value: np.ndarray) -> tuple[np.ndarray, QuantParams]:
+    """A float32 constant operand (of int8 ADD / MUL) as int8 with per-tensor parameters covering its
+    values and 0 (:func:`activation_params`), quantized like QUANTIZE."""
+    value = np.asarray(value, np.float32)
+    params = activation_params(float(value.min(initial=0.0)), float(value.max(initial=0.0)))
+    return quantize(value, params.scale[0], params.zero_point[0]), params
+
+
+def per_tensor(quant: QuantParams) -> tuple[float, int]:
+    """(scale, zero point) of per-tensor parameters, as the Python numbers the int8 functions take."""
+    return float(quant.scale.reshape(-1)[0]), int(quant.zero_point.reshape(-1)[0])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter.peers.base import PeerRequest, PeerUnavailable, set_openmp_spin, source_onnx
+from lite_converter.app.peers.base import PeerRequest, PeerUnavailable, set_openmp_spin, source_onnx
 
 _CONVERT = "import sys, _tools; sys.exit(0 if _tools.mnnconvert(sys.argv[1:]) else 1)"
 

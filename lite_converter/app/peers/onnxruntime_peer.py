@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from lite_converter.peers.base import PeerRequest, PeerUnavailable, source_onnx
+from lite_converter.app.peers.base import PeerRequest, PeerUnavailable, source_onnx
 
 
 class OnnxRuntimeSession:

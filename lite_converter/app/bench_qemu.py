@@ -11,7 +11,7 @@ It is a proxy, not a latency: it ignores memory stalls, instruction latencies an
 Compare counts of the same ISA and CPU model only (``-cpu cortex-a53`` lacks dotprod, so its
 dispatcher picks other kernels than ``-cpu max``).
 
-    python -m lite_converter.bench_qemu model.lite --target aarch64 --runs 2
+    python -m lite_converter.app.bench_qemu model.lite --target aarch64 --runs 2
 """
 
 from __future__ import annotations
@@ -25,7 +25,10 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from lite_converter.flops import model_flops
+from lite_converter.reader import read_model
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 PLUGIN_PATH = REPO_ROOT / "build" / "qemu-plugin" / "liblite_insn_count.so"
 # `make cross` writes <root>/aarch64 and <root>/armv7; LITE_CROSS_BUILD_ROOT moves <root> (default build/).
 CROSS_ROOT = Path(os.environ.get("LITE_CROSS_BUILD_ROOT") or REPO_ROOT / "build")
@@ -143,9 +146,6 @@ def count_instructions(
 
 def _model_flops(model_path: str | os.PathLike) -> int | None:
     """The model's FLOPs from its declared shapes, or None when some op's shape is not concrete."""
-    from lite_converter.flops import model_flops
-    from lite_converter.reader import read_model
-
     report = model_flops(read_model(model_path))
     return None if report.unknown else report.total
 

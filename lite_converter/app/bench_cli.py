@@ -1,18 +1,31 @@
-"""The `lite bench` subcommand: its arguments and how they map onto :mod:`lite_converter.bench`."""
+"""The `lite bench` subcommand: its arguments and how they map onto :mod:`lite_converter.app.bench`."""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import tempfile
 from pathlib import Path
 from typing import Any
+
+from lite_converter.app import bench_qemu
+from lite_converter.app.bench import BenchConfig, BenchError, benchmark, make_feeds, prepare_models
+from lite_converter.app.bench_report import report_text
+from lite_converter.app.cli_common import (
+    CPU_AFFINITY_CHOICES,
+    CPU_AFFINITY_HELP,
+    UserError,
+    input_shape_arg,
+    input_shapes,
+)
+from lite_converter.app.peers import ALIASES, PEERS
+from lite_converter.flops import model_flops
+from lite_converter.reader import read_model
+from runtime_arm import Interpreter
 
 TARGETS = ("aarch64", "armv7")
 
 
 def _peer_list(text: str) -> list[str]:
-    from lite_converter.peers import ALIASES, PEERS
-
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [n for n in names if ALIASES.get(n, n) not in PEERS]
     if unknown:
@@ -22,8 +35,6 @@ def _peer_list(text: str) -> list[str]:
 
 def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
     """Registers `lite bench` on the `lite` parser's subcommands."""
-    from lite_converter.cli import CPU_AFFINITY_CHOICES, CPU_AFFINITY_HELP, input_shape_arg
-
     bench = commands.add_parser(
         "bench", help="latency, memory and GFLOP/s (per op with --profile, against peers with --compare)")
     bench.add_argument("model",
@@ -45,20 +56,16 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
                             "a peer's")
     bench.add_argument("--target", choices=TARGETS,
                        help="instead of timing: count instructions per inference of the cross-built "
-                            "runtime under qemu (lite_converter.bench_qemu; 2 counted runs)")
+                            "runtime under qemu (lite_converter.app.bench_qemu; 2 counted runs)")
     bench.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     bench.set_defaults(handler=command_bench)
 
 
 def command_bench(args: argparse.Namespace) -> int:
-    from lite_converter.bench import BenchConfig, BenchError, benchmark
-    from lite_converter.bench_report import report_text
-    from lite_converter.cli import UserError, _shapes
-
     if args.target:
         return _command_target(args)
-    config = BenchConfig(Path(args.model), _shapes(args.input_shape), args.threads, args.warmup, args.runs,
-                         args.profile, tuple(args.compare), seed=args.seed, baseline=args.baseline,
+    config = BenchConfig(Path(args.model), input_shapes(args.input_shape), args.threads, args.warmup,
+                         args.runs, args.profile, tuple(args.compare), seed=args.seed, baseline=args.baseline,
                          cpu_affinity=args.cpu_affinity)
     try:
         result = benchmark(config)
@@ -68,26 +75,10 @@ def command_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def qemu_counter_available() -> bool:
-    """True once the ARM engineer's ``lite_converter.bench_qemu`` module exists."""
-    return importlib.util.find_spec("lite_converter.bench_qemu") is not None
-
-
 def _command_target(args: argparse.Namespace) -> int:
     """Instructions per inference on an ARM target and FLOPs per instruction: qemu's time means
     nothing for a device, but its instruction count is deterministic."""
-    import tempfile
-
-    from lite_converter.bench import BenchConfig, BenchError, make_feeds, prepare_models
-    from lite_converter.cli import UserError, _shapes
-    from lite_converter.reader import read_model
-
-    if not qemu_counter_available():
-        raise UserError(f"--target {args.target}: instruction counting under qemu is not available yet "
-                        "(lite_converter.bench_qemu is missing)")
-    from lite_converter import bench_qemu
-
-    config = BenchConfig(Path(args.model), _shapes(args.input_shape), args.threads, seed=args.seed)
+    config = BenchConfig(Path(args.model), input_shapes(args.input_shape), args.threads, seed=args.seed)
     with tempfile.TemporaryDirectory(prefix="lite-bench-target-") as workdir:
         try:
             lite_path = prepare_models(config, Path(workdir)).lite_path
@@ -113,10 +104,6 @@ def _command_target(args: argparse.Namespace) -> int:
 
 def _flops_with_shapes(lite_path: Path, feeds: dict) -> int:
     """FLOPs with every shape resolved by the host runtime (dynamic models included)."""
-    from lite_converter.flops import model_flops
-    from lite_converter.reader import read_model
-    from runtime_arm import Interpreter
-
     with Interpreter(lite_path) as interpreter:
         for name, array in feeds.items():
             interpreter.resize_input(name, array.shape)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lite_converter.bench import OURS, BenchResult, OpTime, RunnerResult
-from lite_converter.cli import affinity_text
-from lite_converter.inspect_format import human_bytes
+from lite_converter.app.bench import OURS, BenchResult, OpTime, RunnerResult
+from lite_converter.app.cli_common import affinity_text
+from lite_converter.app.inspect_format import human_bytes
 
 
 def _ms(seconds: float | None) -> str:

@@ -2,18 +2,21 @@
 
 The .tflite is the benched model itself when it is one, ``MODEL.tflite`` beside ``MODEL.onnx`` (or beside
 ``MODEL.lite``) when the user has one; otherwise it is written
-from our converted .lite graph by :mod:`lite_converter.peers.tflite_export` (no ONNX -> TFLite
+from our converted .lite graph by :mod:`lite_converter.app.peers.tflite_export` (no ONNX -> TFLite
 converter installs here: onnx2tf and ai-edge-torch need TensorFlow). Models with ops the exporter does
 not cover are reported as not run, with the ops named.
 """
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
-from lite_converter.peers.base import PeerRequest, PeerUnavailable
+from lite_converter.app.peers.base import PeerRequest, PeerUnavailable
+from lite_converter.app.peers.tflite_export import ExportUnsupported, export_tflite
+from lite_converter.reader import read_model
 
 
 def tflite_for(request: PeerRequest) -> Path:
@@ -23,9 +26,6 @@ def tflite_for(request: PeerRequest) -> Path:
         return request.onnx_path.with_suffix(".tflite")
     if request.lite_path is None:
         raise PeerUnavailable("no .tflite: put MODEL.tflite next to MODEL.onnx")
-    from lite_converter.peers.tflite_export import ExportUnsupported, export_tflite
-    from lite_converter.reader import read_model
-
     try:
         data = export_tflite(read_model(request.lite_path))
     except ExportUnsupported as error:
@@ -55,8 +55,6 @@ class LiteRtSession:
         except (ValueError, RuntimeError) as error:
             raise PeerUnavailable(f"LiteRT cannot load {path.name}: {error}") from None
         self._outputs = self._interpreter.get_output_details()
-        from importlib.metadata import version
-
         self.version = version("ai-edge-litert")
 
     def run(self) -> dict[str, np.ndarray]:

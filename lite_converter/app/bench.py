@@ -17,10 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from lite_converter.bench_stats import LatencyStats, peak_rss_bytes, summarize
+from lite_converter.app.bench_stats import LatencyStats, peak_rss_bytes, summarize
+from lite_converter.app.cli_common import random_input
+from lite_converter.app.peers import PeerRequest, PeerUnavailable, open_peer
+from lite_converter.convert import convert_onnx, convert_tflite
 from lite_converter.flops import FlopsReport, model_flops
-from lite_converter.peers import PeerRequest, PeerUnavailable, open_peer
 from lite_converter.reader import LiteModel, read_model
+from runtime_arm import Interpreter, runtime_version
 
 OURS = "lite"
 BASELINE = "lite baseline"
@@ -114,13 +117,9 @@ def prepare_models(config: BenchConfig, workdir: Path) -> PreparedModels:
         raise BenchError(f"no such file: {model}")
     lite_path = workdir / f"{model.stem}.lite"
     if model.suffix == ".onnx":
-        from lite_converter.convert import convert_onnx
-
         convert_onnx(model, output_path=lite_path, input_shapes=config.input_shapes or None)
         return PreparedModels(lite_path, model, None)
     if model.suffix == ".tflite":
-        from lite_converter.convert import convert_tflite
-
         convert_tflite(model, output_path=lite_path)
         return PreparedModels(lite_path, None, model)
 
@@ -133,8 +132,6 @@ def prepare_models(config: BenchConfig, workdir: Path) -> PreparedModels:
 
 def make_feeds(model: LiteModel, shapes: dict[str, list[int]], seed: int) -> dict[str, np.ndarray]:
     """Random inputs of the model's dtypes, with the given shapes where the model's are dynamic."""
-    from lite_converter.cli import random_input
-
     names = [t.name for t in model.input_tensors]
     unknown = sorted(set(shapes) - set(names))
     if unknown:
@@ -208,8 +205,6 @@ def benchmark(config: BenchConfig) -> BenchResult:
 
 
 def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
-    from runtime_arm import Interpreter
-
     prepared = prepare_models(config, workdir)
     lite_path, onnx_path = prepared.lite_path, prepared.onnx_path
     model = read_model(lite_path)
@@ -296,8 +291,6 @@ def _open_baseline(config: BenchConfig, workdir: Path, feeds: dict[str, np.ndarr
                    reference: dict[str, np.ndarray]) -> tuple[Callable[[], object], RunnerResult,
                                                               Callable[[], None]]:
     """The baseline model on our runtime, loaded with the same inputs and threads."""
-    from runtime_arm import Interpreter
-
     assert config.baseline is not None
     baseline_dir = workdir / "baseline"
     baseline_dir.mkdir(parents=True, exist_ok=True)
@@ -319,6 +312,4 @@ def _open_baseline(config: BenchConfig, workdir: Path, feeds: dict[str, np.ndarr
 
 
 def _our_version() -> str:
-    from runtime_arm._library import load_library
-
-    return load_library().lite_version().decode()
+    return runtime_version()

@@ -1,7 +1,7 @@
 """``make demo``: convert the PaddleOCR mobile models to .lite, run them, compare with onnxruntime.
 
 The demo is the shortest honest answer to "does it work and what does it cost": three real models
-that nobody here wrote (fetched by lite_converter.zoo), converted with their dynamic dims kept, then
+that nobody here wrote (fetched by lite_converter.app.zoo), converted with their dynamic dims kept, then
 run on the same input by our runtime and by onnxruntime, one thread each, runs interleaved so that
 both see the same machine load. It prints, per model, the file sizes, the largest differences from
 onnxruntime, what each engine read, and the median latencies, and leaves the .lite files in the cache.
@@ -10,7 +10,7 @@ The input is random text rendered with Pillow (a page for det, one line for rec 
 pure noise makes the detector answer "no text" everywhere (a probability map of zeros), which would
 make the comparison vacuous. Without Pillow it falls back to uniform noise and says so.
 
-Run it with ``python -m lite_converter.demo`` (``--runs N`` for more timing runs).
+Run it with ``python -m lite_converter.app.demo`` (``--runs N`` for more timing runs).
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter import zoo
+from lite_converter.app import zoo
 from lite_converter.convert import convert_onnx
+from lite_converter.reader import read_model
+from runtime_arm import Interpreter
 
 # The bound the tests use (tests/models/oracle.py): max|ours - ort| <= max(TOLERANCE * max(1, max|ort|),
 # SPREAD_FACTOR * max|ort optimized - ort unoptimized|): no closer than onnxruntime is to itself.
@@ -62,7 +64,7 @@ def _font(size: int):  # noqa: ANN202 - a PIL font object; Pillow is optional
 
 def render_page(height: int, width: int, rng: np.random.Generator) -> tuple[np.ndarray, list[str]]:
     """An RGB uint8 page of random text lines (for the detector) and the lines written."""
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw  # optional (see _font): the caller falls back to noise without it
 
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
@@ -78,7 +80,7 @@ def render_page(height: int, width: int, rng: np.random.Generator) -> tuple[np.n
 
 def render_line(height: int, width: int, rng: np.random.Generator) -> tuple[np.ndarray, str]:
     """An RGB uint8 crop of one text line filling the height, shrunk until it fits the width."""
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw  # optional (see _font): the caller falls back to noise without it
 
     size = int(height * 0.7)
     text = random_text(rng, max_chars=int(width / (0.4 * size)))  # glyphs are about 0.55 em wide
@@ -195,9 +197,6 @@ def _reading(key: str, output: np.ndarray, characters: list[str]) -> str:
 
 def run_model(model: zoo.ZooModel, onnx_path: Path, runs: int) -> DemoResult:
     """Converts one model, runs both engines on one input, times ``runs`` interleaved runs each."""
-    from lite_converter.reader import read_model
-    from runtime_arm import Interpreter
-
     lite_path = onnx_path.with_suffix(".lite")
     _progress(f"[{model.key}] converting {onnx_path.name} ({model.description})")
     start = time.perf_counter()

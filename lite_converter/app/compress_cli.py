@@ -1,6 +1,6 @@
 """``lite compress MODEL.onnx -o MODEL.lite --config int8 --data DIR``: slim.compress from the shell.
 
-Registered on the ``lite`` command's sub-parsers by lite_converter/cli.py. A data or config problem
+Registered on the ``lite`` command's sub-parsers by lite_converter/app/cli.py. A data or config problem
 is reported as a ConversionError, which the ``lite`` command prints as one line (exit status 1).
 """
 
@@ -11,12 +11,16 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from lite_converter.app.cli_common import input_shape_arg
+from lite_converter.app.inspect_format import human_bytes
 from lite_converter.ir import ConversionError
+from slim.analysis_plot import write_plot
+from slim.calibration_data import CalibrationDataError
+from slim.compress import compress
+from slim.config import resolve_config
 
 
 def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
-    from lite_converter.cli import input_shape_arg
-
     compress = commands.add_parser("compress", help="quantize an ONNX model to an int8 .lite (post-training)")
     compress.add_argument("model", help="the .onnx file")
     compress.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
@@ -38,11 +42,6 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
 
 
 def command_compress(args: argparse.Namespace) -> int:
-    from lite_converter.inspect_format import human_bytes
-    from slim.calibration_data import CalibrationDataError
-    from slim.compress import compress
-    from slim.config import resolve_config
-
     source = Path(args.model)
     if not source.is_file():
         raise ConversionError(f"no such ONNX file: {source}")
@@ -73,8 +72,6 @@ def command_compress(args: argparse.Namespace) -> int:
         print(f"  mixed precision: target {met} with {len(mixed.fp32_layers)} layer(s) kept in fp32: "
               f"{', '.join(mixed.fp32_layers) or '-'}")
     if result.analysis is not None:
-        from slim.analysis_plot import write_plot
-
         print(result.analysis.table())
         write_plot(result.analysis, args.analyze)
         print(f"  analysis plot: {args.analyze}")

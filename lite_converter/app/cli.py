@@ -22,49 +22,33 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+import onnx
 
 from lite_converter import __version__
-from lite_converter.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
+from lite_converter.app.bench_cli import add_bench_command
+from lite_converter.app.cli_common import (
+    CPU_AFFINITY_CHOICES,
+    CPU_AFFINITY_HELP,
+    UserError,
+    affinity_text,
+    input_shape_arg,
+    input_shapes,
+    random_input,
+)
+from lite_converter.app.compress_cli import add_compress_command
+from lite_converter.app.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
+from lite_converter.convert import convert_onnx, convert_tflite
 from lite_converter.ir import ConversionError
-from lite_converter.reader import LiteFileError, LiteModel, TensorInfo, numpy_dtype_of, read_model
+from lite_converter.reader import LiteFileError, LiteModel, read_model
+from runtime_arm import Interpreter, LiteError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 
-class UserError(Exception):
-    """A problem the user can fix; its message is printed as is."""
-
-
-# -- argument types -------------------------------------------------------------------------------
-def input_shape_arg(text: str) -> tuple[str, list[int]]:
-    """Parses NAME=1,3,224,224 (the name may itself contain '=')."""
-    name, sep, dims = text.rpartition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=D0,D1,..., got {text!r}")
-    try:
-        shape = [int(d) for d in dims.split(",")] if dims.strip() else []
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"dims must be integers in {text!r}") from None
-    if any(d < 0 for d in shape):
-        raise argparse.ArgumentTypeError(f"dims must be >= 0 in {text!r}")
-    return name, shape
-
-
-def _shapes(pairs: list[tuple[str, list[int]]] | None) -> dict[str, list[int]]:
-    result: dict[str, list[int]] = {}
-    for name, shape in pairs or []:
-        if name in result:
-            raise UserError(f"--input-shape given twice for '{name}'")
-        result[name] = shape
-    return result
-
-
 # -- lite convert ---------------------------------------------------------------------------------
 def onnx_size(path: Path) -> int:
     """Bytes of an ONNX model including its external data files."""
-    import onnx
-
     total = path.stat().st_size
     model = onnx.load(str(path), load_external_data=False)
     locations = {
@@ -90,8 +74,6 @@ def _onnx_initializers(model: object) -> list:  # noqa: ANN401 - onnx protobuf t
 
 
 def command_convert(args: argparse.Namespace) -> int:
-    from lite_converter.convert import convert_onnx, convert_tflite
-
     source = Path(args.model)
     is_tflite = source.suffix.lower() == ".tflite"
     if not source.is_file():
@@ -105,7 +87,7 @@ def command_convert(args: argparse.Namespace) -> int:
         data = convert_tflite(source, output_path=output)
         source_kind, source_bytes = "TFLite", source.stat().st_size
     else:
-        data = convert_onnx(source, output_path=output, input_shapes=_shapes(args.input_shape) or None)
+        data = convert_onnx(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None)
         source_kind, source_bytes = "ONNX", onnx_size(source)
     model = read_model(data)
     has_int8 = any(t.dtype == "INT8" for t in model.tensors)
@@ -144,18 +126,8 @@ def _existing(path: str) -> Path:
 
 
 # -- lite run -------------------------------------------------------------------------------------
-def random_input(tensor: TensorInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
-    """Random data of the input's dtype: normal floats, small non-negative ints, random bools."""
-    dtype = numpy_dtype_of(tensor.dtype)
-    if dtype.kind == "f":
-        return rng.standard_normal(shape).astype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    return rng.integers(0, 10, shape).astype(dtype)
-
-
 def _feeds(model: LiteModel, args: argparse.Namespace) -> dict[str, np.ndarray]:
-    shapes = _shapes(args.input_shape)
+    shapes = input_shapes(args.input_shape)
     names = [t.name for t in model.input_tensors]
     unknown = sorted(set(shapes) - set(names))
     if unknown:
@@ -198,11 +170,9 @@ def command_run(args: argparse.Namespace) -> int:
     model = read_model(path)
     feeds = _feeds(model, args)
     try:
-        from runtime_arm import Interpreter
-    except ImportError as error:
-        raise UserError(f"the runtime's Python binding is not available: {error}") from None
-    try:
         interpreter = Interpreter(path, threads=args.threads, cpu_affinity=args.cpu_affinity)
+    except ImportError as error:  # the shared library is not built: the error says how to build it
+        raise UserError(f"the runtime library is not available: {error}") from None
     except OSError as error:  # the shared library could not be found or loaded
         raise UserError(f"cannot load the runtime library: {error} (set LITE_RUNTIME_LIBRARY)") from None
     with interpreter:
@@ -220,21 +190,6 @@ def command_run(args: argparse.Namespace) -> int:
         np.savez(args.out, **outputs)
         print(f"saved outputs to {args.out}")
     return 0
-
-
-def affinity_text(cpus: Sequence[int]) -> str:
-    """What ``--cpu-affinity fast`` chose, for `lite run` and `lite bench`."""
-    if not cpus:
-        return "no CPUs chosen (they are alike, or sysfs does not rank them): threads not pinned"
-    return f"CPUs {', '.join(map(str, cpus))}"
-
-
-CPU_AFFINITY_CHOICES = ("none", "fast")  # runtime_arm.Interpreter's cpu_affinity values
-CPU_AFFINITY_HELP = (
-    "'fast' runs the threads on the --threads fastest CPUs (the big cores of a big.LITTLE phone, by the "
-    "kernel's cpu_capacity or max frequency; Linux and Android, nothing where the CPUs are alike); "
-    "default 'none'"
-)
 
 
 # -- parser and main ------------------------------------------------------------------------------
@@ -269,25 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     run.set_defaults(handler=command_run)
 
-    from lite_converter.bench_cli import add_bench_command
-
     add_bench_command(commands, shape_help)
-
-    from slim.compress_cli import add_compress_command
-
     add_compress_command(commands, shape_help)
     return parser
 
 
-def _user_errors() -> tuple[type[BaseException], ...]:
-    errors: list[type[BaseException]] = [UserError, ConversionError, LiteFileError, OSError]
-    try:
-        from runtime_arm import LiteError
-
-        errors.append(LiteError)
-    except ImportError:
-        pass
-    return tuple(errors)
+USER_ERRORS = (UserError, ConversionError, LiteFileError, LiteError, OSError)
 
 
 def _message(error: BaseException) -> str:
@@ -308,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `lite inspect m.lite | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except _user_errors() as error:
+    except USER_ERRORS as error:
         if os.environ.get("LITE_DEBUG"):
             traceback.print_exc()
         print(f"lite {args.command}: error: {_message(error)}", file=sys.stderr)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import flatbuffers
 import numpy as np
 
 from lite_converter.reader import LiteModel, OperatorInfo
@@ -31,6 +32,7 @@ class ExportUnsupported(Exception):
 
 
 def _schema() -> Any:  # noqa: ANN401 - generated module
+    # LiteRT is optional (the 'tflite' / 'bench' extras): imported only when a .tflite is written.
     from ai_edge_litert import schema_py_generated
 
     return schema_py_generated
@@ -132,8 +134,6 @@ class _TfliteWriter:
         self.operators.append(op)
 
     def finish(self) -> bytes:
-        import flatbuffers
-
         graph = self.s.SubGraphT()
         graph.inputs = [self.tensor(i) for i in self.model.inputs]
         graph.outputs = [self.tensor(i) for i in self.model.outputs]
@@ -142,7 +142,7 @@ class _TfliteWriter:
         graph.name = "main"
         model = self.s.ModelT()
         model.version = 3
-        model.description = "written by lite_converter.peers.tflite_export"
+        model.description = "written by lite_converter.app.peers.tflite_export"
         model.operatorCodes = self.operator_codes
         model.subgraphs = [graph]
         model.buffers = self.buffers

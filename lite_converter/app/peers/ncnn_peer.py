@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter.peers.base import PeerRequest, PeerUnavailable, set_openmp_spin, source_onnx
+from lite_converter.app.peers.base import PeerRequest, PeerUnavailable, set_openmp_spin, source_onnx
 
 
 def _pnnx_executable() -> Path:

@@ -1,0 +1,70 @@
+"""What the `lite` subcommands share: the user-error type, the --input-shape and --cpu-affinity
+arguments, random model inputs.
+
+Its own module so that `lite` (cli.py) can import its subcommands (bench_cli.py, compress_cli.py)
+and they can import these without an import circle.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+import numpy as np
+
+from lite_converter.reader import TensorInfo, numpy_dtype_of
+
+
+class UserError(Exception):
+    """A problem the user can fix; its message is printed as is."""
+
+
+# -- argument types -------------------------------------------------------------------------------
+def input_shape_arg(text: str) -> tuple[str, list[int]]:
+    """Parses NAME=1,3,224,224 (the name may itself contain '=')."""
+    name, sep, dims = text.rpartition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=D0,D1,..., got {text!r}")
+    try:
+        shape = [int(d) for d in dims.split(",")] if dims.strip() else []
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"dims must be integers in {text!r}") from None
+    if any(d < 0 for d in shape):
+        raise argparse.ArgumentTypeError(f"dims must be >= 0 in {text!r}")
+    return name, shape
+
+
+def input_shapes(pairs: list[tuple[str, list[int]]] | None) -> dict[str, list[int]]:
+    """The repeated --input-shape arguments as one mapping; a name given twice is a UserError."""
+    result: dict[str, list[int]] = {}
+    for name, shape in pairs or []:
+        if name in result:
+            raise UserError(f"--input-shape given twice for '{name}'")
+        result[name] = shape
+    return result
+
+
+CPU_AFFINITY_CHOICES = ("none", "fast")  # runtime_arm.Interpreter's cpu_affinity values
+CPU_AFFINITY_HELP = (
+    "'fast' runs the threads on the --threads fastest CPUs (the big cores of a big.LITTLE phone, by the "
+    "kernel's cpu_capacity or max frequency; Linux and Android, nothing where the CPUs are alike); "
+    "default 'none'"
+)
+
+
+def affinity_text(cpus: Sequence[int]) -> str:
+    """What ``--cpu-affinity fast`` chose, for `lite run` and `lite bench`."""
+    if not cpus:
+        return "no CPUs chosen (they are alike, or sysfs does not rank them): threads not pinned"
+    return f"CPUs {', '.join(map(str, cpus))}"
+
+
+# -- inputs ---------------------------------------------------------------------------------------
+def random_input(tensor: TensorInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
+    """Random data of the input's dtype: normal floats, small non-negative ints, random bools."""
+    dtype = numpy_dtype_of(tensor.dtype)
+    if dtype.kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    return rng.integers(0, 10, shape).astype(dtype)
