@@ -31,8 +31,8 @@ if str(ROOT) not in sys.path:  # run as a script from the repository root
     sys.path.insert(0, str(ROOT))
 
 from lite_converter.app import zoo  # noqa: E402
-from lite_converter.convert import convert_onnx  # noqa: E402
 from lite_converter.app.demo import render_line, render_page  # noqa: E402
+from lite_converter.convert import convert_onnx  # noqa: E402
 from tests import ocr_pipeline_reference as reference  # noqa: E402
 
 PAGE_SIZES = ((480, 600), (360, 500), (520, 640), (400, 400), (600, 450), (300, 700))

@@ -21,8 +21,8 @@ pytest.importorskip("PIL")
 pytest.importorskip("scipy")
 
 from lite_converter.app import zoo  # noqa: E402
-from lite_converter.convert import convert_onnx  # noqa: E402
 from lite_converter.app.demo import render_page  # noqa: E402
+from lite_converter.convert import convert_onnx  # noqa: E402
 from lite_converter.reader import read_model  # noqa: E402
 from tests import ocr_metrics  # noqa: E402
 from tests import ocr_pipeline_reference as reference  # noqa: E402

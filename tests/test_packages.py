@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 
 from lite_converter.app import zoo
-from lite_converter.convert import convert_onnx
 from lite_converter.app.demo import ocr_input
+from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
 from runtime_arm.tools.packaging.rootfs import ensure_rootfs
 from runtime_arm.tools.packaging.targets import TARGETS, Target, version

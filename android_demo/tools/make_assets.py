@@ -24,8 +24,8 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 
 import slim  # noqa: E402
 from lite_converter.app import zoo  # noqa: E402
-from lite_converter.convert import convert_onnx  # noqa: E402
 from lite_converter.app.demo import ocr_input  # noqa: E402
+from lite_converter.convert import convert_onnx  # noqa: E402
 from lite_converter.reader import read_model  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "android_demo" / "app" / "src" / "main" / "assets"
