@@ -188,12 +188,17 @@ endef
 
 java-deps: $(JAVA_STAMP)
 
-$(JAVA_STAMP):
-	@missing=$$(for p in $(JAVA_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+# $(call apt_install,PACKAGES): installs those of the Debian packages that are missing.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:" $$missing; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+$(JAVA_STAMP):
+	$(call apt_install,$(JAVA_APT_PACKAGES))
 	@mkdir -p $(@D) && touch $@
 
 $(JNI_HOST): $(JNI_SOURCES) runtime_arm/include/lite_runtime.h $(PACKAGE_STAMP) | $(JAVA_STAMP)
@@ -261,11 +266,7 @@ PACKAGE_DEPS_STAMP := build/.package-deps
 package-deps: $(PACKAGE_DEPS_STAMP)
 
 $(PACKAGE_DEPS_STAMP):
-	@missing=$$(for p in $(PACKAGE_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "installing Debian packages:" $$missing; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install,$(PACKAGE_APT_PACKAGES))
 	@mkdir -p $(@D) && touch $@
 
 package: cross $(PACKAGE_STAMP) | $(PACKAGE_DEPS_STAMP)

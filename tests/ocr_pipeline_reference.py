@@ -56,24 +56,30 @@ class OcrLine:
     rotated_180: bool
 
 
+def sample_bilinear(image: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    """uint8 values of ``image`` (HxWxC) at source coordinates (sx, sy) (broadcast to the output's
+    shape), clamped to the image (replicated borders), interpolated in float64, rounded half up."""
+    in_h, in_w = image.shape[:2]
+    sx = np.clip(sx, 0.0, in_w - 1.0)
+    sy = np.clip(sy, 0.0, in_h - 1.0)
+    x0 = np.floor(sx).astype(np.int64)
+    y0 = np.floor(sy).astype(np.int64)
+    x1 = np.minimum(x0 + 1, in_w - 1)
+    y1 = np.minimum(y0 + 1, in_h - 1)
+    fx = (sx - x0)[..., None]
+    fy = (sy - y0)[..., None]
+    pixels = image.astype(np.float64)
+    top = pixels[y0, x0] * (1.0 - fx) + pixels[y0, x1] * fx
+    bottom = pixels[y1, x0] * (1.0 - fx) + pixels[y1, x1] * fx
+    return np.floor(top * (1.0 - fy) + bottom * fy + 0.5).astype(np.uint8)
+
+
 def resize_bilinear(image: np.ndarray, height: int, width: int) -> np.ndarray:
-    """uint8 HxWxC -> height x width x C, bilinear with half-pixel centres, rounded half up."""
+    """uint8 HxWxC -> height x width x C, bilinear with half-pixel centres."""
     in_h, in_w = image.shape[:2]
     sy = (np.arange(height, dtype=np.float64) + 0.5) * (in_h / height) - 0.5
     sx = (np.arange(width, dtype=np.float64) + 0.5) * (in_w / width) - 0.5
-    sy = np.clip(sy, 0.0, in_h - 1.0)
-    sx = np.clip(sx, 0.0, in_w - 1.0)
-    y0 = np.floor(sy).astype(np.int64)
-    x0 = np.floor(sx).astype(np.int64)
-    y1 = np.minimum(y0 + 1, in_h - 1)
-    x1 = np.minimum(x0 + 1, in_w - 1)
-    fy = (sy - y0)[:, None, None]
-    fx = (sx - x0)[None, :, None]
-    pixels = image.astype(np.float64)
-    top = pixels[y0][:, x0] * (1.0 - fx) + pixels[y0][:, x1] * fx
-    bottom = pixels[y1][:, x0] * (1.0 - fx) + pixels[y1][:, x1] * fx
-    value = top * (1.0 - fy) + bottom * fy
-    return np.floor(value + 0.5).astype(np.uint8)
+    return sample_bilinear(image, sx[None, :], sy[:, None])
 
 
 def det_size(height: int, width: int) -> tuple[int, int]:
@@ -249,23 +255,11 @@ def crop(image: np.ndarray, box: list[tuple[int, int]]) -> np.ndarray:
     height = int(max(distance_between(box[0], box[3]), distance_between(box[1], box[2])))
     (x0, y0), (x1, y1), _, (x3, y3) = [(float(x), float(y)) for x, y in box]
     width, height = max(width, 1), max(height, 1)
-    in_h, in_w = image.shape[:2]
     v = np.arange(height, dtype=np.float64)[:, None]
     u = np.arange(width, dtype=np.float64)[None, :]
     sx = x0 + (u / width) * (x1 - x0) + (v / height) * (x3 - x0)
     sy = y0 + (u / width) * (y1 - y0) + (v / height) * (y3 - y0)
-    sx = np.clip(sx, 0.0, in_w - 1.0)
-    sy = np.clip(sy, 0.0, in_h - 1.0)
-    ix0 = np.floor(sx).astype(np.int64)
-    iy0 = np.floor(sy).astype(np.int64)
-    ix1 = np.minimum(ix0 + 1, in_w - 1)
-    iy1 = np.minimum(iy0 + 1, in_h - 1)
-    fx = (sx - ix0)[..., None]
-    fy = (sy - iy0)[..., None]
-    pixels = image.astype(np.float64)
-    top = pixels[iy0, ix0] * (1.0 - fx) + pixels[iy0, ix1] * fx
-    bottom = pixels[iy1, ix0] * (1.0 - fx) + pixels[iy1, ix1] * fx
-    result = np.floor(top * (1.0 - fy) + bottom * fy + 0.5).astype(np.uint8)
+    result = sample_bilinear(image, sx, sy)
     if result.shape[0] / result.shape[1] >= 1.5:
         result = np.rot90(result)
     return np.ascontiguousarray(result)

@@ -120,13 +120,7 @@ public final class Interpreter implements AutoCloseable {
   }
 
   public Interpreter(File modelFile, Options options) {
-    if (modelFile == null) {
-      throw new IllegalArgumentException("modelFile is null");
-    }
-    this.model = NativeApi.loadModelFile(modelFile.getPath());
-    this.handle = create(options);
-    this.inputNames = names(true);
-    this.outputNames = names(false);
+    this(loadFile(modelFile), null, options);
   }
 
   /**
@@ -139,36 +133,46 @@ public final class Interpreter implements AutoCloseable {
   }
 
   public Interpreter(ByteBuffer modelBuffer, Options options) {
-    if (modelBuffer == null) {
-      throw new IllegalArgumentException("modelBuffer is null");
+    this(loadBuffer(modelBuffer), modelBuffer != null && modelBuffer.isDirect() ? modelBuffer : null, options);
+  }
+
+  /** Takes the loaded model (destroyed here if the interpreter cannot be created). */
+  private Interpreter(long model, ByteBuffer borrowedModel, Options options) {
+    this.model = model;
+    this.borrowedModel = borrowedModel;
+    Options settings = options != null ? options : new Options();
+    try {
+      this.handle = NativeApi.createInterpreter(model, settings.numThreads, settings.cpuAffinity.code(),
+          settings.backend.code());
+    } catch (RuntimeException | Error failure) {
+      NativeApi.destroyModel(model);
+      throw failure;
     }
-    if (modelBuffer.isDirect()) {
-      this.model = NativeApi.loadModelDirect(modelBuffer, modelBuffer.position(), modelBuffer.remaining());
-      this.borrowedModel = modelBuffer;
-    } else if (modelBuffer.hasArray()) {
-      this.model = NativeApi.loadModelCopy(modelBuffer.array(), modelBuffer.arrayOffset() + modelBuffer.position(),
-          modelBuffer.remaining());
-    } else {
-      byte[] copy = new byte[modelBuffer.remaining()];
-      modelBuffer.duplicate().get(copy);
-      this.model = NativeApi.loadModelCopy(copy, 0, copy.length);
-    }
-    this.handle = create(options);
     this.inputNames = names(true);
     this.outputNames = names(false);
   }
 
-  private long create(Options options) {
-    Options settings = options != null ? options : new Options();
-    try {
-      return NativeApi.createInterpreter(model, settings.numThreads, settings.cpuAffinity.code(),
-          settings.backend.code());
-    } catch (RuntimeException | Error failure) {
-      NativeApi.destroyModel(model);
-      model = 0;
-      borrowedModel = null;
-      throw failure;
+  private static long loadFile(File modelFile) {
+    if (modelFile == null) {
+      throw new IllegalArgumentException("modelFile is null");
     }
+    return NativeApi.loadModelFile(modelFile.getPath());
+  }
+
+  private static long loadBuffer(ByteBuffer modelBuffer) {
+    if (modelBuffer == null) {
+      throw new IllegalArgumentException("modelBuffer is null");
+    }
+    if (modelBuffer.isDirect()) {
+      return NativeApi.loadModelDirect(modelBuffer, modelBuffer.position(), modelBuffer.remaining());
+    }
+    if (modelBuffer.hasArray()) {
+      return NativeApi.loadModelCopy(modelBuffer.array(), modelBuffer.arrayOffset() + modelBuffer.position(),
+          modelBuffer.remaining());
+    }
+    byte[] copy = new byte[modelBuffer.remaining()];
+    modelBuffer.duplicate().get(copy);
+    return NativeApi.loadModelCopy(copy, 0, copy.length);
   }
 
   private String[] names(boolean input) {

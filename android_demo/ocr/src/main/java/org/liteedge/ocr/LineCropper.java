@@ -17,26 +17,12 @@ public final class LineCropper {
     double y1 = box.y(1);
     double x3 = box.x(3);
     double y3 = box.y(3);
-    int inW = image.width();
-    int inH = image.height();
     byte[] out = new byte[width * height * 3];
     for (int v = 0; v < height; v++) {
       for (int u = 0; u < width; u++) {
-        double sx = ImageResize.clamp(x0 + ((double) u / width) * (x1 - x0) + ((double) v / height) * (x3 - x0), 0.0,
-            inW - 1.0);
-        double sy = ImageResize.clamp(y0 + ((double) u / width) * (y1 - y0) + ((double) v / height) * (y3 - y0), 0.0,
-            inH - 1.0);
-        int ix0 = (int) Math.floor(sx);
-        int iy0 = (int) Math.floor(sy);
-        int ix1 = Math.min(ix0 + 1, inW - 1);
-        int iy1 = Math.min(iy0 + 1, inH - 1);
-        double fx = sx - ix0;
-        double fy = sy - iy0;
-        for (int c = 0; c < 3; c++) {
-          double top = image.get(ix0, iy0, c) * (1.0 - fx) + image.get(ix1, iy0, c) * fx;
-          double bottom = image.get(ix0, iy1, c) * (1.0 - fx) + image.get(ix1, iy1, c) * fx;
-          out[(v * width + u) * 3 + c] = (byte) (int) Math.floor(top * (1.0 - fy) + bottom * fy + 0.5);
-        }
+        double sx = x0 + ((double) u / width) * (x1 - x0) + ((double) v / height) * (x3 - x0);
+        double sy = y0 + ((double) u / width) * (y1 - y0) + ((double) v / height) * (y3 - y0);
+        ImageResize.sample(image, sx, sy, out, (v * width + u) * 3);
       }
     }
     RgbImage line = new RgbImage(width, height, out);
