@@ -27,18 +27,21 @@ public final class OcrBenchmark {
     public final double[] medianModelMs;
     /** Per model, milliseconds per op type in the profiled run, largest first. */
     public final List<Map<String, Double>> opTypeMs;
+    /** Per model, every op of the profiled run, slowest first. */
+    public final List<List<OpProfile>> slowestOps;
     public final List<OcrLine> lines;
 
     Result(int runs, double medianTotalMs, double[] medianModelMs, List<Map<String, Double>> opTypeMs,
-           List<OcrLine> lines) {
+           List<List<OpProfile>> slowestOps, List<OcrLine> lines) {
       this.runs = runs;
       this.medianTotalMs = medianTotalMs;
       this.medianModelMs = medianModelMs;
       this.opTypeMs = opTypeMs;
+      this.slowestOps = slowestOps;
       this.lines = lines;
     }
 
-    /** A monospace report: latencies, then the top op types of each model. */
+    /** A monospace report: latencies, then per model the costliest op types and single ops. */
     public String format(String title, int topOps) {
       StringBuilder text = new StringBuilder(title).append('\n');
       text.append(String.format(Locale.ROOT, "%d lines read; median of %d runs: %.1f ms%n", lines.size(), runs,
@@ -54,6 +57,11 @@ public final class OcrBenchmark {
             break;
           }
           text.append(String.format(Locale.ROOT, "  %-24s %8.2f%n", op.getKey(), op.getValue()));
+        }
+        text.append(String.format(Locale.ROOT, "%s: slowest ops%n", MODELS[m]));
+        for (OpProfile op : slowestOps.get(m).subList(0, Math.min(topOps, slowestOps.get(m).size()))) {
+          text.append(String.format(Locale.ROOT, "  #%-4d %-16s %-28s %8.2f%n", op.opIndex(), op.opName(),
+              op.nodeName(), op.totalSeconds() * 1e3));
         }
       }
       return text.toString();
@@ -80,14 +88,18 @@ public final class OcrBenchmark {
     pipeline.run(image);
     pipeline.setProfiling(false);
     List<Map<String, Double>> opTypes = new ArrayList<>();
+    List<List<OpProfile>> slowest = new ArrayList<>();
     for (List<OpProfile> profile : pipeline.profiles()) {
       opTypes.add(byOpType(profile));
+      List<OpProfile> sorted = new ArrayList<>(profile);
+      Collections.sort(sorted, (a, b) -> Double.compare(b.totalSeconds(), a.totalSeconds()));
+      slowest.add(sorted);
     }
     double[] modelMedians = new double[MODELS.length];
     for (int m = 0; m < MODELS.length; m++) {
       modelMedians[m] = median(perModel[m]);
     }
-    return new Result(runs, median(totals), modelMedians, opTypes, lines);
+    return new Result(runs, median(totals), modelMedians, opTypes, slowest, lines);
   }
 
   /** Milliseconds per op type, largest first. */

@@ -32,8 +32,10 @@ public class OcrBenchmarkTest {
           assertTrue("largest first", ms <= previous);
           previous = ms;
         }
+        assertTrue(result.slowestOps.get(2).get(0).totalSeconds() >= result.slowestOps.get(2).get(1).totalSeconds());
         String report = result.format("PP-OCRv4, 2 threads", 3);
-        assertTrue(report, report.contains("det") && report.contains("CONV_2D") && report.contains("median of 2 runs"));
+        assertTrue(report, report.contains("det") && report.contains("CONV_2D") && report.contains("median of 2 runs")
+            && report.contains("rec: slowest ops"));
       }
     }
   }
