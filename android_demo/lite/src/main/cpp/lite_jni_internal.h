@@ -64,7 +64,7 @@ jlong lite_jni_arena_bytes(JNIEnv* env, jclass cls, jlong interpreter);
 void lite_jni_set_profiling(JNIEnv* env, jclass cls, jlong interpreter, jboolean enabled);
 jint lite_jni_profile_count(JNIEnv* env, jclass cls, jlong interpreter);
 void lite_jni_profile(JNIEnv* env, jclass cls, jlong interpreter, jobjectArray op_names, jobjectArray node_names,
-                      jdoubleArray seconds, jlongArray calls, jintArray computed_by);
+                      jdoubleArray seconds, jlongArray calls, jintArray computed_by, jobjectArray backends);
 
 void lite_jni_set_input_direct(JNIEnv* env, jclass cls, jlong interpreter, jint index, jobject buffer,
                                jint element_bytes, jlong offset, jlong bytes);

@@ -208,7 +208,7 @@ static const JNINativeMethod kNatives[] = {
     NATIVE("getOutputArray", "(JILjava/lang/Object;I)V", lite_jni_get_output_array),
     NATIVE("setProfiling", "(JZ)V", lite_jni_set_profiling),
     NATIVE("profileCount", "(J)I", lite_jni_profile_count),
-    NATIVE("profile", "(J[Ljava/lang/String;[Ljava/lang/String;[D[J[I)V", lite_jni_profile),
+    NATIVE("profile", "(J[Ljava/lang/String;[Ljava/lang/String;[D[J[I[Ljava/lang/String;)V", lite_jni_profile),
 };
 
 JNIEXPORT jint JNI_OnLoad(JavaVM* vm, void* reserved) {

@@ -149,11 +149,12 @@ jint lite_jni_profile_count(JNIEnv* env, jclass cls, jlong interpreter) {
 }
 
 void lite_jni_profile(JNIEnv* env, jclass cls, jlong interpreter, jobjectArray op_names, jobjectArray node_names,
-                      jdoubleArray seconds, jlongArray calls, jintArray computed_by) {
+                      jdoubleArray seconds, jlongArray calls, jintArray computed_by, jobjectArray backends) {
   (void)cls;
   lite_interpreter* it = lite_jni_interpreter(interpreter);
   int count = lite_interpreter_profile_count(it);
   if (op_names == NULL || node_names == NULL || seconds == NULL || calls == NULL || computed_by == NULL ||
+      backends == NULL || (*env)->GetArrayLength(env, backends) < count ||
       (*env)->GetArrayLength(env, op_names) < count || (*env)->GetArrayLength(env, node_names) < count ||
       (*env)->GetArrayLength(env, seconds) < count || (*env)->GetArrayLength(env, calls) < count ||
       (*env)->GetArrayLength(env, computed_by) < count) {
@@ -176,6 +177,16 @@ void lite_jni_profile(JNIEnv* env, jclass cls, jlong interpreter, jobjectArray o
     (*env)->SetObjectArrayElement(env, node_names, i, node);
     (*env)->DeleteLocalRef(env, op);
     (*env)->DeleteLocalRef(env, node);
+    /* NULL before the first allocation: the array element stays null. */
+    const char* placed = lite_interpreter_op_backend(it, i);
+    if (placed != NULL) {
+      jstring backend = lite_jni_string(env, placed);
+      if (backend == NULL) {
+        return;
+      }
+      (*env)->SetObjectArrayElement(env, backends, i, backend);
+      (*env)->DeleteLocalRef(env, backend);
+    }
     jdouble time = entry.total_seconds;
     jlong runs = (jlong)entry.calls;
     jint by = lite_interpreter_op_computed_by(it, i);

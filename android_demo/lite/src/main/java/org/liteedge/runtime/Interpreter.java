@@ -339,10 +339,11 @@ public final class Interpreter implements AutoCloseable {
     double[] seconds = new double[count];
     long[] calls = new long[count];
     int[] computedBy = new int[count];
-    NativeApi.profile(interpreter, opNames, nodeNames, seconds, calls, computedBy);
+    String[] backends = new String[count];
+    NativeApi.profile(interpreter, opNames, nodeNames, seconds, calls, computedBy, backends);
     List<OpProfile> rows = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      rows.add(new OpProfile(i, opNames[i], nodeNames[i], seconds[i], calls[i], computedBy[i]));
+      rows.add(new OpProfile(i, opNames[i], nodeNames[i], seconds[i], calls[i], computedBy[i], backends[i]));
     }
     return Collections.unmodifiableList(rows);
   }

@@ -83,7 +83,7 @@ final class NativeApi {
 
   /** Fills the arrays (each of {@link #profileCount} entries) with every op's profile. */
   static native void profile(long interpreter, String[] opNames, String[] nodeNames, double[] seconds,
-                             long[] calls, int[] computedBy);
+                             long[] calls, int[] computedBy, String[] backends);
 
   static native int profileCount(long interpreter);
 }

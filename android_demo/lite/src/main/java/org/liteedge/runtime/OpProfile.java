@@ -8,14 +8,17 @@ public final class OpProfile {
   private final double totalSeconds;
   private final long calls;
   private final int computedBy;
+  private final String backend;
 
-  OpProfile(int opIndex, String opName, String nodeName, double totalSeconds, long calls, int computedBy) {
+  OpProfile(int opIndex, String opName, String nodeName, double totalSeconds, long calls, int computedBy,
+            String backend) {
     this.opIndex = opIndex;
     this.opName = opName;
     this.nodeName = nodeName;
     this.totalSeconds = totalSeconds;
     this.calls = calls;
     this.computedBy = computedBy;
+    this.backend = backend;
   }
 
   /** Position of the op in the graph's execution order. */
@@ -49,6 +52,14 @@ public final class OpProfile {
    */
   public int computedBy() {
     return computedBy;
+  }
+
+  /**
+   * The backend the op was placed on at the last allocation ("cpu" for every op in this runtime
+   * version); null before the interpreter was first allocated.
+   */
+  public String backend() {
+    return backend;
   }
 
   @Override

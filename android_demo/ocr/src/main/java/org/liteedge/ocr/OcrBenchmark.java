@@ -60,8 +60,8 @@ public final class OcrBenchmark {
         }
         text.append(String.format(Locale.ROOT, "%s: slowest ops%n", MODELS[m]));
         for (OpProfile op : slowestOps.get(m).subList(0, Math.min(topOps, slowestOps.get(m).size()))) {
-          text.append(String.format(Locale.ROOT, "  #%-4d %-16s %-28s %8.2f%n", op.opIndex(), op.opName(),
-              op.nodeName(), op.totalSeconds() * 1e3));
+          text.append(String.format(Locale.ROOT, "  #%-4d %-16s %-28s %-6s %8.2f%n", op.opIndex(), op.opName(),
+              op.nodeName(), op.backend(), op.totalSeconds() * 1e3));
         }
       }
       return text.toString();
