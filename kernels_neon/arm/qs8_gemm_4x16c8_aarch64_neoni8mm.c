@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const
   const ptrdiff_t tail_offset = (ptrdiff_t)left - 16;
   const uint8_t* idx = k_tail_index + 16 - left;
   const int8_t* wp = (const int8_t*)w;
-  uint32_t tmp;
+  uint64_t tmp; /* a 64-bit scratch register: the asm also uses it as an address */
   __asm__ volatile(
       "add %[tmp], %[w], #32\n"
       "ld4r {v8.2d, v9.2d, v10.2d, v11.2d}, [%[w]]\n"
@@ -325,7 +325,7 @@ static void qs8_i8mm_full_tiles(size_t tiles, size_t k, const int8_t* a0, size_t
   const uint8_t* idx = k_tail_index + 16 - left;
   const int8_t *a1, *a2, *a3, *wk;
   size_t n, off;
-  uint32_t tmp;
+  uint64_t tmp; /* a 64-bit scratch register: the asm also uses it as an address */
   __asm__ volatile(
       "0:\n"
       "add %[a1], %[a0], %[as]\n"
@@ -691,7 +691,7 @@ static void qs8_i8mm_packed_a_tiles(size_t tiles, size_t k, const int8_t* pa, co
   const size_t groups = left == 0 ? 0 : left <= 8 ? 1 : 2;
   const int8_t* wk;
   size_t n;
-  uint32_t tmp;
+  uint64_t tmp; /* a 64-bit scratch register: the asm also uses it as an address */
   __asm__ volatile(
       "0:\n"
       "mov %[wk], %[w]\n"
