@@ -1,0 +1,47 @@
+"""Which OpenCL implementations the tests run on, and the environment each needs.
+
+``LITE_OPENCL_IMPLEMENTATION`` picks one for a pytest run (``make test`` runs PoCL; ``make
+test-opencl`` runs each in turn): ``pocl`` (Debian's pocl-opencl-icd through the ICD loader),
+``rusticl`` (Mesa on llvmpipe, ``RUSTICL_ENABLE=llvmpipe``), ``oclgrind`` (the simulator that checks
+every access) and ``intel`` (Intel's CPU runtime from PyPI, through ``OCL_ICD_FILENAMES``). The
+environment is set before the library opens libOpenCL, i.e. before any interpreter is created.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+IMPLEMENTATION = os.environ.get("LITE_OPENCL_IMPLEMENTATION", "pocl")
+
+
+def implementation_env(name: str) -> dict[str, str]:
+    """Environment variables that select implementation ``name`` through the ICD loader."""
+    if name == "pocl":
+        return {"OCL_ICD_VENDORS": "/etc/OpenCL/vendors/pocl.icd"}
+    if name == "rusticl":
+        return {"OCL_ICD_VENDORS": "/etc/OpenCL/vendors/rusticl.icd", "RUSTICL_ENABLE": "llvmpipe"}
+    if name == "oclgrind":
+        library = "/usr/lib/x86_64-linux-gnu/liboclgrind-rt.so"
+        return {"LITE_OPENCL_LIBRARY": library, "OCLGRIND_CHECK_API": "1", "OCLGRIND_DATA_RACES": "1",
+                "OCLGRIND_UNINITIALIZED": "1"}
+    if name == "intel":
+        lib = Path(sys.prefix) / "lib"
+        return {"OCL_ICD_FILENAMES": str(lib / "libintelocl.so"),
+                "LD_LIBRARY_PATH": f"{lib}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
+    raise ValueError(f"unknown OpenCL implementation {name!r}")
+
+
+def available(name: str) -> str | None:
+    """None when implementation ``name`` is installed here, else what to install."""
+    if name == "pocl" and not Path("/etc/OpenCL/vendors/pocl.icd").exists():
+        return "apt-get install pocl-opencl-icd ocl-icd-libopencl1"
+    if name == "rusticl" and not Path("/etc/OpenCL/vendors/rusticl.icd").exists():
+        return "apt-get install mesa-opencl-icd"
+    if name == "oclgrind" and shutil.which("oclgrind") is None:
+        return "apt-get install oclgrind"
+    if name == "intel" and not (Path(sys.prefix) / "lib" / "libintelocl.so").exists():
+        return "pip install intel-opencl-rt intel-cmplr-lib-rt"
+    return None
