@@ -47,6 +47,7 @@ class OptionsStruct(Structure):
         ("cpu_affinity", c_int),
         ("backend", c_int),
         ("precision", c_int),
+        ("cache_dir", c_char_p),
     ]
 
 
@@ -130,6 +131,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_op_computed_by": (c_int, [c_void_p, c_int]),
     "lite_interpreter_op_backend": (c_char_p, [c_void_p, c_int]),
     "lite_interpreter_backend_note": (c_char_p, [c_void_p]),
+    "lite_interpreter_backend_info": (c_char_p, [c_void_p]),
 }
 
 

@@ -45,7 +45,8 @@ class Interpreter:
     ``backend="opencl"`` runs the ops the OpenCL backend supports on the GPU (the rest on the CPU,
     see ``profile()[i]["backend"]``) and raises when no OpenCL device is usable; ``backend="auto"``
     falls back to the CPU then (``backend_note`` says why). ``precision="fp16"`` stores the GPU's
-    activations in half floats (math stays float32). docs/OPENCL.md.
+    activations in half floats (math stays float32). ``cache_dir`` (an existing directory) keeps the
+    compiled OpenCL program between runs, so later creations skip compiling. docs/OPENCL.md.
     """
 
     def __init__(
@@ -57,6 +58,7 @@ class Interpreter:
         cpu_affinity: str = "none",
         backend: str = "cpu",
         precision: str = "fp32",
+        cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if (model_path is None) == (model_content is None):
             raise ValueError("give exactly one of model_path and model_content")
@@ -86,6 +88,8 @@ class Interpreter:
         options.cpu_affinity = CPU_AFFINITY[cpu_affinity]
         options.backend = BACKENDS[backend]
         options.precision = PRECISIONS[precision]
+        cache = os.fsencode(cache_dir) if cache_dir is not None else None
+        options.cache_dir = cache  # `cache` stays alive until create has copied it
         status = self._lib.lite_interpreter_create(self._model, byref(options), byref(self._it), byref(error))
         if status != Status.OK:
             self._lib.lite_model_destroy(self._model)
@@ -278,6 +282,12 @@ class Interpreter:
     def backend_note(self) -> str:
         """With ``backend="auto"``, why OpenCL is not in use ("" when it is or was not asked for)."""
         return self._name(self._lib.lite_interpreter_backend_note(self._live()))
+
+    @property
+    def backend_info(self) -> str:
+        """One line about the GPU backend in use: device, library, whether its program was compiled
+        or loaded from ``cache_dir`` and in how long ("" without a GPU backend)."""
+        return self._name(self._lib.lite_interpreter_backend_info(self._live()))
 
     @property
     def arena_bytes(self) -> int:

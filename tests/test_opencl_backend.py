@@ -259,10 +259,46 @@ def run_model_file_on_opencl(path: Path, feeds: dict[str, np.ndarray],
             if row["backend"] != "opencl" and row["computed_by"] >= 0]
 
 
-@pytest.mark.parametrize("name", ["mobilenet_v2"])
+@pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18", "efficientnet_b0"])
 def test_real_model_matches_onnxruntime(name: str, tmp_path: Path) -> None:
     from tests.models import ARCHITECTURES, export_onnx
 
     path = export_onnx(ARCHITECTURES[name], tmp_path)
     on_cpu = run_model_file_on_opencl(path, _onnx_feeds(path))
     assert not on_cpu, f"ops left on the CPU: {on_cpu}"
+
+
+def _cache_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray], cache: Path) -> tuple[str, np.ndarray]:
+    interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl", cache_dir=cache)
+    out = interpreter.run(feeds)["y"]
+    return interpreter.backend_info, out
+
+
+def test_program_binary_cache(tmp_path: Path) -> None:
+    model, feeds = _conv_chain()
+    expected = run_onnxruntime(model, feeds)["y"]
+    info, cold = _cache_run(model, feeds, tmp_path)
+    assert "compiled from source" in info and "rebuilt" not in info, info
+    files = list(tmp_path.glob("opencl-*.bin"))
+    assert len(files) == 1 and not list(tmp_path.glob("*.tmp.*")), list(tmp_path.iterdir())
+    info, warm = _cache_run(model, feeds, tmp_path)
+    assert "loaded from the binary cache" in info, info
+    np.testing.assert_array_equal(warm, cold)
+    _assert_close("y", warm, expected, FP32_TOLERANCE)
+    good = files[0].read_bytes()
+
+    # Each damaged entry is detected, ignored (compiled again) and rewritten.
+    damaged = {
+        "binary corrupt": good[:-100] + bytes(b ^ 0x5A for b in good[-100:]),
+        "truncated": good[: len(good) // 2],
+        "not a cache file": b"\x7fELF" + good[4:],
+        "another device": good.replace(b"device=", b"device=X", 1),
+        "bad key size": good[:8] + (1 << 40).to_bytes(8, "little") + good[16:],
+    }
+    for why, content in damaged.items():
+        files[0].write_bytes(content)
+        info, out = _cache_run(model, feeds, tmp_path)
+        assert "compiled from source" in info and "rebuilt from source" in info, (why, info)
+        _assert_close("y", out, expected, FP32_TOLERANCE)
+        assert files[0].read_bytes() == good, f"{why}: the entry was not rewritten"
+        assert "loaded from the binary cache" in _cache_run(model, feeds, tmp_path)[0], why

@@ -149,6 +149,10 @@ typedef struct lite_interpreter_options {
   int cpu_affinity;   /* a lite_cpu_affinity value; default LITE_CPU_AFFINITY_NONE */
   int backend;        /* a lite_backend value; default LITE_BACKEND_CPU */
   int precision;      /* a lite_precision value for GPU backends; default LITE_PRECISION_FP32 */
+  /* An existing directory where the OpenCL backend keeps its compiled program between runs (files
+   * named by device, driver, library version and kernel source; written atomically; a corrupt or
+   * foreign file is ignored and rewritten). NULL or "": compile at every creation. Copied. */
+  const char* cache_dir;
 } lite_interpreter_options;
 
 LITE_API lite_interpreter_options lite_interpreter_options_default(void);
@@ -304,6 +308,11 @@ LITE_API const char* lite_interpreter_op_backend(const lite_interpreter* interpr
 /* With LITE_BACKEND_AUTO, why no GPU backend is in use ("" when one is, or none was asked for).
  * Owned by the interpreter. */
 LITE_API const char* lite_interpreter_backend_note(const lite_interpreter* interpreter);
+
+/* One line about the GPU backend in use, for tools and logs: device, library, whether its program
+ * was compiled or loaded from cache_dir and in how long, cache problems met ("" without one).
+ * Owned by the interpreter; valid until the next call. */
+LITE_API const char* lite_interpreter_backend_info(lite_interpreter* interpreter);
 
 #ifdef __cplusplus
 }

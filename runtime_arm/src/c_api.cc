@@ -27,6 +27,8 @@ struct lite_model {
 struct lite_interpreter {
   std::unique_ptr<lite::Interpreter> it;
   std::string backend_note;  // lite_interpreter_backend_note
+  lite::OpenClBackend* opencl = nullptr;  // owned by `it`; null when not in use
+  std::string backend_info;               // lite_interpreter_backend_info's last answer
 };
 
 namespace {
@@ -159,6 +161,7 @@ lite_interpreter_options lite_interpreter_options_default(void) {
   o.cpu_affinity = LITE_CPU_AFFINITY_NONE;
   o.backend = LITE_BACKEND_CPU;
   o.precision = LITE_PRECISION_FP32;
+  o.cache_dir = nullptr;
   return o;
 }
 
@@ -183,6 +186,8 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
       o.backend = options->backend;
     if (options->struct_size >= offsetof(lite_interpreter_options, precision) + sizeof(int))
       o.precision = options->precision;
+    if (options->struct_size >= offsetof(lite_interpreter_options, cache_dir) + sizeof(const char*))
+      o.cache_dir = options->cache_dir;
   }
   if (o.backend != LITE_BACKEND_CPU && o.backend != LITE_BACKEND_OPENCL && o.backend != LITE_BACKEND_AUTO)
     return report(sink,
@@ -208,11 +213,14 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
                                     : std::vector<int>();
   std::vector<std::unique_ptr<lite::Backend>> backends;
   std::string note;
+  lite::OpenClBackend* opencl = nullptr;
   if (o.backend != LITE_BACKEND_CPU) {
     lite::OpenClOptions cl_options;
     cl_options.precision = static_cast<lite::ClPrecision>(o.precision);
+    if (o.cache_dir != nullptr) cl_options.cache_dir = o.cache_dir;
     std::string reason;
     std::unique_ptr<lite::OpenClBackend> cl = lite::OpenClBackend::create(cl_options, &reason);
+    opencl = cl.get();
     if (cl != nullptr)
       backends.push_back(std::move(cl));
     else if (o.backend == LITE_BACKEND_OPENCL)
@@ -228,6 +236,7 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
   if (result == nullptr) return report(sink, sink.set(lite::Status::kOutOfMemory, "out of memory"), error);
   result->it = std::move(it);
   result->backend_note = note;
+  result->opencl = opencl;
   *interpreter = result;
   return report(sink, lite::Status::kOk, error);
 }
@@ -428,6 +437,12 @@ lite_status lite_interpreter_profile_entry(const lite_interpreter* it, int index
 
 const char* lite_interpreter_backend_note(const lite_interpreter* it) {
   return it != nullptr ? it->backend_note.c_str() : "";
+}
+
+const char* lite_interpreter_backend_info(lite_interpreter* it) {
+  if (it == nullptr) return "";
+  it->backend_info = it->opencl != nullptr ? it->opencl->describe() : std::string();
+  return it->backend_info.c_str();
 }
 
 }  // extern "C"

@@ -83,6 +83,7 @@ constexpr cl_device_info CL_DEVICE_VENDOR = 0x102C;
 constexpr cl_device_info CL_DRIVER_VERSION = 0x102D;
 constexpr cl_device_info CL_DEVICE_VERSION = 0x102F;
 constexpr cl_device_info CL_DEVICE_EXTENSIONS = 0x1030;
+constexpr cl_device_info CL_DEVICE_PLATFORM = 0x1031;
 
 constexpr cl_command_queue_properties CL_QUEUE_PROFILING_ENABLE = 1u << 1;
 constexpr cl_context_properties CL_CONTEXT_PLATFORM = 0x1084;

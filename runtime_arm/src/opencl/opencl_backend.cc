@@ -1,6 +1,8 @@
 #include "opencl/opencl_backend.h"
 
+#include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -8,6 +10,11 @@
 #include "opencl/half_float.h"
 #include "opencl/opencl_kernel_source.h"
 #include "opencl/opencl_ops.h"
+#include "opencl/opencl_program_cache.h"
+
+#ifndef LITE_RUNTIME_VERSION
+#define LITE_RUNTIME_VERSION "unknown"  // set by CMake from the project version
+#endif
 
 namespace lite {
 
@@ -72,6 +79,19 @@ std::unique_ptr<OpenClBackend> OpenClBackend::create(const OpenClOptions& option
   const Api& api = b->api();
   if (!pick_device(api, &b->device_, reason)) return nullptr;
   b->device_name_ = device_string(api, b->device_, CL_DEVICE_NAME);
+  cl_platform_id platform = nullptr;
+  api.GetDeviceInfo(b->device_, CL_DEVICE_PLATFORM, sizeof(platform), &platform, nullptr);
+  std::string platform_text;
+  for (cl_platform_info what : {CL_PLATFORM_NAME, CL_PLATFORM_VERSION}) {
+    size_t size = 0;
+    if (platform == nullptr || api.GetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS) continue;
+    std::string v(size, '\0');
+    if (size > 0 && api.GetPlatformInfo(platform, what, size, &v[0], nullptr) == CL_SUCCESS)
+      platform_text += std::string(v.c_str()) + ";";
+  }
+  b->program_key_ = "device=" + b->device_name_ + "\ndevice_version=" + device_string(api, b->device_, CL_DEVICE_VERSION) +
+                    "\ndriver=" + device_string(api, b->device_, CL_DRIVER_VERSION) + "\nplatform=" + platform_text +
+                    "\nlite=" LITE_RUNTIME_VERSION;
   cl_bool images = CL_FALSE;
   api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, nullptr);
   api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &b->max_image_width_, nullptr);
@@ -207,24 +227,17 @@ Status OpenClBackend::copy_to_host(const TensorRef& tensor, void* host) {
 cl_kernel OpenClBackend::create_kernel(const char* kernel_name, std::string* error) {
   const Api& a = api();
   if (program_ == nullptr && program_error_.empty()) {
-    cl_int err = CL_SUCCESS;
-    const char* source = kOpenClKernelSource;
-    cl_program program = a.CreateProgramWithSource(context_, 1, &source, nullptr, &err);
-    if (program == nullptr) {
-      program_error_ = "clCreateProgramWithSource failed: " + cl_error_name(err);
-    } else {
-      err = a.BuildProgram(program, 1, &device_, "-cl-std=CL1.2", nullptr, nullptr);
-      if (err != CL_SUCCESS) {
-        size_t size = 0;
-        a.GetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-        std::string log(size, '\0');
-        if (size > 0) a.GetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, size, &log[0], nullptr);
-        program_error_ = "building the OpenCL kernels failed (" + cl_error_name(err) + "): " + log.c_str();
-        a.ReleaseProgram(program);
-      } else {
-        program_ = program;
-      }
-    }
+    const auto start = std::chrono::steady_clock::now();
+    ProgramBuild build =
+        build_program(a, context_, device_, kOpenClKernelSource, "-cl-std=CL1.2", program_key_, options_.cache_dir);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    program_ = build.program;
+    program_error_ = build.error;
+    char text[96];
+    std::snprintf(text, sizeof(text), "program %s in %.1f ms",
+                  build.origin == ProgramOrigin::kBinaryCache ? "loaded from the binary cache" : "compiled from source", ms);
+    program_note_ = text;
+    if (!build.cache_note.empty()) program_note_ += "; " + build.cache_note;
   }
   if (program_ == nullptr) {
     *error = program_error_;
@@ -234,6 +247,11 @@ cl_kernel OpenClBackend::create_kernel(const char* kernel_name, std::string* err
   cl_kernel k = a.CreateKernel(program_, kernel_name, &err);
   if (k == nullptr) *error = std::string("clCreateKernel '") + kernel_name + "' failed: " + cl_error_name(err);
   return k;
+}
+
+std::string OpenClBackend::describe() const {
+  return "opencl: device '" + device_name_ + "' via " + library_.path() +
+         (program_note_.empty() ? std::string("; program not built yet") : "; " + program_note_);
 }
 
 cl_mem OpenClBackend::create_constant_image(const TensorRef& tensor, std::string* error) {

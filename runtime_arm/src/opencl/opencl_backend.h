@@ -24,6 +24,8 @@ struct OpenClOptions {
   // per-op fallback and a workaround for a kernel a driver miscompiles. $LITE_OPENCL_REFUSE_OPS
   // is added to it.
   std::string refuse_ops;
+  // Where the compiled program is kept between runs (opencl_program_cache.h); "" for none.
+  std::string cache_dir;
 };
 
 // A tensor's place in an image: (N, H, W, C) with leading dims folded into N (rank <= 4 only),
@@ -55,6 +57,8 @@ class OpenClBackend final : public Backend {
   cl::cl_context context() const { return context_; }
   cl::cl_device_id device() const { return device_; }
   const std::string& device_name() const { return device_name_; }
+  // One line for tools: device, where the program came from and how long it took, cache notes.
+  std::string describe() const;
   // True when a float32 tensor of this shape fits in an image on this device.
   bool fits_image(const Shape& shape) const;
   // A kernel of the program (built on first use); null with a message in `error` on failure.
@@ -81,6 +85,8 @@ class OpenClBackend final : public Backend {
   cl::cl_command_queue queue_ = nullptr;
   cl::cl_program program_ = nullptr;
   std::string program_error_;  // the build log of a failed build (not retried)
+  std::string program_key_;    // device, driver, platform, library version: the cache key's first half
+  std::string program_note_;   // where the program came from, its build time, cache notes
   std::string device_name_;
   std::string refuse_ops_;  // ",CONV_2D,ADD," (commas around each name)
   size_t max_image_width_ = 0, max_image_height_ = 0;
