@@ -111,7 +111,7 @@ $(OPENCL_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 test-opencl: $(PACKAGE_STAMP) $(OPENCL_STAMP)
 	@for impl in $(OPENCL_IMPLEMENTATIONS); do \
 	  echo "== OpenCL on $$impl"; \
-	  LITE_OPENCL_IMPLEMENTATION=$$impl LITE_REQUIRE_OPENCL=1 $(PY) -m pytest -q -p no:cacheprovider \
+	  LITE_OPENCL_IMPLEMENTATION=$$impl LITE_REQUIRE_OPENCL=1 LITE_OPENCL_FULL=1 $(PY) -m pytest -q -p no:cacheprovider \
 	    tests/test_opencl_backend.py || exit 1; \
 	done
 
@@ -143,7 +143,8 @@ CROSS_TOOLCHAIN_aarch64 := runtime_arm/cmake/aarch64-linux-gnu.cmake
 CROSS_TOOLCHAIN_armv7 := runtime_arm/cmake/arm-linux-gnueabihf.cmake
 CROSS_STRIP_aarch64 := aarch64-linux-gnu-strip
 CROSS_STRIP_armv7 := arm-linux-gnueabihf-strip
-CROSS_SIZE_TARGET_KB_aarch64 := 600
+# the budget of issue 16 for the CPU runtime with the OpenCL backend
+CROSS_SIZE_TARGET_KB_aarch64 := 900
 CROSS_JOBS ?= 2
 # Where the cross builds go (<root>/aarch64, <root>/armv7); tests and `lite bench --target` read
 # LITE_CROSS_BUILD_ROOT (an absolute path), so parallel work trees can keep separate builds.

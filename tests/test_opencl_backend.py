@@ -15,6 +15,7 @@ The implementation is PoCL unless ``LITE_OPENCL_IMPLEMENTATION`` says otherwise
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from onnx import TensorProto, helper
 
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter, LiteError
-from tests.opencl_env import IMPLEMENTATION, available, implementation_env
+from tests.opencl_env import DEVICE_NAMES, IMPLEMENTATION, available, implementation_env
 from tests.test_ops_nn import make_model, run_onnxruntime
 
 FP32_TOLERANCE = 1e-4
@@ -32,7 +33,8 @@ FP16_TOLERANCE = 1e-2
 
 
 @pytest.fixture(autouse=True)
-def _opencl_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
+def _opencl_implementation(monkeypatch: pytest.MonkeyPatch,
+                           capfd: pytest.CaptureFixture[str]) -> Iterator[None]:
     missing = available(IMPLEMENTATION)
     if missing is not None:
         if os.environ.get("LITE_REQUIRE_OPENCL"):
@@ -40,6 +42,10 @@ def _opencl_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.skip(f"OpenCL implementation {IMPLEMENTATION!r} missing: {missing}")
     for key, value in implementation_env(IMPLEMENTATION).items():
         monkeypatch.setenv(key, value)
+    yield
+    if IMPLEMENTATION == "oclgrind":  # each of its reports names the kernel and work item
+        reports = capfd.readouterr().err
+        assert "\tKernel: " not in reports, f"oclgrind found errors:\n{reports[:4000]}"
 
 
 def _randn(*shape: int, seed: int = 0, scale: float = 1.0) -> np.ndarray:
@@ -202,6 +208,13 @@ def _conv_chain() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     return make_model(nodes, feeds, {"y": TensorProto.FLOAT}, constants), feeds
 
 
+def test_runs_on_the_requested_implementation() -> None:
+    model, feeds = _conv_chain()
+    interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl")
+    interpreter.run(feeds)
+    assert DEVICE_NAMES[IMPLEMENTATION] in interpreter.backend_info, interpreter.backend_info
+
+
 def test_forced_refusal_falls_back_per_op(monkeypatch: pytest.MonkeyPatch) -> None:
     model, feeds = _conv_chain()
     everything = run_on_opencl(model, feeds)
@@ -259,7 +272,11 @@ def run_model_file_on_opencl(path: Path, feeds: dict[str, np.ndarray],
             if row["backend"] != "opencl" and row["computed_by"] >= 0]
 
 
-@pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18", "efficientnet_b0"])
+# `make test` runs MobileNetV2; `make test-opencl` (LITE_OPENCL_FULL=1) adds ResNet-18 and EfficientNet-B0.
+REAL_MODELS = ["mobilenet_v2", *(["resnet18", "efficientnet_b0"] if os.environ.get("LITE_OPENCL_FULL") else [])]
+
+
+@pytest.mark.parametrize("name", REAL_MODELS)
 def test_real_model_matches_onnxruntime(name: str, tmp_path: Path) -> None:
     from tests.models import ARCHITECTURES, export_onnx
 
