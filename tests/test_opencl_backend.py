@@ -273,7 +273,8 @@ def run_model_file_on_opencl(path: Path, feeds: dict[str, np.ndarray],
 
 
 # `make test` runs MobileNetV2; `make test-opencl` (LITE_OPENCL_FULL=1) adds ResNet-18 and EfficientNet-B0.
-REAL_MODELS = ["mobilenet_v2", *(["resnet18", "efficientnet_b0"] if os.environ.get("LITE_OPENCL_FULL") else [])]
+FULL_RUN = bool(os.environ.get("LITE_OPENCL_FULL"))
+REAL_MODELS = ["mobilenet_v2"] + (["resnet18", "efficientnet_b0"] if FULL_RUN else [])
 
 
 @pytest.mark.parametrize("name", REAL_MODELS)
