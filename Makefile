@@ -111,7 +111,9 @@ $(OPENCL_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 test-opencl: $(PACKAGE_STAMP) $(OPENCL_STAMP)
 	@for impl in $(OPENCL_IMPLEMENTATIONS); do \
 	  echo "== OpenCL on $$impl"; \
-	  LITE_OPENCL_IMPLEMENTATION=$$impl LITE_REQUIRE_OPENCL=1 LITE_OPENCL_FULL=1 $(PY) -m pytest -q -p no:cacheprovider \
+	  library_path=$$([ $$impl = intel ] && echo "$(CURDIR)/$(VENV)/lib"); \
+	  env $${library_path:+LD_LIBRARY_PATH=$$library_path} LITE_OPENCL_IMPLEMENTATION=$$impl LITE_REQUIRE_OPENCL=1 \
+	    LITE_OPENCL_FULL=1 $(PY) -m pytest -q -p no:cacheprovider \
 	    tests/test_opencl_backend.py || exit 1; \
 	done
 

@@ -28,15 +28,18 @@ def implementation_env(name: str) -> dict[str, str]:
         # plugin stops at the LLVM `freeze` instruction Debian's oclgrind 21.10 cannot run.
         return {"LITE_OPENCL_LIBRARY": library, "OCLGRIND_CHECK_API": "1", "OCLGRIND_DATA_RACES": "1"}
     if name == "intel":
-        lib = Path(sys.prefix) / "lib"
-        return {"OCL_ICD_FILENAMES": str(lib / "libintelocl.so"),
-                "LD_LIBRARY_PATH": f"{lib}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
+        # Its own libraries beside it must be on LD_LIBRARY_PATH when the process starts (the
+        # dynamic loader reads it once): `make test-opencl` sets it. No vendors directory, so the
+        # ICD loader cannot fall back to another implementation.
+        return {"OCL_ICD_FILENAMES": str(Path(sys.prefix) / "lib" / "libintelocl.so"),
+                "OCL_ICD_VENDORS": "/nonexistent"}
     raise ValueError(f"unknown OpenCL implementation {name!r}")
 
 
-# What the device of each implementation calls itself (checked, so a run cannot silently end up on
+# What each implementation's platform calls itself (checked, so a run cannot silently end up on
 # another implementation).
-DEVICE_NAMES = {"pocl": "pthread", "rusticl": "llvmpipe", "oclgrind": "Oclgrind", "intel": "Intel"}
+PLATFORM_NAMES = {"pocl": "Portable Computing Language", "rusticl": "rusticl", "oclgrind": "Oclgrind",
+                  "intel": "Intel"}
 
 
 def available(name: str) -> str | None:
@@ -47,6 +50,9 @@ def available(name: str) -> str | None:
         return "apt-get install mesa-opencl-icd"
     if name == "oclgrind" and not Path("/usr/lib/oclgrind/liboclgrind-rt.so").exists():
         return "apt-get install oclgrind"
-    if name == "intel" and not (Path(sys.prefix) / "lib" / "libintelocl.so").exists():
+    lib = Path(sys.prefix) / "lib"
+    if name == "intel" and not (lib / "libintelocl.so").exists():
         return "pip install intel-opencl-rt intel-cmplr-lib-rt"
+    if name == "intel" and str(lib) not in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        return f"LD_LIBRARY_PATH={lib} when starting the tests"
     return None

@@ -25,7 +25,7 @@ from onnx import TensorProto, helper
 
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter, LiteError
-from tests.opencl_env import DEVICE_NAMES, IMPLEMENTATION, available, implementation_env
+from tests.opencl_env import IMPLEMENTATION, PLATFORM_NAMES, available, implementation_env
 from tests.test_ops_nn import make_model, run_onnxruntime
 
 FP32_TOLERANCE = 1e-4
@@ -212,7 +212,7 @@ def test_runs_on_the_requested_implementation() -> None:
     model, feeds = _conv_chain()
     interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl")
     interpreter.run(feeds)
-    assert DEVICE_NAMES[IMPLEMENTATION] in interpreter.backend_info, interpreter.backend_info
+    assert PLATFORM_NAMES[IMPLEMENTATION] in interpreter.backend_info, interpreter.backend_info
 
 
 def test_forced_refusal_falls_back_per_op(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -318,5 +318,6 @@ def test_program_binary_cache(tmp_path: Path) -> None:
         info, out = _cache_run(model, feeds, tmp_path)
         assert "compiled from source" in info and "rebuilt from source" in info, (why, info)
         _assert_close("y", out, expected, FP32_TOLERANCE)
-        assert files[0].read_bytes() == good, f"{why}: the entry was not rewritten"
+        # Rewritten (some drivers' binaries differ between compilations: not compared to `good`).
+        assert files[0].read_bytes() != content, f"{why}: the entry was not rewritten"
         assert "loaded from the binary cache" in _cache_run(model, feeds, tmp_path)[0], why

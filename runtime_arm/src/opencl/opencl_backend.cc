@@ -88,6 +88,7 @@ std::unique_ptr<OpenClBackend> OpenClBackend::create(const OpenClOptions& option
     std::string v(size, '\0');
     if (size > 0 && api.GetPlatformInfo(platform, what, size, &v[0], nullptr) == CL_SUCCESS)
       platform_text += std::string(v.c_str()) + ";";
+    if (what == CL_PLATFORM_NAME) b->platform_name_ = v.c_str();
   }
   b->program_key_ = "device=" + b->device_name_ + "\ndevice_version=" + device_string(api, b->device_, CL_DEVICE_VERSION) +
                     "\ndriver=" + device_string(api, b->device_, CL_DRIVER_VERSION) + "\nplatform=" + platform_text +
@@ -250,7 +251,7 @@ cl_kernel OpenClBackend::create_kernel(const char* kernel_name, std::string* err
 }
 
 std::string OpenClBackend::describe() const {
-  return "opencl: device '" + device_name_ + "' via " + library_.path() +
+  return "opencl: device '" + device_name_ + "' of platform '" + platform_name_ + "' via " + library_.path() +
          (program_note_.empty() ? std::string("; program not built yet") : "; " + program_note_);
 }
 

@@ -88,6 +88,7 @@ class OpenClBackend final : public Backend {
   std::string program_key_;    // device, driver, platform, library version: the cache key's first half
   std::string program_note_;   // where the program came from, its build time, cache notes
   std::string device_name_;
+  std::string platform_name_;
   std::string refuse_ops_;  // ",CONV_2D,ADD," (commas around each name)
   size_t max_image_width_ = 0, max_image_height_ = 0;
 };
