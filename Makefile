@@ -74,7 +74,15 @@ ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_
 	test_hostile_models.py test_runtime_binding.py test_profiling.py test_cpu_affinity.py \
 	test_onnx_node_conformance.py test_layout_nhwc.py)
 
-test: $(PACKAGE_STAMP) asan lint cross qemu-plugin
+# Paddle inference is the oracle of the Paddle frontend tests (never a dependency of the converter).
+PADDLE_STAMP := $(VENV)/.paddle-deps
+
+$(PADDLE_STAMP): pyproject.toml | $(PACKAGE_STAMP)
+	$(PY) -m pip install -q $$($(PY) -c "import tomllib; \
+	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['paddle-tests']))")
+	@touch $@
+
+test: $(PACKAGE_STAMP) $(PADDLE_STAMP) asan lint cross qemu-plugin
 	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) $(PY) -m pytest -q
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0 LITE_RUNTIME_LIBRARY=$(CURDIR)/$(ASAN_DIR)/runtime_arm/liblite_runtime.so \

@@ -2,9 +2,12 @@
 
 ``load_model`` is the one place a frontend is chosen, by input type: an ``onnx.ModelProto`` or a
 path is ONNX, bytes or a path whose file starts like a flatbuffer with the TFL3 identifier (or ends
-in .tflite) is TFLite. ``lower`` then brings any source to the lowered, channels-last IR:
+in .tflite) is TFLite, a Paddle inference model directory or program file (.pdmodel, or .json
+with its .pdiparams) is Paddle. ``lower`` then brings any source to the lowered, channels-last IR:
 
-* ONNX: check_supported -> optimize -> lower_to_lite -> to_channels_last. A QDQ model
+* ONNX and Paddle (whose frontend writes ONNX-vocabulary nodes; a quantized Paddle model's
+  quantize_linear / dequantize_linear pairs become QDQ nodes): check_supported -> optimize ->
+  lower_to_lite -> to_channels_last. A QDQ model
   (QuantizeLinear / DequantizeLinear nodes) has those nodes turned into quantization tags first and
   becomes an int8 model after the channels-last pass (frontends/onnx_qdq*.py, docs/IMPORT_INT8.md);
 * TFLite: the frontend maps the file onto the lowered, channels-last IR itself (with an int8
@@ -37,6 +40,7 @@ from lite_converter.frontends.onnx_qdq import (
     strip_qdq,
 )
 from lite_converter.frontends.onnx_qdq_int8 import quantize_from_qdq
+from lite_converter.frontends.paddle import is_paddle_model, load_paddle
 from lite_converter.frontends.tflite_frontend import TFLITE_IDENTIFIER, load_tflite
 from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.layout_nhwc import to_channels_last
@@ -54,9 +58,10 @@ InputShapes = dict[str, list[int]]
 class LoadedModel:
     """A source model as its frontend read it, before any pass.
 
-    ``source_format``: "onnx" or "tflite"; ``quantized``: the model carries its own int8 scales (a
-    QDQ-ONNX or an int8 .tflite), which conversion keeps; ``qdq``: the ONNX graph still holds its
-    QuantizeLinear / DequantizeLinear nodes (``lower`` turns them into the int8 model).
+    ``source_format``: "onnx", "tflite" or "paddle"; ``quantized``: the model carries its own int8
+    scales (a QDQ-ONNX, an int8 .tflite, a quantized Paddle model), which conversion keeps; ``qdq``:
+    the graph still holds its QuantizeLinear / DequantizeLinear nodes (``lower`` turns them into the
+    int8 model).
     """
 
     graph: Graph
@@ -66,12 +71,15 @@ class LoadedModel:
 
 
 def source_format(model: ModelSource) -> str:
-    """"tflite" for bytes, a .tflite path or a file with the TFL3 identifier; "onnx" otherwise."""
+    """"tflite" for bytes, a .tflite path or a file with the TFL3 identifier; "paddle" for a Paddle
+    inference model (directory or program file); "onnx" otherwise."""
     if isinstance(model, onnx.ModelProto):
         return "onnx"
     if isinstance(model, bytes | bytearray):
         return "tflite"
     path = Path(model)
+    if is_paddle_model(path):
+        return "paddle"
     if path.suffix.lower() == ".tflite":
         return "tflite"
     if path.is_file():
@@ -82,14 +90,20 @@ def source_format(model: ModelSource) -> str:
 
 
 def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
-               frontend: str | None = None) -> LoadedModel:
+               frontend: str | None = None, params: str | os.PathLike | None = None) -> LoadedModel:
     """Reads ``model`` with the frontend its type calls for (:func:`source_format`, or ``frontend``:
-    "onnx" / "tflite" when the caller knows).
+    "onnx" / "tflite" / "paddle" when the caller knows).
 
-    ``input_shapes`` fixes ONNX input shapes (e.g. {"x": [1, 3, 224, 224]}); a .tflite's shapes are
-    fixed by the file, so it refuses them. Raises ConversionError with a user-facing message.
+    ``input_shapes`` fixes ONNX and Paddle input shapes (e.g. {"x": [1, 3, 224, 224]}); a .tflite's
+    shapes are fixed by the file, so it refuses them. ``params``: a Paddle model's parameter file
+    when it is not beside the program. Raises ConversionError with a user-facing message.
     """
-    if (frontend or source_format(model)) == "tflite":
+    kind = frontend or source_format(model)
+    if kind == "paddle":
+        graph = load_paddle(model, params=params, input_shapes=input_shapes)  # type: ignore[arg-type]
+        qdq = is_qdq_model(graph)
+        return LoadedModel(graph, "paddle", quantized=qdq, qdq=qdq)
+    if kind == "tflite":
         if input_shapes:
             raise ConversionError("input shapes cannot be set for a .tflite model (its shapes are fixed)")
         graph = load_tflite(model)  # type: ignore[arg-type]
@@ -107,7 +121,20 @@ def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = N
     graph = loaded.graph
     if loaded.source_format == "tflite":
         return graph  # the frontend produced the lowered, channels-last IR
-    qdq = loaded.qdq
+    if loaded.source_format != "paddle":
+        return _lower_onnx_vocabulary(graph, loaded.qdq)
+    try:
+        return _lower_onnx_vocabulary(graph, loaded.qdq)
+    except (ValueError, IndexError, KeyError, TypeError, ArithmeticError) as err:
+        # A Paddle file carries no checker of its own: ops whose declared shapes contradict each
+        # other get this far (tests/test_paddle_fuzz.py); say so instead of crashing.
+        raise ConversionError(f"the Paddle model is inconsistent, conversion stopped at "
+                              f"{type(err).__name__}: {err}") from err
+
+
+def _lower_onnx_vocabulary(graph: Graph, qdq: bool) -> Graph:
+    """Support check, optimization, lowering and layout of a frontend's ONNX-vocabulary graph; a graph
+    with QuantizeLinear / DequantizeLinear nodes becomes an int8 graph with the scales they carry."""
     int8_weighted = strip_qdq(graph) if qdq else set()
     with boundaries_kept(graph) if qdq else contextlib.nullcontext():
         check_supported(graph)
@@ -131,8 +158,9 @@ def convert(
     output_path: str | os.PathLike | None = None,
     input_shapes: InputShapes | None = None,
 ) -> bytes:
-    """Converts an ONNX (float or QDQ) or .tflite (float or full-integer int8) model and returns the
-    .lite bytes; when ``output_path`` is given they are also written there, atomically.
+    """Converts an ONNX (float or QDQ), .tflite (float or full-integer int8) or Paddle inference
+    (float or quantized) model and returns the .lite bytes; when ``output_path`` is given they are
+    also written there, atomically.
 
     ``input_shapes`` fixes ONNX input shapes; dims left dynamic in the model stay dynamic otherwise.
     Raises lite_converter.ir.ConversionError with a user-facing message when conversion fails.
@@ -155,3 +183,18 @@ def convert_onnx(
 def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None) -> bytes:
     """:func:`convert` of a .tflite model (path or bytes), whatever the file's name."""
     return convert(load_model(model, frontend="tflite"), output_path)
+
+
+def convert_paddle(
+    model: str | os.PathLike,
+    output_path: str | os.PathLike | None = None,
+    input_shapes: InputShapes | None = None,
+    params: str | os.PathLike | None = None,
+) -> bytes:
+    """:func:`convert` of a Paddle inference model; no Paddle package is needed.
+
+    ``model`` is a directory holding inference.pdmodel (ProgramDesc) or inference.json (PIR) with
+    inference.pdiparams, or the program file itself; ``params`` names the parameter file when it is
+    not beside the program.
+    """
+    return convert(load_model(model, input_shapes, frontend="paddle", params=params), output_path)

@@ -123,6 +123,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_profile_count": (c_int, [c_void_p]),
     "lite_interpreter_profile_entry": (c_int, [c_void_p, c_int, POINTER(OpProfileStruct)]),
     "lite_interpreter_op_computed_by": (c_int, [c_void_p, c_int]),
+    "lite_interpreter_op_backend": (c_char_p, [c_void_p, c_int]),
 }
 
 

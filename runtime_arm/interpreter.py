@@ -108,6 +108,10 @@ class Interpreter:
     def _name(raw: bytes | None) -> str:
         return raw.decode("utf-8", "replace") if raw is not None else ""
 
+    @staticmethod
+    def _optional_name(raw: bytes | None) -> str | None:
+        return raw.decode("utf-8", "replace") if raw is not None else None
+
     def _check(self, status: int) -> None:
         if status != Status.OK:
             raise LiteError(status, self._name(self._lib.lite_interpreter_error_message(self._it)))
@@ -262,9 +266,10 @@ class Interpreter:
 
     def tensor_details(self) -> list[dict[str, Any]]:
         """Every graph tensor as of the last allocation: name, dtype, shape, storage ("constant",
-        "arena", "prepared" for values computed at prepare time, or "none"), arena offset and
-        data address. For tests and tools: addresses are valid until the next re-allocation."""
-        storage_names = ("none", "constant", "arena", "prepared")
+        "arena", "prepared" for values computed at prepare time, "backend" for a value only in a
+        non-CPU backend's memory, or "none"), arena offset and data address. For tests and tools:
+        addresses are valid until the next re-allocation."""
+        storage_names = ("none", "constant", "arena", "prepared", "backend")
         details = []
         info = TensorInfoStruct()
         for i in range(self._lib.lite_interpreter_tensor_count(self._live())):
@@ -291,7 +296,8 @@ class Interpreter:
         node (its name in the model), seconds (total eval time since profiling was enabled),
         calls (one per invoke; 0 for ops computed once at prepare time or by another op) and
         computed_by (the index of the op whose eval computes this op's outputs: its own, the next
-        op's when that one runs both as one pass, -1 at prepare time)."""
+        op's when that one runs both as one pass, -1 at prepare time) and backend (where it runs:
+        "cpu"; None before allocation)."""
         entry = OpProfileStruct()
         rows = []
         for i in range(self._lib.lite_interpreter_profile_count(self._live())):
@@ -303,6 +309,7 @@ class Interpreter:
                 "seconds": float(entry.total_seconds),
                 "calls": int(entry.calls),
                 "computed_by": int(self._lib.lite_interpreter_op_computed_by(self._it, i)),
+                "backend": self._optional_name(self._lib.lite_interpreter_op_backend(self._it, i)),
             })
         return rows
 

@@ -30,6 +30,7 @@ from lite_converter.int8 import (
 )
 from lite_converter.int8.params import per_tensor
 from lite_converter.ir import Graph, Node
+from lite_converter.lite_ops import OPS, Int8Role, int8_ops
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS
 
 
@@ -142,11 +143,11 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         return np.repeat(np.repeat(x, scale_h, axis=1), scale_w, axis=2)
     if op == "REQUANTIZE":  # with a table: a composed chain of int8 maps (compose_tables_int8.py)
         return lookup(x, graph.constant(node.inputs[1]))
-    if op in ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE"):
+    if op in int8_ops(Int8Role.MOVE) and OPS[op].aliases_input:  # reshape-like: the bytes stay in order
         return x.reshape(values[node.outputs[0]].shape)  # the shape logic is the fp32 op's, tested elsewhere
     qx, qy = _per_tensor(graph, node.inputs[0]), _per_tensor(graph, node.outputs[0])
     low, high = activation_range(node.attrs.get("activation"), *qy)
-    if op in ("CONV_2D", "FULLY_CONNECTED", "CONV_TRANSPOSE_2D"):
+    if op in int8_ops(Int8Role.WEIGHTED):
         weight_tensor = graph.tensors[node.inputs[1]]
         assert weight_tensor.data is not None and weight_tensor.quant is not None
         bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None

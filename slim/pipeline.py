@@ -72,13 +72,14 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
 
 
 def refuse_quantized(loaded: LoadedModel, model: ModelSource) -> None:
-    """A model that carries its own int8 scales (QDQ-ONNX, int8 .tflite) is not calibrated again: the
-    error says how to convert it as it is, or what to compress instead."""
+    """A model that carries its own int8 scales (QDQ-ONNX, int8 .tflite, quantized Paddle) is not calibrated
+    again: the error says how to convert it as it is, or what to compress instead."""
     if not loaded.quantized:
         return
     name = os.fspath(model) if isinstance(model, str | os.PathLike) else "the model"
-    kind = ("a QDQ model: QuantizeLinear / DequantizeLinear nodes" if loaded.source_format == "onnx"
-            else "an int8 .tflite")
+    kind = {"onnx": "a QDQ model: QuantizeLinear / DequantizeLinear nodes",
+            "paddle": "a quantized Paddle model: quantize_linear / dequantize_linear ops"
+            }.get(loaded.source_format, "an int8 .tflite")
     command = f"lite convert {name}" if name != "the model" else "lite convert"
     raise ConversionError(
         f"{name} is quantized already ({kind}); slim compresses float models. Convert it as it is with "

@@ -215,6 +215,16 @@ def _conv_huge_pads() -> bytearray:
     return data
 
 
+def _reverse_sequence(lens: list[int] | None = None, time_axis: int | None = None) -> bytearray:
+    data = convert(one_node_model("ReverseSequence", {"x": (F32, [4, 3])},
+                                  {"lens": np.array([1, 2, 3], np.int64)}, ["y"]))
+    if lens is not None:
+        set_constant(data, np.array([1, 2, 3], np.int64), lens)
+    if time_axis is not None:
+        set_option(data, "REVERSE_SEQUENCE", "TimeAxis", time_axis)
+    return data
+
+
 def _check_backwards(out: dict[str, np.ndarray]) -> None:
     assert out["y"].shape == (0, 3)
 
@@ -265,6 +275,10 @@ CASES = [
     Case("clip_int_nan_bound", lambda: _clip_int(math.nan, 3.0),
          {"x": np.arange(-3, 3, dtype=np.int32) * 100}, check=_check_clip),
     Case("max_pool_kernel_of_2_31", _max_pool_huge_kernel, {"x": POOL_INPUT}, check=_check_pool),
+    Case("reverse_sequence_length_int64_max", lambda: _reverse_sequence(lens=[1, INT64_MAX, INT64_MIN]),
+         {"x": np.zeros((4, 3), np.float32)}, ("INVALID_ARGUMENT", "sequence_lens[1]")),
+    Case("reverse_sequence_time_axis_2_31", lambda: _reverse_sequence(time_axis=2**31 - 1),
+         {"x": np.zeros((4, 3), np.float32)}, ("INVALID_MODEL", "time_axis 2147483647")),
 ]
 
 

@@ -374,6 +374,51 @@ def test_non_zero_of_runtime_data_is_refused_clearly():
         run_lite(model, {"x": x})
 
 
+# -- reverse_sequence --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape,batch_axis,time_axis,lens", [
+    ((4, 3), 1, 0, (4, 0, 2)),                 # time-major (the default axes), a zero and a full length
+    ((3, 5), 0, 1, (1, 5, 3)),                 # batch-major
+    ((5, 2, 3), 1, 0, (5, 4)),                 # rows of 3 elements move together
+    ((2, 6, 2, 3), 0, 1, (6, 1)),
+    ((4, 0, 2), 1, 0, ()),                     # empty batch
+    ((0, 2), 1, 0, (0, 0)),                    # no time steps
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.bool_])
+def test_reverse_sequence(shape, batch_axis, time_axis, lens, dtype):
+    """sequence_lens as graph data (read at eval), as in ONNX's node tests."""
+    x, seq_lens = _data(shape, dtype), np.array(lens, np.int64)
+    node = helper.make_node("ReverseSequence", ["x", "lens"], ["y"], batch_axis=batch_axis,
+                            time_axis=time_axis)
+    model = make_model([node], {"x": x, "lens": seq_lens}, {"y": x.dtype})
+    check_against_onnxruntime(model, {"x": x, "lens": seq_lens})
+
+
+def test_reverse_sequence_default_axes_with_constant_lengths():
+    check_one_node("ReverseSequence", _data((5, 3, 2)), {"lens": _i64(5, 3, 1)})
+
+
+@pytest.mark.parametrize("lens", [(2, 5, 1), (2, -1, 1)])
+def test_reverse_sequence_length_outside_the_time_axis_is_refused(lens):
+    """onnxruntime refuses such lengths too; ours names the entry."""
+    from runtime_arm.errors import LiteError
+
+    x, seq_lens = _data((4, 3)), np.array(lens, np.int64)
+    node = helper.make_node("ReverseSequence", ["x", "lens"], ["y"])
+    model = make_model([node], {"x": x, "lens": seq_lens}, {"y": np.float32})
+    with pytest.raises(LiteError, match=rf"sequence_lens\[1\] = {lens[1]} is outside \[0, 4\]"):
+        run_lite(model, {"x": x, "lens": seq_lens})
+
+
+def test_reverse_sequence_with_other_axes_is_refused_by_the_converter():
+    from lite_converter.ir import ConversionError
+
+    x = _data((2, 3, 4))
+    node = helper.make_node("ReverseSequence", ["x", "lens"], ["y"], batch_axis=2, time_axis=0)
+    model = make_model([node], {"x": x}, {"y": np.float32}, {"lens": _i64(1, 2, 3, 4)})
+    with pytest.raises(ConversionError, match="batch_axis 2 and time_axis 0 must be 0 and 1"):
+        run_lite(model, {"x": x})
+
+
 # -- shape subgraphs with dynamic input shapes -------------------------------------------------------------
 def test_dynamic_shape_subgraph_is_evaluated_at_prepare_time():
     """Shape -> Gather -> Unsqueeze -> Concat -> Reshape, re-prepared for each input size."""

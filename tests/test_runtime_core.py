@@ -1,7 +1,8 @@
 """Drives the runtime core's C++ unit tests (runtime_arm/tests/core_*.cc) built in the sanitizer build.
 
 They cover the verifier (hand-built broken models), the arena planner (no two live tensors overlap,
-alignment, aliasing) and prepare-time evaluation, with a test-only op registry.
+alignment, aliasing), prepare-time evaluation and the backend seam (a test-only second backend),
+with a test-only op registry. Tests that need real models (model_*) run in tests/test_backend_seam.py.
 """
 
 from __future__ import annotations
@@ -24,5 +25,5 @@ def test_core_unit_tests_pass_under_sanitizers(asan_build: Path):
     assert int(summary.group(2)) == 0
     assert len(passed) == int(summary.group(1)) >= 30
     # Each area is covered.
-    for prefix in ("verifier_", "planner_", "loader_", "shape_subgraph_"):
+    for prefix in ("verifier_", "planner_", "loader_", "shape_subgraph_", "backend_"):
         assert any(name.startswith(prefix) for name in passed), prefix

@@ -20,8 +20,9 @@ import numpy as np
 from lite_converter.app.bench_stats import LatencyStats, peak_rss_bytes, summarize
 from lite_converter.app.cli_common import random_input
 from lite_converter.app.peers import PeerRequest, PeerUnavailable, open_peer
-from lite_converter.convert import convert_onnx, convert_tflite
+from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
 from lite_converter.flops import FlopsReport, model_flops
+from lite_converter.frontends.paddle import find_model_files, is_paddle_model
 from lite_converter.reader import LiteModel, read_model
 from runtime_arm import Interpreter, runtime_version
 
@@ -113,6 +114,13 @@ def prepare_models(config: BenchConfig, workdir: Path) -> PreparedModels:
     """An .onnx or .tflite is converted (with the given shapes for an ONNX); for a .lite the peers use
     MODEL.onnx / MODEL.tflite beside it when there is one."""
     model = config.model
+    if is_paddle_model(model):
+        # Peers run the model's ONNX export (paddle2onnx) saved as <program>.onnx beside it, if any.
+        program = find_model_files(model).program
+        lite_path = workdir / f"{program.stem}.lite"
+        convert_paddle(model, output_path=lite_path, input_shapes=config.input_shapes or None)
+        onnx_path = program.with_suffix(".onnx")
+        return PreparedModels(lite_path, onnx_path if onnx_path.is_file() else None, None)
     if not model.is_file():
         raise BenchError(f"no such file: {model}")
     lite_path = workdir / f"{model.stem}.lite"
@@ -240,8 +248,9 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
         closers.append(close)
     for name in config.compare:
         if onnx_path is None and prepared.tflite_path is None:
-            peers[name] = RunnerResult(name, unavailable=f"needs the source ONNX ({config.model.stem}.onnx "
-                                                         "beside the .lite, or bench the .onnx)")
+            peers[name] = RunnerResult(name, unavailable=(
+                f"needs the source ONNX ({config.model.stem}.onnx beside the .lite, inference.onnx "
+                "(paddle2onnx) beside a Paddle program, or bench the .onnx)"))
             continue
         try:
             session = open_peer(name, PeerRequest(onnx_path, feeds, config.threads, workdir, lite_path,

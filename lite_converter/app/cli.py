@@ -1,6 +1,7 @@
 """The `lite` command: convert ONNX models to .lite, inspect .lite files, run them.
 
     lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]   (also a QDQ .onnx or a .tflite)
+    lite convert MODEL_DIR/   (a Paddle inference model: inference.pdmodel or inference.json + .pdiparams)
     lite inspect model.lite [--json]
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
              [--cpu-affinity fast]
@@ -37,7 +38,8 @@ from lite_converter.app.cli_common import (
 )
 from lite_converter.app.compress_cli import add_compress_command
 from lite_converter.app.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
-from lite_converter.convert import convert_onnx, convert_tflite
+from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
+from lite_converter.frontends.paddle import find_model_files, is_paddle_model
 from lite_converter.ir import ConversionError
 from lite_converter.reader import LiteFileError, LiteModel, read_model
 from runtime_arm import Interpreter, LiteError
@@ -76,6 +78,13 @@ def _onnx_initializers(model: object) -> list:  # noqa: ANN401 - onnx protobuf t
 def command_convert(args: argparse.Namespace) -> int:
     source = Path(args.model)
     is_tflite = source.suffix.lower() == ".tflite"
+    if is_paddle_model(source):
+        files = find_model_files(source)
+        output = Path(args.output) if args.output else (
+            source / "inference.lite" if source.is_dir() else source.with_suffix(".lite"))
+        data = convert_paddle(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None)
+        params = files.params.stat().st_size if files.params and files.params.is_file() else 0
+        return _report_conversion(source, output, data, "Paddle", files.program.stat().st_size + params)
     if not source.is_file():
         raise UserError(f"no such {'TFLite' if is_tflite else 'ONNX'} file: {source}")
     output = Path(args.output) if args.output else source.with_suffix(".lite")
@@ -89,6 +98,10 @@ def command_convert(args: argparse.Namespace) -> int:
     else:
         data = convert_onnx(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None)
         source_kind, source_bytes = "ONNX", onnx_size(source)
+    return _report_conversion(source, output, data, source_kind, source_bytes)
+
+
+def _report_conversion(source: Path, output: Path, data: bytes, source_kind: str, source_bytes: int) -> int:
     model = read_model(data)
     has_int8 = any(t.dtype == "INT8" for t in model.tensors)
     print(f"converted {source} -> {output}" + (" (int8)" if has_int8 else ""))
@@ -199,8 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     shape_help = "fix an input's shape, e.g. x=1,3,224,224 (repeatable)"
-    convert = commands.add_parser("convert", help="convert an ONNX (also QDQ int8) or .tflite model to .lite")
-    convert.add_argument("model", help="the .onnx or .tflite file")
+    convert = commands.add_parser("convert",
+                                  help="convert an ONNX (also QDQ int8), .tflite or Paddle model to .lite")
+    convert.add_argument("model", help="the .onnx or .tflite file, or a Paddle model: its directory "
+                         "(inference.pdmodel or inference.json + inference.pdiparams) or program file")
     convert.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
     convert.add_argument(
         "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help

@@ -13,6 +13,7 @@ from typing import Any
 
 from lite_converter.app.cli_common import input_shape_arg
 from lite_converter.app.inspect_format import human_bytes
+from lite_converter.frontends.paddle import is_paddle_model
 from lite_converter.ir import ConversionError
 from slim.analysis_plot import write_plot
 from slim.calibration_data import CalibrationDataError
@@ -43,9 +44,11 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
 
 def command_compress(args: argparse.Namespace) -> int:
     source = Path(args.model)
-    if not source.is_file():
-        raise ConversionError(f"no such ONNX file: {source}")
-    output = Path(args.output) if args.output else source.with_suffix(".lite")
+    paddle = is_paddle_model(source)
+    if not source.is_file() and not paddle:
+        raise ConversionError(f"no such ONNX file or Paddle model: {source}")
+    output = Path(args.output) if args.output else (
+        source / "inference.int8.lite" if source.is_dir() else source.with_suffix(".lite"))
     if output.resolve() == source.resolve():
         raise ConversionError(f"the output {output} would overwrite the input")
     shapes = dict(args.input_shape or []) or None
@@ -65,7 +68,10 @@ def command_compress(args: argparse.Namespace) -> int:
         raise ConversionError(str(error)) from None
     print(f"compressed {source} -> {output}")
     print(f"  int8 ops: {len(result.int8_nodes)}, fp32 ops: {len(result.fp32_nodes)}")
-    print(f"  size: ONNX {human_bytes(source.stat().st_size)} -> .lite {human_bytes(len(result.lite_bytes))}")
+    source_bytes = sum(p.stat().st_size for p in source.iterdir() if p.is_file()) if source.is_dir() \
+        else source.stat().st_size
+    kind = "Paddle" if paddle else "ONNX"
+    print(f"  size: {kind} {human_bytes(source_bytes)} -> .lite {human_bytes(len(result.lite_bytes))}")
     if result.mixed_precision is not None:
         mixed = result.mixed_precision
         met = "met" if mixed.target_met else "NOT met"

@@ -24,12 +24,14 @@ import numpy as np
 from lite_converter.int8 import INT8_MAX, INT8_MIN, fake_quantize, quantize_steps
 from lite_converter.int8.params import WEIGHT_MAX, quantize_bias
 from lite_converter.ir import Graph, Node, QuantParams
+from lite_converter.lite_ops import Int8Role, int8_ops
 from lite_converter.passes.eliminate_dead_code import eliminate_dead_code
 
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
-WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
-SAME_PARAMS_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
-MOVE_OPS = ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
+# QDQ import reads weights per output channel along axis 0 (not CONV_TRANSPOSE_2D's axis 3).
+WEIGHTED_OPS = int8_ops(Int8Role.WEIGHTED, weight_axis=0)
+SAME_PARAMS_OPS = int8_ops(Int8Role.SAME_PARAMS)
+MOVE_OPS = int8_ops(Int8Role.MOVE)
 INT8_SUFFIX = "_int8"
 # |w / scale - q| above this means the weight is not the tagged int8 value (a pass changed it).
 INTEGER_TOLERANCE = 1e-3

@@ -122,6 +122,7 @@ class OpCode(object):
     SCATTER_ND = 184
     TRILU = 185
     NON_ZERO = 186
+    REVERSE_SEQUENCE = 187
     QUANTIZE = 200
     DEQUANTIZE = 201
     REQUANTIZE = 202

@@ -37,3 +37,4 @@ class OpOptions(object):
     ScatterOptions = 31
     TriluOptions = 32
     QuantizeOptions = 33
+    ReverseSequenceOptions = 34

@@ -20,6 +20,7 @@ import numpy as np
 from lite_converter.int8 import ALL_INT8, activation_range, add, compose_tables, lookup_table, mul
 from lite_converter.int8.params import per_tensor
 from lite_converter.ir import Graph, Node
+from lite_converter.lite_ops import Int8Role, int8_ops
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS
 
 TABLE_SUFFIX = "_table"
@@ -39,7 +40,7 @@ def map_table(graph: Graph, node: Node) -> np.ndarray | None:
         return None
     if op in LOOKUP_OPS and len(node.inputs) == 1:
         return lookup_table(op, node.attrs, per_tensor(x.quant), per_tensor(y.quant))
-    if op in ("ADD", "MUL") and len(node.inputs) == 2:
+    if op in int8_ops(Int8Role.BINARY) and len(node.inputs) == 2:
         b = graph.constant(node.inputs[1])
         b_quant = graph.tensors[node.inputs[1]].quant
         if b is None or b.size != 1 or b.dtype != np.int8 or b_quant is None or b_quant.scale.size != 1:

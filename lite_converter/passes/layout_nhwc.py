@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from lite_converter.ir import ConversionError, Dim, Graph, Node, QuantParams, Tensor
-from lite_converter.lite_ops import LAYOUT_CLASS, LayoutClass
+from lite_converter.lite_ops import LAYOUT_CLASS, OPS, LayoutClass
 from lite_converter.passes import layout_reshape
 from lite_converter.passes.shape_values import ShapeValues
 
@@ -379,8 +379,9 @@ class _LayoutRewriter:
             "GATHER": self._gather,
             "CUMSUM": self._cumsum,
             "LAYER_NORM": self._layer_norm,
-        }.get(node.op_type, self._reduce)
-        if not handler(node, perm):
+            **{op: self._reduce for op, info in OPS.items() if info.options == "ReduceOptions"},
+        }.get(node.op_type)
+        if handler is None or not handler(node, perm):  # an AXIS op without a handler here runs logical
             return self._logical(node)
 
     def _finish_axis_op(self, node: Node, perm: Perm, out_perm: Perm | None = None) -> bool:

@@ -47,6 +47,7 @@ from lite_converter.int8.params import (
     weight_per_channel,
 )
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
+from lite_converter.lite_ops import OPS, Int8Role, int8_ops
 from lite_converter.passes.compose_tables_int8 import compose_tables_int8
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS, split_lookup_activations
 from lite_converter.passes.weight_only_int8 import store_weights_int8
@@ -54,15 +55,16 @@ from lite_converter.passes.weight_only_int8 import store_weights_int8
 FUSABLE_ACTIVATIONS = ("NONE", "RELU", "CLIP")
 # slim/calibrate.py observes these ops' tensors and slim/bias_correction.py corrects them (it reads the
 # weight as [Co, KH, KW, Ci] or [Co, Ci]).
-WEIGHTED_OPS = ("CONV_2D", "FULLY_CONNECTED")
+WEIGHTED_OPS = int8_ops(Int8Role.WEIGHTED, weight_axis=0)
 # Every op with a constant weight quantized per output channel and a requantized output. CONV_TRANSPOSE_2D
 # is int8 when calibration covered its output (slim/calibrate.py observes it).
-INT8_WEIGHTED_OPS = (*WEIGHTED_OPS, "CONV_TRANSPOSE_2D")
-WEIGHT_AXIS = {"CONV_TRANSPOSE_2D": 3}  # the output-channel axis of the weight when it is not 0
-POOL_OPS = ("MAX_POOL_2D", "GLOBAL_AVERAGE_POOL")
-BINARY_OPS = ("ADD", "MUL")
+INT8_WEIGHTED_OPS = int8_ops(Int8Role.WEIGHTED)
+# the output-channel axis of the weight when it is not 0
+WEIGHT_AXIS = {op: OPS[op].int8_weight_axis for op in INT8_WEIGHTED_OPS if OPS[op].int8_weight_axis}
+POOL_OPS = int8_ops(Int8Role.SAME_PARAMS)
+BINARY_OPS = int8_ops(Int8Role.BINARY)
 # Ops that only move values: int8 when their input already is, with the input's scale and zero point.
-MOVE_OPS = ("RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE")
+MOVE_OPS = int8_ops(Int8Role.MOVE)
 INT8_SUFFIX = "_int8"
 # Tags earlier passes append to a constant's name (fold_batch_norm.py "_bnfold", the layout pass "_perm",
 # Graph.unique_name "__<n>"); repeated, they were ~2 KB of a PP-OCR det int8 file's names.

@@ -20,10 +20,11 @@ import math
 from collections.abc import Callable
 
 from lite_converter.ir import Graph, Node
+from lite_converter.lite_ops import Int8Role, int8_ops
 
-LOOKUP_OPS = ("HARD_SWISH", "HARD_SIGMOID", "SIGMOID", "TANH", "SILU")  # int8 through a table
+LOOKUP_OPS = int8_ops(Int8Role.LOOKUP)  # int8 through a table
 SPLIT_KINDS = ("HARD_SWISH", "HARD_SIGMOID", "SIGMOID")  # fused kinds whose input range can be derived
-SPLIT_OPS = ("CONV_2D", "FULLY_CONNECTED", "CONV_TRANSPOSE_2D")  # producers whose activation may split off
+SPLIT_OPS = int8_ops(Int8Role.WEIGHTED)  # producers whose activation may split off
 SIGMOID_LIMIT = 8.0
 
 

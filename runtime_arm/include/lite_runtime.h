@@ -229,7 +229,8 @@ typedef enum lite_storage {
   LITE_STORAGE_NONE = 0,     /* not used by the current plan */
   LITE_STORAGE_CONSTANT = 1, /* model weights */
   LITE_STORAGE_ARENA = 2,    /* the activation arena (own region or shared with an alias group) */
-  LITE_STORAGE_PREPARED = 3  /* computed at prepare time (shape subgraphs), heap */
+  LITE_STORAGE_PREPARED = 3, /* computed at prepare time (shape subgraphs), heap */
+  LITE_STORAGE_BACKEND = 4   /* only in the memory of the non-CPU backend whose op writes it; data NULL */
 } lite_storage;
 
 typedef struct lite_tensor_info {
@@ -274,6 +275,11 @@ LITE_API lite_status lite_interpreter_profile_entry(const lite_interpreter* inte
  * when they are computed once at prepare time or the interpreter is not allocated; -2 for an index
  * out of range. */
 LITE_API int lite_interpreter_op_computed_by(const lite_interpreter* interpreter, int index);
+
+/* The name of the backend that runs op `index` as of the last allocate: "cpu" for every op in this
+ * version (the one production backend; ops computed at prepare time run there too). Owned by the
+ * library. NULL when the index is out of range or the interpreter is not allocated. */
+LITE_API const char* lite_interpreter_op_backend(const lite_interpreter* interpreter, int index);
 
 #ifdef __cplusplus
 }

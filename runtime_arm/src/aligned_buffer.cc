@@ -18,13 +18,19 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
   return *this;
 }
 
+void* allocate_aligned(size_t size, bool zero) {
+  size_t rounded;
+  if (!checked_align_up(size == 0 ? 1 : size, kTensorAlignment, &rounded)) return nullptr;
+  void* p = nullptr;
+  if (posix_memalign(&p, kTensorAlignment, rounded) != 0) return nullptr;
+  if (zero) std::memset(p, 0, rounded);
+  return p;
+}
+
 bool AlignedBuffer::allocate(size_t size, bool zero) {
   reset();
-  size_t rounded;
-  if (!checked_align_up(size == 0 ? 1 : size, kTensorAlignment, &rounded)) return false;
-  void* p = nullptr;
-  if (posix_memalign(&p, kTensorAlignment, rounded) != 0 || p == nullptr) return false;
-  if (zero) std::memset(p, 0, rounded);
+  void* p = allocate_aligned(size, zero);
+  if (p == nullptr) return false;
   data_ = p;
   size_ = size;
   return true;

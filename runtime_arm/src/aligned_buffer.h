@@ -8,6 +8,10 @@ namespace lite {
 
 constexpr size_t kTensorAlignment = 64;
 
+// `size` bytes (at least one alignment unit) aligned to kTensorAlignment, zero-filled when asked;
+// nullptr when out of memory. Release with std::free.
+void* allocate_aligned(size_t size, bool zero);
+
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;

@@ -350,6 +350,7 @@ lite_status lite_interpreter_tensor_info(const lite_interpreter* it, int index, 
     case lite::Storage::kConstant: info->storage = LITE_STORAGE_CONSTANT; break;
     case lite::Storage::kArena: info->storage = LITE_STORAGE_ARENA; break;
     case lite::Storage::kPrepared: info->storage = LITE_STORAGE_PREPARED; break;
+    case lite::Storage::kBackend: info->storage = LITE_STORAGE_BACKEND; break;
   }
   info->arena_offset = slot.storage == lite::Storage::kArena ? slot.arena_offset : -1;
   info->data = slot.ref.data;
@@ -367,6 +368,12 @@ int lite_interpreter_profile_count(const lite_interpreter* it) { return it != nu
 int lite_interpreter_op_computed_by(const lite_interpreter* it, int index) {
   if (it == nullptr || index < 0 || index >= it->it->num_ops()) return -2;
   return it->it->op_computed_by(index);
+}
+
+const char* lite_interpreter_op_backend(const lite_interpreter* it, int index) {
+  if (it == nullptr || index < 0 || index >= it->it->num_ops()) return nullptr;
+  const int backend = it->it->op_backend(index);
+  return backend >= 0 ? it->it->backend(backend).name() : nullptr;
 }
 
 lite_status lite_interpreter_profile_entry(const lite_interpreter* it, int index, lite_op_profile* entry) {

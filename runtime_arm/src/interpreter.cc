@@ -8,6 +8,7 @@
 #include "arena_planner.h"
 #include "checked_math.h"
 #include "cpu_affinity.h"
+#include "cpu_backend.h"
 
 namespace lite {
 
@@ -43,10 +44,19 @@ bool tensor_bytes(const TensorRef& t, size_t limit, size_t* bytes) {
 }  // namespace
 
 Status Interpreter::create(const Model* model, int num_threads, const std::vector<int>& cpus,
-                           std::unique_ptr<Interpreter>* out, ErrorSink* error) {
+                           std::vector<std::unique_ptr<Backend>> backends, std::unique_ptr<Interpreter>* out,
+                           ErrorSink* error) {
   std::unique_ptr<Interpreter> it(new (std::nothrow) Interpreter());
   if (it == nullptr) return error->set(Status::kOutOfMemory, "out of memory");
   it->model_ = model;
+  it->backends_.resize(1 + backends.size());
+  it->backends_[0].backend.reset(new (std::nothrow) CpuBackend(model->registry()));
+  if (it->backends_[0].backend == nullptr) return error->set(Status::kOutOfMemory, "out of memory");
+  for (size_t b = 0; b < backends.size(); ++b) {
+    if (backends[b] == nullptr) return error->set(Status::kInvalidArgument, "backend %zu is null", b);
+    it->backends_[b + 1].backend = std::move(backends[b]);
+    it->backends_[b + 1].views.resize(static_cast<size_t>(model->num_tensors()));
+  }
   it->num_threads_ = num_threads < 1 ? 1 : num_threads;
   it->cpus_ = cpus;
   if (it->num_threads_ > 1) {
@@ -92,7 +102,8 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
   for (int k = 0; k < num_ops; ++k) {
     Node& node = it->nodes_[static_cast<size_t>(k)];
     node.op = g->operators()->Get(static_cast<flatbuffers::uoffset_t>(k));
-    node.kernel = model->registry().find(node.op->opcode());  // non-null: the verifier checked
+    node.cpu_kernel = model->registry().find(node.op->opcode());  // non-null: the verifier checked
+    node.kernel = node.cpu_kernel;
     if (node.op->inputs() != nullptr) {
       for (int32_t index : *node.op->inputs())
         node.inputs.push_back(index >= 0 ? &it->tensors_[static_cast<size_t>(index)].ref : nullptr);
@@ -108,6 +119,7 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
     node.ctx.num_outputs = static_cast<int>(node.outputs.size());
     node.ctx.num_threads = it->num_threads_;
     node.ctx.pool = it->pool_.get();
+    node.ctx.backend = it->backends_[0].backend.get();
     node.ctx.error_sink = &it->error_;
     node.ctx.report = &ErrorSink::report;
   }
@@ -115,7 +127,10 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
   return Status::kOk;
 }
 
-Interpreter::~Interpreter() { free_op_states(); }
+Interpreter::~Interpreter() {
+  free_op_states();
+  release_backend_memory();
+}
 
 void Interpreter::free_op_states() {
   for (Node& node : nodes_) {
@@ -165,7 +180,9 @@ void Interpreter::reset_tensors() {
     slot.storage = Storage::kNone;
     slot.arena_offset = -1;
     slot.prepared.reset();
+    slot.home = 0;
   }
+  release_backend_memory();
   arena_.reset();
   scratch_.reset();
   arena_bytes_ = 0;
@@ -216,6 +233,7 @@ Status Interpreter::prepare_node(int k) {
   node.ctx.scratch = nullptr;
   node.done_at_prepare = false;
   node.absorbed = false;
+  if (node.backend != 0) use_cpu_views(node);
   error_.clear();
   Status s = node.kernel->prepare(&node.ctx);
   if (s != Status::kOk) return op_error(node, s, "prepare");
@@ -252,6 +270,10 @@ Status Interpreter::prepare_node(int k) {
   if (inputs_known && (output_elements <= kMaxPrepareTimeElements ||
                        evaluated_at_prepare_at_any_size(node.op->opcode())))
     return evaluate_at_prepare(k);
+  if (backends_.size() > 1) {
+    s = place_node(k);
+    if (s != Status::kOk) return s;
+  }
   if (node.ctx.scratch_bytes_requested > kMaxTensorBytes)
     return error_.set(Status::kShapeError, "%s '%s': scratch request of %zu bytes exceeds 2 GiB",
                       opcode_name(node.op->opcode()), node_name(node.op), node.ctx.scratch_bytes_requested);
@@ -298,7 +320,8 @@ void Interpreter::absorb_producers() {
     Node& consumer = nodes_[k];
     Node& producer = nodes_[k - 1];
     // (a producer that absorbed its own producer reads a tensor that no longer exists)
-    if (consumer.kernel->absorb_producer == nullptr || consumer.done_at_prepare || producer.done_at_prepare ||
+    if (consumer.kernel->absorb_producer == nullptr || consumer.backend != 0 || producer.backend != 0 ||
+        consumer.done_at_prepare || producer.done_at_prepare ||
         (k >= 2 && nodes_[k - 2].absorbed) || producer.outputs.size() != 1 || consumer.op->inputs() == nullptr ||
         consumer.op->inputs()->size() == 0)
       continue;
@@ -315,6 +338,9 @@ Status Interpreter::plan_memory() {
   const int n = static_cast<int>(nodes_.size());
   const int end = n + 1;  // step 0: graph inputs are set; step k+1: op k runs; `end`: outputs are read
   const size_t num = tensors_.size();
+  // Which activations live on another backend, and which of those need a host copy too.
+  std::vector<char> host_needed(num, 0);
+  if (backends_.size() > 1) mark_homes(&host_needed);
 
   // Alias groups: group[t] is the tensor whose arena region t shares (itself if none).
   std::vector<int> group(num);
@@ -327,11 +353,16 @@ Status Interpreter::plan_memory() {
     if (slot.storage != Storage::kNone) continue;  // constants and prepare-time values
     bool produced_at_invoke = slot.producer >= 0 && !nodes_[static_cast<size_t>(slot.producer)].done_at_prepare &&
                               !nodes_[static_cast<size_t>(slot.producer)].absorbed;
-    if (slot.is_graph_input || produced_at_invoke) in_arena[i] = 1;
+    if (!slot.is_graph_input && !produced_at_invoke) continue;
+    if (slot.home == 0 || host_needed[i]) {
+      in_arena[i] = 1;
+    } else {
+      tensors_[i].storage = Storage::kBackend;
+    }
   }
   for (int k = 0; k < n; ++k) {
     Node& node = nodes_[static_cast<size_t>(k)];
-    if (node.done_at_prepare || !node.kernel->output_aliases_input0 || node.inputs.empty() ||
+    if (node.done_at_prepare || node.backend != 0 || !node.kernel->output_aliases_input0 || node.inputs.empty() ||
         node.inputs[0] == nullptr)
       continue;
     int in = node.op->inputs()->Get(0);
@@ -378,7 +409,8 @@ Status Interpreter::plan_memory() {
   }
   for (int k = 0; k < n; ++k) {
     const Node& node = nodes_[static_cast<size_t>(k)];
-    if (node.done_at_prepare || node.op->inputs() == nullptr) continue;
+    // (ops on other backends read their own copies; uploads happen when a value is written)
+    if (node.done_at_prepare || node.backend != 0 || node.op->inputs() == nullptr) continue;
     // an absorbed op's inputs are read when the next op runs
     const int step = node.absorbed ? k + 2 : k + 1;
     for (int32_t index : *node.op->inputs())
@@ -418,6 +450,10 @@ Status Interpreter::plan_memory() {
     return error_.set(Status::kOutOfMemory, "cannot allocate %zu bytes of op scratch", scratch_bytes);
   for (Node& node : nodes_)
     node.ctx.scratch = !node.done_at_prepare && node.ctx.scratch_bytes_requested > 0 ? scratch_.data() : nullptr;
+  if (!mixed_) return Status::kOk;
+  Status s = allocate_backend_memory();
+  if (s != Status::kOk) return s;
+  plan_border_copies(host_needed);
   return Status::kOk;
 }
 
@@ -471,6 +507,7 @@ Status Interpreter::invoke() {
 Status Interpreter::run_ops() {
   Status s = allocate();
   if (s != Status::kOk) return s;
+  if (mixed_) return run_ops_across_backends();
   for (Node& node : nodes_) {
     if (node.done_at_prepare || node.absorbed) continue;
     error_.clear();

@@ -1,11 +1,13 @@
 // The interpreter: runtime tensors of one model, per-op prepare (shapes, prepare-time values),
-// the arena plan, and the executor. One interpreter is used by one thread at a time.
+// per-op placement on backends, the arena plan, border copies, and the executor. One interpreter
+// is used by one thread at a time.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "aligned_buffer.h"
+#include "backend.h"
 #include "error_sink.h"
 #include "model.h"
 #include "op_api.h"
@@ -18,6 +20,7 @@ enum class Storage {
   kConstant,  // model weights (or an alias of them)
   kArena,     // the activation arena
   kPrepared,  // computed at prepare time, heap (or an alias of such a value)
+  kBackend,   // only in the memory of the (non-CPU) backend that produces it; no host copy
 };
 
 struct TensorSlot {
@@ -26,18 +29,33 @@ struct TensorSlot {
   int64_t arena_offset = -1;
   AlignedBuffer prepared;  // kPrepared values owned by this tensor
   int producer = -1;       // index of the op writing it, -1 for none
+  int home = 0;            // backend whose op writes it at invoke (0: the CPU; also every non-activation)
   bool is_graph_input = false;
   bool is_graph_output = false;
 };
 
 struct Node {
   const lite_fb::Operator* op = nullptr;
-  const OpKernel* kernel = nullptr;
+  const OpKernel* cpu_kernel = nullptr;  // the model registry's: the op's shape semantics, CPU eval
+  const OpKernel* kernel = nullptr;      // the placed backend's kernel (cpu_kernel on the CPU)
+  int backend = 0;                       // index in the interpreter's backends (0: the CPU)
+  // The placed backend's views of the tensors (host TensorSlot::ref on the CPU).
   std::vector<TensorRef*> inputs;
   std::vector<TensorRef*> outputs;
   OpContext ctx;
   bool done_at_prepare = false;
   bool absorbed = false;  // the next op computes this op's output (OpKernel::absorb_producer)
+  // Border copies to run right after this op's eval: [copies_begin, copies_end) of border_copies_.
+  int copies_begin = 0;
+  int copies_end = 0;
+};
+
+// One tensor crossing from one backend's memory to another's, through the host.
+struct BorderCopy {
+  Backend* backend = nullptr;   // the non-CPU side
+  TensorRef* device = nullptr;  // its view of the tensor
+  TensorRef* host = nullptr;    // the host tensor (TensorSlot::ref)
+  bool to_host = false;         // download (device -> host) or upload (host -> device)
 };
 
 // Time spent in one op's eval since profiling was enabled (see Interpreter::set_profiling).
@@ -56,8 +74,17 @@ class Interpreter {
 
   // With `cpus` (see cpu_affinity.h: fastest_allowed_cpus), the workers run on that set of CPUs and
   // so does the caller during each invoke (its own mask is restored when invoke returns).
+  //
+  // `backends` (may be empty) are the non-CPU backends in the caller's order of preference: each
+  // op runs on the first that accepts it, else on the CPU, which takes every op. The interpreter
+  // owns them.
   static Status create(const Model* model, int num_threads, const std::vector<int>& cpus,
-                       std::unique_ptr<Interpreter>* out, ErrorSink* error);
+                       std::vector<std::unique_ptr<Backend>> backends, std::unique_ptr<Interpreter>* out,
+                       ErrorSink* error);
+  static Status create(const Model* model, int num_threads, const std::vector<int>& cpus,
+                       std::unique_ptr<Interpreter>* out, ErrorSink* error) {
+    return create(model, num_threads, cpus, {}, out, error);
+  }
   ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;
@@ -90,6 +117,19 @@ class Interpreter {
   // (OpKernel::absorb_producer); -1 when they are computed at prepare time or not yet planned.
   int op_computed_by(int k) const;
 
+  // Backends: 0 is the CPU, then the caller's in order of preference.
+  int num_backends() const { return static_cast<int>(backends_.size()); }
+  Backend& backend(int b) const { return *backends_[static_cast<size_t>(b)].backend; }
+  // Where op k runs: its backend's index as of the last allocate (ops computed at prepare time:
+  // the CPU); -1 while not planned.
+  int op_backend(int k) const { return needs_prepare_ ? -1 : nodes_[static_cast<size_t>(k)].backend; }
+  // Backend b's view of tensor t (data: its handle, null when it holds no copy); b >= 1.
+  const TensorRef& backend_view(int b, int t) const {
+    return backends_[static_cast<size_t>(b)].views[static_cast<size_t>(t)];
+  }
+  // The border copies one invoke runs (downloads and uploads), as planned by the last allocate.
+  int num_border_copies() const { return needs_prepare_ ? 0 : static_cast<int>(border_copies_.size()); }
+
   ErrorSink& error() { return error_; }
   const ErrorSink& error() const { return error_; }
 
@@ -105,6 +145,21 @@ class Interpreter {
   Status check_declared(const Node& node, int output);
   Status eval_profiled(size_t k);
   Status run_ops();
+  // interpreter_backends.cc: placement, device memory, border copies.
+  void use_cpu_views(Node& node);
+  Status place_node(int k);
+  void mark_homes(std::vector<char>* host_needed);
+  Status allocate_backend_memory();
+  void plan_border_copies(const std::vector<char>& host_needed);
+  void release_backend_memory();
+  Status run_copies(int begin, int end);
+  Status run_ops_across_backends();
+
+  // A backend and its view of every tensor (empty for the CPU, whose views are TensorSlot::ref).
+  struct PlacedBackend {
+    std::unique_ptr<Backend> backend;
+    std::vector<TensorRef> views;
+  };
 
   const Model* model_ = nullptr;
   int num_threads_ = 1;
@@ -124,6 +179,10 @@ class Interpreter {
   ErrorSink error_;
   bool profiling_ = false;
   std::vector<OpProfile> profile_;  // one per node while profiling is or was enabled
+  std::vector<PlacedBackend> backends_;  // [0]: the CPU
+  bool mixed_ = false;                   // some op runs off the CPU: invoke runs border copies
+  std::vector<BorderCopy> border_copies_;
+  int input_copies_end_ = 0;             // [0, input_copies_end_): uploads of graph inputs
 };
 
 }  // namespace lite

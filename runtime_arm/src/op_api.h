@@ -46,6 +46,8 @@ struct TensorRef {
   Shape shape;
   // Valid in eval for every tensor. Valid in prepare only when `value_known` (constants and
   // outputs of ops the core evaluated at prepare time): ops read shape inputs through it.
+  // Host memory for CPU ops and for value_known tensors; for an op placed on another backend,
+  // that backend's handle (backend.h).
   void* data = nullptr;
   bool is_constant = false;
   bool value_known = false;
@@ -54,6 +56,7 @@ struct TensorRef {
 };
 
 class ThreadPool;  // defined by the core (issue 3); ops may ignore it
+class Backend;     // backend.h
 
 struct OpContext {
   const lite_fb::Operator* op = nullptr;  // options: op->options_as_Conv2DOptions() etc.
@@ -63,6 +66,7 @@ struct OpContext {
   int num_outputs = 0;
   ThreadPool* pool = nullptr;
   int num_threads = 1;
+  Backend* backend = nullptr;  // where the op is placed (its kernels reach their device through it)
 
   // Scratch memory: request in prepare (bytes, largest request wins), use in eval.
   size_t scratch_bytes_requested = 0;

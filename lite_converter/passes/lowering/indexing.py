@@ -1,4 +1,4 @@
-"""Gather family, Scatter family, TopK, OneHot, Trilu, CumSum."""
+"""Gather family, Scatter family, TopK, OneHot, Trilu, CumSum, ReverseSequence."""
 
 from __future__ import annotations
 
@@ -89,4 +89,19 @@ def lower_cumsum(graph: Graph, node: Node) -> list[Node]:
     e = Emitter(graph, node)
     e.emit("CUMSUM", node.inputs, node.outputs, exclusive=bool(node.attrs.get("exclusive", 0)),
            reverse=bool(node.attrs.get("reverse", 0)))
+    return e.nodes
+
+
+def _check_reverse_sequence(graph: Graph, node: Node) -> list[str]:
+    axes = (int(node.attrs.get("batch_axis", 1)), int(node.attrs.get("time_axis", 0)))
+    if sorted(axes) != [0, 1]:
+        return [f"batch_axis {axes[0]} and time_axis {axes[1]} must be 0 and 1, one each"]
+    return []
+
+
+@lowers("ReverseSequence", check=_check_reverse_sequence)
+def lower_reverse_sequence(graph: Graph, node: Node) -> list[Node]:
+    e = Emitter(graph, node)
+    e.emit("REVERSE_SEQUENCE", node.inputs, node.outputs, batch_axis=int(node.attrs.get("batch_axis", 1)),
+           time_axis=int(node.attrs.get("time_axis", 0)))
     return e.nodes

@@ -11,15 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from lite_converter.ir import Graph, Node
+from lite_converter.lite_ops import DTYPE_GENERIC_OPS  # ops that keep the source dtype
 from lite_converter.passes.lowering.emitter import dtype_name
 
-# Ops that only move, select or describe data: they keep the source dtype.
-DTYPE_GENERIC_OPS = {
-    "CONCAT", "SPLIT", "SLICE", "RESHAPE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "TRANSPOSE", "PAD", "GATHER",
-    "GATHER_ELEMENTS", "GATHER_ND", "SCATTER_ELEMENTS", "SCATTER_ND", "CAST", "SHAPE", "SIZE", "EXPAND",
-    "TILE", "WHERE", "CONSTANT_OF_SHAPE", "TRILU", "NON_ZERO", "IDENTITY", "ONE_HOT", "DEPTH_TO_SPACE",
-    "SPACE_TO_DEPTH", "QUANTIZE", "DEQUANTIZE", "REQUANTIZE", "RANGE",
-}
 _PROMOTED = (np.dtype(np.float16), np.dtype(np.float64))
 # Float-only ops that ONNX also defines on small integers, which float32 represents exactly.
 _SMALL_INTS = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16), np.dtype(np.uint16))

@@ -29,6 +29,7 @@ void register_tensor_ops(OpRegistry& registry) {
   registry.add(OpCode::ONE_HOT, one_hot_kernel());
   registry.add(OpCode::TRILU, trilu_kernel());
   registry.add(OpCode::NON_ZERO, non_zero_kernel());
+  registry.add(OpCode::REVERSE_SEQUENCE, reverse_sequence_kernel());
 }
 
 }  // namespace lite

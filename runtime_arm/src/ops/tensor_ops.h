@@ -29,5 +29,6 @@ OpKernel constant_of_shape_kernel();  // constant_of_shape.cc
 OpKernel one_hot_kernel();            // one_hot.cc
 OpKernel trilu_kernel();              // trilu.cc
 OpKernel non_zero_kernel();           // non_zero.cc
+OpKernel reverse_sequence_kernel();   // reverse_sequence.cc
 
 }  // namespace lite

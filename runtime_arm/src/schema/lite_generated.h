@@ -122,6 +122,9 @@ struct ScatterOptionsBuilder;
 struct TriluOptions;
 struct TriluOptionsBuilder;
 
+struct ReverseSequenceOptions;
+struct ReverseSequenceOptionsBuilder;
+
 struct QuantizeOptions;
 struct QuantizeOptionsBuilder;
 
@@ -347,6 +350,7 @@ enum class OpCode : uint16_t {
   SCATTER_ND = 184,
   TRILU = 185,
   NON_ZERO = 186,
+  REVERSE_SEQUENCE = 187,
   QUANTIZE = 200,
   DEQUANTIZE = 201,
   REQUANTIZE = 202,
@@ -354,7 +358,7 @@ enum class OpCode : uint16_t {
   MAX = REQUANTIZE
 };
 
-inline const OpCode (&EnumValuesOpCode())[122] {
+inline const OpCode (&EnumValuesOpCode())[123] {
   static const OpCode values[] = {
     OpCode::ADD,
     OpCode::SUB,
@@ -475,6 +479,7 @@ inline const OpCode (&EnumValuesOpCode())[122] {
     OpCode::SCATTER_ND,
     OpCode::TRILU,
     OpCode::NON_ZERO,
+    OpCode::REVERSE_SEQUENCE,
     OpCode::QUANTIZE,
     OpCode::DEQUANTIZE,
     OpCode::REQUANTIZE
@@ -671,7 +676,7 @@ inline const char * const *EnumNamesOpCode() {
     "SCATTER_ND",
     "TRILU",
     "NON_ZERO",
-    "",
+    "REVERSE_SEQUENCE",
     "",
     "",
     "",
@@ -970,11 +975,12 @@ enum class OpOptions : uint8_t {
   ScatterOptions = 31,
   TriluOptions = 32,
   QuantizeOptions = 33,
+  ReverseSequenceOptions = 34,
   MIN = NONE,
-  MAX = QuantizeOptions
+  MAX = ReverseSequenceOptions
 };
 
-inline const OpOptions (&EnumValuesOpOptions())[34] {
+inline const OpOptions (&EnumValuesOpOptions())[35] {
   static const OpOptions values[] = {
     OpOptions::NONE,
     OpOptions::BinaryOptions,
@@ -1009,13 +1015,14 @@ inline const OpOptions (&EnumValuesOpOptions())[34] {
     OpOptions::OneHotOptions,
     OpOptions::ScatterOptions,
     OpOptions::TriluOptions,
-    OpOptions::QuantizeOptions
+    OpOptions::QuantizeOptions,
+    OpOptions::ReverseSequenceOptions
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpOptions() {
-  static const char * const names[35] = {
+  static const char * const names[36] = {
     "NONE",
     "BinaryOptions",
     "UnaryOptions",
@@ -1050,13 +1057,14 @@ inline const char * const *EnumNamesOpOptions() {
     "ScatterOptions",
     "TriluOptions",
     "QuantizeOptions",
+    "ReverseSequenceOptions",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpOptions(OpOptions e) {
-  if (flatbuffers::IsOutRange(e, OpOptions::NONE, OpOptions::QuantizeOptions)) return "";
+  if (flatbuffers::IsOutRange(e, OpOptions::NONE, OpOptions::ReverseSequenceOptions)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpOptions()[index];
 }
@@ -1195,6 +1203,10 @@ template<> struct OpOptionsTraits<lite_fb::TriluOptions> {
 
 template<> struct OpOptionsTraits<lite_fb::QuantizeOptions> {
   static const OpOptions enum_value = OpOptions::QuantizeOptions;
+};
+
+template<> struct OpOptionsTraits<lite_fb::ReverseSequenceOptions> {
+  static const OpOptions enum_value = OpOptions::ReverseSequenceOptions;
 };
 
 bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, OpOptions type);
@@ -3452,6 +3464,57 @@ inline flatbuffers::Offset<TriluOptions> CreateTriluOptions(
   return builder_.Finish();
 }
 
+struct ReverseSequenceOptions FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
+  typedef ReverseSequenceOptionsBuilder Builder;
+  enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
+    VT_BATCH_AXIS = 4,
+    VT_TIME_AXIS = 6
+  };
+  int32_t batch_axis() const {
+    return GetField<int32_t>(VT_BATCH_AXIS, 1);
+  }
+  int32_t time_axis() const {
+    return GetField<int32_t>(VT_TIME_AXIS, 0);
+  }
+  bool Verify(flatbuffers::Verifier &verifier) const {
+    return VerifyTableStart(verifier) &&
+           VerifyField<int32_t>(verifier, VT_BATCH_AXIS, 4) &&
+           VerifyField<int32_t>(verifier, VT_TIME_AXIS, 4) &&
+           verifier.EndTable();
+  }
+};
+
+struct ReverseSequenceOptionsBuilder {
+  typedef ReverseSequenceOptions Table;
+  flatbuffers::FlatBufferBuilder &fbb_;
+  flatbuffers::uoffset_t start_;
+  void add_batch_axis(int32_t batch_axis) {
+    fbb_.AddElement<int32_t>(ReverseSequenceOptions::VT_BATCH_AXIS, batch_axis, 1);
+  }
+  void add_time_axis(int32_t time_axis) {
+    fbb_.AddElement<int32_t>(ReverseSequenceOptions::VT_TIME_AXIS, time_axis, 0);
+  }
+  explicit ReverseSequenceOptionsBuilder(flatbuffers::FlatBufferBuilder &_fbb)
+        : fbb_(_fbb) {
+    start_ = fbb_.StartTable();
+  }
+  flatbuffers::Offset<ReverseSequenceOptions> Finish() {
+    const auto end = fbb_.EndTable(start_);
+    auto o = flatbuffers::Offset<ReverseSequenceOptions>(end);
+    return o;
+  }
+};
+
+inline flatbuffers::Offset<ReverseSequenceOptions> CreateReverseSequenceOptions(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    int32_t batch_axis = 1,
+    int32_t time_axis = 0) {
+  ReverseSequenceOptionsBuilder builder_(_fbb);
+  builder_.add_time_axis(time_axis);
+  builder_.add_batch_axis(batch_axis);
+  return builder_.Finish();
+}
+
 struct QuantizeOptions FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   typedef QuantizeOptionsBuilder Builder;
   bool Verify(flatbuffers::Verifier &verifier) const {
@@ -3609,6 +3672,9 @@ struct Operator FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const lite_fb::QuantizeOptions *options_as_QuantizeOptions() const {
     return options_type() == lite_fb::OpOptions::QuantizeOptions ? static_cast<const lite_fb::QuantizeOptions *>(options()) : nullptr;
   }
+  const lite_fb::ReverseSequenceOptions *options_as_ReverseSequenceOptions() const {
+    return options_type() == lite_fb::OpOptions::ReverseSequenceOptions ? static_cast<const lite_fb::ReverseSequenceOptions *>(options()) : nullptr;
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyField<uint16_t>(verifier, VT_OPCODE, 2) &&
@@ -3755,6 +3821,10 @@ template<> inline const lite_fb::TriluOptions *Operator::options_as<lite_fb::Tri
 
 template<> inline const lite_fb::QuantizeOptions *Operator::options_as<lite_fb::QuantizeOptions>() const {
   return options_as_QuantizeOptions();
+}
+
+template<> inline const lite_fb::ReverseSequenceOptions *Operator::options_as<lite_fb::ReverseSequenceOptions>() const {
+  return options_as_ReverseSequenceOptions();
 }
 
 struct OperatorBuilder {
@@ -4350,6 +4420,10 @@ inline bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, Op
     }
     case OpOptions::QuantizeOptions: {
       auto ptr = reinterpret_cast<const lite_fb::QuantizeOptions *>(obj);
+      return verifier.VerifyTable(ptr);
+    }
+    case OpOptions::ReverseSequenceOptions: {
+      auto ptr = reinterpret_cast<const lite_fb::ReverseSequenceOptions *>(obj);
       return verifier.VerifyTable(ptr);
     }
     default: return true;
