@@ -70,7 +70,11 @@ class MovingAverageObserver(Observer):
 
 
 class SampleObserver(Observer):
-    """Keeps a uniform random sample of the values (reservoir sampling by random keys)."""
+    """Keeps a uniform random sample of the values: weighted reservoir sampling by random keys
+    (Efraimidis-Spirakis, key = u ** (1 / weight)). A batch larger than SAMPLE_SIZE contributes
+    SAMPLE_SIZE values drawn uniformly, each standing for size / SAMPLE_SIZE of them, so the cost per
+    batch is O(SAMPLE_SIZE), not O(values) (a key for every value of every activation made ``hist``
+    calibration of PP-OCRv4 rec several times slower than ``abs_max``)."""
 
     def __init__(self, config: QuantConfig) -> None:
         super().__init__(config)
@@ -80,11 +84,13 @@ class SampleObserver(Observer):
 
     def update(self, values: np.ndarray) -> None:
         super().update(values)
-        flat = values.reshape(-1).astype(np.float32)
-        keys = self.rng.random(flat.size)
+        flat = values.reshape(-1)
+        weight = 1.0
         if flat.size > SAMPLE_SIZE:
-            top = np.argpartition(keys, -SAMPLE_SIZE)[-SAMPLE_SIZE:]
-            flat, keys = flat[top], keys[top]
+            weight = flat.size / SAMPLE_SIZE
+            flat = flat[self.rng.integers(0, flat.size, SAMPLE_SIZE)]
+        flat = flat.astype(np.float32)
+        keys = self.rng.random(flat.size) ** (1.0 / weight)
         self.sample = np.concatenate([self.sample, flat])
         self.keys = np.concatenate([self.keys, keys])
         if self.sample.size > SAMPLE_SIZE:

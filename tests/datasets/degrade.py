@@ -81,7 +81,8 @@ def photograph(rng: np.random.Generator, image: np.ndarray, blur_max: float = 1.
     radius = rng.uniform(0, blur_max)
     if radius > 0.2:
         pixels = pixels.filter(ImageFilter.GaussianBlur(radius))
-    noisy = np.asarray(pixels, np.float32) + rng.standard_normal(image.shape).astype(np.float32) * rng.uniform(0, 10)
+    noise = rng.standard_normal(image.shape).astype(np.float32) * rng.uniform(0, 10)
+    noisy = np.asarray(pixels, np.float32) + noise
     pixels = Image.fromarray(np.clip(np.rint(noisy), 0, 255).astype(np.uint8))
     if rng.random() < 0.5:
         buffer = io.BytesIO()

@@ -129,7 +129,8 @@ def latin_token(rng: np.random.Generator) -> str:
     if kind < 0.78:
         return f"{int(rng.integers(0, 1000))}.{int(rng.integers(0, 100)):02d}"
     if kind < 0.85:
-        return f"{int(rng.integers(1, 32)):02d}/{int(rng.integers(1, 13)):02d}/{int(rng.integers(1990, 2031))}"
+        day, month = int(rng.integers(1, 32)), int(rng.integers(1, 13))
+        return f"{day:02d}/{month:02d}/{int(rng.integers(1990, 2031))}"
     if kind < 0.90:
         return f"{int(rng.integers(0, 24)):02d}:{int(rng.integers(0, 60)):02d}"
     if kind < 0.94:

@@ -44,7 +44,10 @@ def fitting_text(rng: np.random.Generator, chinese: bool, font, size: int,  # no
                  max_width: float | None = None) -> str:
     """A line no wider than ``max_width`` px (default: MAX_ASPECT x the line height) at this font,
     tokens or characters dropped from the end."""
-    text = chinese_line(rng, int(rng.integers(3, 13))) if chinese else latin_line(rng, int(rng.integers(6, 27)))
+    if chinese:
+        text = chinese_line(rng, int(rng.integers(3, 13)))
+    else:
+        text = latin_line(rng, int(rng.integers(6, 27)))
     while len(text) > 1:
         left, top, right, bottom = font.getbbox(text)
         if (right - left) <= (MAX_ASPECT * max(size, bottom - top) if max_width is None else max_width):
