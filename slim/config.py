@@ -20,7 +20,7 @@ class QuantConfig:
     skip_nodes: node names (as in the source model) kept in fp32.
     overrides: node name -> algorithm for that node's output tensor.
     percentile: for ``hist``, the range is [the (1 - percentile) quantile, the percentile quantile] of
-      the values seen (0.9999: each tail loses 0.01%).
+      each batch's values, averaged over the batches (0.9999: each tail loses 0.01%).
     moving_average: for ``avg``, the weight of the past (0.9 = new batches move the range by 10%).
     max_batches: calibrate on at most this many batches (None: all).
     progress: draw a progress bar on stderr.
