@@ -11,7 +11,8 @@ JOBS ?= $(shell nproc)
 
 APT_PACKAGES := build-essential libflatbuffers-dev flatbuffers-compiler \
 	qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
-	fonts-dejavu-core pocl-opencl-icd ocl-icd-libopencl1
+	fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-noto-cjk fonts-wqy-microhei fonts-arphic-ukai \
+	dataset-fashion-mnist pocl-opencl-icd ocl-icd-libopencl1
 NATIVE_SOURCES := $(shell find runtime_arm kernels_neon \( -name '*.c' -o -name '*.cc' -o -name '*.h' \
 	-o -name 'CMakeLists.txt' -o -name '*.fbs' -o -name '*.cmake' \) 2>/dev/null) CMakeLists.txt pyproject.toml
 
@@ -20,7 +21,7 @@ DEPS_STAMP := $(VENV)/.deps
 PACKAGE_STAMP := $(VENV)/.package
 ASAN_DIR := build/asan
 
-.PHONY: help demo test install asan schema lint clean bench bench-deps test-opencl
+.PHONY: help demo test install asan schema lint clean bench bench-deps test-opencl eval-int8
 
 help:
 	@echo "make demo    convert and run the PaddleOCR mobile models, compare with onnxruntime"
@@ -37,8 +38,9 @@ help:
 	@echo "make package  Raspberry Pi .debs (arm64, armhf) and wheels (linux_aarch64, linux_armv7l) in dist/"
 	@echo "make test-packages  those installed into Debian userlands and run under qemu (docs/RASPBERRY_PI.md)"
 	@echo "make test-opencl  the OpenCL backend's tests on PoCL, rusticl, oclgrind and Intel's CPU runtime"
+	@echo "make eval-int8  int8 vs fp32 on the hard rendered lines / pages (benchmarks/COMPRESSION.md)"
 
-$(SYSTEM_STAMP):
+$(SYSTEM_STAMP): Makefile  # the package list lives here: a new one is checked again
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:" $$missing; \
@@ -134,6 +136,11 @@ $(BENCH_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 	@touch $@
 
 bench-deps: $(BENCH_STAMP)
+
+# int8 against fp32 on the hard rendered data, full size (benchmarks/COMPRESSION.md); make test runs a slice
+eval-int8: $(PACKAGE_STAMP) $(SYSTEM_STAMP)
+	$(PY) -m benchmarks.int8_hard_data --lines 1000 --pages 50 --configs int8_fast int8
+	$(PY) -m benchmarks.int8_hard_data --lines 1000 --models rec --seed 4404 --configs int8
 
 bench: $(PACKAGE_STAMP) $(BENCH_STAMP)
 	$(PY) benchmarks/run_benchmarks.py

@@ -18,7 +18,7 @@ from lite_converter.ir import ConversionError
 from slim.analysis_plot import write_plot
 from slim.calibration_data import CalibrationDataError
 from slim.compress import compress
-from slim.config import resolve_config
+from slim.config import PRESET_HELP, resolve_config
 
 
 def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
@@ -27,7 +27,9 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
     compress.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
     compress.add_argument("--data", required=True,
                           help="directory of calibration batches (.npy, or .npz named by model input)")
-    compress.add_argument("--config", default="int8", help="preset (default: int8)")
+    compress.add_argument("--config", default="int8", choices=sorted(PRESET_HELP),
+                          help="preset (default: int8): "
+                               + "; ".join(f"{name}: {what}" for name, what in PRESET_HELP.items()))
     compress.add_argument("--algorithm", help="calibration algorithm: abs_max, avg, hist, kl, mse")
     compress.add_argument("--skip", action="append", default=[], metavar="NODE", help="keep a node in fp32")
     compress.add_argument("--bias-correction", action="store_true",
