@@ -15,9 +15,11 @@ from typing import Any
 import numpy as np
 
 from runtime_arm._library import (
+    BACKENDS,
     CPU_AFFINITY,
     MAX_RANK,
     MEMORY_COPY,
+    PRECISIONS,
     ErrorStruct,
     OpProfileStruct,
     QuantizationStruct,
@@ -40,6 +42,11 @@ class Interpreter:
     ``cpu_affinity="fast"`` runs the workers, and the thread calling ``invoke`` while it runs, on
     the ``threads`` fastest CPUs (the big cores of a big.LITTLE phone; Linux and Android, nothing
     where the CPUs are alike): see ``cpu_affinity_cpus``.
+    ``backend="opencl"`` runs the ops the OpenCL backend supports on the GPU (the rest on the CPU,
+    see ``profile()[i]["backend"]``) and raises when no OpenCL device is usable; ``backend="auto"``
+    falls back to the CPU then (``backend_note`` says why). ``precision="fp16"`` stores the GPU's
+    activations in half floats (math stays float32). ``cache_dir`` (an existing directory) keeps the
+    compiled OpenCL program between runs, so later creations skip compiling. docs/OPENCL.md.
     """
 
     def __init__(
@@ -49,12 +56,20 @@ class Interpreter:
         model_content: bytes | bytearray | memoryview | None = None,
         threads: int = 1,
         cpu_affinity: str = "none",
+        backend: str = "cpu",
+        precision: str = "fp32",
+        cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if (model_path is None) == (model_content is None):
             raise ValueError("give exactly one of model_path and model_content")
         if not isinstance(cpu_affinity, str) or cpu_affinity not in CPU_AFFINITY:
             raise ValueError(f"cpu_affinity must be one of {', '.join(map(repr, CPU_AFFINITY))}, "
                              f"got {cpu_affinity!r}")
+        if not isinstance(backend, str) or backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
+        if not isinstance(precision, str) or precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}, "
+                             f"got {precision!r}")
         self._lib = load_library()
         self._model = c_void_p()
         self._it = c_void_p()
@@ -71,6 +86,10 @@ class Interpreter:
         options = self._lib.lite_interpreter_options_default()
         options.num_threads = int(threads)
         options.cpu_affinity = CPU_AFFINITY[cpu_affinity]
+        options.backend = BACKENDS[backend]
+        options.precision = PRECISIONS[precision]
+        cache = os.fsencode(cache_dir) if cache_dir is not None else None
+        options.cache_dir = cache  # `cache` stays alive until create has copied it
         status = self._lib.lite_interpreter_create(self._model, byref(options), byref(self._it), byref(error))
         if status != Status.OK:
             self._lib.lite_model_destroy(self._model)
@@ -260,6 +279,17 @@ class Interpreter:
         return tuple(int(c) for c in cpus[:count])
 
     @property
+    def backend_note(self) -> str:
+        """With ``backend="auto"``, why OpenCL is not in use ("" when it is or was not asked for)."""
+        return self._name(self._lib.lite_interpreter_backend_note(self._live()))
+
+    @property
+    def backend_info(self) -> str:
+        """One line about the GPU backend in use: device, library, whether its program was compiled
+        or loaded from ``cache_dir`` and in how long ("" without a GPU backend)."""
+        return self._name(self._lib.lite_interpreter_backend_info(self._live()))
+
+    @property
     def arena_bytes(self) -> int:
         """Size of the activation arena of the current plan (0 before allocation)."""
         return int(self._lib.lite_interpreter_arena_bytes(self._live()))
@@ -297,7 +327,7 @@ class Interpreter:
         calls (one per invoke; 0 for ops computed once at prepare time or by another op) and
         computed_by (the index of the op whose eval computes this op's outputs: its own, the next
         op's when that one runs both as one pass, -1 at prepare time) and backend (where it runs:
-        "cpu"; None before allocation)."""
+        "cpu" or "opencl"; None before allocation)."""
         entry = OpProfileStruct()
         rows = []
         for i in range(self._lib.lite_interpreter_profile_count(self._live())):

@@ -30,8 +30,12 @@ import onnx
 from lite_converter import __version__
 from lite_converter.app.bench_cli import add_bench_command
 from lite_converter.app.cli_common import (
+    BACKEND_CHOICES,
+    BACKEND_HELP,
     CPU_AFFINITY_CHOICES,
     CPU_AFFINITY_HELP,
+    PRECISION_CHOICES,
+    PRECISION_HELP,
     UserError,
     affinity_text,
     input_shape_arg,
@@ -186,7 +190,10 @@ def command_run(args: argparse.Namespace) -> int:
     model = read_model(path)
     feeds = _feeds(model, args)
     try:
-        interpreter = Interpreter(path, threads=args.threads, cpu_affinity=args.cpu_affinity)
+        interpreter = Interpreter(path, threads=args.threads, cpu_affinity=args.cpu_affinity,
+                                  backend=args.backend, precision=args.precision)
+    except LiteError as error:  # e.g. --backend opencl where no OpenCL device is usable
+        raise UserError(str(error)) from None
     except ImportError as error:  # the shared library is not built: the error says how to build it
         raise UserError(f"the runtime library is not available: {error}") from None
     except OSError as error:  # the shared library could not be found or loaded
@@ -194,8 +201,15 @@ def command_run(args: argparse.Namespace) -> int:
     with interpreter:
         outputs = interpreter.run(feeds)
         cpus = interpreter.cpu_affinity_cpus
+        placement = [(row["op"], row["node"]) for row in interpreter.profile()
+                     if row["backend"] == "cpu" and row["computed_by"] >= 0]
+        note = interpreter.backend_note
     if args.cpu_affinity != "none":
         print(f"cpu affinity {args.cpu_affinity}: {affinity_text(cpus)}")
+    if args.backend != "cpu":
+        print(f"backend {args.backend}: {note or f'{len(placement)} op(s) on the CPU'}")
+        for op, node in placement:
+            print(f"  on the CPU: {op} '{node}'")
     print("inputs:")
     for name, array in feeds.items():
         print(_describe(name, array))
@@ -239,6 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
     run.add_argument("--cpu-affinity", choices=CPU_AFFINITY_CHOICES, default="none", help=CPU_AFFINITY_HELP)
+    run.add_argument("--backend", choices=BACKEND_CHOICES, default="cpu", help=BACKEND_HELP)
+    run.add_argument("--precision", choices=PRECISION_CHOICES, default="fp32", help=PRECISION_HELP)
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     run.set_defaults(handler=command_run)
 

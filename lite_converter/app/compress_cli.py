@@ -22,6 +22,7 @@ from lite_converter.ir import ConversionError
 from slim.analysis_plot import write_plot
 from slim.calibration_data import CalibrationDataError
 from slim.compress import CompressResult, compress
+from slim.config import PRESET_HELP
 from slim.extras import MissingExtraError
 from slim.finetune_config import FinetuneConfig
 from slim.pruning.config import CRITERIA, PruneConfig, parse_config
@@ -35,8 +36,9 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
     compress.add_argument("--data", required=True,
                           help="directory of calibration batches (.npy, or .npz named by model input)")
     compress.add_argument("--config", default="int8",
-                          help="int8, or prune_R / prune_R+int8 with R the fraction of FLOPs kept "
-                               "(default: int8)")
+                          help="an int8 preset (default: int8): "
+                               + "; ".join(f"{name}: {what}" for name, what in PRESET_HELP.items())
+                               + "; or prune_R / prune_R+int8 with R the fraction of FLOPs kept")
     pruning = compress.add_argument_group("pruning (prune_R configs)")
     length = pruning.add_mutually_exclusive_group()
     length.add_argument("--epochs", type=float, help="fine-tuning epochs over the data (default 1)")
