@@ -105,12 +105,12 @@ class TensorComparison:
 class LayerReport:
     """What one model's layer-by-layer comparison covered and found."""
 
-    compared: list[TensorComparison]
+    compared: list[TensorComparison] = dataclasses.field(repr=False)
     onnx_values: int  # float node outputs of the ONNX model
     compute_ops: int  # ops of the plain .lite model writing a float tensor, less layout TRANSPOSEs
     covered_ops: int  # of those, ops whose output is compared, or that the next (compared) op computes
     fused_pairs: int  # ops the runtime computes inside the next one (the same with and without kept tensors)
-    model_outputs: dict[str, np.ndarray]  # onnxruntime's values of the model's own outputs
+    model_outputs: dict[str, np.ndarray] = dataclasses.field(repr=False)  # onnxruntime's values
 
     def worst(self) -> TensorComparison:
         return max(self.compared, key=lambda c: c.relative_error)
