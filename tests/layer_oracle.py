@@ -16,6 +16,7 @@ fault is a large fraction of that tensor's own values. So:
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 
 import numpy as np
@@ -23,7 +24,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from lite_converter import reader
-from lite_converter.convert import convert_onnx
+from lite_converter.convert import ModelSource, convert, load_model
 from runtime_arm import Interpreter
 
 # The bound of one tensor t: max(RELATIVE_BOUND * scale(t), SPREAD_FACTOR * spread(t)), where
@@ -106,7 +107,7 @@ class LayerReport:
     """What one model's layer-by-layer comparison covered and found."""
 
     compared: list[TensorComparison] = dataclasses.field(repr=False)
-    onnx_values: int  # float node outputs of the ONNX model
+    onnx_values: int  # float node outputs of the ONNX model (named alike in ``source``)
     compute_ops: int  # ops of the plain .lite model writing a float tensor, less layout TRANSPOSEs
     covered_ops: int  # of those, ops whose output is compared, or that the next (compared) op computes
     fused_pairs: int  # ops the runtime computes inside the next one (the same with and without kept tensors)
@@ -126,11 +127,21 @@ class LayerReport:
                 f"worst relative error {worst.relative_error:.2g} ({worst.name})")
 
 
-def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> LayerReport:
+def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
+                   source: str | os.PathLike | None = None) -> LayerReport:
     """Converts ``model`` twice (as is, to learn which ops the runtime fuses; then keeping every other
-    float node output), runs both engines on ``feeds`` and compares each kept tensor."""
-    candidates = float_node_outputs(model)
-    plain_data = convert_onnx(model)
+    float node output), runs both engines on ``feeds`` and compares each kept tensor.
+
+    ``source``: convert this file instead, the same network in another format (a Paddle inference
+    folder whose ONNX export is ``model``); the tensors both name alike are compared.
+    """
+    every_value = float_node_outputs(model)
+    candidates = every_value
+    if source is not None:
+        known = load_model(source).graph.tensors
+        candidates = [name for name in every_value if name in known]
+    converted: ModelSource = model if source is None else source
+    plain_data = convert(converted)
     plain = reader.read_model(plain_data)
     tensor_names = {tensor.index: tensor.name for tensor in plain.tensors}
     with Interpreter(model_content=plain_data, threads=1) as interpreter:
@@ -138,13 +149,13 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> L
         fused = _fused_into_next(interpreter)
     inside_pairs = {tensor_names[o] for index in fused for o in plain.operators[index].outputs}
     kept = [name for name in candidates if name not in inside_pairs]
-    with Interpreter(model_content=convert_onnx(model, keep_tensors=kept), threads=1) as interpreter:
+    with Interpreter(model_content=convert(converted, keep_tensors=kept), threads=1) as interpreter:
         ours = interpreter.run(dict(feeds))
         fused_with_kept = len(_fused_into_next(interpreter))
     assert fused_with_kept == len(fused), "keeping tensors changed which ops the runtime fuses"
 
     names = [name for name in candidates if name in ours]
-    reference = onnxruntime_values(model, feeds, candidates)
+    reference = onnxruntime_values(model, feeds, every_value)
     literal = onnxruntime_values(model, feeds, names, optimized=False)
     values = {**feeds, **reference}
     writer = {output: node for node in model.graph.node for output in node.output}
