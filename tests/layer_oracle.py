@@ -26,6 +26,7 @@ from onnx import TensorProto, helper
 from lite_converter import reader
 from lite_converter.convert import ModelSource, convert, load_model
 from runtime_arm import Interpreter
+from tests.models.oracle import max_abs_difference, onnxruntime_outputs
 
 # The bound of one tensor t: max(RELATIVE_BOUND * scale(t), SPREAD_FACTOR * spread(t)), where
 # scale(t) = max(|t|, |each float input of the ONNX node writing t|, MAGNITUDE_FLOOR) and spread(t) is
@@ -61,17 +62,8 @@ def with_outputs(model: onnx.ModelProto, names: list[str]) -> onnx.ModelProto:
 
 def onnxruntime_values(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray], names: list[str],
                        optimized: bool = True) -> dict[str, np.ndarray]:
-    """onnxruntime's value of every name in ``names`` (CPU, one thread: the machine is shared)."""
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    if not optimized:
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = onnxruntime.InferenceSession(with_outputs(model, names).SerializeToString(), options,
-                                           providers=["CPUExecutionProvider"])
-    return dict(zip(names, session.run(names, dict(feeds)), strict=True))
+    """onnxruntime's value of every name in ``names`` (and of the model's outputs)."""
+    return onnxruntime_outputs(with_outputs(model, names), dict(feeds), optimized)
 
 
 def _fused_into_next(interpreter: Interpreter) -> list[int]:
@@ -81,10 +73,6 @@ def _fused_into_next(interpreter: Interpreter) -> list[int]:
 
 def _max_abs(array: np.ndarray) -> float:
     return float(np.max(np.abs(array), initial=0.0))
-
-
-def _max_abs_difference(ours: np.ndarray, reference: np.ndarray) -> float:
-    return float(np.max(np.abs(ours.astype(np.float64) - reference.astype(np.float64)), initial=0.0))
 
 
 @dataclasses.dataclass
@@ -166,9 +154,9 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
         assert np.isfinite(expected).all(), f"{name}: onnxruntime's value is not finite: choose another input"
         operands = [_max_abs(values[i]) for i in writer[name].input if i in values]
         scale = max(_max_abs(expected), *operands, MAGNITUDE_FLOOR)
-        spread = _max_abs_difference(literal[name], expected)
+        spread = max_abs_difference(literal[name], expected)
         bound = max(RELATIVE_BOUND * scale, SPREAD_FACTOR * spread)
-        error = _max_abs_difference(actual, expected) if np.isfinite(actual).all() else float("inf")
+        error = max_abs_difference(actual, expected) if np.isfinite(actual).all() else float("inf")
         compared.append(TensorComparison(name, error, scale, spread, bound))
 
     compared_names = {c.name for c in compared}
