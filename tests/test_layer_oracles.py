@@ -5,8 +5,9 @@ in the fused 1x1+depthwise path moved MobileNetV2's logits 22x less than their b
 float value of the ONNX model that survives our fusions is compared (tests/layer_oracle.py: the
 converter's ``keep_tensors`` option on our side, every node output as a graph output on
 onnxruntime's), on inputs that look like what the models are for: photographs for the ImageNet-shaped
-CNNs (scikit-learn's bundled sample photos), a rendered page of text for PP-OCRv4 det and rendered
-text lines for rec and cls (tests/datasets: grey backgrounds, Latin and Chinese, blur, noise, JPEG).
+CNNs (scikit-learn's bundled sample photos, tests/datasets/photos.py), a rendered page of text for
+PP-OCRv4 det and rendered text lines for rec and cls (tests/datasets: grey backgrounds, Latin and
+Chinese, blur, noise, JPEG).
 
 Models: MobileNetV2, ResNet-18, PP-OCRv4 det / rec / mobile cls, the further models of the slim
 issues' exactness list (ShuffleNetV2's channel shuffle, EfficientNet-B0's SiLU and squeeze-excite), and
@@ -47,13 +48,12 @@ import pytest
 
 from lite_converter.app import zoo
 from lite_converter.app.demo import ctc_greedy_decode
+from tests.datasets.photos import photograph
 from tests.datasets.splits import EVALUATION_SEED
 from tests.det_page import assert_text_found
 from tests.layer_oracle import LayerReport, compare_layers
 from tests.models import ARCHITECTURES, export_onnx
 
-IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], np.float32)
-IMAGENET_STD = np.array([0.229, 0.224, 0.225], np.float32)
 # name -> the ARCHITECTURES entry exported with the legacy exporter
 CNNS = {"mobilenet_v2": "mobilenet_v2_legacy", "resnet18": "resnet18", "shufflenet_v2": "shufflenet_v2",
         "efficientnet_b0": "efficientnet_b0", "mobilenet_v3_small": "mobilenet_v3_small"}
@@ -77,21 +77,6 @@ def cnn_model(name: str) -> onnx.ModelProto:
     if arch.dynamo:
         arch = dataclasses.replace(arch, name=f"{name}_legacy", dynamo=False, opset=17)
     return onnx.load(str(export_onnx(arch, _export_directory())))
-
-
-def photograph(shape: tuple[int, ...]) -> np.ndarray:
-    """scikit-learn's bundled photo of a flower, centre-cropped, resized, ImageNet-normalized, NCHW."""
-    from PIL import Image
-    from sklearn.datasets import load_sample_image
-
-    pixels = load_sample_image("flower.jpg")
-    height, width = pixels.shape[:2]
-    side = min(height, width)
-    top, left = (height - side) // 2, (width - side) // 2
-    square = Image.fromarray(pixels[top:top + side, left:left + side])
-    resized = np.asarray(square.resize((shape[3], shape[2]), Image.BILINEAR), np.float32) / 255.0
-    normalized = (resized - IMAGENET_MEAN) / IMAGENET_STD
-    return np.ascontiguousarray(normalized.transpose(2, 0, 1)[None], dtype=np.float32)
 
 
 def ocr_feeds(key: str) -> dict[str, np.ndarray]:
