@@ -211,7 +211,7 @@ def test_every_kernel_variant_runs_somewhere(request: pytest.FixtureRequest, asa
         skipped: dict[str, tuple[set[str], list[str]]] = {}
         for run in runs:
             for variant, lacking in run.skipped_variants().items():
-                skipped.setdefault(variant, (lacking, []))[1].append(run.label)
+                skipped.setdefault(variant, (lacking, []))[1].append(run.label.removeprefix(f"{name} on "))
         for variant, (lacking, where) in sorted(skipped.items()):
             if variant in ran_variants:
                 continue
