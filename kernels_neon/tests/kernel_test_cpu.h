@@ -3,9 +3,8 @@
  *     if (kt_cpu_has(LITE_CPU_X86_AVX512, "f32_dwconv_nhwc_avx512")) run_the_avx512_checks();
  *
  * A variant that runs is named as "ran variant: <variant>"; one whose features the CPU lacks is
- * declared skipped as
- * "skipped: <variant>: the CPU lacks <feature names>" (names as lite_cpu_features_describe writes
- * them). tests/test_cross_arm.py collects these lines from the host and every emulated CPU and fails
+ * declared skipped as "skipped: <variant>: the CPU lacks <feature names>" (names as
+ * lite_cpu_features_describe writes them). tests/test_cross_arm.py collects these lines from the host and every emulated CPU and fails
  * when a variant skipped on one CPU runs on none, unless its missing features are ones no machine
  * here has or emulates (AVX-512, VNNI, AMX on an AVX2 host: printed as not covered). */
 #ifndef LITE_KERNEL_TEST_CPU_H
@@ -14,8 +13,8 @@
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
 
-/* 1 when the CPU (as detected, before any mask) has every feature in `features`; else declares
- * `variant` skipped with the missing features and returns 0. */
+/* 1 when `available` (a test's own feature set, e.g. lite_cpu_features() after the env mask) holds
+ * every feature in `features`; else declares `variant` skipped with the missing features, returns 0. */
 static inline int kt_cpu_has_among(uint32_t available, uint32_t features, const char* variant) {
   const uint32_t missing = features & ~available;
   if (missing == 0) {
@@ -29,6 +28,7 @@ static inline int kt_cpu_has_among(uint32_t available, uint32_t features, const 
   return 0;
 }
 
+/* The same against the CPU's features as detected (before any mask). */
 static inline int kt_cpu_has(uint32_t features, const char* variant) {
   return kt_cpu_has_among(lite_cpu_features_detected(), features, variant);
 }
