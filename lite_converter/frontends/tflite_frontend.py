@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from lite_converter.frontends.tflite_ops import CONVERTERS, convert_operator
+from lite_converter.frontends.tflite_op_table import CONVERTERS
+from lite_converter.frontends.tflite_refusals import (
+    group_node_problems,
+    opcode_name,
+    subgraph_problems,
+    unknown_op_lines,
+)
+from lite_converter.frontends.tflite_sparsity import SparsityError, densify
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 
 TFLITE_IDENTIFIER = b"TFL3"
@@ -71,7 +78,7 @@ class TfliteGraphBuilder:
                 continue
             dtype = np.dtype(_DTYPES[type_name])
             shape = [int(d) for d in (tensor.shape if tensor.shape is not None else [])]
-            data = self._buffer(tensor.buffer, dtype, shape)
+            data = self._buffer(tensor, name, dtype, shape)
             if data is not None and dtype == np.float16:
                 data, dtype = data.astype(np.float32), np.dtype(np.float32)
             self.graph.tensors[name] = self.graph.tensor(name)
@@ -79,12 +86,27 @@ class TfliteGraphBuilder:
             ir_tensor.dtype, ir_tensor.shape, ir_tensor.data = dtype, shape, data
             ir_tensor.quant = self._quant(tensor.quantization, name)
 
-    def _buffer(self, index: int, dtype: np.dtype, shape: list[int]) -> np.ndarray | None:
-        buffers = self.model.buffers or []
+    def _buffer(self, tensor: Any, name: str, dtype: np.dtype, shape: list[int]) -> np.ndarray | None:  # noqa: ANN401
+        """The constant data of a tensor (a sparse one densified); None for an activation, or after
+        noting in ``problems`` why the data cannot be read."""
+        index, buffers = int(tensor.buffer), self.model.buffers or []
         if not 0 < index < len(buffers) or buffers[index].data is None or len(buffers[index].data) == 0:
             return None
         raw = np.asarray(buffers[index].data, np.uint8).tobytes()
-        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        if len(raw) % dtype.itemsize:
+            self.problems.append(f"tensor '{name}': {len(raw)} data bytes are not whole {dtype} values")
+            return None
+        values = np.frombuffer(raw, dtype=dtype)
+        if tensor.sparsity is not None:
+            try:
+                return densify(values, shape, tensor.sparsity)
+            except SparsityError as error:
+                self.problems.append(f"tensor '{name}': its sparse format cannot be read: {error}")
+                return None
+        if values.size != int(np.prod(shape, dtype=np.int64)):
+            self.problems.append(f"tensor '{name}': {values.size} values stored for shape {shape}")
+            return None
+        return values.reshape(shape).copy()
 
     def _quant(self, params: Any, name: str) -> QuantParams | None:  # noqa: ANN401
         if params is None or params.scale is None or len(params.scale) == 0:
@@ -132,31 +154,28 @@ class TfliteGraphBuilder:
         return fp32, lambda: self.add_node("QUANTIZE", f"{name}_quantize", [fp32], [name])
 
     def opcode_name(self, operator: Any) -> str:  # noqa: ANN401
-        code = self.model.operatorCodes[operator.opcodeIndex]
-        builtin = max(int(code.builtinCode), int(code.deprecatedBuiltinCode))
-        return self.op_names.get(builtin, f"builtin {builtin}")
+        return opcode_name(self.model, operator, self.op_names)
 
     def _raise_problems(self) -> None:
         if self.problems:
-            listed = "\n  - ".join(self.problems)
+            listed = "\n  - ".join(group_node_problems(self.problems))
             raise ConversionError(f"the .tflite model cannot be imported:\n  - {listed}")
 
     # -- the whole graph --------------------------------------------------------------------------
     def build(self) -> Graph:
+        self.problems += subgraph_problems(self.model, self.op_names)
         self.read_tensors()
         operators = list(self.subgraph.operators or [])
         for operator in operators:
             for index in operator.inputs:
                 if index >= 0:
                     self.readers.setdefault(self.name(int(index)), []).append(operator)
-        for operator in operators:
-            opcode = self.opcode_name(operator)
-            if opcode not in CONVERTERS:
-                outputs = ", ".join(self.name(i) for i in operator.outputs)
-                self.problems.append(f"op {opcode} (writing '{outputs}') has no .lite import")
+        self.problems += unknown_op_lines(self.model, 0, self.op_names)
         self._raise_problems()
         for operator in operators:
-            convert_operator(self, operator, self.opcode_name(operator))
+            inputs = [self.name(int(i)) for i in operator.inputs]
+            outputs = [self.name(int(i)) for i in operator.outputs]
+            CONVERTERS[self.opcode_name(operator)](self, operator, inputs, outputs)
         self._raise_problems()
         graph = self.graph
         graph.inputs = [self.name(i) for i in self.subgraph.inputs]
@@ -200,8 +219,6 @@ def read_tflite(source: str | os.PathLike | bytes) -> Any:  # noqa: ANN401 - gen
 
 
 def load_tflite(source: str | os.PathLike | bytes) -> Graph:
-    """The lowered, channels-last IR of a .tflite model (ready for plan_memory and serialize)."""
-    model = read_tflite(source)
-    if len(model.subgraphs) > 1:
-        raise ConversionError(f"the .tflite model has {len(model.subgraphs)} subgraphs; only one is imported")
-    return TfliteGraphBuilder(model).build()
+    """The lowered, channels-last IR of a .tflite model's main graph (subgraph 0; ready for
+    plan_memory and serialize)."""
+    return TfliteGraphBuilder(read_tflite(source)).build()
