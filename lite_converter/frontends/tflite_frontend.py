@@ -163,6 +163,7 @@ class TfliteGraphBuilder:
 
     # -- the whole graph --------------------------------------------------------------------------
     def build(self) -> Graph:
+        self.problems += unknown_op_lines(self.model, 0, self.op_names)
         self.problems += subgraph_problems(self.model, self.op_names)
         self.read_tensors()
         operators = list(self.subgraph.operators or [])
@@ -170,7 +171,6 @@ class TfliteGraphBuilder:
             for index in operator.inputs:
                 if index >= 0:
                     self.readers.setdefault(self.name(int(index)), []).append(operator)
-        self.problems += unknown_op_lines(self.model, 0, self.op_names)
         self._raise_problems()
         for operator in operators:
             inputs = [self.name(int(i)) for i in operator.inputs]

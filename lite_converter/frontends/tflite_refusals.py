@@ -44,16 +44,12 @@ def unknown_op_lines(model: Any, index: int, op_names: dict[int, str]) -> list[s
     subgraph = model.subgraphs[index]
     where = f" (in subgraph {index} '{_subgraph_name(subgraph)}')" if index else ""
     pairs = []
-    for operator in subgraph.operators or []:
+    for position, operator in enumerate(subgraph.operators or []):
         opcode = opcode_name(model, operator, op_names)
         if opcode not in CONVERTERS:
             outputs = [int(i) for i in (operator.outputs if operator.outputs is not None else [])]
-            pairs.append(
-                (
-                    f"unsupported {_op_label(opcode)}{where}",
-                    _tensor_name(subgraph, outputs[0]) if outputs else "(no output)",
-                )
-            )
+            name = _tensor_name(subgraph, outputs[0]) if outputs else f"operator {position}"
+            pairs.append((f"unsupported {_op_label(opcode)}{where}", name))
     return grouped_lines(pairs)
 
 

@@ -78,7 +78,8 @@ def _inside_subgraphs(graph: Graph, unsupported: dict[str, list[str]]) -> list[t
         for key, value in node.attrs.items():
             for body in value if isinstance(value, list) else [value]:
                 if isinstance(body, onnx.GraphProto):
-                    walk(body, f"{node.op_type} '{node.name}' {key}")
+                    op = f"{node.domain}::{node.op_type}" if node.domain else node.op_type
+                    walk(body, f"{op} '{node.name}' {key}")
     return found
 
 
