@@ -459,3 +459,115 @@ def _l2(rng: np.random.Generator) -> tuple[bytes, list[np.ndarray]]:
 def test_op_matches_litert(name: str, tmp_path: Path) -> None:
     data, feeds = CASES[name](np.random.default_rng(11))
     assert_matches_litert(data, feeds, tmp_path)
+
+
+# -- int8 models: the same imports with the file's scales ----------------------------------------
+def _int8_model(
+    opcode: str,
+    in_shape: list[int],
+    out_shapes: list[list[int]],
+    out_quant: tuple[float, int],
+    opts: object = None,
+    constants: list[int] | None = None,
+    build=None,
+) -> tuple[bytes, list[np.ndarray]]:
+    m = TfliteModel()
+    x = m.tensor("x", in_shape, np.int8, quant=(0.05, 3))
+    extra = build(m) if build else []
+    ys = [m.tensor(f"y{i}", shape, np.int8, quant=out_quant) for i, shape in enumerate(out_shapes)]
+    m.op(opcode, [x, *extra], ys, opts)
+    feeds = [np.random.default_rng(12).integers(-128, 128, in_shape).astype(np.int8)]
+    return m.finish([x], ys), feeds
+
+
+# name: (opcode, input shape, output shapes, output (scale, zero point), options, extra inputs, steps)
+INT8 = {
+    "PRELU": (
+        "PRELU",
+        [1, 5, 6, 4],
+        [[1, 5, 6, 4]],
+        (0.04, -20),
+        None,
+        lambda m: [m.tensor("alpha", [4], np.int8, np.array([25, -50, 100, 3], np.int8), quant=(0.01, 0))],
+        1,
+    ),
+    "LEAKY_RELU": (
+        "LEAKY_RELU",
+        [2, 7, 3],
+        [[2, 7, 3]],
+        (0.03, -40),
+        options(s.LeakyReluOptionsT(), alpha=0.2),
+        None,
+        1,
+    ),
+    "RESIZE_BILINEAR": (
+        "RESIZE_BILINEAR",
+        [1, 5, 6, 3],
+        [[1, 9, 11, 3]],
+        (0.05, 3),
+        options(s.ResizeBilinearOptionsT(), halfPixelCenters=True),
+        lambda m: [m.constant("size", np.array([9, 11], np.int32))],
+        1,
+    ),
+    "RESIZE_NEAREST_NEIGHBOR": (
+        "RESIZE_NEAREST_NEIGHBOR",
+        [1, 5, 6, 3],
+        [[1, 10, 12, 3]],
+        (0.05, 3),
+        options(s.ResizeNearestNeighborOptionsT()),
+        lambda m: [m.constant("size", np.array([10, 12], np.int32))],
+        0,
+    ),
+    "STRIDED_SLICE": (
+        "STRIDED_SLICE",
+        [2, 6, 5],
+        [[6, 2]],
+        (0.05, 3),
+        options(s.StridedSliceOptionsT(), shrinkAxisMask=0b001, endMask=0b010),
+        lambda m: [
+            m.constant("begin", np.array([1, 0, 4], np.int32)),
+            m.constant("end", np.array([2, 0, 0], np.int32)),
+            m.constant("strides", np.array([1, 1, -2], np.int32)),
+        ],
+        0,
+    ),
+    "SPLIT_V": (
+        "SPLIT_V",
+        [2, 7, 3],
+        [[2, 3, 3], [2, 4, 3]],
+        (0.05, 3),
+        options(s.SplitVOptionsT(), numSplits=2),
+        lambda m: [
+            m.constant("sizes", np.array([3, 4], np.int32)),
+            m.constant("axis", np.array(1, np.int32)),
+        ],
+        0,
+    ),
+    "MIRROR_PAD": (
+        "MIRROR_PAD",
+        [1, 4, 5, 2],
+        [[1, 6, 7, 2]],
+        (0.05, 3),
+        options(s.MirrorPadOptionsT(), mode=s.MirrorPadMode.REFLECT),
+        lambda m: [m.constant("pads", np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))],
+        0,
+    ),
+    "SUM": (
+        "SUM",
+        [2, 3, 4],
+        [[2, 4]],
+        (0.2, 0),
+        options(s.ReducerOptionsT(), keepDims=False),
+        lambda m: [m.constant("axes", np.array([1], np.int32))],
+        1,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INT8))
+def test_int8_op_matches_litert(name: str, tmp_path: Path) -> None:
+    """Within the stated quantization steps of LiteRT's integer kernels: 0 for ops that move bytes,
+    1 where LiteRT rescales in fixed point and we in fp32 (both round to nearest)."""
+    opcode, in_shape, out_shapes, out_quant, opts, build, steps = INT8[name]
+    data, feeds = _int8_model(opcode, in_shape, out_shapes, out_quant, opts, build=build)
+    assert_matches_litert(data, feeds, tmp_path, int_steps=steps)

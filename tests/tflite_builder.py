@@ -52,11 +52,20 @@ class TfliteModel:
         data: np.ndarray | None = None,
         sparsity: Any = None,
         raw: bytes | None = None,
+        quant: tuple[float, int] | None = None,
     ) -> int:  # noqa: ANN401
-        """A tensor of the current subgraph; ``data`` (or ``raw`` bytes) makes it a constant."""
+        """A tensor of the current subgraph; ``data`` (or ``raw`` bytes) makes it a constant; ``quant``
+        (scale, zero point) makes it a per-tensor quantized one."""
         t = s.TensorT()
         t.name, t.shape, t.type, t.buffer = name.encode(), list(shape), _TYPES[np.dtype(dtype)], 0
         t.sparsity = sparsity
+        if quant is not None:
+            t.quantization = options(
+                s.QuantizationParametersT(),
+                scale=[float(quant[0])],
+                zeroPoint=[int(quant[1])],
+                quantizedDimension=0,
+            )
         if data is not None or raw is not None:
             b = s.BufferT()
             payload = raw if raw is not None else np.ascontiguousarray(np.asarray(data, dtype)).tobytes()
@@ -161,8 +170,11 @@ def run_ours(data: bytes, feeds: list[np.ndarray]) -> list[np.ndarray]:
         return list(interpreter.run(list(feeds)).values())
 
 
-def assert_matches_litert(data: bytes, feeds: list[np.ndarray], tmp_path: Path, rtol: float = 1e-5) -> None:
-    """Our outputs equal LiteRT's: fp32 within ``rtol`` relative to max(1, max|ref|), others exactly."""
+def assert_matches_litert(
+    data: bytes, feeds: list[np.ndarray], tmp_path: Path, rtol: float = 1e-5, int_steps: int = 0
+) -> None:
+    """Our outputs equal LiteRT's: fp32 within ``rtol`` relative to max(1, max|ref|), integer ones within
+    ``int_steps`` (int8: quantization steps), bools exactly."""
     path = tmp_path / "model.tflite"
     path.write_bytes(data)
     theirs = run_litert(path, feeds)
@@ -174,5 +186,8 @@ def assert_matches_litert(data: bytes, feeds: list[np.ndarray], tmp_path: Path, 
             bound = rtol * max(1.0, float(np.abs(ref).max(initial=0.0)))
             error = float(np.abs(mine.astype(np.float64) - ref).max(initial=0.0))
             assert error <= bound, f"output {index}: max error {error:.3g} > {bound:.3g}"
+        elif ref.dtype.kind in "iu" and int_steps:
+            steps = int(np.abs(mine.astype(np.int64) - ref.astype(np.int64)).max(initial=0))
+            assert steps <= int_steps, f"output {index}: {steps} steps from LiteRT (bound {int_steps})"
         else:
             np.testing.assert_array_equal(mine, ref.astype(mine.dtype), err_msg=f"output {index}")
