@@ -101,7 +101,8 @@ def source_format(model: ModelSource) -> str:
 
 
 # (field number, wire type) of every ModelProto field (onnx.proto): a serialized model starts with one.
-_MODEL_PROTO_FIELDS = {(1, 0), (2, 2), (3, 2), (4, 2), (5, 0), (6, 2), (7, 2), (8, 2), (14, 2), (20, 2), (25, 2)}
+_MODEL_PROTO_FIELDS = {(1, 0), (2, 2), (3, 2), (4, 2), (5, 0), (6, 2), (7, 2), (8, 2), (14, 2), (20, 2),
+                       (25, 2)}
 
 
 def _starts_like_onnx(head: bytes) -> bool:

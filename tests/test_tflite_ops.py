@@ -455,6 +455,95 @@ def _l2(rng: np.random.Generator) -> tuple[bytes, list[np.ndarray]]:
     return _one_op("L2_NORMALIZATION", [[2, 3, 6]], [[2, 3, 6]], rng, options(s.L2NormOptionsT()))
 
 
+@pytest.mark.parametrize(
+    "geometry",
+    [
+        ([1, 6, 8, 3], [2, 2], [[0, 0], [0, 0]]),
+        ([2, 5, 7, 3], [2, 3], [[1, 0], [0, 2]]),
+        ([1, 9, 4], [3], [[0, 0]]),
+    ],
+    ids=["plain", "padded", "one_spatial_dim"],
+)
+def test_space_batch_round_trip_matches_litert(geometry: tuple, tmp_path: Path) -> None:
+    """SPACE_TO_BATCH_ND, a per-batch op, BATCH_TO_SPACE_ND with crops undoing the pads (TF's dilated
+    convolution)."""
+    shape, block, pads = geometry
+    padded = [shape[0]] + [shape[1 + i] + sum(pads[i]) for i in range(len(block))] + shape[1 + len(block) :]
+    batched = (
+        [shape[0] * int(np.prod(block))]
+        + [padded[1 + i] // block[i] for i in range(len(block))]
+        + shape[1 + len(block) :]
+    )
+    m = TfliteModel()
+    x, mid, act, y = (
+        m.tensor("x", shape),
+        m.tensor("batched", batched),
+        m.tensor("act", batched),
+        m.tensor("y", shape),
+    )
+    block_t, pads_t = (
+        m.constant("block", np.array(block, np.int32)),
+        m.constant("pads", np.array(pads, np.int32)),
+    )
+    m.op("SPACE_TO_BATCH_ND", [x, block_t, pads_t], [mid])
+    m.op("TANH", [mid], [act])
+    m.op("BATCH_TO_SPACE_ND", [act, block_t, pads_t], [y])
+    feeds = [np.random.default_rng(13).standard_normal(shape).astype(np.float32)]
+    assert_matches_litert(m.finish([x], [mid, y]), feeds, tmp_path)
+
+
+@case("CUMSUM")
+def _cumsum(rng: np.random.Generator) -> tuple[bytes, list[np.ndarray]]:
+    opts = options(s.CumsumOptionsT(), exclusive=True, reverse=True)
+    return _one_op("CUMSUM", [[3, 5, 2]], [[3, 5, 2]], rng, opts, constants=[np.array(1, np.int32)])
+
+
+@case("TOPK_V2")
+def _top_k(rng: np.random.Generator) -> tuple[bytes, list[np.ndarray]]:
+    m = TfliteModel()
+    x, values, indices = (
+        m.tensor("x", [3, 9]),
+        m.tensor("values", [3, 4]),
+        m.tensor("indices", [3, 4], np.int32),
+    )
+    m.op("TOPK_V2", [x, m.constant("k", np.array(4, np.int32))], [values, indices])
+    return m.finish([x], [values, indices]), [rng.permutation(27).reshape(3, 9).astype(np.float32)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_floor_mod_matches_litert(dtype: type, tmp_path: Path) -> None:
+    data, feeds = _one_op(
+        "FLOOR_MOD", [[4, 5], [4, 5]], [[4, 5]], np.random.default_rng(14), in_dtype=dtype, out_dtype=dtype
+    )
+    feeds[1] = (
+        np.where(feeds[1] == 0, 3, feeds[1]).astype(dtype)
+        if dtype == np.int32
+        else np.where(np.abs(feeds[1]) < 0.3, 1.5, feeds[1]).astype(dtype)
+    )
+    assert_matches_litert(data, feeds, tmp_path)
+
+
+@case("SHAPE")
+def _shape(rng: np.random.Generator) -> tuple[bytes, list[np.ndarray]]:
+    """SHAPE -> STRIDED_SLICE -> REVERSE_V2 -> MUL -> the new shape of a RESHAPE: [2,3,4] -> [6, 4]."""
+    m = TfliteModel()
+    x, shape, y = m.tensor("x", [2, 3, 4]), m.tensor("shape", [3], np.int32), m.tensor("y", [6, 4])
+    m.op("SHAPE", [x], [shape], options(s.ShapeOptionsT(), outType=s.TensorType.INT32))
+    sizes, reversed_sizes = m.tensor("sizes", [2], np.int32), m.tensor("reversed", [2], np.int32)
+    bounds = [m.constant(n, np.array(v, np.int32)) for n, v in (("b", [0]), ("e", [2]), ("st", [1]))]
+    m.op("STRIDED_SLICE", [shape, *bounds], [sizes], options(s.StridedSliceOptionsT()))
+    m.op("REVERSE_V2", [sizes, m.constant("axis", np.array([0], np.int32))], [reversed_sizes])
+    new_shape = m.tensor("new_shape", [2], np.int32)
+    m.op(
+        "MUL",
+        [reversed_sizes, m.constant("scale", np.array([2, 2], np.int32))],
+        [new_shape],
+        options(s.MulOptionsT()),
+    )
+    m.op("RESHAPE", [x, new_shape], [y])
+    return m.finish([x], [y]), [rng.standard_normal((2, 3, 4)).astype(np.float32)]
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_op_matches_litert(name: str, tmp_path: Path) -> None:
     data, feeds = CASES[name](np.random.default_rng(11))

@@ -1,0 +1,207 @@
+"""TFLite builtins that .lite runs as a few of its own ops: SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND
+(the way TF writes dilated convolutions) as PAD / RESHAPE / TRANSPOSE / RESHAPE (/ SLICE), CUMSUM,
+TOPK_V2 (int64 indices cast to the file's int32), FLOOR_MOD (float: a - floor(a / b)·b, as TF
+defines it), SHAPE and RANK (constants: a .tflite's shapes are fixed). Block sizes, paddings, crops
+and axes must be constants.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lite_converter.frontends.tflite_ops import NO_ACTIVATION, fp32_op, move_op
+
+if TYPE_CHECKING:
+    from lite_converter.frontends.tflite_frontend import TfliteGraphBuilder
+
+
+def _shape(b: TfliteGraphBuilder, name: str) -> list[int]:
+    return [int(d) for d in b.graph.tensors[name].shape or []]
+
+
+def _constant(b: TfliteGraphBuilder, name: str, what: str, out: str) -> np.ndarray | None:
+    value = b.graph.constant(name) if name else None
+    if value is None:
+        b.problems.append(f"op writing '{out}': {what} is not a constant")
+    return None if value is None else np.asarray(value).astype(np.int64)
+
+
+def _temp(b: TfliteGraphBuilder, like: str, name: str, shape: list[int]) -> str:
+    tensor = b.graph.add_tensor(name, b.graph.tensors[like].dtype, shape)
+    b.graph.tensors[tensor].quant = b.graph.tensors[like].quant
+    return tensor
+
+
+def _reshape(b: TfliteGraphBuilder, x: str, shape: list[int], out: str | None, name: str) -> str:
+    target = out or _temp(b, x, name, shape)
+    move_op(
+        b,
+        "RESHAPE",
+        name,
+        [x, b.graph.add_constant(f"{name}_shape", np.array(shape, np.int64))],
+        [target],
+        allowzero=False,
+    )
+    return target
+
+
+def _transpose(b: TfliteGraphBuilder, x: str, perm: list[int], name: str) -> str:
+    shape = _shape(b, x)
+    target = _temp(b, x, name, [shape[p] for p in perm])
+    move_op(b, "TRANSPOSE", name, [x], [target], perm=perm)
+    return target
+
+
+def _space_to_batch(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    x, out = inputs[0], outputs[0]
+    block = _constant(b, inputs[1], "SPACE_TO_BATCH_ND block shape", out)
+    pads = _constant(b, inputs[2], "SPACE_TO_BATCH_ND paddings", out)
+    if block is None or pads is None:
+        return
+    block, pads = block.reshape(-1), pads.reshape(-1, 2)
+    shape, m = _shape(b, x), block.size
+    padded_shape = [shape[0]] + [shape[1 + i] + int(pads[i].sum()) for i in range(m)] + shape[1 + m :]
+    if any(padded_shape[1 + i] % int(block[i]) for i in range(m)):
+        b.problems.append(
+            f"op writing '{out}': SPACE_TO_BATCH_ND block {block.tolist()} does not divide "
+            f"the padded shape {padded_shape}"
+        )
+        return
+    source = x
+    if pads.any():
+        rank = len(shape)
+        begins = [0] + [int(p) for p in pads[:, 0]] + [0] * (rank - 1 - m)
+        ends = [0] + [int(p) for p in pads[:, 1]] + [0] * (rank - 1 - m)
+        source = _temp(b, x, f"{out}_padded", padded_shape)
+        move_op(
+            b,
+            "PAD",
+            f"{out}_pad",
+            [x, b.graph.add_constant(f"{out}_pads", np.array(begins + ends, np.int64))],
+            [source],
+            mode="CONSTANT",
+        )
+    split = [shape[0]]
+    for i in range(m):
+        split += [padded_shape[1 + i] // int(block[i]), int(block[i])]
+    split += shape[1 + m :]
+    grid = _reshape(b, source, split, None, f"{out}_grid")
+    perm = (
+        [2 + 2 * i for i in range(m)]
+        + [0]
+        + [1 + 2 * i for i in range(m)]
+        + list(range(1 + 2 * m, len(split)))
+    )
+    moved = _transpose(b, grid, perm, f"{out}_blocks_first")
+    _reshape(b, moved, _shape(b, out), out, out)
+
+
+def _batch_to_space(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    x, out = inputs[0], outputs[0]
+    block = _constant(b, inputs[1], "BATCH_TO_SPACE_ND block shape", out)
+    crops = _constant(b, inputs[2], "BATCH_TO_SPACE_ND crops", out)
+    if block is None or crops is None:
+        return
+    block, crops = block.reshape(-1), crops.reshape(-1, 2)
+    shape, m = _shape(b, x), block.size
+    batch = shape[0] // int(np.prod(block))
+    split = [int(v) for v in block] + [batch] + shape[1:]
+    grid = _reshape(b, x, split, None, f"{out}_grid")
+    perm = [m] + [i for k in range(m) for i in (m + 1 + k, k)] + list(range(2 * m + 1, len(split)))
+    moved = _transpose(b, grid, perm, f"{out}_blocks_inside")
+    full = [batch] + [shape[1 + i] * int(block[i]) for i in range(m)] + shape[1 + m :]
+    if not crops.any():
+        _reshape(b, moved, full, out, out)
+        return
+    uncropped = _reshape(b, moved, full, None, f"{out}_uncropped")
+    axes = list(range(1, m + 1))
+    starts = [int(c) for c in crops[:, 0]]
+    ends = [full[1 + i] - int(crops[i, 1]) for i in range(m)]
+    move_op(
+        b,
+        "SLICE",
+        out,
+        [
+            uncropped,
+            *(
+                b.graph.add_constant(f"{out}_{n}", np.array(v, np.int64))
+                for n, v in (("starts", starts), ("ends", ends), ("axes", axes))
+            ),
+        ],
+        [out],
+    )
+
+
+def _cumsum(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    axis = _constant(b, inputs[1], "CUMSUM axis", outputs[0])
+    if axis is None:
+        return
+    o = op.builtinOptions
+    fp32_op(
+        b,
+        "CUMSUM",
+        outputs[0],
+        [inputs[0], b.graph.add_constant(f"{outputs[0]}_axis", axis.reshape(()))],
+        outputs[0],
+        exclusive=bool(getattr(o, "exclusive", False)),
+        reverse=bool(getattr(o, "reverse", False)),
+    )
+
+
+def _top_k(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    values, indices = outputs[0], outputs[1]
+    k = _constant(b, inputs[1], "TOPK_V2 k", values)
+    if k is None:
+        return
+    target, finish = b.fp32_output(values)
+    wide = b.graph.add_tensor(f"{indices}_int64", np.int64, _shape(b, indices))
+    b.add_node(
+        "TOP_K",
+        values,
+        [b.dequantized(inputs[0]), b.graph.add_constant(f"{values}_k", k.reshape(1))],
+        [target, wide],
+        axis=-1,
+        largest=True,
+        sorted=True,
+    )
+    finish()
+    b.add_node("CAST", f"{indices}_cast", [wide], [indices], to="INT32")
+
+
+def _floor_mod(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    a, d, out = inputs[0], inputs[1], outputs[0]
+    act = dict(NO_ACTIVATION)
+    if b.graph.tensors[out].dtype != np.float32:
+        b.add_node("MOD", out, [a, d], [out], activation=act, fmod=False)
+        return
+    shape = _shape(b, out)
+    quotient = b.graph.add_tensor(f"{out}_quotient", np.float32, shape)
+    floored = b.graph.add_tensor(f"{out}_floored", np.float32, shape)
+    product = b.graph.add_tensor(f"{out}_product", np.float32, shape)
+    b.add_node("DIV", f"{out}_div", [a, d], [quotient], activation=act)
+    b.add_node("FLOOR", f"{out}_floor", [quotient], [floored])
+    b.add_node("MUL", f"{out}_mul", [floored, d], [product], activation=act)
+    b.add_node("SUB", out, [a, product], [out], activation=act)
+
+
+def _static(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    """SHAPE / RANK of a fixed-shape tensor: the output is a constant of the file's dtype."""
+    shape, out = _shape(b, inputs[0]), b.graph.tensors[outputs[0]]
+    value = np.array(shape if b.opcode_name(op) == "SHAPE" else len(shape), out.dtype or np.int32)
+    if outputs[0] in {b.name(int(i)) for i in b.subgraph.outputs}:
+        b.problems.append(f"op writing '{outputs[0]}': {b.opcode_name(op)} as a model output")
+        return
+    out.data, out.dtype = value.reshape(out.shape or value.shape), value.dtype
+
+
+CONVERTERS = {
+    "SPACE_TO_BATCH_ND": _space_to_batch,
+    "BATCH_TO_SPACE_ND": _batch_to_space,
+    "CUMSUM": _cumsum,
+    "TOPK_V2": _top_k,
+    "FLOOR_MOD": _floor_mod,
+    "SHAPE": _static,
+    "RANK": _static,
+}
