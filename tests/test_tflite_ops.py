@@ -660,3 +660,17 @@ def test_int8_op_matches_litert(name: str, tmp_path: Path) -> None:
     opcode, in_shape, out_shapes, out_quant, opts, build, steps = INT8[name]
     data, feeds = _int8_model(opcode, in_shape, out_shapes, out_quant, opts, build=build)
     assert_matches_litert(data, feeds, tmp_path, int_steps=steps)
+
+
+def test_every_import_is_documented() -> None:
+    """docs/TFLITE_OPS.md lists every builtin the frontend imports (and only those in its table)."""
+    import re
+
+    from lite_converter.frontends.tflite_op_table import CONVERTERS
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "TFLITE_OPS.md").read_text()
+    table = "\n".join(
+        line.split("|")[1] for line in doc.splitlines() if line.startswith("| ") and "---" not in line
+    )
+    listed = set(re.findall(r"\b[A-Z][A-Z0-9_]+\b", table)) - {"TFLite"}
+    assert sorted(set(CONVERTERS) - listed) == [] and sorted(listed - set(CONVERTERS) - {"TFL"}) == []
