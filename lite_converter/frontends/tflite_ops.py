@@ -79,6 +79,23 @@ def move_op(b: TfliteGraphBuilder, op_type: str, name: str, inputs: list[str], o
 
 
 
+def static_shape(b: TfliteGraphBuilder, name: str) -> list[int]:
+    """The file's (fixed) shape of a tensor."""
+    return [int(d) for d in b.graph.tensors[name].shape or []]
+
+
+def constant_operand(b: TfliteGraphBuilder, name: str, what: str, out: str,
+                     flat: bool = True) -> np.ndarray | None:
+    """An operand that says where to cut or how to index, as int64 (flattened unless ``flat`` is False);
+    None after noting the problem when it is computed at run time."""
+    value = b.graph.constant(name) if name else None
+    if value is None:
+        b.problems.append(f"op writing '{out}': {what} is not a constant")
+        return None
+    value = np.asarray(value).astype(np.int64)
+    return value.reshape(-1) if flat else value
+
+
 def _pads(padding: int, b: TfliteGraphBuilder, size: tuple[int, int], kernel: tuple[int, int],
           strides: tuple[int, int], dilations: tuple[int, int]) -> list[int]:
     """[top, bottom, left, right] of TFLite SAME (extra pad at the end) or VALID."""

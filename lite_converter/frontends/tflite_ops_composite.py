@@ -11,21 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lite_converter.frontends.tflite_ops import NO_ACTIVATION, fp32_op, move_op
+from lite_converter.frontends.tflite_ops import (
+    NO_ACTIVATION,
+    constant_operand,
+    fp32_op,
+    move_op,
+    static_shape,
+)
 
 if TYPE_CHECKING:
     from lite_converter.frontends.tflite_frontend import TfliteGraphBuilder
-
-
-def _shape(b: TfliteGraphBuilder, name: str) -> list[int]:
-    return [int(d) for d in b.graph.tensors[name].shape or []]
-
-
-def _constant(b: TfliteGraphBuilder, name: str, what: str, out: str) -> np.ndarray | None:
-    value = b.graph.constant(name) if name else None
-    if value is None:
-        b.problems.append(f"op writing '{out}': {what} is not a constant")
-    return None if value is None else np.asarray(value).astype(np.int64)
 
 
 def _temp(b: TfliteGraphBuilder, like: str, name: str, shape: list[int]) -> str:
@@ -48,20 +43,33 @@ def _reshape(b: TfliteGraphBuilder, x: str, shape: list[int], out: str | None, n
 
 
 def _transpose(b: TfliteGraphBuilder, x: str, perm: list[int], name: str) -> str:
-    shape = _shape(b, x)
+    shape = static_shape(b, x)
     target = _temp(b, x, name, [shape[p] for p in perm])
     move_op(b, "TRANSPOSE", name, [x], [target], perm=perm)
     return target
 
 
+def _block_operands(
+    b: TfliteGraphBuilder, inputs: list[str], out: str, what: str
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(block shape [M], paddings or crops [M, 2]) of SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND."""
+    block = constant_operand(b, inputs[1], "the block shape", out)
+    pairs = constant_operand(b, inputs[2], f"the {what}", out)
+    if block is None or pairs is None:
+        return None
+    if pairs.size != 2 * block.size:
+        b.problems.append(f"op writing '{out}': {block.size} block dims but {pairs.size // 2} {what} pairs")
+        return None
+    return block, pairs.reshape(-1, 2)
+
+
 def _space_to_batch(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     x, out = inputs[0], outputs[0]
-    block = _constant(b, inputs[1], "SPACE_TO_BATCH_ND block shape", out)
-    pads = _constant(b, inputs[2], "SPACE_TO_BATCH_ND paddings", out)
-    if block is None or pads is None:
+    operands = _block_operands(b, inputs, out, "paddings")
+    if operands is None:
         return
-    block, pads = block.reshape(-1), pads.reshape(-1, 2)
-    shape, m = _shape(b, x), block.size
+    block, pads = operands
+    shape, m = static_shape(b, x), block.size
     padded_shape = [shape[0]] + [shape[1 + i] + int(pads[i].sum()) for i in range(m)] + shape[1 + m :]
     if any(padded_shape[1 + i] % int(block[i]) for i in range(m)):
         b.problems.append(
@@ -95,17 +103,16 @@ def _space_to_batch(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: 
         + list(range(1 + 2 * m, len(split)))
     )
     moved = _transpose(b, grid, perm, f"{out}_blocks_first")
-    _reshape(b, moved, _shape(b, out), out, out)
+    _reshape(b, moved, static_shape(b, out), out, out)
 
 
 def _batch_to_space(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     x, out = inputs[0], outputs[0]
-    block = _constant(b, inputs[1], "BATCH_TO_SPACE_ND block shape", out)
-    crops = _constant(b, inputs[2], "BATCH_TO_SPACE_ND crops", out)
-    if block is None or crops is None:
+    operands = _block_operands(b, inputs, out, "crops")
+    if operands is None:
         return
-    block, crops = block.reshape(-1), crops.reshape(-1, 2)
-    shape, m = _shape(b, x), block.size
+    block, crops = operands
+    shape, m = static_shape(b, x), block.size
     batch = shape[0] // int(np.prod(block))
     split = [int(v) for v in block] + [batch] + shape[1:]
     grid = _reshape(b, x, split, None, f"{out}_grid")
@@ -135,7 +142,7 @@ def _batch_to_space(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: 
 
 
 def _cumsum(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
-    axis = _constant(b, inputs[1], "CUMSUM axis", outputs[0])
+    axis = constant_operand(b, inputs[1], "CUMSUM axis", outputs[0])
     if axis is None:
         return
     o = op.builtinOptions
@@ -152,11 +159,11 @@ def _cumsum(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str
 
 def _top_k(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     values, indices = outputs[0], outputs[1]
-    k = _constant(b, inputs[1], "TOPK_V2 k", values)
+    k = constant_operand(b, inputs[1], "TOPK_V2 k", values)
     if k is None:
         return
     target, finish = b.fp32_output(values)
-    wide = b.graph.add_tensor(f"{indices}_int64", np.int64, _shape(b, indices))
+    wide = b.graph.add_tensor(f"{indices}_int64", np.int64, static_shape(b, indices))
     b.add_node(
         "TOP_K",
         values,
@@ -176,7 +183,7 @@ def _floor_mod(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[
     if b.graph.tensors[out].dtype != np.float32:
         b.add_node("MOD", out, [a, d], [out], activation=act, fmod=False)
         return
-    shape = _shape(b, out)
+    shape = static_shape(b, out)
     quotient = b.graph.add_tensor(f"{out}_quotient", np.float32, shape)
     floored = b.graph.add_tensor(f"{out}_floored", np.float32, shape)
     product = b.graph.add_tensor(f"{out}_product", np.float32, shape)
@@ -188,7 +195,7 @@ def _floor_mod(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[
 
 def _static(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     """SHAPE / RANK of a fixed-shape tensor: the output is a constant of the file's dtype."""
-    shape, out = _shape(b, inputs[0]), b.graph.tensors[outputs[0]]
+    shape, out = static_shape(b, inputs[0]), b.graph.tensors[outputs[0]]
     value = np.array(shape if b.opcode_name(op) == "SHAPE" else len(shape), out.dtype or np.int32)
     if outputs[0] in {b.name(int(i)) for i in b.subgraph.outputs}:
         b.problems.append(f"op writing '{outputs[0]}': {b.opcode_name(op)} as a model output")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lite_converter.frontends.tflite_ops import fp32_op, move_op, same_params
+from lite_converter.frontends.tflite_ops import constant_operand, fp32_op, move_op, same_params, static_shape
 
 if TYPE_CHECKING:
     from lite_converter.frontends.tflite_frontend import TfliteGraphBuilder
@@ -27,17 +27,6 @@ REDUCTIONS = {
 }
 
 
-def _constant(b: TfliteGraphBuilder, name: str, what: str, out: str) -> np.ndarray | None:
-    value = b.graph.constant(name) if name else None
-    if value is None:
-        b.problems.append(f"op writing '{out}': {what} is not a constant")
-    return None if value is None else np.asarray(value).astype(np.int64).reshape(-1)
-
-
-def _shape(b: TfliteGraphBuilder, name: str) -> list[int]:
-    return [int(d) for d in b.graph.tensors[name].shape or []]
-
-
 def _int64(b: TfliteGraphBuilder, name: str, values: list[int] | np.ndarray) -> str:
     return b.graph.add_constant(name, np.asarray(values, np.int64).reshape(-1))
 
@@ -49,7 +38,7 @@ def _bit(mask: int, index: int) -> bool:
 def _strided_slice(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     x, out = inputs[0], outputs[0]
     begin, end, strides = (
-        _constant(b, inputs[i], what, out)
+        constant_operand(b, inputs[i], what, out)
         for i, what in ((1, "STRIDED_SLICE begin"), (2, "STRIDED_SLICE end"), (3, "STRIDED_SLICE strides"))
     )
     if begin is None or end is None or strides is None:
@@ -60,14 +49,14 @@ def _strided_slice(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: l
         for k in ("beginMask", "endMask", "ellipsisMask", "newAxisMask", "shrinkAxisMask")
     }
     offset = bool(getattr(o, "offset", False)) if o is not None else False
-    resolved = resolve_strided_slice(_shape(b, x), begin, end, strides, masks, offset)
+    resolved = resolve_strided_slice(static_shape(b, x), begin, end, strides, masks, offset)
     if isinstance(resolved, str):
         b.problems.append(f"op writing '{out}': STRIDED_SLICE {resolved}")
         return
     starts, ends, steps, shape = resolved
-    if shape != _shape(b, out):
+    if shape != static_shape(b, out):
         b.problems.append(
-            f"op writing '{out}': STRIDED_SLICE gives shape {shape}, the file says {_shape(b, out)}"
+            f"op writing '{out}': STRIDED_SLICE gives shape {shape}, the file says {static_shape(b, out)}"
         )
         return
     axes = list(range(len(starts)))
@@ -77,7 +66,7 @@ def _strided_slice(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: l
         [len(range(s, e, t)) for s, e, t in zip(starts, ends, steps, strict=True)],
     )
     b.graph.tensors[sliced].quant = b.graph.tensors[out].quant
-    ends = [e if e >= 0 else -(_shape(b, x)[i] + 1) for i, e in enumerate(ends)]  # -1: past index 0
+    ends = [e if e >= 0 else -(static_shape(b, x)[i] + 1) for i, e in enumerate(ends)]  # -1: past index 0
     operands = [
         x,
         _int64(b, f"{out}_starts", starts),
@@ -159,10 +148,13 @@ def resolve_strided_slice(
 
 def _slice(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     x, out = inputs[0], outputs[0]
-    begin, size = _constant(b, inputs[1], "SLICE begin", out), _constant(b, inputs[2], "SLICE size", out)
+    begin, size = (
+        constant_operand(b, inputs[1], "SLICE begin", out),
+        constant_operand(b, inputs[2], "SLICE size", out),
+    )
     if begin is None or size is None:
         return
-    shape = _shape(b, x)
+    shape = static_shape(b, x)
     ends = [shape[i] if s < 0 else int(begin[i] + s) for i, s in enumerate(size)]
     move_op(
         b,
@@ -187,21 +179,21 @@ def _split_to(
 def _split(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     is_v = b.opcode_name(op) == "SPLIT_V"
     x, axis_name = (inputs[0], inputs[2]) if is_v else (inputs[1], inputs[0])
-    axis = _constant(b, axis_name, "split axis", outputs[0])
+    axis = constant_operand(b, axis_name, "split axis", outputs[0])
     if axis is None:
         return
-    shape = _shape(b, x)
+    shape = static_shape(b, x)
     axis_value = int(axis[0]) % len(shape)
-    sizes = [_shape(b, o)[axis_value] for o in outputs]
+    sizes = [static_shape(b, o)[axis_value] for o in outputs]
     _split_to(b, x, axis_value, sizes, outputs, outputs[0])
 
 
 def _pack(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     out = outputs[0]
-    axis = int(op.builtinOptions.axis) % len(_shape(b, out))
+    axis = int(op.builtinOptions.axis) % len(static_shape(b, out))
     expanded = []
     for index, name in enumerate(inputs):
-        shape = _shape(b, name)
+        shape = static_shape(b, name)
         one = b.graph.add_tensor(
             f"{out}_part{index}", b.graph.tensors[name].dtype, shape[:axis] + [1] + shape[axis:]
         )
@@ -217,7 +209,7 @@ def _pack(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
 
 def _unpack(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     x = inputs[0]
-    shape = _shape(b, x)
+    shape = static_shape(b, x)
     axis = int(op.builtinOptions.axis) % len(shape)
     parts = []
     for index, name in enumerate(outputs):
@@ -236,7 +228,7 @@ def _gather(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str
     o = op.builtinOptions
     axis = int(o.axis) if o is not None else 0
     batch_dims = int(getattr(o, "batchDims", 0) or 0) if o is not None else 0
-    rank = len(_shape(b, x))
+    rank = len(static_shape(b, x))
     move_op(
         b,
         "GATHER",
@@ -244,7 +236,7 @@ def _gather(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str
         [x, inputs[1]],
         [out],
         axis=axis % rank,
-        batch_dims=batch_dims % max(len(_shape(b, inputs[1])), 1) if batch_dims < 0 else batch_dims,
+        batch_dims=batch_dims % max(len(static_shape(b, inputs[1])), 1) if batch_dims < 0 else batch_dims,
     )
 
 
@@ -258,26 +250,33 @@ def _gather_nd(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[
 
 def _expand_dims(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     out = outputs[0]
-    move_op(b, "RESHAPE", out, [inputs[0], _int64(b, f"{out}_shape", _shape(b, out))], [out], allowzero=False)
+    move_op(
+        b,
+        "RESHAPE",
+        out,
+        [inputs[0], _int64(b, f"{out}_shape", static_shape(b, out))],
+        [out],
+        allowzero=False,
+    )
 
 
 def _tile(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
-    repeats = _constant(b, inputs[1], "TILE multiples", outputs[0])
+    repeats = constant_operand(b, inputs[1], "TILE multiples", outputs[0])
     if repeats is not None:
         move_op(b, "TILE", outputs[0], [inputs[0], _int64(b, f"{outputs[0]}_repeats", repeats)], outputs)
 
 
 def _broadcast_to(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     out = outputs[0]
-    move_op(b, "EXPAND", out, [inputs[0], _int64(b, f"{out}_shape", _shape(b, out))], outputs)
+    move_op(b, "EXPAND", out, [inputs[0], _int64(b, f"{out}_shape", static_shape(b, out))], outputs)
 
 
 def _reverse(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     x, out = inputs[0], outputs[0]
-    axes = _constant(b, inputs[1], "REVERSE_V2 axes", out)
+    axes = constant_operand(b, inputs[1], "REVERSE_V2 axes", out)
     if axes is None:
         return
-    shape = _shape(b, x)
+    shape = static_shape(b, x)
     axes_list = sorted({int(a) % len(shape) for a in axes})
     move_op(
         b,
@@ -300,7 +299,7 @@ def _mirror_pad(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list
     if mode != b.s.MirrorPadMode.REFLECT:
         b.problems.append(f"op writing '{out}': MIRROR_PAD mode SYMMETRIC has no .lite kernel (REFLECT has)")
         return
-    amounts = _constant(b, inputs[1], "MIRROR_PAD paddings", out)
+    amounts = constant_operand(b, inputs[1], "MIRROR_PAD paddings", out)
     if amounts is None:
         return
     pairs = amounts.reshape(-1, 2)
@@ -316,11 +315,11 @@ def _mirror_pad(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list
 
 def _reduce(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     x, out = inputs[0], outputs[0]
-    axes = _constant(b, inputs[1], "reduction axes", out)
+    axes = constant_operand(b, inputs[1], "reduction axes", out)
     if axes is None:
         return
     keep = bool(op.builtinOptions.keepDims) if op.builtinOptions is not None else False
-    rank = max(len(_shape(b, x)), 1)
+    rank = max(len(static_shape(b, x)), 1)
     fp32_op(
         b,
         REDUCTIONS[b.opcode_name(op)],
@@ -335,16 +334,16 @@ def _reduce(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str
 
 def _arg(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     x, out = inputs[0], outputs[0]
-    axis = _constant(b, inputs[1], "ARG_MAX / ARG_MIN axis", out)
+    axis = constant_operand(b, inputs[1], "ARG_MAX / ARG_MIN axis", out)
     if axis is None:
         return
     op_type = "ARG_MAX" if b.opcode_name(op) == "ARG_MAX" else "ARG_MIN"
-    attrs = {"axis": int(axis[0]) % len(_shape(b, x)), "keepdims": False, "select_last_index": False}
+    attrs = {"axis": int(axis[0]) % len(static_shape(b, x)), "keepdims": False, "select_last_index": False}
     source = b.dequantized(x)
     if b.graph.tensors[out].dtype == np.int64:
         b.add_node(op_type, out, [source], [out], **attrs)
         return
-    wide = b.graph.add_tensor(f"{out}_int64", np.int64, _shape(b, out))
+    wide = b.graph.add_tensor(f"{out}_int64", np.int64, static_shape(b, out))
     b.add_node(op_type, f"{out}_{op_type.lower()}", [source], [wide], **attrs)
     b.add_node("CAST", out, [wide], [out], to="INT32")
 

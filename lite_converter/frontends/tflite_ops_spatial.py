@@ -19,14 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lite_converter.frontends.tflite_ops import NO_ACTIVATION, activation, fp32_op, move_op
+from lite_converter.frontends.tflite_ops import NO_ACTIVATION, activation, fp32_op, move_op, static_shape
 
 if TYPE_CHECKING:
     from lite_converter.frontends.tflite_frontend import TfliteGraphBuilder
-
-
-def _shape(b: TfliteGraphBuilder, name: str) -> list[int]:
-    return [int(d) for d in b.graph.tensors[name].shape or []]
 
 
 def _resize(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
@@ -34,8 +30,10 @@ def _resize(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str
     o = op.builtinOptions
     align = bool(getattr(o, "alignCorners", False)) if o is not None else False
     half_pixel = bool(getattr(o, "halfPixelCenters", False)) if o is not None else False
-    if len(_shape(b, x)) != 4:
-        b.problems.append(f"op writing '{out}': {b.opcode_name(op)} of a rank-{len(_shape(b, x))} input")
+    if len(static_shape(b, x)) != 4:
+        b.problems.append(
+            f"op writing '{out}': {b.opcode_name(op)} of a rank-{len(static_shape(b, x))} input"
+        )
         return
     if b.opcode_name(op) == "RESIZE_BILINEAR":
         mode, nearest = "LINEAR", "ROUND_PREFER_FLOOR"
@@ -49,7 +47,7 @@ def _resize(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str
             return
         coordinates = "ALIGN_CORNERS" if align else "TF_HALF_PIXEL_FOR_NN" if half_pixel else "ASYMMETRIC"
         nearest = "ROUND_PREFER_CEIL" if align else "FLOOR"
-    sizes = b.graph.add_constant(f"{out}_sizes", np.array(_shape(b, out)[1:3], np.int64))
+    sizes = b.graph.add_constant(f"{out}_sizes", np.array(static_shape(b, out)[1:3], np.int64))
     attrs = {
         "mode": mode,
         "coordinate_mode": coordinates,
@@ -85,7 +83,7 @@ def _transpose_conv(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: 
         return
     strides = (int(o.strideH), int(o.strideW))
     kernel = weight.data.shape[1:3]
-    in_size, out_size = _shape(b, x)[1:3], _shape(b, out)[1:3]
+    in_size, out_size = static_shape(b, x)[1:3], static_shape(b, out)[1:3]
     pads, extra = [0, 0, 0, 0], [0, 0]
     for i in range(2):
         if o.padding == b.s.Padding.SAME:
@@ -128,7 +126,7 @@ def _batch_matmul(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: li
     for name, adjoint in zip(inputs[:2], (getattr(o, "adjX", False), getattr(o, "adjY", False)), strict=True):
         name = b.dequantized(name)
         if adjoint:
-            shape = _shape(b, name)
+            shape = static_shape(b, name)
             perm = [*range(len(shape) - 2), len(shape) - 1, len(shape) - 2]
             swapped = b.graph.add_tensor(f"{name}_adjoint", np.float32, [shape[p] for p in perm])
             b.add_node("TRANSPOSE", f"{name}_adjoint", [name], [swapped], perm=perm)
@@ -163,7 +161,7 @@ def _l2_normalization(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs
     out = outputs[0]
     target, finish = b.fp32_output(out)
     x = b.dequantized(inputs[0])
-    shape = _shape(b, x)
+    shape = static_shape(b, x)
     reduced = shape[:-1] + [1]
     squares = b.graph.add_tensor(f"{out}_sum_squares", np.float32, reduced)
     b.add_node(
