@@ -208,3 +208,33 @@ def test_dense_buffer_of_the_wrong_size_is_refused() -> None:
     m.op("FULLY_CONNECTED", [x, w], [y], options(s.FullyConnectedOptionsT()))
     with pytest.raises(ConversionError, match=r"tensor 'w': 77 values stored for shape \[8, 32\]"):
         convert_tflite(m.finish([x], [y]))
+
+
+def _with_offset_buffer(weights: np.ndarray, truncate: int = 0) -> bytes:
+    """An FC model whose weight buffer follows the flatbuffer (Buffer.offset / size, as TFLite writes
+    models over 2 GB); ``truncate`` cuts that many bytes off the end of the file."""
+    m = TfliteModel()
+    x, y = m.tensor("x", [2, weights.shape[1]]), m.tensor("y", [2, weights.shape[0]])
+    w = m.tensor("w", list(weights.shape))
+    m.tensors[w].buffer = len(m.buffers)
+    m.buffers.append(options(s.BufferT(), offset=1 << 30, size=weights.nbytes))
+    m.op("FULLY_CONNECTED", [x, w], [y], options(s.FullyConnectedOptionsT()))
+    m.end_subgraph([x], [y])
+    size = len(m.finish())
+    offset = (size + 63) // 64 * 64
+    m.buffers[-1].offset = offset
+    body = m.finish()
+    assert len(body) == size
+    blob = body + bytes(offset - size) + weights.tobytes()
+    return blob[: len(blob) - truncate] if truncate else blob
+
+
+def test_buffer_stored_after_the_flatbuffer(tmp_path: Path) -> None:
+    weights = np.random.default_rng(23).standard_normal((5, 7)).astype(np.float32)
+    data = _with_offset_buffer(weights)
+    x = np.random.default_rng(24).standard_normal((2, 7)).astype(np.float32)
+    assert_matches_litert(data, [x], tmp_path)
+    with pytest.raises(
+        ConversionError, match=r"tensor 'w': its data \(140 bytes at offset \d+\) lies past the end"
+    ):
+        convert_tflite(_with_offset_buffer(weights, truncate=8))

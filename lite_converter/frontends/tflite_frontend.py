@@ -53,9 +53,10 @@ def _enum_names(enum_class: Any) -> dict[int, str]:  # noqa: ANN401 - generated 
 class TfliteGraphBuilder:
     """Turns one TFLite subgraph into IR: tensors first, then ops through tflite_ops' converters."""
 
-    def __init__(self, model: Any) -> None:  # noqa: ANN401 - generated ModelT
+    def __init__(self, model: Any, file_bytes: bytes = b"") -> None:  # noqa: ANN401 - generated ModelT
         self.s = schema()
         self.model = model
+        self.file_bytes = file_bytes  # buffers stored after the flatbuffer (offset / size) are read here
         self.subgraph = model.subgraphs[0]
         self.graph = Graph(source_format="tflite")
         self.names: list[str] = []
@@ -90,9 +91,20 @@ class TfliteGraphBuilder:
         """The constant data of a tensor (a sparse one densified); None for an activation, or after
         noting in ``problems`` why the data cannot be read."""
         index, buffers = int(tensor.buffer), self.model.buffers or []
-        if not 0 < index < len(buffers) or buffers[index].data is None or len(buffers[index].data) == 0:
+        if not 0 < index < len(buffers):
             return None
-        raw = np.asarray(buffers[index].data, np.uint8).tobytes()
+        buffer = buffers[index]
+        if int(buffer.offset or 0) > 1:  # the data follows the flatbuffer in the file (large models)
+            start, size = int(buffer.offset), int(buffer.size or 0)
+            if start + size > len(self.file_bytes):
+                self.problems.append(f"tensor '{name}': its data ({size} bytes at offset {start}) lies past "
+                                     f"the end of the {len(self.file_bytes)}-byte file")
+                return None
+            raw = self.file_bytes[start:start + size]
+        elif buffer.data is None or len(buffer.data) == 0:
+            return None
+        else:
+            raw = np.asarray(buffer.data, np.uint8).tobytes()
         if len(raw) % dtype.itemsize:
             self.problems.append(f"tensor '{name}': {len(raw)} data bytes are not whole {dtype} values")
             return None
@@ -198,8 +210,9 @@ def _layout(graph: Graph, name: str) -> str:
     return "NHWC" if len(graph.tensors[name].shape or []) == 4 else ""
 
 
-def read_tflite(source: str | os.PathLike | bytes) -> Any:  # noqa: ANN401 - generated ModelT
-    """The TFLite ModelT of a file or its bytes; ConversionError when it is not a .tflite."""
+def read_tflite(source: str | os.PathLike | bytes) -> tuple[Any, bytes]:  # noqa: ANN401 - generated ModelT
+    """(the TFLite ModelT, the file's bytes) of a file or its bytes; ConversionError when it is not a
+    .tflite."""
     if isinstance(source, bytes | bytearray):
         data = bytes(source)
     else:
@@ -215,10 +228,11 @@ def read_tflite(source: str | os.PathLike | bytes) -> Any:  # noqa: ANN401 - gen
         raise ConversionError(f"cannot read the .tflite flatbuffer: {error}") from None
     if not model.subgraphs:
         raise ConversionError("the .tflite model has no subgraph")
-    return model
+    return model, data
 
 
 def load_tflite(source: str | os.PathLike | bytes) -> Graph:
     """The lowered, channels-last IR of a .tflite model's main graph (subgraph 0; ready for
     plan_memory and serialize)."""
-    return TfliteGraphBuilder(read_tflite(source)).build()
+    model, data = read_tflite(source)
+    return TfliteGraphBuilder(model, data).build()
