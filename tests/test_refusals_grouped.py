@@ -165,3 +165,23 @@ def test_onnx_refusal_lists_ops_inside_branches() -> None:
         for line in lines
     ), lines
     assert not any("Identity" in line for line in lines), lines
+
+
+def test_tflite_operator_that_contradicts_its_tensors_is_refused() -> None:
+    """A SPLIT_V naming tensors past the tensor list; then a PACK without its options."""
+    m = TfliteModel()
+    x, y, z = m.tensor("x", [2, 3]), m.tensor("y", [2, 2, 3]), m.tensor("z", [2, 3])
+    m.op("PACK", [x, x], [y])
+    m.op("SPLIT_V", [x, 99, 98], [z])
+    with pytest.raises(ConversionError) as error:
+        convert_tflite(m.finish([x], [y, z]))
+    lines = _problem_lines(error)
+    assert lines[1:] == [], lines  # the PACK is reached once the file's indices are sound:
+    assert lines[0] == "operator 1 (SPLIT_V) names tensors [0, 99, 98, 2] of 3", lines
+    m = TfliteModel()
+    x, y = m.tensor("x", [2, 3]), m.tensor("y", [2, 2, 3])
+    m.op("PACK", [x, x], [y])
+    with pytest.raises(ConversionError) as error:
+        convert_tflite(m.finish([x], [y]))
+    lines = _problem_lines(error)
+    assert lines[0].startswith("operator 0 (PACK) does not fit its tensors or options: AttributeError"), lines

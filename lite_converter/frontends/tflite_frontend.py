@@ -179,15 +179,31 @@ class TfliteGraphBuilder:
         self.problems += subgraph_problems(self.model, self.op_names)
         self.read_tensors()
         operators = list(self.subgraph.operators or [])
-        for operator in operators:
-            for index in operator.inputs:
+        count = len(self.names)
+        for position, operator in enumerate(operators):
+            indices = [*_ints(operator.inputs), *_ints(operator.outputs)]
+            if any(not -1 <= i < count for i in indices):
+                self.problems.append(f"operator {position} ({self.opcode_name(operator)}) names tensors "
+                                     f"{indices} of {count}")
+                continue
+            for index in _ints(operator.inputs):
                 if index >= 0:
-                    self.readers.setdefault(self.name(int(index)), []).append(operator)
+                    self.readers.setdefault(self.name(index), []).append(operator)
+        for index in [*_ints(self.subgraph.inputs), *_ints(self.subgraph.outputs)]:
+            if not 0 <= index < count:
+                self.problems.append(f"the graph's inputs / outputs name tensor {index} of {count}")
         self._raise_problems()
-        for operator in operators:
-            inputs = [self.name(int(i)) for i in operator.inputs]
-            outputs = [self.name(int(i)) for i in operator.outputs]
-            CONVERTERS[self.opcode_name(operator)](self, operator, inputs, outputs)
+        for position, operator in enumerate(operators):
+            opcode = self.opcode_name(operator)
+            try:
+                inputs = [self.name(i) for i in _ints(operator.inputs)]
+                outputs = [self.name(i) for i in _ints(operator.outputs)]
+                CONVERTERS[opcode](self, operator, inputs, outputs)
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError) as error:
+                # a file whose operator contradicts its tensors or options (missing options, an index
+                # past the tensor list, shapes that do not fit): say which, never an internal error
+                self.problems.append(f"operator {position} ({opcode}) does not fit its tensors or options: "
+                                     f"{type(error).__name__}: {error}")
         self._raise_problems()
         graph = self.graph
         graph.inputs = [self.name(i) for i in self.subgraph.inputs]
@@ -203,6 +219,10 @@ class TfliteGraphBuilder:
             if tensor.quant is not None and dtype not in (np.int8, np.int32):
                 tensor.quant = None  # fp32 tensors of a TFLite model may carry stale min/max-only params
         return graph
+
+
+def _ints(values: Any) -> list[int]:  # noqa: ANN401 - a list or numpy array of the object API, or None
+    return [] if values is None else [int(v) for v in values]
 
 
 def _layout(graph: Graph, name: str) -> str:
