@@ -34,13 +34,13 @@ def test_tflite_73_unsupported_nodes_make_two_lines() -> None:
         previous = out
     for index in range(2):
         out = m.tensor(f"upsampled{index}", [1, 4, 4, 2])
-        m.op("CUSTOM", [previous], [out], custom="Convolution2DTransposeBias")
+        m.op("CUSTOM", [previous], [out], custom="MaxPoolingWithArgmax2D")
         previous = out
     with pytest.raises(ConversionError) as error:
         convert_tflite(m.finish([x], [previous]))
     lines = _problem_lines(error)
     assert lines == [
-        "unsupported custom op Convolution2DTransposeBias: 2 node(s) 'upsampled0', 'upsampled1'",
+        "unsupported custom op MaxPoolingWithArgmax2D: 2 node(s) 'upsampled0', 'upsampled1'",
         "unsupported op SEGMENT_SUM: 73 node(s) 'stage0', 'stage1', 'stage2', 'stage3', 'stage4' "
         "and 68 more",
     ], str(error.value)

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("ai_edge_litert", reason="needs the tflite extra (ai-edge-litert)")
 from ai_edge_litert import schema_py_generated as s  # noqa: E402
 
-from tests.tflite_builder import TfliteModel, assert_matches_litert, options  # noqa: E402
+from tests.tflite_builder import TfliteModel, assert_matches_litert, options, run_litert, run_ours  # noqa: E402
 
 Case = Callable[[np.random.Generator], tuple[bytes, list[np.ndarray]]]
 CASES: dict[str, Case] = {}
@@ -420,6 +420,43 @@ def test_transpose_conv_matches_litert(padding: str, geometry: tuple, bias: bool
     assert_matches_litert(m.finish([x], [y]), feeds, tmp_path)
 
 
+@pytest.mark.parametrize("padding", [1, 2], ids=["SAME", "VALID"])
+def test_mediapipe_transpose_conv_bias_matches_litert_transpose_conv(padding: int, tmp_path: Path) -> None:
+    """MediaPipe's custom Convolution2DTransposeBias (LiteRT has no kernel for it) against its documented
+    meaning run by LiteRT: the builtin TRANSPOSE_CONV with the same weights and bias."""
+    rng = np.random.default_rng(15)
+    weights = rng.standard_normal((4, 4, 4, 3)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    out_hw = [10, 12] if padding == 1 else [12, 14]
+    custom, reference = TfliteModel(), TfliteModel()
+    for m in (custom, reference):
+        x, y = m.tensor("x", [1, 5, 6, 3]), m.tensor("y", [1, *out_hw, 4])
+        w, b = m.constant("w", weights), m.constant("b", bias)
+        if m is custom:
+            params = np.array([padding, 2, 2], "<i4").tobytes()  # TfLiteTransposeConvParams
+            m.op("CUSTOM", [x, w, b], [y], custom="Convolution2DTransposeBias", custom_options=params)
+        else:
+            opts = options(
+                s.TransposeConvOptionsT(),
+                padding=s.Padding.SAME if padding == 1 else s.Padding.VALID,
+                strideH=2,
+                strideW=2,
+            )
+            m.op(
+                "TRANSPOSE_CONV",
+                [m.constant("shape", np.array([1, *out_hw, 4], np.int32)), w, x, b],
+                [y],
+                opts,
+            )
+        m.end_subgraph([x], [y])
+    feeds = [rng.standard_normal((1, 5, 6, 3)).astype(np.float32)]
+    path = tmp_path / "reference.tflite"
+    path.write_bytes(reference.finish())
+    expected = run_litert(path, feeds)[0]
+    mine = run_ours(custom.finish(), feeds)[0]
+    assert float(np.abs(mine - expected).max()) <= 1e-5 * max(1.0, float(np.abs(expected).max()))
+
+
 @pytest.mark.parametrize("adjoint", [(False, False), (True, False), (False, True), (True, True)])
 def test_batch_matmul_matches_litert(adjoint: tuple[bool, bool], tmp_path: Path) -> None:
     a = [2, 5, 3] if adjoint[0] else [2, 3, 5]
@@ -672,5 +709,5 @@ def test_every_import_is_documented() -> None:
     table = "\n".join(
         line.split("|")[1] for line in doc.splitlines() if line.startswith("| ") and "---" not in line
     )
-    listed = set(re.findall(r"\b[A-Z][A-Z0-9_]+\b", table)) - {"TFLite"}
+    listed = set(re.findall(r"\bCUSTOM:\w+|\b[A-Z][A-Z0-9_]+\b", table)) - {"TFLite"}
     assert sorted(set(CONVERTERS) - listed) == [] and sorted(listed - set(CONVERTERS) - {"TFL"}) == []

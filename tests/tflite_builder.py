@@ -87,8 +87,10 @@ class TfliteModel:
         opts: Any = None,  # noqa: ANN401
         custom: str | None = None,
         version: int = 1,
+        custom_options: bytes | None = None,
     ) -> None:
-        """Appends an operator; ``opts`` is a generated *OptionsT object (its union type is derived)."""
+        """Appends an operator; ``opts`` is a generated *OptionsT object (its union type is derived);
+        a custom op has its code in ``custom`` and its raw options in ``custom_options``."""
         code_value = (
             s.BuiltinOperator.CUSTOM
             if custom
@@ -108,6 +110,7 @@ class TfliteModel:
             keys.append(key)
         o = s.OperatorT()
         o.opcodeIndex = keys.index(key)
+        o.customOptions = list(custom_options) if custom_options is not None else None
         o.inputs, o.outputs = list(inputs), list(outputs)
         if opts is not None:
             union_name = type(opts).__name__[:-1]  # Conv2DOptionsT -> Conv2DOptions

@@ -74,19 +74,66 @@ def _depth_space(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: lis
 
 
 def _transpose_conv(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
-    w, x, out = inputs[1], inputs[2], outputs[0]
+    o = op.builtinOptions
+    same = o.padding == b.s.Padding.SAME
+    act = activation(b, o, f"op writing '{outputs[0]}'")
     bias = inputs[3] if len(inputs) > 3 else ""
-    o, where = op.builtinOptions, f"op writing '{out}'"
+    _emit_transpose_conv(
+        b, inputs[2], inputs[1], bias, outputs[0], same, (int(o.strideH), int(o.strideW)), act
+    )
+
+
+def _transpose_conv_bias(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    """MediaPipe's custom Convolution2DTransposeBias: inputs x, weights [O, KH, KW, I], bias; its custom
+    options are TFLite's TfLiteTransposeConvParams struct as raw bytes (int32 padding: 1 SAME, 2 VALID;
+    int32 stride_width; int32 stride_height), the output shape that of its output tensor."""
+    raw = bytes(np.asarray(op.customOptions if op.customOptions is not None else [], np.uint8))
+    if len(raw) < 12:
+        b.problems.append(
+            f"op writing '{outputs[0]}': Convolution2DTransposeBias options are {len(raw)} bytes, "
+            "not TfLiteTransposeConvParams (12)"
+        )
+        return
+    padding, stride_w, stride_h = (int(v) for v in np.frombuffer(raw[:12], "<i4"))
+    if padding not in (1, 2) or stride_w < 1 or stride_h < 1:
+        b.problems.append(
+            f"op writing '{outputs[0]}': Convolution2DTransposeBias padding {padding}, strides "
+            f"{stride_h}x{stride_w}"
+        )
+        return
+    _emit_transpose_conv(
+        b,
+        inputs[0],
+        inputs[1],
+        inputs[2] if len(inputs) > 2 else "",
+        outputs[0],
+        padding == 1,
+        (stride_h, stride_w),
+        dict(NO_ACTIVATION),
+    )
+
+
+def _emit_transpose_conv(
+    b: TfliteGraphBuilder,
+    x: str,
+    w: str,
+    bias: str,
+    out: str,
+    same: bool,
+    strides: tuple[int, int],
+    act: dict[str, Any],
+) -> None:
     weight = b.graph.tensors[w]
     if weight.data is None or weight.data.ndim != 4:
-        b.problems.append(f"{where}: TRANSPOSE_CONV weights are not a constant [O, KH, KW, I] tensor")
+        b.problems.append(
+            f"op writing '{out}': transposed-convolution weights are not a constant [O, KH, KW, I] tensor"
+        )
         return
-    strides = (int(o.strideH), int(o.strideW))
     kernel = weight.data.shape[1:3]
     in_size, out_size = static_shape(b, x)[1:3], static_shape(b, out)[1:3]
     pads, extra = [0, 0, 0, 0], [0, 0]
     for i in range(2):
-        if o.padding == b.s.Padding.SAME:
+        if same:
             total = max((-(-out_size[i] // strides[i]) - 1) * strides[i] + kernel[i] - out_size[i], 0)
             pads[2 * i] = total // 2
         end = (in_size[i] - 1) * strides[i] + kernel[i] - pads[2 * i] - out_size[i]
@@ -106,17 +153,11 @@ def _transpose_conv(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: 
         "output_padding_w": extra[1],
         "padding": "EXPLICIT",
         "group": 1,
-        "activation": activation(b, o, where),
+        "activation": act,
         "layout": "NHWC",
     }
-    fp32_op(
-        b,
-        "CONV_TRANSPOSE_2D",
-        out,
-        [x, b.graph.add_constant(f"{w}_ihwo", value), b.dequantized(bias) if bias else ""],
-        out,
-        **attrs,
-    )
+    operands = [x, b.graph.add_constant(f"{w}_ihwo", value), b.dequantized(bias) if bias else ""]
+    fp32_op(b, "CONV_TRANSPOSE_2D", out, operands, out, **attrs)
 
 
 def _batch_matmul(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
@@ -193,6 +234,7 @@ CONVERTERS = {
     "RESIZE_NEAREST_NEIGHBOR": _resize,
     "DEPTH_TO_SPACE": _depth_space,
     "SPACE_TO_DEPTH": _depth_space,
+    "CUSTOM:Convolution2DTransposeBias": _transpose_conv_bias,
     "TRANSPOSE_CONV": _transpose_conv,
     "BATCH_MATMUL": _batch_matmul,
     "LOG_SOFTMAX": _log_softmax,
