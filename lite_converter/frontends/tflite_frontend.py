@@ -69,7 +69,8 @@ class TfliteGraphBuilder:
     # -- tensors ----------------------------------------------------------------------------------
     def read_tensors(self) -> None:
         for index, tensor in enumerate(self.subgraph.tensors or []):
-            raw_name = tensor.name.decode() if isinstance(tensor.name, bytes) else str(tensor.name or "")
+            raw_name = tensor.name.decode(errors="replace") if isinstance(tensor.name, bytes) \
+                else str(tensor.name or "")
             name = self.graph.unique_name(raw_name or f"tensor_{index}")
             self.names.append(name)
             type_name = self.type_names.get(tensor.type, str(tensor.type))
@@ -206,8 +207,8 @@ class TfliteGraphBuilder:
                                      f"{type(error).__name__}: {error}")
         self._raise_problems()
         graph = self.graph
-        graph.inputs = [self.name(i) for i in self.subgraph.inputs]
-        graph.outputs = [self.name(i) for i in self.subgraph.outputs]
+        graph.inputs = [self.name(i) for i in _ints(self.subgraph.inputs)]
+        graph.outputs = [self.name(i) for i in _ints(self.subgraph.outputs)]
         graph.input_layouts = {n: _layout(graph, n) for n in graph.inputs}
         graph.output_layouts = {n: _layout(graph, n) for n in graph.outputs}
         for name in graph.inputs:

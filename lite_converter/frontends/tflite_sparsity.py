@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-_MAX_DENSE_ELEMENTS = 1 << 31  # a dense weight larger than this is not a model we can hold anyway
+_MAX_DENSE_ELEMENTS = 1 << 28  # 1 GiB of fp32: no edge model has a larger weight; a hostile shape gets no more
 
 
 class SparsityError(ValueError):
