@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-_MAX_DENSE_ELEMENTS = 1 << 28  # 1 GiB of fp32: no edge model has a larger weight, and no hostile shape gets more
+_MAX_DENSE_ELEMENTS = 1 << 28  # 1 GiB of fp32: more than any edge weight; a hostile shape gets no more
 
 
 class SparsityError(ValueError):
