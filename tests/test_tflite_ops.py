@@ -560,6 +560,33 @@ def test_floor_mod_matches_litert(dtype: type, tmp_path: Path) -> None:
     assert_matches_litert(data, feeds, tmp_path)
 
 
+@case("SCATTER_ND")
+def _scatter_nd(rng: np.random.Generator) -> tuple[bytes, list[np.ndarray]]:
+    """Duplicate indices: TFLite sums their updates."""
+    m = TfliteModel()
+    updates, y = m.tensor("updates", [4, 3]), m.tensor("y", [5, 3])
+    indices = m.constant("indices", np.array([[1], [3], [1], [0]], np.int32))
+    m.op("SCATTER_ND", [indices, updates, m.constant("shape", np.array([5, 3], np.int32))], [y])
+    return m.finish([updates], [y]), [rng.standard_normal((4, 3)).astype(np.float32)]
+
+
+@pytest.mark.parametrize("axes", [(1, 0), (0, 1)], ids=["time_major", "batch_major"])
+def test_reverse_sequence_matches_litert(axes: tuple[int, int], tmp_path: Path) -> None:
+    seq_dim, batch_dim = axes
+    shape = [5, 3, 2] if seq_dim == 0 else [3, 5, 2]
+    m = TfliteModel()
+    x, y = m.tensor("x", shape), m.tensor("y", shape)
+    lengths = m.constant("lengths", np.array([5, 0, 3], np.int32))
+    m.op(
+        "REVERSE_SEQUENCE",
+        [x, lengths],
+        [y],
+        options(s.ReverseSequenceOptionsT(), seqDim=seq_dim, batchDim=batch_dim),
+    )
+    feeds = [np.random.default_rng(16).standard_normal(shape).astype(np.float32)]
+    assert_matches_litert(m.finish([x], [y]), feeds, tmp_path)
+
+
 @case("SHAPE")
 def _shape(rng: np.random.Generator) -> tuple[bytes, list[np.ndarray]]:
     """SHAPE -> STRIDED_SLICE -> REVERSE_V2 -> MUL -> the new shape of a RESHAPE: [2,3,4] -> [6, 4]."""

@@ -203,7 +203,35 @@ def _static(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str
     out.data, out.dtype = value.reshape(out.shape or value.shape), value.dtype
 
 
+def _scatter_nd(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    """TFLite SCATTER_ND(indices, updates, shape): zeros of ``shape`` with the updates added at the
+    indices (duplicates summed) = our SCATTER_ND with reduction add onto a zero constant."""
+    indices, updates, out = inputs[0], inputs[1], outputs[0]
+    dtype = b.graph.tensors[out].dtype
+    zeros = b.graph.add_constant(f"{out}_zeros", np.zeros(static_shape(b, out), dtype))
+    fp32_op(b, "SCATTER_ND", out, [zeros, indices, updates], out, axis=0, reduction=1)
+
+
+def _reverse_sequence(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
+    x, lengths, out = inputs[0], inputs[1], outputs[0]
+    o = op.builtinOptions
+    time_axis, batch_axis = int(o.seqDim), int(o.batchDim)
+    if {time_axis, batch_axis} != {0, 1}:
+        b.problems.append(
+            f"op writing '{out}': REVERSE_SEQUENCE with seq_dim {time_axis} and batch_dim "
+            f"{batch_axis} (the runtime reverses along dims 0 and 1)"
+        )
+        return
+    if b.graph.tensors[lengths].dtype != np.int64:
+        wide = b.graph.add_tensor(f"{lengths}_int64", np.int64, static_shape(b, lengths))
+        b.add_node("CAST", f"{lengths}_to_int64", [lengths], [wide], to="INT64")
+        lengths = wide
+    move_op(b, "REVERSE_SEQUENCE", out, [x, lengths], [out], batch_axis=batch_axis, time_axis=time_axis)
+
+
 CONVERTERS = {
+    "SCATTER_ND": _scatter_nd,
+    "REVERSE_SEQUENCE": _reverse_sequence,
     "SPACE_TO_BATCH_ND": _space_to_batch,
     "BATCH_TO_SPACE_ND": _batch_to_space,
     "CUMSUM": _cumsum,
