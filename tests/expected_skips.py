@@ -39,7 +39,7 @@ class Entry:
         return fnmatch.fnmatchcase(node_id, self.node) and fnmatch.fnmatchcase(reason, self.reason)
 
 
-def parse(text: str) -> tuple[dict[str, str], list[Entry]]:
+def parse(text: str, name: str = LIST_PATH.name) -> tuple[dict[str, str], list[Entry]]:
     """({category: description}, entries) of the list's text; malformed lines raise ValueError."""
     categories: dict[str, str] = {}
     entries: list[Entry] = []
@@ -54,7 +54,7 @@ def parse(text: str) -> tuple[dict[str, str], list[Entry]]:
             continue
         fields = [part.strip() for part in line.split("|")]
         if category is None or len(fields) != 3 or not fields[0].isdigit() or int(fields[0]) < 1:
-            raise ValueError(f"{LIST_PATH.name}:{number}: expected 'CAP | NODE-ID PATTERN | REASON PATTERN' "
+            raise ValueError(f"{name}:{number}: expected 'CAP | NODE-ID PATTERN | REASON PATTERN' "
                              f"under a [category] line, got {raw!r}")
         entries.append(Entry(category, int(fields[0]), fields[1], fields[2], number))
     return categories, entries
@@ -78,8 +78,9 @@ def record_not_covered(config: pytest.Config, lines: list[str]) -> None:
 class ExpectedSkips:
     """The pytest plugin (registered by tests/conftest.py)."""
 
-    def __init__(self) -> None:
-        self.categories, self.entries = parse(LIST_PATH.read_text())
+    def __init__(self, list_path: Path = LIST_PATH) -> None:
+        self.list_name = list_path.name
+        self.categories, self.entries = parse(list_path.read_text(), list_path.name)
         self.seen: list[Seen] = []
 
     def judge(self, node_id: str, reason: str) -> Entry | None:
@@ -97,7 +98,7 @@ class ExpectedSkips:
         why = (f"the entry on line {capped[0].line} allows {capped[0].cap} and is used up" if capped
                else "no entry matches")
         report.outcome = "failed"
-        report.longrepr = (f"unexpected skip ({why} in tests/{LIST_PATH.name}): {reason}\n"
+        report.longrepr = (f"unexpected skip ({why} in {self.list_name}): {reason}\n"
                            "A skip hides coverage: build or fetch what the test needs, or list the skip "
                            "with its reason if it is really expected.")
 
