@@ -16,18 +16,15 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnxruntime import quantization
 
 from lite_converter.convert import convert_onnx, convert_tflite
 from lite_converter.ir import ConversionError
 from lite_converter.reader import LiteModel, read_model
-
-ort = pytest.importorskip("onnxruntime")
-quantization = pytest.importorskip("onnxruntime.quantization")
-litert = pytest.importorskip("ai_edge_litert.interpreter")
-
-from runtime_arm import Interpreter  # noqa: E402
+from runtime_arm import Interpreter
 
 MIN_WITHIN_ONE_LSB = 0.99
 
@@ -138,6 +135,8 @@ def run_onnxruntime(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.nd
 
 
 def run_litert(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    # LiteRT is needed by the .tflite tests only: imported here, the onnxruntime QDQ tests never depend on it
+    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="LiteRT (dev extra) not installed")
     interpreter = litert.Interpreter(model_path=str(path))
     interpreter.allocate_tensors()
     for detail, value in zip(interpreter.get_input_details(), feeds.values(), strict=True):
