@@ -24,15 +24,21 @@ SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "REQUANTIZE", "CONV_2D", "CONV_TRANSP
                  "UNSQUEEZE", "TRANSPOSE", "CONCAT", "RESIZE", *LOOKUP_OPS)
 
 
-def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, float]:
-    """{node name: max |runtime - simulation|} over the int8-related nodes (in LSB for int8 outputs)."""
+def runtime_values(graph: Graph, feeds: dict[str, np.ndarray], threads: int = 1) -> dict[str, np.ndarray]:
+    """Every tensor of ``graph`` as the runtime computes it (each activation exposed as a graph output),
+    with the feeds and the constants (int8 weights, tables) added."""
     used = (t for node in graph.nodes for t in (*node.inputs, *node.outputs) if t)
     names = list(dict.fromkeys(t for t in used if not graph.tensors[t].is_constant))
-    with Interpreter(model_content=with_outputs(graph, names)) as interpreter:
-        values = dict(interpreter.run(feeds))
+    with Interpreter(model_content=with_outputs(graph, names), threads=threads) as interpreter:
+        values = {name: np.array(value) for name, value in interpreter.run(feeds).items()}
     values.update(feeds)
-    values.update({name: t.data for name, t in graph.tensors.items() if t.data is not None})  # int8 weights
-    return simulation_mismatches(graph, values)
+    values.update({name: t.data for name, t in graph.tensors.items() if t.data is not None})
+    return values
+
+
+def int8_mismatches(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, float]:
+    """{node name: max |runtime - simulation| in LSB} over the int8-related nodes."""
+    return simulation_mismatches(graph, runtime_values(graph, feeds))
 
 
 def lsb(graph: Graph, node: Node, shape: tuple[int, ...]) -> np.ndarray | float:
