@@ -435,3 +435,34 @@ def test_bench_runs_int8_peers(mobilenet_v2_qdq: Path, mobilenet_v2_lite: Path) 
         assert peer.max_abs_diff is not None, peer
         bound = onnxruntime_int8_bound(scale) if peer.name == "onnxruntime" else 1.01 * scale
         assert peer.max_abs_diff <= bound, (peer.name, peer.max_abs_diff, scale)
+
+
+
+# -- imported int8 models against our own simulation ----------------------------------------------------
+# The peers above round differently from us (1 LSB apart is their arithmetic, not a fault); against our
+# own simulation every int8 tensor of an imported model is exact (0 LSB), QUANTIZE / DEQUANTIZE
+# included, as for the models slim quantizes (tests/slim_oracle.py).
+def _assert_imported_int8_exact(path: Path | bytes, feeds: dict[str, np.ndarray], minimum_nodes: int) -> None:
+    from lite_converter.convert import lower
+    from tests.slim_oracle import assert_exact, int8_mismatches
+
+    assert_exact(int8_mismatches(lower(path), feeds), minimum_nodes=minimum_nodes)
+
+
+def test_imported_qdq_every_op_net_equals_the_simulation(every_op_qdq: Path) -> None:
+    _assert_imported_int8_exact(every_op_qdq, random_feeds("x", (1, 3, 16, 16), 600), 20)
+
+
+@pytest.mark.parametrize("source", ["mobilenet_v2_qdq", "mobilenet_v2_tflite"])
+def test_imported_mobilenet_v2_equals_the_simulation(source: str, request: pytest.FixtureRequest) -> None:
+    feeds = random_feeds("input", (1, 3, 64, 64), 601)
+    _assert_imported_int8_exact(request.getfixturevalue(source), feeds, 60)
+
+
+def test_imported_tf_style_tflite_equals_the_simulation() -> None:
+    """int8 graph input: the convs, ADD, RESHAPE, FULLY_CONNECTED and 6 QUANTIZE / DEQUANTIZE borders are
+    exact (11 nodes); AVERAGE_POOL_2D, MEAN and SOFTMAX run fp32 between those borders."""
+    from tests.tflite_int8_net import tflite_int8_net
+
+    feeds = {"x": np.random.default_rng(7).integers(-128, 128, (1, 9, 9, 3)).astype(np.int8)}
+    _assert_imported_int8_exact(tflite_int8_net(), feeds, 11)
