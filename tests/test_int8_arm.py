@@ -82,7 +82,8 @@ def run_all_tensors_on_arm(cross_builds: Path, cpu: str, graph: Graph, feeds: di
         offset += count * dtype.itemsize
     assert offset == len(raw), f"{cpu}: listed outputs take {offset} bytes, the file has {len(raw)}"
     assert set(names) - set(graph.inputs) <= set(values), f"{cpu}: outputs missing from run_model"
-    return {**values, **feeds}
+    constants = {name: t.data for name, t in graph.tensors.items() if t.data is not None}  # int8 operands
+    return {**values, **feeds, **constants}
 
 
 def arm_int8_mismatches(graph: Graph, values: dict[str, np.ndarray]) -> dict[str, float]:
@@ -188,3 +189,21 @@ def test_int8_transposed_convolutions_on_arm_match_simulation(cross_builds: Path
     errors = arm_int8_mismatches(result.graph, on_arm)
     assert {"up1", "up2"} <= set(errors)
     assert_exact(errors)
+
+
+@pytest.mark.parametrize("cpu", list(EMULATED))
+def test_every_int8_op_family_on_arm_matches_simulation(cross_builds: Path, cpu: str, tmp_path: Path):
+    """tests/test_int8_op_families.py's net (every int8 op of lite_ops, grouped convs on the reference
+    int8 conv, composed and uncomposed tables) on each ARM CPU's kernels."""
+    from tests.test_int8_op_families import INPUT_SHAPE, INT8_OPS, op_families_net
+    from tests.test_slim_int8_ops import _quantize_with
+
+    data = _batches(INPUT_SHAPE, 4, seed=8)
+    covered: set[str] = set()
+    for compose in (True, False):
+        graph, _ = _quantize_with(op_families_net(), data, compose_tables=compose)
+        on_arm = run_all_tensors_on_arm(cross_builds, cpu, graph, {"x": data[1]}, tmp_path)
+        errors = arm_int8_mismatches(graph, on_arm)
+        assert_exact(errors, minimum_nodes=30)
+        covered |= {node.op_type for node in graph.nodes if node.name in errors}
+    assert covered == INT8_OPS, sorted(INT8_OPS - covered)
