@@ -5,7 +5,10 @@ Oracles are the models' own runtimes: onnxruntime on the QDQ .onnx that its quan
 QuantizeLinear, the ONNX meaning of a QDQ graph: its fused int8 kernels differ by CPU, see
 ``onnxruntime_int8_bound``), and LiteRT on the full-integer .tflite. Their requantization rounds
 differently from ours (float rounding / gemmlowp fixed point), so outputs are compared in LSBs of
-the output's own scale: >= 99% within 1 LSB, and the distribution (0 / 1 / >1 LSB) is printed.
+the output's own scale: none more than 1 LSB apart and >= 90% equal (measured here: 100% equal on
+every output; the 1-LSB room is their rounding, up to 10% of MobileNetV2's logits at 224x224 in
+docs/IMPORT_INT8.md), and the distribution (0 / 1 / >1 LSB) is printed. Against our own simulation
+the same models are exact (the tests at the end).
 The tests also check that the imported models really run int8 ops, so an import that silently
 fell back to fp32 would fail.
 """
@@ -29,7 +32,7 @@ litert = pytest.importorskip("ai_edge_litert.interpreter")
 
 from runtime_arm import Interpreter  # noqa: E402
 
-MIN_WITHIN_ONE_LSB = 0.99
+MIN_EQUAL = 0.90
 
 
 # -- models -----------------------------------------------------------------------------------------
@@ -119,7 +122,7 @@ def check_against(ours: dict[str, np.ndarray], theirs: dict[str, np.ndarray], sc
         assert ours[name].shape == expected.shape and ours[name].dtype == expected.dtype, name
         zero, one, more = lsb_distribution(ours[name], expected, scales[name])
         print(f"{label} {name}: 0 LSB {zero:.4f}, 1 LSB {one:.4f}, >1 LSB {more:.4f}")
-        assert zero + one >= MIN_WITHIN_ONE_LSB, (name, zero, one, more)
+        assert more == 0 and zero >= MIN_EQUAL, (name, zero, one, more)
 
 
 def run_lite(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
