@@ -40,6 +40,8 @@ from lite_converter.app.cli_common import (
     affinity_text,
     input_shape_arg,
     input_shapes,
+    input_value_arg,
+    input_values,
     random_input,
 )
 from lite_converter.app.compress_cli import add_compress_command
@@ -97,13 +99,17 @@ def command_convert(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else source.with_suffix(".lite")
     if output.resolve() == source.resolve():
         raise UserError(f"the output {output} would overwrite the input")
+    values = input_values(args.input_value)
+    if values and is_tflite:
+        raise UserError("--input-value is supported for ONNX models only")
     if is_tflite:
         if args.input_shape:
             raise UserError("--input-shape is not supported for .tflite models (their shapes are fixed)")
         data = convert_tflite(source, output_path=output)
         source_kind, source_bytes = "TFLite", source.stat().st_size
     else:
-        data = convert_onnx(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None)
+        data = convert_onnx(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None,
+                            input_values=values or None)
         source_kind, source_bytes = "ONNX", onnx_size(source)
     return _report_conversion(source, output, data, source_kind, source_bytes)
 
@@ -237,6 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument(
         "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
     )
+    convert.add_argument(
+        "--input-value", action="append", type=input_value_arg, metavar="NAME=VALUE",
+        help="pin an ONNX input to a constant, e.g. sr=16000 or mask=1,0,1 (repeatable): it leaves the model's "
+             "inputs, and an If whose condition it decides is replaced by the branch taken")
     convert.set_defaults(handler=command_convert)
 
     inspect = commands.add_parser("inspect", help="describe a .lite model")
