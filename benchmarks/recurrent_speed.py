@@ -41,7 +41,8 @@ def compare(name: str, time_steps: int, threads: int, iterations: int, directory
     ours = Interpreter(model_content=convert_onnx(path), threads=threads)
     engines = {"ours": lambda: ours.run({"x": x})["y"], "ort": lambda: session.run(None, {"x": x})[0]}
     outputs = {label: run() for label, run in engines.items()}  # warm-up, and the comparison
-    error = float(np.abs(outputs["ours"] - outputs["ort"]).max() / max(1.0, float(np.abs(outputs["ort"]).max())))
+    scale = max(1.0, float(np.abs(outputs["ort"]).max()))
+    error = float(np.abs(outputs["ours"] - outputs["ort"]).max()) / scale
     times: dict[str, list[float]] = {label: [] for label in engines}
     for _ in range(iterations):
         for label, run in engines.items():
@@ -62,7 +63,8 @@ def main() -> None:
     parser.add_argument("--threads", nargs="+", type=int, default=[1])
     parser.add_argument("--iterations", type=int, default=30)
     args = parser.parse_args()
-    print("| model | time steps | threads | ours ms | onnxruntime ms | speed ratio (ort / ours) | max rel. diff |")
+    print("| model | time steps | threads | ours ms | onnxruntime ms | speed ratio (ort / ours) "
+          "| max rel. diff |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models:

@@ -174,7 +174,8 @@ def convert(
     ``input_shapes`` fixes ONNX input shapes; dims left dynamic in the model stay dynamic otherwise.
     Raises lite_converter.ir.ConversionError with a user-facing message when conversion fails.
     """
-    loaded = model if isinstance(model, LoadedModel) else load_model(model, input_shapes, input_values=input_values)
+    loaded = model if isinstance(model, LoadedModel) else load_model(model, input_shapes,
+                                                                      input_values=input_values)
     data = to_lite_bytes(lower(loaded))
     if output_path is not None:
         write_atomically(output_path, data)

@@ -25,8 +25,8 @@ X = np.arange(-6, 6, dtype=np.float32).reshape(2, 6) / 3
 
 def _branch(name: str, nodes: list[onnx.NodeProto], output: str,
             initializers: list[onnx.TensorProto] | None = None) -> onnx.GraphProto:
-    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(output, TensorProto.FLOAT, None)],
-                             initializers or [])
+    outputs = [helper.make_tensor_value_info(output, TensorProto.FLOAT, None)]
+    return helper.make_graph(nodes, name, [], outputs, initializers or [])
 
 
 THEN = _branch("then", [helper.make_node("Mul", ["x", "two"], ["then_y"])], "then_y",
@@ -82,8 +82,8 @@ def test_pinned_input_decides_the_branch(sr):
 
 
 def test_data_dependent_condition_is_refused_listing_ops_inside_the_branches():
-    else_branch = _branch("else", [helper.make_node("Unique", ["x"], ["u"]), helper.make_node("Sigmoid", ["x"],
-                                                                                             ["else_y"])], "else_y")
+    nodes = [helper.make_node("Unique", ["x"], ["u"]), helper.make_node("Sigmoid", ["x"], ["else_y"])]
+    else_branch = _branch("else", nodes, "else_y")
     model = _model([helper.make_node("Equal", ["sr", "sr_16k"], ["cond"])],
                    {"x": (TensorProto.FLOAT, [2, 6]), "sr": (TensorProto.INT64, [])},
                    {"sr_16k": np.array(16000, np.int64)}, else_branch=else_branch)
@@ -100,7 +100,8 @@ def test_data_dependent_condition_is_refused_listing_ops_inside_the_branches():
 
 def test_nested_if_and_an_lstm_in_the_taken_branch():
     rng = np.random.default_rng(0)
-    w, r = rng.standard_normal((1, 16, 6)).astype(np.float32), rng.standard_normal((1, 16, 4)).astype(np.float32)
+    w = rng.standard_normal((1, 16, 6)).astype(np.float32)
+    r = rng.standard_normal((1, 16, 4)).astype(np.float32)
     lstm_branch = helper.make_graph(
         [helper.make_node("LSTM", ["x3", "w", "r"], ["y4", "y_h"], hidden_size=4),
          helper.make_node("Reshape", ["y4", "flat"], ["lstm_y"])],
@@ -115,7 +116,8 @@ def test_nested_if_and_an_lstm_in_the_taken_branch():
     model = _model([helper.make_node("Greater", ["mode", "zero"], ["cond"]),
                     helper.make_node("Unsqueeze", ["x", "axis1"], ["x3"])],
                    {"x": (TensorProto.FLOAT, [2, 6]), "mode": (TensorProto.INT64, [])},
-                   {"zero": np.array(0, np.int64), "one": np.array(1, np.int64), "axis1": np.array([1], np.int64)},
+                   {"zero": np.array(0, np.int64), "one": np.array(1, np.int64),
+                    "axis1": np.array([1], np.int64)},
                    then_branch=outer_then)
     for mode in (0, 1, 2):
         ours = _lite(model, {"x": X}, input_values={"mode": np.int64(mode)})

@@ -65,8 +65,9 @@ def _values(case: Case, layout: int) -> dict[str, np.ndarray]:
     def normal(*shape: int, scale: float = 0.5) -> np.ndarray:
         return (rng.standard_normal(shape) * scale).astype(np.float32)
 
-    x_shape = (case.seq, case.batch, case.input_size) if layout == 0 else (case.batch, case.seq, case.input_size)
-    values = {"X": normal(*x_shape, scale=1.0), "W": normal(d, g * h, case.input_size), "R": normal(d, g * h, h)}
+    steps, batch = (case.seq, case.batch) if layout == 0 else (case.batch, case.seq)
+    values = {"X": normal(steps, batch, case.input_size, scale=1.0), "W": normal(d, g * h, case.input_size),
+              "R": normal(d, g * h, h)}
     if case.bias:
         values["B"] = normal(d, 2 * g * h)
     if case.seq_lens is not None:
@@ -102,7 +103,8 @@ def build(case: Case, weights_as_inputs: bool = False, layout: int | None = None
     node = helper.make_node(case.op, node_inputs, outputs, name=f"{case.op.lower()}_node", **attrs)
     graph = helper.make_graph(
         [node], "recurrent",
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in feeds.items()],
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+         for n, v in feeds.items()],
         [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
     model.ir_version = 9
@@ -112,7 +114,8 @@ def build(case: Case, weights_as_inputs: bool = False, layout: int | None = None
 def run_onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
-    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(model.SerializeToString(), options,
+                                           providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(names, feeds), strict=True))
 
@@ -131,7 +134,8 @@ def run_lite(model: onnx.ModelProto, feeds: dict[str, np.ndarray], threads: int 
     return Interpreter(model_content=convert_onnx(model), threads=threads).run(feeds)
 
 
-def assert_close(actual: dict[str, np.ndarray], reference: dict[str, np.ndarray], tolerance: float = TOLERANCE) -> None:
+def assert_close(actual: dict[str, np.ndarray], reference: dict[str, np.ndarray],
+                 tolerance: float = TOLERANCE) -> None:
     assert sorted(actual) == sorted(reference)
     for name, ref in reference.items():
         got = actual[name]
@@ -193,9 +197,9 @@ def test_gru_options(direction, attrs):
 
 # Every gate function ONNX lists, with non-default alpha / beta where it takes them.
 FUNCTIONS = [
-    ("Sigmoid", [], []), ("Tanh", [], []), ("Relu", [], []), ("HardSigmoid", [0.3], [0.4]), ("Affine", [0.7], [0.2]),
-    ("LeakyRelu", [0.05], []), ("ThresholdedRelu", [0.3], []), ("ScaledTanh", [1.3], [0.6]), ("Elu", [0.8], []),
-    ("Softsign", [], []), ("Softplus", [], []),
+    ("Sigmoid", [], []), ("Tanh", [], []), ("Relu", [], []), ("HardSigmoid", [0.3], [0.4]),
+    ("Affine", [0.7], [0.2]), ("LeakyRelu", [0.05], []), ("ThresholdedRelu", [0.3], []),
+    ("ScaledTanh", [1.3], [0.6]), ("Elu", [0.8], []), ("Softsign", [], []), ("Softplus", [], []),
 ]
 
 

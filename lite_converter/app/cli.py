@@ -245,8 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     convert.add_argument(
         "--input-value", action="append", type=input_value_arg, metavar="NAME=VALUE",
-        help="pin an ONNX input to a constant, e.g. sr=16000 or mask=1,0,1 (repeatable): it leaves the model's "
-             "inputs, and an If whose condition it decides is replaced by the branch taken")
+        help="pin an ONNX input to a constant, e.g. sr=16000 or mask=1,0,1 (repeatable): it leaves the "
+             "model's inputs, and an If whose condition it decides is replaced by the branch taken")
     convert.set_defaults(handler=command_convert)
 
     inspect = commands.add_parser("inspect", help="describe a .lite model")

@@ -25,8 +25,8 @@ from lite_converter.frontends.onnx_attributes import constant_node_value
 from lite_converter.ir import ConversionError
 
 _MAX_ELEMENTS = 1 << 16
-_NOT_EVALUATED = {"If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-                  "Multinomial", "Bernoulli"}
+_NOT_EVALUATED = {"If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike",
+                  "RandomUniformLike", "Multinomial", "Bernoulli"}
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
@@ -48,12 +48,16 @@ def pin_input_values(model: onnx.ModelProto, values: dict[str, np.ndarray]) -> N
             declared = [d.dim_value if d.HasField("dim_value") else None for d in ttype.shape.dim]
             if array.size == 1 and array.ndim != len(declared) and all(d in (None, 1) for d in declared):
                 array = array.reshape([1] * len(declared))
-            if array.ndim != len(declared) or any(d is not None and d != s for d, s in zip(declared, array.shape)):
-                raise ConversionError(f"input_values['{name}'] has shape {list(array.shape)}, the model's input "
+            mismatch = array.ndim != len(declared) or any(
+                d is not None and d != s for d, s in zip(declared, array.shape, strict=True))
+            if mismatch:
+                raise ConversionError(f"input_values['{name}'] has shape {list(array.shape)}, "
+                                      f"the model's input "
                                       f"'{name}' is {['?' if d is None else d for d in declared]}")
         cast = array.astype(dtype)
         if cast.dtype.kind in "iub" and not np.array_equal(cast, array):
-            raise ConversionError(f"input_values['{name}'] = {value!r} does not fit the input's dtype {dtype}")
+            raise ConversionError(f"input_values['{name}'] = {value!r} does not fit the input's "
+                                  f"dtype {dtype}")
         graph.initializer.append(numpy_helper.from_array(cast, name))
         graph.input.remove(inputs[name])
 
@@ -89,7 +93,7 @@ class _Values:
             inputs = [np.zeros(self.shapes[node.input[0]], np.float32)]
         else:
             inputs = [self.get(i, depth + 1) if i else None for i in node.input]
-        if any(v is None for v, i in zip(inputs, node.input) if i) or \
+        if any(v is None for v, i in zip(inputs, node.input, strict=True) if i) or \
                 any(v is not None and v.size > _MAX_ELEMENTS for v in inputs):
             self.failed.add(name)
             return None
@@ -98,7 +102,7 @@ class _Values:
         except Exception:  # noqa: BLE001 - a node the reference cannot evaluate: its value stays unknown
             self.failed.add(name)
             return None
-        for out, value in zip(node.output, outputs):
+        for out, value in zip(node.output, outputs, strict=False):
             if out:
                 self.known[out] = np.asarray(value)
         return self.known.get(name)
@@ -154,7 +158,7 @@ def fold_constant_ifs(model: onnx.ModelProto) -> int:
             renamed.CopyFrom(inner)
             renamed.name = f"{node.name or 'If'}/{branch_name}/{inner.name or f'{inner.op_type}_{k}'}"
             inlined.append(renamed)
-        for inner, outer in zip(branch.output, node.output):
+        for inner, outer in zip(branch.output, node.output, strict=True):
             if outer:
                 inlined.append(helper.make_node("Identity", [inner.name], [outer],
                                                 name=f"{node.name or 'If'}/{outer}"))

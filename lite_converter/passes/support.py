@@ -58,9 +58,9 @@ def find_problems(graph: Graph) -> list[str]:
             unsupported[op].append(node.name)
             if op == "If":
                 attribute_problems.append(
-                    f"node '{node.name}' (If): its condition '{node.inputs[0]}' depends on graph input data; an If "
-                    "converts only when the condition is known at conversion (pin inputs with input_values, "
-                    "`lite convert --input-value NAME=VALUE`)")
+                    f"node '{node.name}' (If): its condition '{node.inputs[0]}' depends on graph input data; "
+                    "an If converts only when the condition is known at conversion (pin inputs with "
+                    "input_values, `lite convert --input-value NAME=VALUE`)")
             for inner_op, path in _subgraph_nodes(node.name, node.attrs):
                 if inner_op not in LOWERINGS and inner_op not in _REMOVED_BEFORE_LOWERING:
                     unsupported[inner_op].append(path)

@@ -55,6 +55,6 @@ def export_recurrent(net: RecurrentNet, directory: Path, time_steps: int = 50) -
     model = SequenceTagger(net.cell, net.features, net.hidden, net.layers, net.classes).eval()
     example = torch.randn(time_steps, net.batch, net.features)
     with torch.no_grad():
-        torch.onnx.export(model, (example,), str(path), input_names=["x"], output_names=["y"], opset_version=17,
-                          dynamo=False, dynamic_axes={"x": {0: "time"}, "y": {0: "time"}})
+        torch.onnx.export(model, (example,), str(path), input_names=["x"], output_names=["y"],
+                          opset_version=17, dynamo=False, dynamic_axes={"x": {0: "time"}, "y": {0: "time"}})
     return path

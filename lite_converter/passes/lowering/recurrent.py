@@ -35,6 +35,10 @@ _FUNCTIONS: dict[str, tuple[int, float | None, float | None]] = {
 }
 
 
+_SPELLED = ("Sigmoid", "Tanh", "Relu", "HardSigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh",
+            "Elu", "Softsign", "Softplus")
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -68,8 +72,8 @@ def check_recurrent(graph: Graph, node: Node) -> list[str]:
                         f"direction ({per_direction * directions})")
     unknown = sorted({n for n in names if n.lower() not in _FUNCTIONS})
     if unknown:
-        problems.append(f"activation function(s) {', '.join(unknown)} not supported (supported: Sigmoid, Tanh, Relu, "
-                        "HardSigmoid, Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, Elu, Softsign, Softplus)")
+        problems.append(f"activation function(s) {', '.join(unknown)} not supported (supported: "
+                        + ", ".join(_SPELLED) + ")")
     layout = int(node.attrs.get("layout", 0))
     if layout not in (0, 1):
         problems.append(f"layout {layout} is not 0 or 1")
@@ -107,7 +111,8 @@ def lower_recurrent(graph: Graph, node: Node) -> list[Node]:
     clip = node.attrs.get("clip")
     e.emit(op, list(node.inputs), outputs, direction=_DIRECTIONS[_direction(node)], hidden_size=int(hidden),
            activations=kinds, activation_alpha=alphas, activation_beta=betas,
-           clip=0.0 if clip is None else float(clip), input_forget=bool(int(node.attrs.get("input_forget", 0))),
+           clip=0.0 if clip is None else float(clip),
+           input_forget=bool(int(node.attrs.get("input_forget", 0))),
            linear_before_reset=bool(int(node.attrs.get("linear_before_reset", 0))),
            batch_major=int(node.attrs.get("layout", 0)) == 1)
     return e.nodes
