@@ -1,6 +1,7 @@
 """The `lite` command: convert ONNX models to .lite, inspect .lite files, run them.
 
     lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]   (also a QDQ .onnx or a .tflite)
+    lite convert vad.onnx --input-value sr=16000   (pins an input: an If it decides is folded)
     lite convert MODEL_DIR/   (a Paddle inference model: inference.pdmodel or inference.json + .pdiparams)
     lite inspect model.lite [--json]
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]

@@ -127,11 +127,12 @@ class _Values:
             return ReferenceEvaluator(model).run(None, feeds)
 
 
-def _branch(node: onnx.NodeProto, cond: np.ndarray) -> onnx.GraphProto:
+def _branch(node: onnx.NodeProto, cond: np.ndarray) -> tuple[str, onnx.GraphProto]:
+    """The attribute name and graph of the branch the If takes."""
     if cond.size != 1:
         raise ConversionError(f"node '{node.name}' (If): the condition has {cond.size} values, not one")
     name = "then_branch" if bool(cond.reshape(-1)[0]) else "else_branch"
-    return next(attr.g for attr in node.attribute if attr.name == name)
+    return name, next(attr.g for attr in node.attribute if attr.name == name)
 
 
 def fold_constant_ifs(model: onnx.ModelProto) -> int:
@@ -147,11 +148,10 @@ def fold_constant_ifs(model: onnx.ModelProto) -> int:
         if index is None:
             return folded
         node = graph.node[index]
-        branch = _branch(node, values.get(node.input[0]))  # type: ignore[arg-type]
+        branch_name, branch = _branch(node, values.get(node.input[0]))  # type: ignore[arg-type]
         if len(branch.output) != len(node.output):
             raise ConversionError(f"node '{node.name}' (If): the branch has {len(branch.output)} outputs, "
                                   f"the node {len(node.output)}")
-        branch_name = "then_branch" if bool(values.get(node.input[0]).reshape(-1)[0]) else "else_branch"  # type: ignore[union-attr]
         inlined = []
         for k, inner in enumerate(branch.node):  # named after the If, so errors point into the source model
             renamed = onnx.NodeProto()
