@@ -66,10 +66,14 @@ def _values(case: Case, layout: int) -> dict[str, np.ndarray]:
         return (rng.standard_normal(shape) * scale).astype(np.float32)
 
     steps, batch = (case.seq, case.batch) if layout == 0 else (case.batch, case.seq)
-    values = {"X": normal(steps, batch, case.input_size, scale=1.0), "W": normal(d, g * h, case.input_size),
-              "R": normal(d, g * h, h)}
+    # Weights of standard deviation 1/sqrt(hidden): 1.7x torch's default init (uniform in +-1/sqrt(hidden)).
+    # Much larger recurrent weights make the recurrence chaotic, and float32 rounding differences
+    # between any two implementations then grow without bound over the steps.
+    scale = 1.0 / np.sqrt(h)
+    values = {"X": normal(steps, batch, case.input_size, scale=1.0),
+              "W": normal(d, g * h, case.input_size, scale=scale), "R": normal(d, g * h, h, scale=scale)}
     if case.bias:
-        values["B"] = normal(d, 2 * g * h)
+        values["B"] = normal(d, 2 * g * h, scale=scale)
     if case.seq_lens is not None:
         values["sequence_lens"] = np.array(case.seq_lens, np.int32)
     state = (d, case.batch, h) if layout == 0 else (case.batch, d, h)
@@ -78,7 +82,7 @@ def _values(case: Case, layout: int) -> dict[str, np.ndarray]:
     if case.initial_c:
         values["initial_c"] = normal(*state, scale=1.0)
     if case.peepholes:
-        values["P"] = normal(d, 3 * h)
+        values["P"] = normal(d, 3 * h, scale=scale)
     return values
 
 
@@ -255,10 +259,12 @@ def test_without_bias_batch_one_hidden_wider_than_tiles(op):
     check(Case(op, bias=False, batch=1, hidden=37, input_size=19, seq=9, direction="bidirectional", seed=17))
 
 
-@pytest.mark.parametrize("op", ["LSTM", "GRU"])
-def test_threads_give_identical_results(op):
+@pytest.mark.parametrize("op, attrs", [("LSTM", {}), ("GRU", {}), ("GRU", {"linear_before_reset": 1}), ("RNN", {})])
+def test_batch_of_five_threads_give_identical_results(op, attrs):
+    """Batch 5: the per-step recurrence runs as a GEMM (not row by row), split across threads."""
     case = Case(op, direction="bidirectional", seq=16, batch=5, input_size=24, hidden=40, initial_h=True,
-                seq_lens=[16, 9, 1, 16, 12], attrs={"linear_before_reset": 1} if op == "GRU" else {}, seed=19)
+                seq_lens=[16, 9, 1, 16, 12], attrs=attrs, seed=19)
+    check(case)
     model, feeds = build(case)
     data = convert_onnx(model)
     one = Interpreter(model_content=data, threads=1).run(feeds)

@@ -339,7 +339,7 @@ Status eval(OpContext* ctx) {
                      static_cast<float*>(ctx->scratch));
     return Status::kOk;
   }
-  if (y != nullptr) std::memset(y, 0, ctx->output(0)->bytes());
+  if (y != nullptr && ctx->output(0)->bytes() > 0) std::memset(y, 0, ctx->output(0)->bytes());
   for (size_t d = 0; d < lite_rnn_directions(&p); ++d)
     run_direction(ctx, p, *st, d, in(kX), lens, in(kInitialH), initial_c, peep, y, y_h, y_c);
   return Status::kOk;
