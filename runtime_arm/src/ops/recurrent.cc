@@ -65,9 +65,12 @@ Status check_float(OpContext* ctx, int index, const Shape& want) {
   return Status::kOk;
 }
 
-Shape shape_of(std::initializer_list<int64_t> dims) {
+// A shape of rank 2, 3 or 4 (a plain argument list: armv7 GCC notes an ABI change for initializer_list).
+Shape shape_of(int64_t d0, int64_t d1, int64_t d2 = -1, int64_t d3 = -1) {
   Shape s;
-  for (int64_t d : dims) s.dims[s.rank++] = d;
+  const int64_t dims[] = {d0, d1, d2, d3};
+  for (int64_t d : dims)
+    if (d >= 0) s.dims[s.rank++] = d;
   return s;
 }
 
@@ -120,14 +123,14 @@ Status configure(OpContext* ctx, Config* c) {
   p.input = static_cast<size_t>(x->shape.dims[2]);
   p.hidden = static_cast<size_t>(hidden);
   const int64_t d = static_cast<int64_t>(dirs), g = static_cast<int64_t>(gates), b = static_cast<int64_t>(p.batch);
-  if ((s = check_float(ctx, kW, shape_of({d, g * hidden, static_cast<int64_t>(p.input)}))) != Status::kOk) return s;
-  if ((s = check_float(ctx, kR, shape_of({d, g * hidden, hidden}))) != Status::kOk) return s;
-  if ((s = check_float(ctx, kB, shape_of({d, 2 * g * hidden}))) != Status::kOk) return s;
-  const Shape state = p.layout == 0 ? shape_of({d, b, hidden}) : shape_of({b, d, hidden});
+  if ((s = check_float(ctx, kW, shape_of(d, g * hidden, static_cast<int64_t>(p.input)))) != Status::kOk) return s;
+  if ((s = check_float(ctx, kR, shape_of(d, g * hidden, hidden))) != Status::kOk) return s;
+  if ((s = check_float(ctx, kB, shape_of(d, 2 * g * hidden))) != Status::kOk) return s;
+  const Shape state = p.layout == 0 ? shape_of(d, b, hidden) : shape_of(b, d, hidden);
   if ((s = check_float(ctx, kInitialH, state)) != Status::kOk) return s;
   if (cell == LITE_RNN_LSTM) {
     if ((s = check_float(ctx, kInitialC, state)) != Status::kOk) return s;
-    if ((s = check_float(ctx, kPeep, shape_of({d, 3 * hidden}))) != Status::kOk) return s;
+    if ((s = check_float(ctx, kPeep, shape_of(d, 3 * hidden))) != Status::kOk) return s;
   }
   const TensorRef* lens = ctx->input(kSeqLens);
   if (lens != nullptr && (lens->dtype != lite_fb::DType::INT32 || lens->shape.rank != 1 || lens->shape.dims[0] != b))
@@ -187,8 +190,8 @@ Status prepare(OpContext* ctx) {
   const lite_rnn_params& p = c.params;
   const int64_t dirs = static_cast<int64_t>(lite_rnn_directions(&p)), seq = static_cast<int64_t>(p.seq),
                 batch = static_cast<int64_t>(p.batch), hidden = static_cast<int64_t>(p.hidden);
-  const Shape y = p.layout == 0 ? shape_of({seq, dirs, batch, hidden}) : shape_of({batch, seq, dirs, hidden});
-  const Shape state = p.layout == 0 ? shape_of({dirs, batch, hidden}) : shape_of({batch, dirs, hidden});
+  const Shape y = p.layout == 0 ? shape_of(seq, dirs, batch, hidden) : shape_of(batch, seq, dirs, hidden);
+  const Shape state = p.layout == 0 ? shape_of(dirs, batch, hidden) : shape_of(batch, dirs, hidden);
   for (int i = 0; i < ctx->num_outputs; ++i) {
     TensorRef* out = ctx->output(i);
     if (out == nullptr) continue;
