@@ -23,6 +23,7 @@ typedef void (*lite_f32_gemv_packed_fn)(size_t n, size_t k, const float* a, cons
 lite_f32_gemv_packed_fn lite_f32_gemv_packed_select(const lite_f32_gemm_config* config);
 
 void lite_f32_gemv_packed_16_avx2(size_t n, size_t k, const float* a, const float* packed, float* c);
+void lite_f32_gemv_packed_16_aarch64_neonfma(size_t n, size_t k, const float* a, const float* packed, float* c);
 
 #ifdef __cplusplus
 }
