@@ -410,8 +410,8 @@ def recurrent_net() -> onnx.ModelProto:
 
     constants = {
         "lstm_w": weights(2, 16, 3), "lstm_r": weights(2, 16, 4), "lstm_b": weights(2, 32),
-        "lens": np.array([5, 3], np.int32), "h0": weights(2, 2, 4), "c0": weights(2, 2, 4), "peep": weights(2, 12),
-        "flat": np.array([0, 0, -1], np.int64),
+        "lens": np.array([5, 3], np.int32), "h0": weights(2, 2, 4), "c0": weights(2, 2, 4),
+        "peep": weights(2, 12), "flat": np.array([0, 0, -1], np.int64),
         "gru_w": weights(1, 9, 8), "gru_r": weights(1, 9, 3), "gru_b": weights(1, 18),
         "rnn_w": weights(1, 2, 3), "rnn_r": weights(1, 2, 2), "axis1": np.array([1], np.int64),
     }
