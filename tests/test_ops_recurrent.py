@@ -259,7 +259,9 @@ def test_without_bias_batch_one_hidden_wider_than_tiles(op):
     check(Case(op, bias=False, batch=1, hidden=37, input_size=19, seq=9, direction="bidirectional", seed=17))
 
 
-@pytest.mark.parametrize("op, attrs", [("LSTM", {}), ("GRU", {}), ("GRU", {"linear_before_reset": 1}), ("RNN", {})])
+@pytest.mark.parametrize("op, attrs", [
+    ("LSTM", {}), ("GRU", {}), ("GRU", {"linear_before_reset": 1}), ("RNN", {}),
+])
 def test_batch_of_five_threads_give_identical_results(op, attrs):
     """Batch 5: the per-step recurrence runs as a GEMM (not row by row), split across threads."""
     case = Case(op, direction="bidirectional", seq=16, batch=5, input_size=24, hidden=40, initial_h=True,
