@@ -303,3 +303,19 @@ def test_sequence_length_outside_the_sequence_is_an_error(lens):
         feeds["sequence_lens"] = np.array(lens, np.int32)
         with pytest.raises(LiteError, match="sequence_lens"):
             run_lite(model, feeds)
+
+
+@pytest.mark.parametrize("op", ["LSTM", "GRU", "RNN"])
+def test_float16_model_computes_in_float32(op):
+    """float16 weights and data are promoted to float32 around the op (promote_float32.py); the
+    outputs come back as float16, within its resolution (1e-3) of onnxruntime's."""
+    case = Case(op, direction="bidirectional", initial_h=True, seq_lens=[5, 2, 3], seed=37)
+    values = {n: v.astype(np.float16) if v.dtype == np.float32 else v for n, v in _values(case, 0).items()}
+    model, feeds = build(case, values=values)
+    for output in model.graph.output:
+        output.type.tensor_type.elem_type = TensorProto.FLOAT16
+    reference = run_onnxruntime(model, feeds)
+    ours = run_lite(model, feeds)
+    assert {n: v.dtype for n, v in ours.items()} == {n: np.dtype(np.float16) for n in reference}
+    assert_close({n: v.astype(np.float64) for n, v in ours.items()},
+                 {n: v.astype(np.float64) for n, v in reference.items()}, tolerance=1e-3)
