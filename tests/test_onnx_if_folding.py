@@ -138,3 +138,34 @@ def test_cli_input_value(tmp_path):
     assert lite_main(["convert", str(source), "-o", str(output), "--input-value", "sr=16000"]) == 0
     ours = Interpreter(str(output), threads=1).run({"x": X})
     assert_close(ours, run_onnxruntime(_sample_rate_model(), {"x": X, "sr": np.array(16000, np.int64)}))
+
+
+def test_refusal_lists_ops_inside_a_loop_body_with_every_other_problem():
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Unique", ["x"], ["u"]), helper.make_node("Mul", ["carried", "two"], ["carried_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("carried", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("carried_out", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.float32(2), "two")])
+    nodes = [helper.make_node("Loop", ["trips", "", "x"], ["looped"], name="repeat", body=body),
+             helper.make_node("NonMaxSuppression", ["boxes", "scores"], ["picked"], name="nms"),
+             helper.make_node("Relu", ["looped"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "loop_model", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+                              helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, 4, 4]),
+                              helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("picked", TensorProto.INT64, None)],
+        [numpy_helper.from_array(np.array(3, np.int64), "trips")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(ConversionError) as raised:
+        convert_onnx(model)
+    message = str(raised.value)
+    for line in ("unsupported op Loop: 1 node(s) 'repeat'",
+                 "unsupported op Unique: 1 node(s) 'repeat/body/Unique_1'",
+                 "unsupported op NonMaxSuppression: 1 node(s) 'nms'"):
+        assert line in message, message
+    assert "Mul" not in message and "Identity" not in message
