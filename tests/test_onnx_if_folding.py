@@ -143,7 +143,8 @@ def test_cli_input_value(tmp_path):
 def test_refusal_lists_ops_inside_a_loop_body_with_every_other_problem():
     body = helper.make_graph(
         [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
-         helper.make_node("Unique", ["x"], ["u"]), helper.make_node("Mul", ["carried", "two"], ["carried_out"])],
+         helper.make_node("Unique", ["x"], ["u"]),
+         helper.make_node("Mul", ["carried", "two"], ["carried_out"])],
         "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
                  helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
                  helper.make_tensor_value_info("carried", TensorProto.FLOAT, None)],
