@@ -55,6 +55,7 @@ from lite_converter.writer import serialize
 
 ModelSource = str | os.PathLike | onnx.ModelProto | bytes
 InputShapes = dict[str, list[int]]
+InputValues = dict[str, np.ndarray | int | float]
 
 
 @dataclasses.dataclass
@@ -120,15 +121,20 @@ def _starts_like_onnx(head: bytes) -> bool:
 
 
 def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
-               frontend: str | None = None, params: str | os.PathLike | None = None) -> LoadedModel:
+               frontend: str | None = None, params: str | os.PathLike | None = None,
+               input_values: InputValues | None = None) -> LoadedModel:
     """Reads ``model`` with the frontend its type calls for (:func:`source_format`, or ``frontend``:
     "onnx" / "tflite" / "paddle" when the caller knows).
 
     ``input_shapes`` fixes ONNX and Paddle input shapes (e.g. {"x": [1, 3, 224, 224]}); a .tflite's
-    shapes are fixed by the file, so it refuses them. ``params``: a Paddle model's parameter file
+    shapes are fixed by the file, so it refuses them. ``input_values`` pins ONNX inputs to constants
+    (e.g. {"sr": np.int64(16000)}): they leave the model's inputs, and an If whose condition they
+    decide is replaced by its branch. ``params``: a Paddle model's parameter file
     when it is not beside the program. Raises ConversionError with a user-facing message.
     """
     kind = frontend or source_format(model)
+    if kind == "paddle" and input_values:
+        raise ConversionError("input values can be pinned for ONNX models only")
     if kind == "paddle":
         graph = load_paddle(model, params=params, input_shapes=input_shapes)  # type: ignore[arg-type]
         qdq = is_qdq_model(graph)
@@ -136,10 +142,12 @@ def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
     if kind == "tflite":
         if input_shapes:
             raise ConversionError("input shapes cannot be set for a .tflite model (its shapes are fixed)")
+        if input_values:
+            raise ConversionError("input values can be pinned for ONNX models only")
         graph = load_tflite(model)  # type: ignore[arg-type]
         int8 = any(t.quant is not None and t.dtype == np.int8 for t in graph.tensors.values())
         return LoadedModel(graph, "tflite", quantized=int8)
-    graph = load_onnx(model, input_shapes=input_shapes)  # type: ignore[arg-type]
+    graph = load_onnx(model, input_shapes=input_shapes, input_values=input_values)  # type: ignore[arg-type]
     qdq = is_qdq_model(graph)
     return LoadedModel(graph, "onnx", quantized=qdq, qdq=qdq)
 
@@ -198,6 +206,7 @@ def convert(
     output_path: str | os.PathLike | None = None,
     input_shapes: InputShapes | None = None,
     keep_tensors: Sequence[str] = (),
+    input_values: InputValues | None = None,
 ) -> bytes:
     """Converts an ONNX (float or QDQ), .tflite (float or full-integer int8) or Paddle inference
     (float or quantized) model and returns the .lite bytes; when ``output_path`` is given they are
@@ -207,9 +216,12 @@ def convert(
     ``keep_tensors`` names intermediate tensors of the source model to keep as extra outputs, in
     the source model's layout, for layer-by-layer debugging (passes/keep_tensors.py; those a fusion
     removed are not kept: the file's output list says which were).
+    ``input_values`` pins ONNX inputs to constants (see :func:`load_model`).
     Raises lite_converter.ir.ConversionError with a user-facing message when conversion fails.
     """
-    data = to_lite_bytes(lower(model, input_shapes, keep_tensors))
+    loaded = model if isinstance(model, LoadedModel) else load_model(model, input_shapes,
+                                                                      input_values=input_values)
+    data = to_lite_bytes(lower(loaded, keep_tensors=keep_tensors))
     if output_path is not None:
         write_atomically(output_path, data)
     return data
@@ -220,9 +232,10 @@ def convert_onnx(
     output_path: str | os.PathLike | None = None,
     input_shapes: InputShapes | None = None,
     keep_tensors: Sequence[str] = (),
+    input_values: InputValues | None = None,
 ) -> bytes:
     """:func:`convert` of an ONNX model (path or ModelProto)."""
-    return convert(model, output_path, input_shapes, keep_tensors)
+    return convert(model, output_path, input_shapes, keep_tensors, input_values)
 
 
 def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None) -> bytes:

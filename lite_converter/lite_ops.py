@@ -123,6 +123,8 @@ _add("ONE_HOT", "OneHotOptions", _L.LOGICAL, dtype_generic=True)
 _add("SCATTER_ELEMENTS SCATTER_ND", "ScatterOptions", _L.LOGICAL, dtype_generic=True)
 _add("TRILU", "TriluOptions", _L.LOGICAL, dtype_generic=True)
 _add("REVERSE_SEQUENCE", "ReverseSequenceOptions", _L.LOGICAL, dtype_generic=True)
+# -- recurrent
+_add("LSTM GRU RNN", "RecurrentOptions", _L.LOGICAL)
 # -- quantization
 _add("QUANTIZE DEQUANTIZE REQUANTIZE", "QuantizeOptions", _L.ELEMENTWISE, dtype_generic=True, int8=_I.CONVERT)
 

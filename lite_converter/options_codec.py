@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import inspect
 import re
 from typing import Any
 
@@ -114,6 +115,9 @@ def table_fields(table: str) -> dict[str, FieldSpec]:
             start = _Recorder()
             getattr(module, f"{table}Start{camel}Vector")(start, 0)
             vector_dtype = _VECTOR_DTYPES[start.calls[0][1][0]]
+            accessor = getattr(getattr(module, table), camel)
+            if "Float32Flags" in inspect.getsource(accessor):  # a [float] vector, not [int]
+                vector_dtype = np.dtype("<f4")
         name = _snake(camel)
         enum = _ENUM_BY_TABLE_FIELD.get((table, name), _ENUM_BY_FIELD.get(name))
         found.append((args[0], FieldSpec(name, camel, method, vector_dtype, enum)))
@@ -149,6 +153,8 @@ def _vector_bytes(spec: FieldSpec, value: Any, where: str) -> np.ndarray:
         data = np.frombuffer(bytes(value), np.uint8)
     elif isinstance(value, np.ndarray | np.generic) and spec.vector_dtype.itemsize == 1:
         data = np.frombuffer(np.asarray(value).astype(value.dtype.newbyteorder("<")).tobytes(), np.uint8)
+    elif spec.vector_dtype.kind == "f":
+        return np.ascontiguousarray(np.asarray(value, np.float64).reshape(-1).astype(spec.vector_dtype))
     else:
         data = np.asarray(value).reshape(-1)
         if data.size and data.dtype.kind not in "iub":
@@ -214,7 +220,8 @@ def decode_options(table: str, union_table: flatbuffers.table.Table) -> dict[str
         if spec.vector_dtype is not None:
             length = getattr(obj, f"{spec.camel}Length")()
             getter = getattr(obj, spec.camel)
-            result[name] = [int(getter(j)) for j in range(length)]
+            convert = float if spec.vector_dtype.kind == "f" else int
+            result[name] = [convert(getter(j)) for j in range(length)]
         elif spec.is_struct:
             struct = getattr(obj, spec.camel)()
             result[name] = None if struct is None else _activation_dict(struct)

@@ -328,3 +328,17 @@ def test_mobilenet_v2_on_aarch64_matches_host(cross_builds: Path, mobilenet_v2_l
                                               tmp_path: Path):
     image = np.random.default_rng(3).standard_normal((1, 3, 224, 224)).astype(np.float32)
     compare_with_host(cross_builds, mobilenet_v2_lite(), image, ["aarch64-max"], tmp_path)
+
+
+@pytest.mark.parametrize("name", ["bilstm_2x128", "bigru_2x96_batch4"])
+def test_recurrent_model_on_arm_matches_host(cross_builds: Path, tmp_path: Path, name: str):
+    """The stacked bidirectional LSTM / GRU of tests/models/recurrent_nets.py: the aarch64 GEMV of the
+    per-step recurrence (batch 1) and the GEMM (batch 4), NEON and the armv7 portable paths."""
+    pytest.importorskip("torch")  # the training extra (installed by `make test`)
+    from tests.models.recurrent_nets import NETS, export_recurrent
+
+    net = NETS[name]
+    model = tmp_path / f"{name}.lite"
+    convert_onnx(export_recurrent(net, tmp_path), model, input_shapes={"x": [24, net.batch, net.features]})
+    x = np.random.default_rng(5).standard_normal((24, net.batch, net.features)).astype(np.float32)
+    compare_with_host(cross_builds, model, x, ["aarch64-max", "aarch64-a53", "armv7-a7"], tmp_path)

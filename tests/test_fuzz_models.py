@@ -39,6 +39,7 @@ from lite_converter.lite_fb.OpOptions import OpOptions
 
 MUTANTS_PER_SMALL_SEED = 2000
 MUTANTS_OF_OPS_SEED = 4000
+MUTANTS_OF_RECURRENT_SEED = 1000
 MUTANTS_OF_REAL_MODEL = 300
 BATCH = 300
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "Sanitizer")
@@ -398,6 +399,41 @@ def shape_ops_net() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
 
 
+def recurrent_net() -> onnx.ModelProto:
+    """LSTM (bidirectional, peepholes, lengths, initial states), GRU (reverse, reset before the
+    candidate) and RNN chained over a dynamic time axis: mutants hit hidden_size, direction, the
+    gate-function vectors, clip, the layout flag and the sequence lengths."""
+    rng = np.random.default_rng(3)
+
+    def weights(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) * 0.4).astype(np.float32)
+
+    constants = {
+        "lstm_w": weights(2, 16, 3), "lstm_r": weights(2, 16, 4), "lstm_b": weights(2, 32),
+        "lens": np.array([5, 3], np.int32), "h0": weights(2, 2, 4), "c0": weights(2, 2, 4),
+        "peep": weights(2, 12), "flat": np.array([0, 0, -1], np.int64),
+        "gru_w": weights(1, 9, 8), "gru_r": weights(1, 9, 3), "gru_b": weights(1, 18),
+        "rnn_w": weights(1, 2, 3), "rnn_r": weights(1, 2, 2), "axis1": np.array([1], np.int64),
+    }
+    node = helper.make_node
+    nodes = [
+        node("LSTM", ["x", "lstm_w", "lstm_r", "lstm_b", "lens", "h0", "c0", "peep"], ["y1", "h1", "c1"],
+             hidden_size=4, direction="bidirectional", clip=3.0),
+        node("Transpose", ["y1"], ["y1t"], perm=[0, 2, 1, 3]),
+        node("Reshape", ["y1t", "flat"], ["y1f"]),
+        node("GRU", ["y1f", "gru_w", "gru_r", "gru_b"], ["y2"], hidden_size=3, direction="reverse"),
+        node("Squeeze", ["y2", "axis1"], ["y2s"]),
+        node("RNN", ["y2s", "rnn_w", "rnn_r"], ["y3", "y"], hidden_size=2, activations=["HardSigmoid"],
+             activation_alpha=[0.3], activation_beta=[0.4]),
+    ]
+    graph = helper.make_graph(
+        nodes, "recurrent_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["t", 2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("c1", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(value, name) for name, value in constants.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+
+
 def int8_seed() -> bytes | None:
     """Every int8 op (QUANTIZE, DEQUANTIZE, int8 CONV_2D, ADD, MAX_POOL_2D, GLOBAL_AVERAGE_POOL,
     FULLY_CONNECTED) from slim's post-training quantization, every option field written, so that
@@ -426,10 +462,12 @@ def seed_models(
 
     with every_option_field_written():
         ops = convert_onnx(shape_ops_net())
+        recurrent = convert_onnx(recurrent_net())
     seeds = [
         ("conv", convert_onnx(small_conv_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
         ("shape", convert_onnx(shape_subgraph_onnx), MUTANTS_PER_SMALL_SEED, False, ["--dynamic-dim", "6"]),
         ("ops", ops, MUTANTS_OF_OPS_SEED, False, ["--dynamic-dim", "6"]),
+        ("recurrent", recurrent, MUTANTS_OF_RECURRENT_SEED, False, ["--dynamic-dim", "6"]),
     ]
     int8 = int8_seed()
     if int8 is not None:

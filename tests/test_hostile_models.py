@@ -225,6 +225,19 @@ def _reverse_sequence(lens: list[int] | None = None, time_axis: int | None = Non
     return data
 
 
+def _lstm(lens: list[int] | None = None, **options: int) -> bytearray:
+    rng = np.random.default_rng(0)
+    weights = {"w": rng.standard_normal((1, 8, 3)).astype(np.float32),
+               "r": rng.standard_normal((1, 8, 2)).astype(np.float32),
+               "b": rng.standard_normal((1, 16)).astype(np.float32), "lens": np.array([4], np.int32)}
+    data = convert(one_node_model("LSTM", {"x": (F32, [4, 1, 3])}, weights, ["y", "y_h"], hidden_size=2))
+    if lens is not None:
+        set_constant(data, np.array([4], np.int32), lens)
+    for name, value in options.items():
+        set_option(data, "LSTM", name, value)
+    return data
+
+
 def _check_backwards(out: dict[str, np.ndarray]) -> None:
     assert out["y"].shape == (0, 3)
 
@@ -279,6 +292,14 @@ CASES = [
          {"x": np.zeros((4, 3), np.float32)}, ("INVALID_ARGUMENT", "sequence_lens[1]")),
     Case("reverse_sequence_time_axis_2_31", lambda: _reverse_sequence(time_axis=2**31 - 1),
          {"x": np.zeros((4, 3), np.float32)}, ("INVALID_MODEL", "time_axis 2147483647")),
+    Case("lstm_sequence_length_int32_max", lambda: _lstm(lens=[2**31 - 1]),
+         {"x": np.zeros((4, 1, 3), np.float32)}, ("INVALID_ARGUMENT", "sequence_lens[0]")),
+    Case("lstm_hidden_size_2_31", lambda: _lstm(HiddenSize=2**31 - 1),
+         {"x": np.zeros((4, 1, 3), np.float32)}, ("INVALID_MODEL", "hidden_size")),
+    Case("lstm_hidden_size_disagrees_with_weights", lambda: _lstm(HiddenSize=3),
+         {"x": np.zeros((4, 1, 3), np.float32)}, ("SHAPE_ERROR", "must be FLOAT32")),
+    Case("lstm_direction_7", lambda: _lstm(Direction=7),
+         {"x": np.zeros((4, 1, 3), np.float32)}, ("INVALID_MODEL", "direction 7")),
 ]
 
 

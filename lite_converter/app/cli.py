@@ -1,6 +1,7 @@
 """The `lite` command: convert ONNX models to .lite, inspect .lite files, run them.
 
     lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]   (also a QDQ .onnx or a .tflite)
+    lite convert vad.onnx --input-value sr=16000   (pins an input: an If it decides is folded)
     lite convert MODEL_DIR/   (a Paddle inference model: inference.pdmodel or inference.json + .pdiparams)
     lite convert MODELS_DIR/ [-o OUT_DIR/]   (every model of a folder, then a summary table)
     lite inspect model.lite [--json]   (also model.onnx / model.tflite, converted in memory)
@@ -41,6 +42,8 @@ from lite_converter.app.cli_common import (
     affinity_text,
     input_shape_arg,
     input_shapes,
+    input_value_arg,
+    input_values,
     random_input,
 )
 from lite_converter.app.compress_cli import add_compress_command
@@ -93,7 +96,10 @@ def command_convert(args: argparse.Namespace) -> int:
             raise UserError("--input-shape names one model's inputs: convert the folder's models one by one "
                             "to give shapes")
         output_dir = Path(args.output) if args.output else None
-        return convert_folder(source, output_dir, lambda model, out: _convert_one(model, out, None),
+        if args.input_value:
+            raise UserError("--input-value names one model's inputs: convert the folder's models one by one "
+                            "to pin inputs")
+        return convert_folder(source, output_dir, lambda model, out: _convert_one(model, out, None, None),
                               USER_ERRORS)
     if not source.exists():
         kind = "TFLite" if source.suffix.lower() == ".tflite" else "ONNX"
@@ -103,17 +109,21 @@ def command_convert(args: argparse.Namespace) -> int:
             source / "inference.lite" if source.is_dir() else source.with_suffix(".lite"))
     else:
         output = Path(args.output) if args.output else source.with_suffix(".lite")
-    data, source_kind, source_bytes = _convert_one(source, output, shapes)
+    values = input_values(args.input_value) or None
+    data, source_kind, source_bytes = _convert_one(source, output, shapes, values)
     return _report_conversion(source, output, data, source_kind, source_bytes)
 
 
-def _convert_one(source: Path, output: Path, shapes: dict[str, list[int]] | None) -> tuple[bytes, str, int]:
+def _convert_one(source: Path, output: Path, shapes: dict[str, list[int]] | None,
+                 values: dict[str, np.ndarray] | None) -> tuple[bytes, str, int]:
     """Converts one model file (or Paddle folder) to ``output``: (.lite bytes, format name, source bytes)."""
     if output.resolve() == source.resolve():
         raise UserError(f"the output {output} would overwrite the input")
     kind = model_format(source)
     if kind == "lite":
         raise UserError(f"{source} is a .lite model already")
+    if values and kind != "onnx":
+        raise UserError("--input-value is supported for ONNX models only")
     if kind == "paddle":
         files = find_model_files(source)
         data = convert_paddle(source, output_path=output, input_shapes=shapes)
@@ -123,7 +133,8 @@ def _convert_one(source: Path, output: Path, shapes: dict[str, list[int]] | None
         if shapes:
             raise UserError("--input-shape is not supported for .tflite models (their shapes are fixed)")
         return convert_tflite(source, output_path=output), "TFLite", source.stat().st_size
-    return convert_onnx(source, output_path=output, input_shapes=shapes), "ONNX", onnx_size(source)
+    return (convert_onnx(source, output_path=output, input_shapes=shapes, input_values=values),
+            "ONNX", onnx_size(source))
 
 
 def _report_conversion(source: Path, output: Path, data: bytes, source_kind: str, source_bytes: int) -> int:
@@ -263,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument(
         "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
     )
+    convert.add_argument(
+        "--input-value", action="append", type=input_value_arg, metavar="NAME=VALUE",
+        help="pin an ONNX input to a constant, e.g. sr=16000 or mask=1,0,1 (repeatable): it leaves the "
+             "model's inputs, and an If whose condition it decides is replaced by the branch taken")
     convert.set_defaults(handler=command_convert)
 
     inspect = commands.add_parser("inspect", help="describe a .lite model (or an ONNX / TFLite / Paddle "

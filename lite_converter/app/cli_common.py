@@ -34,6 +34,29 @@ def input_shape_arg(text: str) -> tuple[str, list[int]]:
     return name, shape
 
 
+def input_value_arg(text: str) -> tuple[str, np.ndarray]:
+    """Parses NAME=VALUE or NAME=V0,V1,... (numbers; a list pins a 1-D input)."""
+    name, sep, values = text.rpartition("=")
+    if not sep or not name or not values.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    try:
+        numbers = [float(v) if any(c in v.lower() for c in ".en") else int(v) for v in values.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"values must be numbers in {text!r}") from None
+    array = np.array(numbers)
+    return name, array.reshape(()) if "," not in values else array
+
+
+def input_values(pairs: list[tuple[str, np.ndarray]] | None) -> dict[str, np.ndarray]:
+    """The repeated --input-value arguments as one mapping; a name given twice is a UserError."""
+    result: dict[str, np.ndarray] = {}
+    for name, value in pairs or []:
+        if name in result:
+            raise UserError(f"--input-value gives '{name}' twice")
+        result[name] = value
+    return result
+
+
 def input_shapes(pairs: list[tuple[str, list[int]]] | None) -> dict[str, list[int]]:
     """The repeated --input-shape arguments as one mapping; a name given twice is a UserError."""
     result: dict[str, list[int]] = {}

@@ -11,6 +11,8 @@ What it guarantees to the passes that follow:
 * every tensor has a numpy dtype where one can be inferred and a shape from ONNX shape inference
   with data propagation (symbolic dims stay ``str``);
 * ``input_shapes`` overrides graph input shapes before inference (checked against the model);
+* ``input_values`` pins graph inputs to constants (they are no longer inputs), and every ``If``
+  whose condition is then known is replaced by the branch it takes (onnx_if_folding.py);
 * ``graph.input_layouts`` says "NCHW" for rank-4 inputs that feed convolutions or pools.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import onnx
 
 from lite_converter.frontends.onnx_attributes import (
@@ -26,6 +29,7 @@ from lite_converter.frontends.onnx_attributes import (
     sparse_to_numpy,
     tensor_to_numpy,
 )
+from lite_converter.frontends.onnx_if_folding import fold_constant_ifs, pin_input_values
 from lite_converter.frontends.onnx_type_inference import infer_types, shape_from_type
 from lite_converter.ir import ConversionError, Graph, Node, Tensor
 
@@ -172,14 +176,21 @@ def _apply_declared_types(graph: Graph, proto: onnx.ModelProto) -> None:
 
 
 def load_onnx(model: str | os.PathLike | onnx.ModelProto,
-              input_shapes: dict[str, list[int]] | None = None) -> Graph:
+              input_shapes: dict[str, list[int]] | None = None,
+              input_values: dict[str, np.ndarray] | None = None) -> Graph:
     """Loads an ONNX model (path or proto) into an IR graph with dtypes and shapes inferred."""
     proto = read_model(model)
-    if input_shapes:
+    has_if = any(node.op_type == "If" for node in proto.graph.node)
+    if input_shapes or input_values or has_if:
         copy = onnx.ModelProto()
         copy.CopyFrom(proto)
         proto = copy
+    if input_shapes:
         _override_input_shapes(proto, input_shapes)
+    if input_values:
+        pin_input_values(proto, input_values)
+    if has_if:
+        fold_constant_ifs(proto)
     graph = graph_from_proto(proto)
     _apply_declared_types(graph, proto)
     # Inference runs on the IR re-exported with weights passed by type only: as good as on the

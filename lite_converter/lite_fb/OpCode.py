@@ -126,3 +126,6 @@ class OpCode(object):
     QUANTIZE = 200
     DEQUANTIZE = 201
     REQUANTIZE = 202
+    LSTM = 220
+    GRU = 221
+    RNN = 222

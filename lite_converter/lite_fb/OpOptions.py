@@ -38,3 +38,4 @@ class OpOptions(object):
     TriluOptions = 32
     QuantizeOptions = 33
     ReverseSequenceOptions = 34
+    RecurrentOptions = 35

@@ -34,6 +34,11 @@ def find_problems(graph: Graph) -> list[str]:
         if node.domain or node.op_type not in LOWERINGS:
             op = f"{node.domain}::{node.op_type}" if node.domain else node.op_type
             unsupported[op].append(node.name)
+            if op == "If":
+                attribute_problems.append(
+                    f"node '{node.name}' (If): its condition '{node.inputs[0]}' depends on graph input data; "
+                    "an If converts only when the condition is known at conversion (pin inputs with "
+                    "input_values, `lite convert --input-value NAME=VALUE`)")
             continue
         check = CHECKS.get(node.op_type)
         for reason in check(graph, node) if check else []:

@@ -132,6 +132,9 @@ lite_fb::OpOptions expected_options(lite_fb::OpCode opcode) {
     case OpCode::QUANTIZE: return OpOptions::QuantizeOptions;
     case OpCode::DEQUANTIZE: return OpOptions::QuantizeOptions;
     case OpCode::REQUANTIZE: return OpOptions::QuantizeOptions;
+    case OpCode::LSTM: return OpOptions::RecurrentOptions;
+    case OpCode::GRU: return OpOptions::RecurrentOptions;
+    case OpCode::RNN: return OpOptions::RecurrentOptions;
   }
   return OpOptions::NONE;  // a value outside the enum (the verifier refuses unknown op codes)
 }

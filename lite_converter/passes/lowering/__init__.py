@@ -12,6 +12,7 @@ from lite_converter.passes.lowering import (  # noqa: F401 - imported for their 
     indexing,
     normalization,
     pooling,
+    recurrent,
     reduction,
     resize,
     shape_ops,

@@ -20,6 +20,7 @@ OpKernel reduce_op_kernel();
 OpKernel arg_minmax_op_kernel();
 OpKernel cumsum_op_kernel();
 OpKernel top_k_op_kernel();
+OpKernel recurrent_op_kernel();  // LSTM, GRU, RNN
 // int8 paths (issue 4), chosen by input 0's dtype through int8_dispatch (quant_params_int8.h)
 OpKernel conv2d_int8_op_kernel();
 OpKernel fully_connected_int8_op_kernel();
@@ -57,6 +58,9 @@ void register_nn_ops(OpRegistry& registry) {
   registry.add(OpCode::ARG_MIN, arg_minmax_op_kernel());
   registry.add(OpCode::CUMSUM, cumsum_op_kernel());
   registry.add(OpCode::TOP_K, top_k_op_kernel());
+  registry.add(OpCode::LSTM, recurrent_op_kernel());
+  registry.add(OpCode::GRU, recurrent_op_kernel());
+  registry.add(OpCode::RNN, recurrent_op_kernel());
 }
 
 }  // namespace lite

@@ -128,6 +128,9 @@ struct ReverseSequenceOptionsBuilder;
 struct QuantizeOptions;
 struct QuantizeOptionsBuilder;
 
+struct RecurrentOptions;
+struct RecurrentOptionsBuilder;
+
 struct Operator;
 struct OperatorBuilder;
 
@@ -354,11 +357,14 @@ enum class OpCode : uint16_t {
   QUANTIZE = 200,
   DEQUANTIZE = 201,
   REQUANTIZE = 202,
+  LSTM = 220,
+  GRU = 221,
+  RNN = 222,
   MIN = ADD,
-  MAX = REQUANTIZE
+  MAX = RNN
 };
 
-inline const OpCode (&EnumValuesOpCode())[123] {
+inline const OpCode (&EnumValuesOpCode())[126] {
   static const OpCode values[] = {
     OpCode::ADD,
     OpCode::SUB,
@@ -482,13 +488,16 @@ inline const OpCode (&EnumValuesOpCode())[123] {
     OpCode::REVERSE_SEQUENCE,
     OpCode::QUANTIZE,
     OpCode::DEQUANTIZE,
-    OpCode::REQUANTIZE
+    OpCode::REQUANTIZE,
+    OpCode::LSTM,
+    OpCode::GRU,
+    OpCode::RNN
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpCode() {
-  static const char * const names[204] = {
+  static const char * const names[224] = {
     "ADD",
     "SUB",
     "MUL",
@@ -692,13 +701,33 @@ inline const char * const *EnumNamesOpCode() {
     "QUANTIZE",
     "DEQUANTIZE",
     "REQUANTIZE",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "LSTM",
+    "GRU",
+    "RNN",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpCode(OpCode e) {
-  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::REQUANTIZE)) return "";
+  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::RNN)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpCode()[index];
 }
@@ -940,6 +969,63 @@ inline const char *EnumNamePadMode(PadMode e) {
   return EnumNamesPadMode()[index];
 }
 
+enum class RecurrentActivation : uint8_t {
+  SIGMOID = 0,
+  TANH = 1,
+  RELU = 2,
+  HARD_SIGMOID = 3,
+  AFFINE = 4,
+  LEAKY_RELU = 5,
+  THRESHOLDED_RELU = 6,
+  SCALED_TANH = 7,
+  ELU = 8,
+  SOFTSIGN = 9,
+  SOFTPLUS = 10,
+  MIN = SIGMOID,
+  MAX = SOFTPLUS
+};
+
+inline const RecurrentActivation (&EnumValuesRecurrentActivation())[11] {
+  static const RecurrentActivation values[] = {
+    RecurrentActivation::SIGMOID,
+    RecurrentActivation::TANH,
+    RecurrentActivation::RELU,
+    RecurrentActivation::HARD_SIGMOID,
+    RecurrentActivation::AFFINE,
+    RecurrentActivation::LEAKY_RELU,
+    RecurrentActivation::THRESHOLDED_RELU,
+    RecurrentActivation::SCALED_TANH,
+    RecurrentActivation::ELU,
+    RecurrentActivation::SOFTSIGN,
+    RecurrentActivation::SOFTPLUS
+  };
+  return values;
+}
+
+inline const char * const *EnumNamesRecurrentActivation() {
+  static const char * const names[12] = {
+    "SIGMOID",
+    "TANH",
+    "RELU",
+    "HARD_SIGMOID",
+    "AFFINE",
+    "LEAKY_RELU",
+    "THRESHOLDED_RELU",
+    "SCALED_TANH",
+    "ELU",
+    "SOFTSIGN",
+    "SOFTPLUS",
+    nullptr
+  };
+  return names;
+}
+
+inline const char *EnumNameRecurrentActivation(RecurrentActivation e) {
+  if (flatbuffers::IsOutRange(e, RecurrentActivation::SIGMOID, RecurrentActivation::SOFTPLUS)) return "";
+  const size_t index = static_cast<size_t>(e);
+  return EnumNamesRecurrentActivation()[index];
+}
+
 enum class OpOptions : uint8_t {
   NONE = 0,
   BinaryOptions = 1,
@@ -976,11 +1062,12 @@ enum class OpOptions : uint8_t {
   TriluOptions = 32,
   QuantizeOptions = 33,
   ReverseSequenceOptions = 34,
+  RecurrentOptions = 35,
   MIN = NONE,
-  MAX = ReverseSequenceOptions
+  MAX = RecurrentOptions
 };
 
-inline const OpOptions (&EnumValuesOpOptions())[35] {
+inline const OpOptions (&EnumValuesOpOptions())[36] {
   static const OpOptions values[] = {
     OpOptions::NONE,
     OpOptions::BinaryOptions,
@@ -1016,13 +1103,14 @@ inline const OpOptions (&EnumValuesOpOptions())[35] {
     OpOptions::ScatterOptions,
     OpOptions::TriluOptions,
     OpOptions::QuantizeOptions,
-    OpOptions::ReverseSequenceOptions
+    OpOptions::ReverseSequenceOptions,
+    OpOptions::RecurrentOptions
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpOptions() {
-  static const char * const names[36] = {
+  static const char * const names[37] = {
     "NONE",
     "BinaryOptions",
     "UnaryOptions",
@@ -1058,13 +1146,14 @@ inline const char * const *EnumNamesOpOptions() {
     "TriluOptions",
     "QuantizeOptions",
     "ReverseSequenceOptions",
+    "RecurrentOptions",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpOptions(OpOptions e) {
-  if (flatbuffers::IsOutRange(e, OpOptions::NONE, OpOptions::ReverseSequenceOptions)) return "";
+  if (flatbuffers::IsOutRange(e, OpOptions::NONE, OpOptions::RecurrentOptions)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpOptions()[index];
 }
@@ -1207,6 +1296,10 @@ template<> struct OpOptionsTraits<lite_fb::QuantizeOptions> {
 
 template<> struct OpOptionsTraits<lite_fb::ReverseSequenceOptions> {
   static const OpOptions enum_value = OpOptions::ReverseSequenceOptions;
+};
+
+template<> struct OpOptionsTraits<lite_fb::RecurrentOptions> {
+  static const OpOptions enum_value = OpOptions::RecurrentOptions;
 };
 
 bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, OpOptions type);
@@ -3544,6 +3637,157 @@ inline flatbuffers::Offset<QuantizeOptions> CreateQuantizeOptions(
   return builder_.Finish();
 }
 
+struct RecurrentOptions FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
+  typedef RecurrentOptionsBuilder Builder;
+  enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
+    VT_DIRECTION = 4,
+    VT_HIDDEN_SIZE = 6,
+    VT_ACTIVATIONS = 8,
+    VT_ACTIVATION_ALPHA = 10,
+    VT_ACTIVATION_BETA = 12,
+    VT_CLIP = 14,
+    VT_INPUT_FORGET = 16,
+    VT_LINEAR_BEFORE_RESET = 18,
+    VT_BATCH_MAJOR = 20
+  };
+  int8_t direction() const {
+    return GetField<int8_t>(VT_DIRECTION, 0);
+  }
+  int32_t hidden_size() const {
+    return GetField<int32_t>(VT_HIDDEN_SIZE, 0);
+  }
+  const flatbuffers::Vector<uint8_t> *activations() const {
+    return GetPointer<const flatbuffers::Vector<uint8_t> *>(VT_ACTIVATIONS);
+  }
+  const flatbuffers::Vector<float> *activation_alpha() const {
+    return GetPointer<const flatbuffers::Vector<float> *>(VT_ACTIVATION_ALPHA);
+  }
+  const flatbuffers::Vector<float> *activation_beta() const {
+    return GetPointer<const flatbuffers::Vector<float> *>(VT_ACTIVATION_BETA);
+  }
+  float clip() const {
+    return GetField<float>(VT_CLIP, 0.0f);
+  }
+  bool input_forget() const {
+    return GetField<uint8_t>(VT_INPUT_FORGET, 0) != 0;
+  }
+  bool linear_before_reset() const {
+    return GetField<uint8_t>(VT_LINEAR_BEFORE_RESET, 0) != 0;
+  }
+  bool batch_major() const {
+    return GetField<uint8_t>(VT_BATCH_MAJOR, 0) != 0;
+  }
+  bool Verify(flatbuffers::Verifier &verifier) const {
+    return VerifyTableStart(verifier) &&
+           VerifyField<int8_t>(verifier, VT_DIRECTION, 1) &&
+           VerifyField<int32_t>(verifier, VT_HIDDEN_SIZE, 4) &&
+           VerifyOffset(verifier, VT_ACTIVATIONS) &&
+           verifier.VerifyVector(activations()) &&
+           VerifyOffset(verifier, VT_ACTIVATION_ALPHA) &&
+           verifier.VerifyVector(activation_alpha()) &&
+           VerifyOffset(verifier, VT_ACTIVATION_BETA) &&
+           verifier.VerifyVector(activation_beta()) &&
+           VerifyField<float>(verifier, VT_CLIP, 4) &&
+           VerifyField<uint8_t>(verifier, VT_INPUT_FORGET, 1) &&
+           VerifyField<uint8_t>(verifier, VT_LINEAR_BEFORE_RESET, 1) &&
+           VerifyField<uint8_t>(verifier, VT_BATCH_MAJOR, 1) &&
+           verifier.EndTable();
+  }
+};
+
+struct RecurrentOptionsBuilder {
+  typedef RecurrentOptions Table;
+  flatbuffers::FlatBufferBuilder &fbb_;
+  flatbuffers::uoffset_t start_;
+  void add_direction(int8_t direction) {
+    fbb_.AddElement<int8_t>(RecurrentOptions::VT_DIRECTION, direction, 0);
+  }
+  void add_hidden_size(int32_t hidden_size) {
+    fbb_.AddElement<int32_t>(RecurrentOptions::VT_HIDDEN_SIZE, hidden_size, 0);
+  }
+  void add_activations(flatbuffers::Offset<flatbuffers::Vector<uint8_t>> activations) {
+    fbb_.AddOffset(RecurrentOptions::VT_ACTIVATIONS, activations);
+  }
+  void add_activation_alpha(flatbuffers::Offset<flatbuffers::Vector<float>> activation_alpha) {
+    fbb_.AddOffset(RecurrentOptions::VT_ACTIVATION_ALPHA, activation_alpha);
+  }
+  void add_activation_beta(flatbuffers::Offset<flatbuffers::Vector<float>> activation_beta) {
+    fbb_.AddOffset(RecurrentOptions::VT_ACTIVATION_BETA, activation_beta);
+  }
+  void add_clip(float clip) {
+    fbb_.AddElement<float>(RecurrentOptions::VT_CLIP, clip, 0.0f);
+  }
+  void add_input_forget(bool input_forget) {
+    fbb_.AddElement<uint8_t>(RecurrentOptions::VT_INPUT_FORGET, static_cast<uint8_t>(input_forget), 0);
+  }
+  void add_linear_before_reset(bool linear_before_reset) {
+    fbb_.AddElement<uint8_t>(RecurrentOptions::VT_LINEAR_BEFORE_RESET, static_cast<uint8_t>(linear_before_reset), 0);
+  }
+  void add_batch_major(bool batch_major) {
+    fbb_.AddElement<uint8_t>(RecurrentOptions::VT_BATCH_MAJOR, static_cast<uint8_t>(batch_major), 0);
+  }
+  explicit RecurrentOptionsBuilder(flatbuffers::FlatBufferBuilder &_fbb)
+        : fbb_(_fbb) {
+    start_ = fbb_.StartTable();
+  }
+  flatbuffers::Offset<RecurrentOptions> Finish() {
+    const auto end = fbb_.EndTable(start_);
+    auto o = flatbuffers::Offset<RecurrentOptions>(end);
+    return o;
+  }
+};
+
+inline flatbuffers::Offset<RecurrentOptions> CreateRecurrentOptions(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    int8_t direction = 0,
+    int32_t hidden_size = 0,
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> activations = 0,
+    flatbuffers::Offset<flatbuffers::Vector<float>> activation_alpha = 0,
+    flatbuffers::Offset<flatbuffers::Vector<float>> activation_beta = 0,
+    float clip = 0.0f,
+    bool input_forget = false,
+    bool linear_before_reset = false,
+    bool batch_major = false) {
+  RecurrentOptionsBuilder builder_(_fbb);
+  builder_.add_clip(clip);
+  builder_.add_activation_beta(activation_beta);
+  builder_.add_activation_alpha(activation_alpha);
+  builder_.add_activations(activations);
+  builder_.add_hidden_size(hidden_size);
+  builder_.add_batch_major(batch_major);
+  builder_.add_linear_before_reset(linear_before_reset);
+  builder_.add_input_forget(input_forget);
+  builder_.add_direction(direction);
+  return builder_.Finish();
+}
+
+inline flatbuffers::Offset<RecurrentOptions> CreateRecurrentOptionsDirect(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    int8_t direction = 0,
+    int32_t hidden_size = 0,
+    const std::vector<uint8_t> *activations = nullptr,
+    const std::vector<float> *activation_alpha = nullptr,
+    const std::vector<float> *activation_beta = nullptr,
+    float clip = 0.0f,
+    bool input_forget = false,
+    bool linear_before_reset = false,
+    bool batch_major = false) {
+  auto activations__ = activations ? _fbb.CreateVector<uint8_t>(*activations) : 0;
+  auto activation_alpha__ = activation_alpha ? _fbb.CreateVector<float>(*activation_alpha) : 0;
+  auto activation_beta__ = activation_beta ? _fbb.CreateVector<float>(*activation_beta) : 0;
+  return lite_fb::CreateRecurrentOptions(
+      _fbb,
+      direction,
+      hidden_size,
+      activations__,
+      activation_alpha__,
+      activation_beta__,
+      clip,
+      input_forget,
+      linear_before_reset,
+      batch_major);
+}
+
 struct Operator FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   typedef OperatorBuilder Builder;
   enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
@@ -3674,6 +3918,9 @@ struct Operator FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   }
   const lite_fb::ReverseSequenceOptions *options_as_ReverseSequenceOptions() const {
     return options_type() == lite_fb::OpOptions::ReverseSequenceOptions ? static_cast<const lite_fb::ReverseSequenceOptions *>(options()) : nullptr;
+  }
+  const lite_fb::RecurrentOptions *options_as_RecurrentOptions() const {
+    return options_type() == lite_fb::OpOptions::RecurrentOptions ? static_cast<const lite_fb::RecurrentOptions *>(options()) : nullptr;
   }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
@@ -3825,6 +4072,10 @@ template<> inline const lite_fb::QuantizeOptions *Operator::options_as<lite_fb::
 
 template<> inline const lite_fb::ReverseSequenceOptions *Operator::options_as<lite_fb::ReverseSequenceOptions>() const {
   return options_as_ReverseSequenceOptions();
+}
+
+template<> inline const lite_fb::RecurrentOptions *Operator::options_as<lite_fb::RecurrentOptions>() const {
+  return options_as_RecurrentOptions();
 }
 
 struct OperatorBuilder {
@@ -4424,6 +4675,10 @@ inline bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, Op
     }
     case OpOptions::ReverseSequenceOptions: {
       auto ptr = reinterpret_cast<const lite_fb::ReverseSequenceOptions *>(obj);
+      return verifier.VerifyTable(ptr);
+    }
+    case OpOptions::RecurrentOptions: {
+      auto ptr = reinterpret_cast<const lite_fb::RecurrentOptions *>(obj);
       return verifier.VerifyTable(ptr);
     }
     default: return true;
