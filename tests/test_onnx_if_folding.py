@@ -91,7 +91,7 @@ def test_data_dependent_condition_is_refused_listing_ops_inside_the_branches():
         convert_onnx(model)
     message = str(raised.value)
     assert "unsupported op If: 1 node(s) 'switch'" in message
-    assert "unsupported op Unique: 1 node(s) 'switch/else_branch/Unique_0'" in message
+    assert "unsupported op Unique (inside If 'switch' else_branch): 1 node(s) 'u'" in message
     assert "--input-value" in message
     # pinned to the branch that has the unsupported op: that op is named, now as an inlined node
     with pytest.raises(ConversionError, match=r"Unique: 1 node\(s\) 'switch/else_branch/Unique_0'"):
@@ -166,7 +166,7 @@ def test_refusal_lists_ops_inside_a_loop_body_with_every_other_problem():
         convert_onnx(model)
     message = str(raised.value)
     for line in ("unsupported op Loop: 1 node(s) 'repeat'",
-                 "unsupported op Unique: 1 node(s) 'repeat/body/Unique_1'",
+                 "unsupported op Unique (inside Loop 'repeat' body): 1 node(s) 'u'",
                  "unsupported op NonMaxSuppression: 1 node(s) 'nms'"):
         assert line in message, message
     assert "Mul" not in message and "Identity" not in message
