@@ -46,6 +46,10 @@ def read_model(model: str | os.PathLike | onnx.ModelProto) -> onnx.ModelProto:
     path = os.fspath(model)
     if not os.path.exists(path):
         raise ConversionError(f"ONNX model file not found: {path}")
+    if not os.path.isfile(path):  # a FIFO or device would block or never end
+        raise ConversionError(f"{path} is not a regular file")
+    if os.path.getsize(path) == 0:
+        raise ConversionError(f"ONNX model {path} is empty (0 bytes)")
     try:
         return onnx.load(path, load_external_data=True)
     except Exception as err:  # noqa: BLE001 - protobuf and IO errors become one user message
@@ -175,6 +179,11 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
               input_shapes: dict[str, list[int]] | None = None) -> Graph:
     """Loads an ONNX model (path or proto) into an IR graph with dtypes and shapes inferred."""
     proto = read_model(model)
+    if not proto.graph.node:
+        # protobuf parses many short byte strings (a truncated or foreign file) as an empty model
+        where = f" {os.fspath(model)}" if not isinstance(model, onnx.ModelProto) else ""
+        raise ConversionError(f"ONNX model{where} has no operators (graph {proto.graph.name!r} has no nodes): "
+                              "nothing to convert; is it a truncated or non-ONNX file?")
     if input_shapes:
         copy = onnx.ModelProto()
         copy.CopyFrom(proto)

@@ -154,6 +154,7 @@ lite_interpreter_options lite_interpreter_options_default(void) {
   o.num_threads = 1;
   o.reserved = 0;
   o.cpu_affinity = LITE_CPU_AFFINITY_NONE;
+  o.max_memory_bytes = LITE_DEFAULT_MAX_MEMORY_BYTES;
   return o;
 }
 
@@ -174,6 +175,9 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
     o.num_threads = options->num_threads;
     if (options->struct_size >= offsetof(lite_interpreter_options, cpu_affinity) + sizeof(int))
       o.cpu_affinity = options->cpu_affinity;
+    if (options->struct_size >= offsetof(lite_interpreter_options, max_memory_bytes) + sizeof(size_t) &&
+        options->max_memory_bytes != 0)
+      o.max_memory_bytes = options->max_memory_bytes;
   }
   if (o.num_threads < 1 || o.num_threads > 256)
     return report(sink, sink.set(lite::Status::kInvalidArgument, "num_threads %d (1..256)", o.num_threads), error);
@@ -192,6 +196,7 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
   lite_interpreter* result = new (std::nothrow) lite_interpreter;
   if (result == nullptr) return report(sink, sink.set(lite::Status::kOutOfMemory, "out of memory"), error);
   result->it = std::move(it);
+  result->it->set_max_memory_bytes(o.max_memory_bytes);
   *interpreter = result;
   return report(sink, lite::Status::kOk, error);
 }
@@ -283,7 +288,8 @@ lite_status lite_interpreter_set_input(lite_interpreter* it, int index, const vo
   size_t need = slot.ref.bytes();
   if (bytes != need)
     return to_c(it->it->error().set(lite::Status::kInvalidArgument,
-                                    "input %d '%s' takes %zu bytes (%s), got %zu", index, slot.ref.name, need,
+                                    "input %d '%s' of shape %s takes %zu bytes (%s), got %zu", index, slot.ref.name,
+                                    lite::format_shape(slot.ref.shape).c_str(), need,
                                     lite::dtype_name(slot.ref.dtype), bytes));
   if (need > 0 && data == nullptr)
     return to_c(it->it->error().set(lite::Status::kInvalidArgument, "input %d: data is NULL", index));
@@ -331,6 +337,8 @@ lite_status lite_interpreter_get_output(lite_interpreter* it, int index, void* d
 }
 
 size_t lite_interpreter_arena_bytes(const lite_interpreter* it) { return it != nullptr ? it->it->arena_bytes() : 0; }
+
+size_t lite_interpreter_memory_bytes(const lite_interpreter* it) { return it != nullptr ? it->it->memory_bytes() : 0; }
 
 int lite_interpreter_tensor_count(const lite_interpreter* it) { return it != nullptr ? it->it->num_tensors() : 0; }
 
