@@ -45,7 +45,8 @@ def checked_int(value: object, what: str, bounds: tuple[int, int]) -> int:
         raise LiteError(Status.INVALID_ARGUMENT, f"{what} must be an integer, got {value!r}")
     number = int(value)
     if not bounds[0] <= number <= bounds[1]:
-        raise LiteError(Status.INVALID_ARGUMENT, f"{what} {number} is out of range ({bounds[0]}..{bounds[1]})")
+        raise LiteError(Status.INVALID_ARGUMENT,
+                        f"{what} {number} is out of range ({bounds[0]}..{bounds[1]})")
     return number
 
 

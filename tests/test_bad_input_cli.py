@@ -22,7 +22,8 @@ from lite_converter.atomic_write import remove_stale_temp_files, write_atomicall
 from tests.test_cli import conv_softmax_model, lite, no_temp_files
 
 
-def assert_user_error(result: subprocess.CompletedProcess, command: str, *parts: str, status: int = 1) -> None:
+def assert_user_error(result: subprocess.CompletedProcess, command: str, *parts: str,
+                      status: int = 1) -> None:
     assert result.returncode == status, (result.returncode, result.stderr)
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr
     for part in parts:
@@ -74,7 +75,7 @@ def test_an_onnx_model_without_operators_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "out.lite").exists() and not (tmp_path / "garbage.lite").exists()
 
 
-def test_an_output_in_a_missing_folder_names_the_folder_not_a_temp_file(small_onnx: Path, tmp_path: Path) -> None:
+def test_an_output_in_a_missing_folder_names_the_folder(small_onnx: Path, tmp_path: Path) -> None:
     target = tmp_path / "missing" / "deeper" / "m.lite"
     result = lite("convert", str(small_onnx), "-o", str(target))
     assert_user_error(result, "convert", f"the output folder does not exist: {target.parent}")
@@ -136,7 +137,8 @@ def test_inputs_that_are_not_an_npz_are_refused(small_lite: Path, tmp_path: Path
     assert_user_error(lite("run", str(small_lite), "--inputs", str(objects)), "run", "cannot read its arrays")
     single = tmp_path / "single.npy"
     np.save(single, np.zeros((1, 3, 8, 8), np.float32))
-    assert_user_error(lite("run", str(small_lite), "--inputs", str(single)), "run", "holds a single array (.npy)")
+    assert_user_error(lite("run", str(small_lite), "--inputs", str(single)), "run",
+                      "holds a single array (.npy)")
 
 
 def test_out_of_range_threads_are_refused(small_lite: Path) -> None:

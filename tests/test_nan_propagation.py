@@ -104,8 +104,8 @@ def test_fused_conv_activations_propagate_nan(case: str, activation: str) -> Non
     w = (rng.standard_normal((cout, cin // group, kernel, kernel)) * 0.3).astype(np.float32)
     constants = {"w": w, "b": (rng.standard_normal(cout) * 0.1).astype(np.float32)}
     nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **attrs)]
-    act_attrs: dict[str, object] = {"LeakyRelu": {"alpha": 0.1}, "HardSigmoid": {"alpha": 0.2, "beta": 0.5}}.get(
-        activation, {})
+    attributes = {"LeakyRelu": {"alpha": 0.1}, "HardSigmoid": {"alpha": 0.2, "beta": 0.5}}
+    act_attrs: dict[str, object] = attributes.get(activation, {})
     act_inputs = ["c"]
     if activation == "Clip":
         constants |= {"lo": np.array(0.0, np.float32), "hi": np.array(6.0, np.float32)}

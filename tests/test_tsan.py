@@ -36,10 +36,11 @@ def test_shared_model_concurrent_interpreters_have_no_races(tmp_path: Path, tsan
     for name, data in _models(small_conv_onnx).items():
         path = tmp_path / f"{name}.lite"
         path.write_bytes(data)
-        result = subprocess.run([str(driver), str(path), "--interpreters", str(interpreters), "--threads", "2",
-                                 "--rounds", "3", "--dynamic-dim", "29"],
-                                capture_output=True, text=True, timeout=600, env=env, check=False)
+        command = [str(driver), str(path), "--interpreters", str(interpreters), "--threads", "2",
+                   "--rounds", "3", "--dynamic-dim", "29"]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, check=False)
         assert "ThreadSanitizer" not in result.stderr, result.stderr[-6000:]
         assert result.returncode == 0, (name, result.stdout, result.stderr[-4000:])
         lines = result.stdout.splitlines()
-        assert lines == [f"interpreter {i}: 0 of 3 rounds differ from the reference" for i in range(interpreters)]
+        expected = [f"interpreter {i}: 0 of 3 rounds differ from the reference" for i in range(interpreters)]
+        assert lines == expected

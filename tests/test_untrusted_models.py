@@ -99,7 +99,8 @@ def test_default_bound_refuses_a_tiny_model_asking_for_gigabytes_by_tensor_name(
     assert time.monotonic() - started < 2.0  # refused before anything was allocated or touched
     error = raised.value
     assert error.code == Status.OUT_OF_MEMORY
-    assert "TILE 'tile': output tensor 'y0' of shape [16384, 32768] FLOAT32 needs 2147483648 bytes" in error.message
+    tensor = "TILE 'tile': output tensor 'y0' of shape [16384, 32768] FLOAT32"
+    assert f"{tensor} needs 2147483648 bytes" in error.message
     assert f"over max_memory_bytes ({DEFAULT_MAX_MEMORY_BYTES})" in error.message
 
 
@@ -199,7 +200,8 @@ def test_hostile_corpus_never_aborts_under_a_3gb_address_space(tmp_path: Path) -
         assert pad["status"] == "SHAPE_ERROR" and "exceeds 2^31 elements" in str(pad["message"]), pad
 
 
-def test_mutants_never_abort_under_a_3gb_address_space(tmp_path: Path, small_conv_onnx: onnx.ModelProto) -> None:
+def test_mutants_never_abort_under_a_3gb_address_space(tmp_path: Path,
+                                                        small_conv_onnx: onnx.ModelProto) -> None:
     from lite_converter.convert import convert_onnx
     from tests.test_fuzz_models import shape_ops_net
 
@@ -236,7 +238,8 @@ def test_resize_input_checks_rank_and_static_dims(small_conv_lite: bytes) -> Non
 def test_run_with_a_wrong_rank_blames_the_caller(small_conv_lite: bytes) -> None:
     with Interpreter(model_content=small_conv_lite) as interpreter, pytest.raises(LiteError) as raised:
         interpreter.run({"x": np.zeros((3, 8, 8), np.float32)})
-    assert raised.value.code == Status.INVALID_ARGUMENT and "has rank 4 in the model, got 3" in raised.value.message
+    assert raised.value.code == Status.INVALID_ARGUMENT
+    assert "has rank 4 in the model, got 3" in raised.value.message
 
 
 def test_out_of_range_integers_are_refused_not_wrapped(small_conv_lite: bytes) -> None:

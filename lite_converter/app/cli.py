@@ -149,13 +149,16 @@ def _runtime_memory(path: Path, model: LiteModel, args: argparse.Namespace) -> d
         for tensor in model.input_tensors:
             if tensor.name in shapes:
                 interpreter.resize_input(tensor.name, shapes[tensor.name])
-        result: dict[str, object] = {"shapes": {n: list(s) for n, s in shapes.items()}, "max_memory_bytes": bound}
+        result: dict[str, object] = {"shapes": {n: list(s) for n, s in shapes.items()},
+                                     "max_memory_bytes": bound}
         try:
             interpreter.allocate_tensors()
         except LiteError as error:
-            result |= {"fits": False, "error": error.message, "needs_at_least_bytes": interpreter.memory_bytes}
+            result |= {"fits": False, "error": error.message,
+                       "needs_at_least_bytes": interpreter.memory_bytes}
         else:
-            result |= {"fits": True, "memory_bytes": interpreter.memory_bytes, "arena_bytes": interpreter.arena_bytes}
+            result |= {"fits": True, "memory_bytes": interpreter.memory_bytes,
+                       "arena_bytes": interpreter.arena_bytes}
     return result
 
 
@@ -282,7 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("model", help="the .lite file")
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
     inspect.add_argument("--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS",
-                         help="also plan the model with the runtime at these shapes and show the memory it needs")
+                         help="also plan the model with the runtime at these shapes and show the memory "
+                         "it needs")
     inspect.add_argument("--max-memory-bytes", type=memory_size_arg, metavar="SIZE", help=MAX_MEMORY_HELP)
     inspect.set_defaults(handler=command_inspect)
 

@@ -40,7 +40,8 @@ def input_shape_arg(text: str) -> tuple[str, list[int]]:
         raise argparse.ArgumentTypeError(f"rank {len(shape)} in {text!r}: at most {MAX_RANK} dims")
     if math.prod(d for d in shape if d) > MAX_TENSOR_ELEMENTS:
         raise argparse.ArgumentTypeError(
-            f"{text!r} has {math.prod(shape):,} elements: a tensor holds at most {MAX_TENSOR_ELEMENTS:,} (2^31)")
+            f"{text!r} has {math.prod(shape):,} elements: "
+            f"a tensor holds at most {MAX_TENSOR_ELEMENTS:,} (2^31)")
     return name, shape
 
 

@@ -182,7 +182,8 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
     if not proto.graph.node:
         # protobuf parses many short byte strings (a truncated or foreign file) as an empty model
         where = f" {os.fspath(model)}" if not isinstance(model, onnx.ModelProto) else ""
-        raise ConversionError(f"ONNX model{where} has no operators (graph {proto.graph.name!r} has no nodes): "
+        raise ConversionError(f"ONNX model{where} has no operators "
+                              f"(graph {proto.graph.name!r} has no nodes): "
                               "nothing to convert; is it a truncated or non-ONNX file?")
     if input_shapes:
         copy = onnx.ModelProto()
