@@ -484,9 +484,12 @@ Status Interpreter::plan_memory() {
   size_t plan_bytes = 0;
   if (!checked_add(plan.total_bytes, scratch_bytes, &plan_bytes) || !memory_.reserve(plan_bytes)) {
     size_t largest = 0;
-    for (size_t i = 0; i < num; ++i)
-      if (in_arena[i] && tensors_[i].ref.bytes() > tensors_[largest].ref.bytes()) largest = i;
-    const TensorRef& big = tensors_[largest].ref;
+    bool any = false;
+    for (size_t i = 0; i < num; ++i) {
+      if (in_arena[i] && (!any || tensors_[i].ref.bytes() > tensors_[largest].ref.bytes())) largest = i;
+      any = any || in_arena[i];
+    }
+    const TensorRef& big = tensors_[largest].ref;  // (with no arena tensor the scratch alone is over)
     memory_bytes_ = memory_.used() + plan_bytes;
     return error_.set(Status::kOutOfMemory,
                       "the plan needs %zu bytes of activation arena and %zu of op scratch (largest tensor '%s' of "
