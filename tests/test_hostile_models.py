@@ -306,12 +306,16 @@ def test_empty_tensor_with_huge_dims_is_refused():
     """An empty tensor must not carry dims whose products overflow ([0, 2^40, 2^40]: its strides)."""
     from runtime_arm import Interpreter, LiteError
 
-    data = _slice_backwards()
-    interpreter = Interpreter(model_content=bytes(data), threads=1)
+    interpreter = Interpreter(model_content=bytes(_pad([0, 5, 0, 7])), threads=1)  # x: [a, b], both dynamic
     interpreter.resize_input(0, [0, 2**40])
     with pytest.raises(LiteError) as raised:
         interpreter.allocate_tensors()
     assert raised.value.code.name == "SHAPE_ERROR" and "exceeds 2 GiB" in raised.value.message, raised.value
+    # A static dim the model fixes cannot be resized at all: the caller's mistake, said at once.
+    interpreter = Interpreter(model_content=bytes(_slice_backwards()), threads=1)  # x: [n, 3]
+    with pytest.raises(LiteError) as raised:
+        interpreter.resize_input(0, [0, 2**40])
+    assert raised.value.code.name == "INVALID_ARGUMENT" and "static dim 1 = 3" in raised.value.message
 
 
 def test_hostile_cases_under_sanitizers(tmp_path: Path, asan_build: Path):
