@@ -1,13 +1,12 @@
-/* Array entry points over the C reference arithmetic (kernels_neon/ref: requantize_ref.c,
+/* Array entry points over the C reference arithmetic (kernels_neon/ref: qs8_requantize_ref.c,
  * qs8_quantize_ref.c, qs8_add_ref.c, qs8_mul_ref.c, requantize.h), compiled by
  * tests/test_int8_arithmetic.py into a small shared library so that lite_converter.int8 is checked
  * against the very C functions the runtime runs, element for element. The real multipliers of ADD /
- * MUL are formed from the float32 scales as runtime_arm/src/ops/add_int8.cc and mul_int8.cc do. */
+ * MUL are formed from the float32 scales as runtime_arm/src/ops/binary_int8.cc does. */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lite_kernels/int8_binary.h"
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_binary.h"
 #include "lite_kernels/requantize.h"
 
 void shim_requantize(size_t n, const int64_t* acc, const int32_t* multiplier, const int32_t* shift,

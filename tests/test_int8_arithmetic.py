@@ -30,8 +30,9 @@ from lite_converter.int8.params import weight_per_channel
 
 ROOT = Path(__file__).resolve().parents[1]
 REF = ROOT / "kernels_neon" / "ref"
-C_SOURCES = [ROOT / "tests" / "int8_arithmetic_shim.c", REF / "requantize_ref.c", REF / "qs8_quantize_ref.c",
-             REF / "qs8_add_ref.c", REF / "qs8_mul_ref.c", REF / "qs8_pool_ref.c"]
+C_SOURCES = [ROOT / "tests" / "int8_arithmetic_shim.c", REF / "qs8_requantize_ref.c",
+             REF / "qs8_quantize_ref.c", REF / "qs8_add_ref.c", REF / "qs8_mul_ref.c",
+             REF / "qs8_pool2d_nhwc_ref.c"]
 rng = np.random.default_rng(2026)
 
 

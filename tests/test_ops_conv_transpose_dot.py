@@ -1,4 +1,4 @@
-"""CONV_TRANSPOSE_2D's dot-product path (kernels_neon/include/lite_kernels/conv_transpose2d_dot.h,
+"""CONV_TRANSPOSE_2D's dot-product path (kernels_neon/include/lite_kernels/f32_conv_transpose2d_dot.h,
 chosen in runtime_arm/src/ops/conv_transpose2d.cc) against onnxruntime.
 
 The path serves kernel == stride with at most 4 output values per input pixel (kernel_h * kernel_w

@@ -299,7 +299,7 @@ def _check_resize(target: str, seed: int = 0, **attrs: object) -> None:
 
 # Where the exact source coordinate is an integer (here 2 = (1 + 0.5) / 0.6 - 0.5) onnxruntime's
 # half_pixel_symmetric evaluates it as 1.9999999 (float offset plus a double quotient) and floors to 1;
-# we round exact ties exactly (see resize_nearest_nhwc_ref.c).
+# we round exact ties exactly (see xx_resize_nearest_nhwc_ref.c).
 ORT_NEAREST_ROUNDING = {
     ("scales_down", "half_pixel_symmetric", "floor"),
     ("sizes_down", "half_pixel_symmetric", "floor"),

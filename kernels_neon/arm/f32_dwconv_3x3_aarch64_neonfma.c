@@ -1,6 +1,6 @@
 /* 3x3 depthwise convolution rows, stride 1 or 2, aarch64 NEON with FMA (NHWC, 4 channels per vector).
  *
- * Why a separate body from the shared one (ref/f32_dwconv_nhwc_body.h): MobileNetV2's depthwise
+ * Why a separate body from the shared one (portable/f32_dwconv_nhwc_body.h): MobileNetV2's depthwise
  * layers ran at ~3 instructions per FMA there. Here, per vector of channels, the 9 weights, the bias
  * and the clamp bounds stay in registers across the row, and several output rows run together when
  * they are clear of the top/bottom padding (3 at stride 1, 2 at stride 2): an input row loaded once

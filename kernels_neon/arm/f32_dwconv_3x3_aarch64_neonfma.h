@@ -1,6 +1,6 @@
 /* The aarch64 3x3 depthwise rows (f32_dwconv_3x3_aarch64_neonfma.c), called by the aarch64 depthwise
  * entry (f32_dwconv_nhwc_aarch64_neonfma.c) before it falls back to the shared body. Internal to the
- * aarch64 kernels: not part of the public dwconv.h interface. */
+ * aarch64 kernels: not part of the public f32_dwconv.h interface. */
 #ifndef LITE_KERNELS_F32_DWCONV_3X3_AARCH64_NEONFMA_H
 #define LITE_KERNELS_F32_DWCONV_3X3_AARCH64_NEONFMA_H
 

@@ -1,6 +1,6 @@
 /* Depthwise convolution, aarch64 NEON with FMA: 4 channels per vector. 3x3 stride 1/2 layers run the
  * aarch64 rows of f32_dwconv_3x3_aarch64_neonfma.c; every other shape or activation, and the rows
- * those leave, run the shared body (ref/f32_dwconv_nhwc_body.h). */
+ * those leave, run the shared body (portable/f32_dwconv_nhwc_body.h). */
 #include "f32_dwconv_3x3_aarch64_neonfma.h"
 #include "f32_vector_aarch64_neonfma.h"
 
@@ -9,7 +9,7 @@ static void dw_shared_rows(const lite_conv2d_params* p, const float* input, cons
                            const float* bias, const lite_activation* act, float* output, size_t row_begin,
                            size_t row_end);
 #define LITE_DWCONV_ENTRY dw_shared_rows
-#include "../ref/f32_dwconv_nhwc_body.h"
+#include "../portable/f32_dwconv_nhwc_body.h"
 
 void lite_f32_dwconv_nhwc_aarch64_neonfma(const lite_conv2d_params* p, const float* input, const float* packed_weight,
                                           const float* bias, const lite_activation* act, float* output,

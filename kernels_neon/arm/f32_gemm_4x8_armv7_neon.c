@@ -11,7 +11,7 @@
 #include <arm_neon.h>
 #include <string.h>
 
-#include "lite_kernels/gemm_f32_packed.h"
+#include "lite_kernels/f32_gemm_packed.h"
 
 enum { MR = 4, NR = 8 };
 

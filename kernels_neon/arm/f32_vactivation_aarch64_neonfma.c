@@ -1,4 +1,4 @@
-/* Vectorized activations, aarch64 NEON (4 floats per vector); the body is ref/f32_vactivation_body.h. */
+/* Vectorized activations, aarch64 NEON (4 floats per vector); the body is portable/f32_vactivation_body.h. */
 #include <arm_neon.h>
 
 #include "lite_kernels/f32_vactivation.h"
@@ -25,4 +25,4 @@
 #define VA_EXP_SUM_FN lite_f32_vexp_sum_aarch64_neonfma
 #define VA_SOFTMAX_ROW_FN lite_f32_vsoftmax_row_aarch64_neonfma
 
-#include "../ref/f32_vactivation_body.h"
+#include "../portable/f32_vactivation_body.h"

@@ -1,5 +1,5 @@
 /* Vectorized activations, armv7 NEON-VFPv4 (4 floats per vector); the body is
- * ref/f32_vactivation_body.h. armv7 NEON has no vector divide and no round-to-integer: division is
+ * portable/f32_vactivation_body.h. armv7 NEON has no vector divide and no round-to-integer: division is
  * a reciprocal estimate refined by two Newton steps (~1 ulp), and rounding adds +-0.5 and truncates. */
 #include <arm_neon.h>
 
@@ -44,4 +44,4 @@ static inline float32x4_t va_round_armv7(float32x4_t a) {
 #define VA_EXP_SUM_FN lite_f32_vexp_sum_armv7_neonfma
 #define VA_SOFTMAX_ROW_FN lite_f32_vsoftmax_row_armv7_neonfma
 
-#include "../ref/f32_vactivation_body.h"
+#include "../portable/f32_vactivation_body.h"

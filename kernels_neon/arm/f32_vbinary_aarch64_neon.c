@@ -1,4 +1,4 @@
-/* fp32 ADD/SUB/MUL/DIV rows, aarch64 NEON (4 floats per vector); the body is ref/f32_vbinary_body.h. */
+/* fp32 ADD/SUB/MUL/DIV rows, aarch64 NEON (4 floats per vector); the body is portable/f32_vbinary_body.h. */
 #include <arm_neon.h>
 
 #include "lite_kernels/elementwise_binary.h"
@@ -15,4 +15,4 @@
 #define VB_DIV(a, b) vdivq_f32((a), (b))
 #define VB_FN lite_f32_vbinary_aarch64_neon
 
-#include "../ref/f32_vbinary_body.h"
+#include "../portable/f32_vbinary_body.h"

@@ -1,4 +1,4 @@
-/* fp32 ADD/SUB/MUL/DIV rows, armv7 NEON (4 floats per vector); the body is ref/f32_vbinary_body.h.
+/* fp32 ADD/SUB/MUL/DIV rows, armv7 NEON (4 floats per vector); the body is portable/f32_vbinary_body.h.
  * armv7 NEON has no vector divide: DIV divides lane by lane in VFP, exactly like the reference. */
 #include <arm_neon.h>
 
@@ -24,4 +24,4 @@ static inline float32x4_t vb_div_armv7(float32x4_t a, float32x4_t b) {
 #define VB_DIV(a, b) vb_div_armv7((a), (b))
 #define VB_FN lite_f32_vbinary_armv7_neon
 
-#include "../ref/f32_vbinary_body.h"
+#include "../portable/f32_vbinary_body.h"

@@ -1,5 +1,5 @@
 /* The LV_* vector interface (aarch64 NEON FMA: 4 floats per vector) that the shared depthwise and Winograd
- * bodies (ref/f32_dwconv_nhwc_body.h, ref/f32_winograd_nhwc_body.h) are written against. */
+ * bodies (portable/f32_dwconv_nhwc_body.h, portable/f32_winograd_nhwc_body.h) are written against. */
 #ifndef LITE_KERNELS_F32_VECTOR_AARCH64_NEONFMA
 #define LITE_KERNELS_F32_VECTOR_AARCH64_NEONFMA
 

@@ -7,13 +7,13 @@
  * + 8 B loads of 4 vectors (ld1 {4 registers}) + 128 FMAs + 2 loop instructions (142 per 512
  * multiply-adds), 16 accumulators + 8 A + 8 B registers, nothing spilled; the k loop is assembly
  * (see wg_a64_gemm_4x16; 6-row tiles: wg_a64_gemm_6x16_full). It reads the packed-GEMM B layout
- * (panels of 16 columns, bias row first, see gemm_f32_packed.h) and is used only when the selected
+ * (panels of 16 columns, bias row first, see f32_gemm_packed.h) and is used only when the selected
  * GEMM packs 16-wide panels. Each output value sums k in order 0..k-1 from zero, whatever the tile split
  * (bit-identical threads). */
 #include <arm_neon.h>
 
 #include "f32_vector_aarch64_neonfma.h"
-#include "lite_kernels/gemm_f32_packed.h"
+#include "lite_kernels/f32_gemm_packed.h"
 
 enum { WG_A64_MR = 4, WG_A64_NR = 16 };
 
@@ -450,4 +450,4 @@ static int wg_a64_tile_gemm(const lite_f32_gemm_config* gemm, size_t rows, size_
 
 #define LITE_WINOGRAD_TILE_GEMM wg_a64_tile_gemm
 #define LITE_WINOGRAD_ENTRY lite_f32_winograd_nhwc_aarch64_neonfma
-#include "../ref/f32_winograd_nhwc_body.h"
+#include "../portable/f32_winograd_nhwc_body.h"

@@ -2,4 +2,4 @@
  * with -mfpu=neon-vfpv4 (the armv7 toolchain file); the dispatcher requires NEON + VFPv4. */
 #include "f32_vector_armv7_neonfma.h"
 #define LITE_WINOGRAD_ENTRY lite_f32_winograd_nhwc_armv7_neonfma
-#include "../ref/f32_winograd_nhwc_body.h"
+#include "../portable/f32_winograd_nhwc_body.h"

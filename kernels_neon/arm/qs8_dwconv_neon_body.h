@@ -12,7 +12,7 @@
 #include <arm_neon.h>
 #include <string.h>
 
-#include "../ref/qs8_dwconv_taps.h"
+#include "../portable/qs8_dwconv_taps.h"
 #include "lite_kernels/qs8_dwconv.h"
 #include "qs8_requantize_neon.h"
 

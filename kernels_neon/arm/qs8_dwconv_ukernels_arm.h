@@ -1,5 +1,5 @@
 /* The ARM int8 depthwise kernels (contract and packed layout: lite_kernels/qs8_dwconv.h), declared
- * beside their sources for dispatch/qs8_config_arm.c and the ARM kernel test. */
+ * beside their sources for dispatch/qs8_gemm_config_arm.c and the ARM kernel test. */
 #ifndef LITE_KERNELS_ARM_QS8_DWCONV_UKERNELS_ARM_H
 #define LITE_KERNELS_ARM_QS8_DWCONV_UKERNELS_ARM_H
 

@@ -77,7 +77,7 @@ static void mul_contiguous(size_t n, const lite_qs8_mul_plan* plan, const int8_t
 }
 
 #define LITE_QS8_ROWS_SUFFIX aarch64_neon
-#include "../ref/qs8_elementwise_rows.h"
+#include "../portable/qs8_elementwise_rows.h"
 
 /* 4 floats -> 4 int32: rint(x / scale) + zp before the int8 saturation. fcvtns rounds half to even
  * (the reference's nearbyintf in the default mode), turns NaN into 0 (so the output is zp, as the

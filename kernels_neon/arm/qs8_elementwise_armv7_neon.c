@@ -83,7 +83,7 @@ static void mul_contiguous(size_t n, const lite_qs8_mul_plan* plan, const int8_t
 }
 
 #define LITE_QS8_ROWS_SUFFIX armv7_neon
-#include "../ref/qs8_elementwise_rows.h"
+#include "../portable/qs8_elementwise_rows.h"
 
 static inline void dequantize8(const int8_t* x, float32x4_t scale, int16x8_t zero_point, float* y) {
   const int16x8_t d = vsubq_s16(vmovl_s8(vld1_s8(x)), zero_point);

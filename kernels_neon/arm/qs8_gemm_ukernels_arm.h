@@ -1,5 +1,5 @@
 /* The ARM int8 GEMM microkernels (contract: lite_kernels/qs8_gemm_packed.h). Declared here, beside
- * their sources, because only dispatch/qs8_config_arm.c and the ARM kernel test name them; each is
+ * their sources, because only dispatch/qs8_gemm_config_arm.c and the ARM kernel test name them; each is
  * compiled only for the ISA in its file name (kernels_neon/CMakeLists.txt). */
 #ifndef LITE_KERNELS_ARM_QS8_GEMM_UKERNELS_ARM_H
 #define LITE_KERNELS_ARM_QS8_GEMM_UKERNELS_ARM_H

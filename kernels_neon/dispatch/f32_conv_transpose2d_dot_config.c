@@ -1,8 +1,8 @@
 /* Applicability, weight packing and variant choice of the dot-product CONV_TRANSPOSE_2D kernels
- * (conv_transpose2d_dot.h). Only an AVX-512 variant exists: elsewhere the GEMM path serves these
+ * (f32_conv_transpose2d_dot.h). Only an AVX-512 variant exists: elsewhere the GEMM path serves these
  * shapes (on NEON a 4- or 8-wide tile wastes far less than a 32-wide one). */
-#include "lite_kernels/conv_transpose2d_dot.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_conv_transpose2d_dot.h"
 
 enum { BLOCK = LITE_CONV_TRANSPOSE2D_DOT_CHANNEL_BLOCK, MAX_OUTPUTS = 4 };
 

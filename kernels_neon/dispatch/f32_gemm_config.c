@@ -1,7 +1,7 @@
 /* Selection of the packed fp32 GEMM microkernel from CPU features (like XNNPACK's gemm config):
  * the one place that knows which variant each ISA level gets. */
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/gemm_f32_packed.h"
+#include "lite_kernels/f32_gemm_packed.h"
 
 static const lite_f32_gemm_config k_portable = {lite_f32_gemm_ukernel_4x8_portable, 4, 8, "f32_gemm_4x8_portable",
                                                 NULL, NULL};

@@ -2,9 +2,9 @@
  * that maps ISA levels to these kernels (each compiled only where its ISA is, kernels_neon/CMakeLists.txt).
  * armv7's QUANTIZE is the reference: its NEON has no float division or round-half-even conversion. */
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/int8_lookup.h"
 #include "lite_kernels/qs8_elementwise.h"
-#include "lite_kernels/qs8_elementwise_lookup_vbmi.h"
+#include "lite_kernels/qs8_lookup.h"
+#include "lite_kernels/qs8_vlookup_avx512vbmi.h"
 
 static const lite_qs8_elementwise_kernels portable = {lite_qs8_vadd_portable, lite_qs8_vmul_portable,
                                                       lite_qs8_quantize_f32_ref, lite_qs8_dequantize_f32_ref,

@@ -2,7 +2,7 @@
  * loop runs over contiguous channels. Double accumulators keep large images accurate. */
 #include <math.h>
 
-#include "lite_kernels/normalization.h"
+#include "lite_kernels/f32_normalization.h"
 
 void lite_f32_instance_norm_nhwc_ref(size_t batch, size_t pixels, size_t channels, const float* input,
                                      const float* scale, const float* bias, float epsilon, float* output,

@@ -2,7 +2,7 @@
  * large compared with the spread. */
 #include <math.h>
 
-#include "lite_kernels/normalization.h"
+#include "lite_kernels/f32_normalization.h"
 
 void lite_f32_layer_norm_ref(size_t outer, size_t inner, const float* input, const float* scale, const float* bias,
                              float epsilon, float* output, float* mean, float* inv_std_dev) {

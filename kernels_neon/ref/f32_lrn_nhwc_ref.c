@@ -1,7 +1,7 @@
 /* Local response normalization across channels, with the window clipped at the channel edges. */
 #include <math.h>
 
-#include "lite_kernels/normalization.h"
+#include "lite_kernels/f32_normalization.h"
 
 void lite_f32_lrn_nhwc_ref(size_t pixels, size_t channels, size_t size, float alpha, float beta, float bias,
                            const float* input, float* output) {

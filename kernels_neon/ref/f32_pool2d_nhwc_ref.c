@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lite_kernels/pool2d.h"
+#include "lite_kernels/f32_pool2d.h"
 #include "pool_window.h"
 
 static const float* tap_row(const lite_pool2d_params* p, const float* image, size_t oh, size_t ow, size_t kh,

@@ -1,7 +1,7 @@
 /* Numerically stable softmax: subtract the slice maximum before exp so that exp never overflows. */
 #include <math.h>
 
-#include "lite_kernels/softmax.h"
+#include "lite_kernels/f32_softmax.h"
 
 static float slice_max(const float* x, size_t len, size_t stride) {
   float m = -INFINITY;

@@ -1,6 +1,6 @@
 /* int8 ADD with rescaling of both inputs to the output scale (one shared shift). */
-#include "lite_kernels/int8_binary.h"
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_binary.h"
+
 #include "lite_kernels/requantize.h"
 
 void lite_qs8_add_ref(size_t count, const lite_qs8_add_params* p, const int8_t* a, const int64_t* a_index,

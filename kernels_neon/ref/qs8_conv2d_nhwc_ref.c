@@ -1,5 +1,5 @@
 /* int8 2-D convolution (NHWC), including grouped / depthwise: the oracle of optimized int8 convs. */
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/requantize.h"
 
 void lite_qs8_conv2d_nhwc_ref(const lite_conv2d_params* p, const lite_qs8_requant_params* rq,

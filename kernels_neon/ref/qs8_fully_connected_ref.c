@@ -1,5 +1,5 @@
 /* int8 fully-connected layer: the oracle of optimized int8 GEMMs. */
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/requantize.h"
 
 void lite_qs8_fully_connected_ref(size_t rows, size_t depth, size_t out_features, const lite_qs8_requant_params* rq,

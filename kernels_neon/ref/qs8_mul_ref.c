@@ -1,5 +1,5 @@
 /* int8 MUL with one requantization of the 64-bit product, b repeating with a period. */
-#include "lite_kernels/int8_binary.h"
+#include "lite_kernels/qs8_binary.h"
 #include "lite_kernels/requantize.h"
 
 void lite_qs8_mul_ref(size_t count, const lite_qs8_mul_params* p, const int8_t* a, const int8_t* b,

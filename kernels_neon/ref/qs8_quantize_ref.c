@@ -1,7 +1,7 @@
 /* fp32 <-> int8 conversion at the borders of the int8 part of a graph (QUANTIZE / DEQUANTIZE). */
 #include <math.h>
 
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_quantize.h"
 
 void lite_qs8_quantize_f32_ref(size_t count, float scale, int32_t zero_point, const float* input, int8_t* output) {
   for (size_t i = 0; i < count; ++i) {

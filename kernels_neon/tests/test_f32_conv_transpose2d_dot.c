@@ -1,4 +1,4 @@
-/* Dot-product CONV_TRANSPOSE_2D kernels (conv_transpose2d_dot.h) against the reference scatter kernel
+/* Dot-product CONV_TRANSPOSE_2D kernels (f32_conv_transpose2d_dot.h) against the reference scatter kernel
  * lite_f32_conv_transpose2d_nhwc_ref: every T <= 4 shape (kernel 1x1..2x2, 1..4 output channels),
  * channel counts around the 16-channel block (the masked last block), rows computed one at a time in
  * any order; and the selection: which shapes the kernels claim and which they leave to the GEMM path
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "kernel_test.h"
-#include "lite_kernels/conv_transpose2d_dot.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_conv_transpose2d_dot.h"
 
 static lite_conv_transpose2d_params shape(size_t h, size_t w, size_t ci, size_t co, size_t kh, size_t kw) {
   lite_conv_transpose2d_params p = {1, h, w, ci, h * kh, w * kw, co, kh, kw, kh, kw, 1, 1, 0, 0, 1};

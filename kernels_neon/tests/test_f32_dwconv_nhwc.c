@@ -18,7 +18,7 @@
 
 #include "lite_kernels/conv2d.h"
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/dwconv.h"
+#include "lite_kernels/f32_dwconv.h"
 #include "kernel_test.h"
 
 static kt_rng g_rng = {2024u};

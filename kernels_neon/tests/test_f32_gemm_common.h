@@ -13,8 +13,8 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_gemm_packed.h"
 #include "lite_kernels/gemm.h"
-#include "lite_kernels/gemm_f32_packed.h"
 
 static unsigned g_gemm_seed = 12345u;
 static float gemm_test_rand(void) {

@@ -11,7 +11,7 @@
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/f32_layer_norm.h"
-#include "lite_kernels/normalization.h"
+#include "lite_kernels/f32_normalization.h"
 
 static uint64_t g_state = 0x9E3779B97F4A7C15ull;
 static float next_gauss(void) {

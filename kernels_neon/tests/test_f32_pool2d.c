@@ -10,7 +10,7 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/pool2d.h"
+#include "lite_kernels/f32_pool2d.h"
 
 /* Same bytes, except that two NaNs match whatever their sign and payload. */
 static void check_same_floats(const char* what, int line, const float* out, const float* ref, size_t n) {

@@ -8,8 +8,8 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_softmax.h"
 #include "lite_kernels/f32_vactivation.h"
-#include "lite_kernels/softmax.h"
 
 static const int k_kinds[] = {LITE_ACT_RELU,       LITE_ACT_CLIP,    LITE_ACT_HARD_SIGMOID, LITE_ACT_HARD_SWISH,
                               LITE_ACT_LEAKY_RELU, LITE_ACT_SIGMOID, LITE_ACT_SILU};

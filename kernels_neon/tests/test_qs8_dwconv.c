@@ -10,8 +10,8 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/qs8_dwconv.h"
-#include "lite_kernels/qs8_kernels.h"
 #include "lite_kernels/requantize.h"
 
 /* Returns 1 when the kernel `features` select equals the reference (or when none applies). */

@@ -8,14 +8,12 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/qs8_dwconv.h"
-#include "lite_kernels/qs8_kernels.h"
 #include "lite_kernels/requantize.h"
 
 #if defined(__aarch64__) || defined(__arm__)
 #include "../arm/qs8_dwconv_ukernels_arm.h"
-
-lite_qs8_dwconv_fn lite_qs8_dwconv_select_arm(uint32_t features, const lite_conv2d_params* p);
 
 static int dw_case(lite_qs8_dwconv_fn fn, kt_rng* rng, size_t c, size_t kh, size_t kw, size_t stride_h,
                    size_t stride_w, size_t dilation, size_t pad, int32_t zp_in, int32_t zp_out, int32_t act_min,
@@ -114,25 +112,25 @@ int main(void) {
   probe.kernel_h = probe.kernel_w = 3;
   probe.stride_h = probe.stride_w = probe.dilation_h = probe.dilation_w = 1;
   if (!(detected & LITE_CPU_ARM_NEON)) {
-    KT_CHECK(lite_qs8_dwconv_select_arm(detected, &probe) == NULL);
+    KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == NULL);
     kt_skip("no NEON on this CPU");
   } else {
     const size_t all_kernels[][2] = {{3, 3}, {5, 5}, {1, 7}, {2, 2}};
 #if defined(__aarch64__)
     const size_t only_3x3[][2] = {{3, 3}};
-    KT_CHECK(lite_qs8_dwconv_select_arm(detected, &probe) == lite_qs8_dwconv_3x3_aarch64_neon);
+    KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_3x3_aarch64_neon);
     probe.kernel_w = 5;
-    KT_CHECK(lite_qs8_dwconv_select_arm(detected, &probe) == lite_qs8_dwconv_aarch64_neon);
+    KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_aarch64_neon);
     probe.kernel_w = 3;
     run_dw_tests(lite_qs8_dwconv_aarch64_neon, "qs8_dwconv_aarch64_neon", all_kernels, 4, 0);
     for (int variant = 0; variant < 6; ++variant)
       run_dw_tests(lite_qs8_dwconv_3x3_aarch64_neon, "qs8_dwconv_3x3_aarch64_neon", only_3x3, 1, variant);
 #else
-    KT_CHECK(lite_qs8_dwconv_select_arm(detected, &probe) == lite_qs8_dwconv_armv7_neon);
+    KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_armv7_neon);
     run_dw_tests(lite_qs8_dwconv_armv7_neon, "qs8_dwconv_armv7_neon", all_kernels, 4, 0);
 #endif
   }
-  KT_CHECK(lite_qs8_dwconv_select_arm(0, &probe) == NULL);
+  KT_CHECK(lite_qs8_dwconv_select(0, &probe) == NULL);
 #else
   kt_skip("not an ARM build");
 #endif

@@ -11,9 +11,9 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/int8_binary.h"
-#include "lite_kernels/int8_lookup.h"
+#include "lite_kernels/qs8_binary.h"
 #include "lite_kernels/qs8_elementwise.h"
+#include "lite_kernels/qs8_lookup.h"
 #include "lite_kernels/requantize.h"
 
 #define MAX_N 1100

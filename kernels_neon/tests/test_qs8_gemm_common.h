@@ -11,8 +11,8 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/qs8_gemm_packed.h"
-#include "lite_kernels/qs8_kernels.h"
 #include "lite_kernels/requantize.h"
 
 /* A real multiplier drawn to cover tiny (shift ~60), usual (~2^-8) and, when `wide`, large (> 1,

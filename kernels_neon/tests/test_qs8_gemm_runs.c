@@ -8,9 +8,9 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/qs8_gemm_packed.h"
 #include "lite_kernels/qs8_gemm_packed_runs.h"
-#include "lite_kernels/qs8_kernels.h"
 #include "lite_kernels/requantize.h"
 
 #if defined(__x86_64__)

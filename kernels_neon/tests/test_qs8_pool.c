@@ -8,7 +8,7 @@
 
 #include "kernel_test.h"
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_pool2d.h"
 
 static void max_pool_case(kt_rng* rng, lite_qs8_max_pool2d_fn max_pool, const char* name) {
   lite_conv2d_params p = {0};

@@ -10,9 +10,9 @@
 #include "lite_kernels/conv2d.h"
 #include "lite_kernels/dtype.h"
 #include "lite_kernels/elementwise_unary.h"
+#include "lite_kernels/f32_pool2d.h"
+#include "lite_kernels/f32_softmax.h"
 #include "lite_kernels/gemm.h"
-#include "lite_kernels/pool2d.h"
-#include "lite_kernels/softmax.h"
 
 /* The harness's own helpers: exact values where the answer is known. */
 static void test_harness(void) {

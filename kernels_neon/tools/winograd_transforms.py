@@ -43,7 +43,7 @@ POINTS: dict[tuple[int, int], list[Fraction]] = {
     (6, 3): _F6_POINTS,
     (7, 2): _F6_POINTS,
 }
-HEADER = Path(__file__).resolve().parents[1] / "ref" / "f32_winograd_transforms.h"
+HEADER = Path(__file__).resolve().parents[1] / "portable" / "f32_winograd_transforms.h"
 
 
 def poly_from_roots(roots: list[Fraction], size: int) -> list[Fraction]:

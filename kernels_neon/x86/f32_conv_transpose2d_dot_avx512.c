@@ -1,4 +1,4 @@
-/* Dot-product CONV_TRANSPOSE_2D (conv_transpose2d_dot.h), AVX-512F: 16 input channels per vector,
+/* Dot-product CONV_TRANSPOSE_2D (f32_conv_transpose2d_dot.h), AVX-512F: 16 input channels per vector,
  * the last block masked (its padded weights are zeros, its masked inputs read as zeros).
  * Four input pixels at a time: their 4 x 4 accumulators (lane sums over the channel blocks; columns
  * t >= T stay zero) are reduced together by one transpose-and-add tree into a single vector of the
@@ -9,7 +9,7 @@
  * bit-identical results. */
 #include <immintrin.h>
 
-#include "lite_kernels/conv_transpose2d_dot.h"
+#include "lite_kernels/f32_conv_transpose2d_dot.h"
 
 enum { BLOCK = LITE_CONV_TRANSPOSE2D_DOT_CHANNEL_BLOCK, PIXELS = 4 };
 

@@ -1,4 +1,4 @@
 /* Depthwise convolution, x86 AVX2 + FMA: 8 channels per vector (the shared body). */
 #include "f32_vector_avx2.h"
 #define LITE_DWCONV_ENTRY lite_f32_dwconv_nhwc_avx2
-#include "../ref/f32_dwconv_nhwc_body.h"
+#include "../portable/f32_dwconv_nhwc_body.h"

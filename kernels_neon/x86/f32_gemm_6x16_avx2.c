@@ -7,7 +7,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "lite_kernels/gemm_f32_packed.h"
+#include "lite_kernels/f32_gemm_packed.h"
 
 enum { MR = 6, NR = 16 };
 

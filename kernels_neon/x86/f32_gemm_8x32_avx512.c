@@ -10,7 +10,7 @@
  * result of an element does not depend on the variant (or thread split) that computed it. */
 #include <immintrin.h>
 
-#include "lite_kernels/gemm_f32_packed.h"
+#include "lite_kernels/f32_gemm_packed.h"
 
 enum { MR = 8, NR = 32 };
 

@@ -2,4 +2,4 @@
 #include "f32_vector_avx512.h"
 #include "lite_kernels/f32_layer_norm.h"
 #define LITE_LAYER_NORM_ENTRY lite_f32_layer_norm_avx512
-#include "../ref/f32_layer_norm_body.h"
+#include "../portable/f32_layer_norm_body.h"

@@ -2,4 +2,4 @@
  * zmm registers). */
 #define LITE_F32_MAX_POOL_ROWS lite_f32_max_pool2d_nhwc_avx512
 #define LITE_F32_AVERAGE_POOL_ROWS lite_f32_average_pool2d_nhwc_avx512
-#include "../ref/f32_pool2d_nhwc_body.h"
+#include "../portable/f32_pool2d_nhwc_body.h"

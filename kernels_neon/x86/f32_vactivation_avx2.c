@@ -1,4 +1,4 @@
-/* Vectorized activations, AVX2 + FMA (8 floats per vector); the body is ref/f32_vactivation_body.h. */
+/* Vectorized activations, AVX2 + FMA (8 floats per vector); the body is portable/f32_vactivation_body.h. */
 #include <immintrin.h>
 
 #include "lite_kernels/f32_vactivation.h"
@@ -26,4 +26,4 @@
 #define VA_EXP_SUM_FN lite_f32_vexp_sum_avx2
 #define VA_SOFTMAX_ROW_FN lite_f32_vsoftmax_row_avx2
 
-#include "../ref/f32_vactivation_body.h"
+#include "../portable/f32_vactivation_body.h"

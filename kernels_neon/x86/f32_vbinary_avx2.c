@@ -1,4 +1,4 @@
-/* fp32 ADD/SUB/MUL/DIV rows, AVX2 (8 floats per vector); the body is ref/f32_vbinary_body.h. */
+/* fp32 ADD/SUB/MUL/DIV rows, AVX2 (8 floats per vector); the body is portable/f32_vbinary_body.h. */
 #include <immintrin.h>
 
 #include "lite_kernels/elementwise_binary.h"
@@ -15,4 +15,4 @@
 #define VB_DIV(a, b) _mm256_div_ps((a), (b))
 #define VB_FN lite_f32_vbinary_avx2
 
-#include "../ref/f32_vbinary_body.h"
+#include "../portable/f32_vbinary_body.h"

@@ -1,5 +1,5 @@
 /* The LV_* vector interface (AVX-512F: 16 floats per vector) that the shared depthwise and Winograd
- * bodies (ref/f32_dwconv_nhwc_body.h, ref/f32_winograd_nhwc_body.h) are written against. */
+ * bodies (portable/f32_dwconv_nhwc_body.h, portable/f32_winograd_nhwc_body.h) are written against. */
 #ifndef LITE_KERNELS_F32_VECTOR_AVX512
 #define LITE_KERNELS_F32_VECTOR_AVX512
 

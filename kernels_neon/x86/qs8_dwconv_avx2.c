@@ -8,7 +8,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../ref/qs8_dwconv_taps.h"
+#include "../portable/qs8_dwconv_taps.h"
 #include "lite_kernels/qs8_dwconv.h"
 #include "qs8_requantize_avx2.h"
 

@@ -7,7 +7,7 @@
 #include <immintrin.h>
 
 #include "lite_kernels/qs8_dwconv.h"
-#include "../ref/qs8_dwconv_taps.h"
+#include "../portable/qs8_dwconv_taps.h"
 #include "qs8_dwconv_channels_avx512.h"
 #include "qs8_requantize_avx512.h"
 

@@ -121,7 +121,7 @@ static void mul_contiguous(size_t n, const lite_qs8_mul_plan* plan, const int8_t
 }
 
 #define LITE_QS8_ROWS_SUFFIX avx2
-#include "../ref/qs8_elementwise_rows.h"
+#include "../portable/qs8_elementwise_rows.h"
 
 /* 8 floats -> 8 int32 in [-128, 127]: rint(x / scale) + zp, NaN -> zp (the reference's order of steps) */
 static inline __m256i quantize8(const float* x, __m256 scale, __m256 zero_point) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lite_kernels/qs8_elementwise.h"
-#include "lite_kernels/qs8_elementwise_lookup_vbmi.h"
+#include "lite_kernels/qs8_vlookup_avx512vbmi.h"
 
 #define STEP 64
 

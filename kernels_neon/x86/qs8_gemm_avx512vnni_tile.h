@@ -1,7 +1,8 @@
-/* What the AVX-512 VNNI int8 GEMM microkernels share (qs8_gemm_avx512vnni.c: contiguous A rows,
- * qs8_gemm_runs_avx512vnni.c: A rows made of runs): the u8-flipped broadcast of 4 A bytes and the tile
- * epilogues (the exact requantization of qs8_requantize_avx512.h, narrowed and stored masked). One copy,
- * so both kernels give the same bytes. */
+/* What the AVX-512 VNNI int8 GEMM microkernels share (qs8_gemm_8x16c4_8x32c4_avx512vnni.c and
+ * qs8_gemm_8x24c4_avx512vnni.c: contiguous A rows; qs8_gemm_runs_*_avx512vnni.c: A rows made of runs; the
+ * AMX kernels' epilogue): the u8-flipped broadcast of 4 A bytes and the tile epilogues (the exact
+ * requantization of qs8_requantize_avx512.h, narrowed and stored masked). One copy, so every kernel gives
+ * the same bytes. */
 #ifndef LITE_KERNELS_X86_QS8_GEMM_AVX512VNNI_TILE_H
 #define LITE_KERNELS_X86_QS8_GEMM_AVX512VNNI_TILE_H
 
@@ -16,6 +17,13 @@ static inline __m512i qs8_vnni_broadcast_group(const int8_t* row, __m512i sign) 
   int32_t v;
   memcpy(&v, row, 4);
   return _mm512_xor_si512(_mm512_set1_epi32(v), sign);
+}
+
+/* The k % 4 tail bytes (the rest zero: their weights are zero), flipped to u8. */
+static inline __m512i qs8_vnni_broadcast_tail(const int8_t* row, size_t bytes) {
+  uint32_t v = 0;
+  for (size_t b = 0; b < bytes; ++b) v |= (uint32_t)(uint8_t)row[b] << (8 * b);
+  return _mm512_set1_epi32((int)(v ^ 0x80808080u));
 }
 
 /* The output clamp and zero point in the forms the three requantization paths take. */

@@ -1,3 +1,3 @@
 /* int8 GLOBAL_AVERAGE_POOL, x86 AVX2 (the shared body: 8 channels per vpmovsxbd + vpaddd). */
 #define LITE_GAP_ENTRY lite_qs8_global_average_pool_nhwc_avx2
-#include "../ref/qs8_global_average_pool_nhwc_body.h"
+#include "../portable/qs8_global_average_pool_nhwc_body.h"

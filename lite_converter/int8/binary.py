@@ -1,7 +1,7 @@
 """int8 ADD and MUL of two quantized operands (``b`` broadcasts against ``a`` like numpy), each with
 one rounding step. ``qa``, ``qb``, ``qy``: (scale, zero point) per tensor of a, b and the output;
 [low, high]: the output's clamp (:func:`lite_converter.int8.activation_range`). C: ``ref/qs8_add_ref.c``,
-``ref/qs8_mul_ref.c`` (parameters at prepare: ``ops/add_int8.cc``, ``ops/mul_int8.cc``)."""
+``ref/qs8_mul_ref.c`` (parameters at prepare: ``ops/binary_int8.cc``)."""
 
 from __future__ import annotations
 

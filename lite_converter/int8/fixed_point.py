@@ -1,5 +1,5 @@
 """Fixed-point requantization: a real multiplier as (multiplier, shift), applied with one 64-bit
-multiply and one rounding shift (kernels_neon/include/lite_kernels/requantize.h, ref/requantize_ref.c).
+multiply and one rounding shift (kernels_neon/include/lite_kernels/requantize.h, ref/qs8_requantize_ref.c).
 
 A real multiplier m >= 0 (s_in * s_w / s_out, s_a / s_out, ...) is ``multiplier * 2^-shift`` with
 ``multiplier`` in [2^30, 2^31) and ``shift`` in [1, 62] (0 and 1 for a multiplier that is 0 or below

@@ -79,7 +79,7 @@ def fake_quantize(x: np.ndarray, scale: np.ndarray | float, zero_point: np.ndarr
 def divide_round_half_away(total: np.ndarray, count: int) -> np.ndarray:
     """``total / count`` on int64, rounded half away from zero: ``(total + count/2) / count`` for
     total >= 0, ``-((-total + count/2) / count)`` below, with truncating division, count > 0 (the
-    mean of GLOBAL_AVERAGE_POOL, ``ref/qs8_pool_ref.c``). Returns int64."""
+    mean of GLOBAL_AVERAGE_POOL, ``ref/qs8_pool2d_nhwc_ref.c``). Returns int64."""
     total = np.asarray(total, np.int64)
     half = np.int64(count // 2)
     return np.where(total >= 0, (total + half) // count, -((-total + half) // count))

@@ -83,7 +83,7 @@ class QuantizeInputs:
     # HARD_SWISH / HARD_SIGMOID / SIGMOID / TANH / SILU through int8 tables (split_lookup_activation.py,
     # runtime ops/lookup_int8.cc).
     lookup_activations: bool = True
-    # MUL, and ADD / MUL with a broadcast or constant second operand (ops/mul_int8.cc, add_int8.cc).
+    # MUL, and ADD / MUL with a broadcast or constant second operand (ops/binary_int8.cc).
     broadcast_binary: bool = True
     # Chains of int8 maps of one tensor (table activation -> MUL / ADD by a scalar) as one REQUANTIZE
     # table (compose_tables_int8.py; runtime ops/lookup_int8.cc requantize_table_op_kernel).

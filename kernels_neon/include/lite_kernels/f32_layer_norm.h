@@ -1,5 +1,5 @@
 /* Vectorized layer normalization rows (the LAYER_NORM op): the semantics of lite_f32_layer_norm_ref
- * (normalization.h), one variant per ISA, chosen from CPU features. */
+ * (f32_normalization.h), one variant per ISA, chosen from CPU features. */
 #ifndef LITE_KERNELS_F32_LAYER_NORM_H
 #define LITE_KERNELS_F32_LAYER_NORM_H
 

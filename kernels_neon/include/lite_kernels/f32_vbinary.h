@@ -1,7 +1,7 @@
 /* Vectorized fp32 ADD / SUB / MUL / DIV over one broadcast row: y[i] = a[i * a_step] op b[i * b_step]
  * with each step 0 (a repeated scalar) or 1 (contiguous), the row shapes lite_bcast_run produces.
  * IEEE add/sub/mul/div are correctly rounded in every vector unit, so results equal the reference
- * row functions (elementwise_binary_ref.c) bit for bit, except that armv7 NEON flushes subnormal
+ * row functions (xx_elementwise_binary_ref.c) bit for bit, except that armv7 NEON flushes subnormal
  * inputs and results of ADD/SUB/MUL to zero (as every armv7 NEON kernel does; DIV divides lane by
  * lane in VFP, exactly: armv7 has no vector divide). */
 #ifndef LITE_KERNELS_F32_VBINARY_H

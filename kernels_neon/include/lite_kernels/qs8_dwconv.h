@@ -4,7 +4,7 @@
  * The weight is packed once (at prepare) with the input zero point folded into the bias
  * (bias - zp_in * sum of the channel's taps) and the per-channel requantization; a padded tap then
  * reads a row of zero-point bytes (real 0) that the packed buffer ends with, so every output pixel
- * is one loop over kernel_h * kernel_w tap pointers. Packed layout (see ref/qs8_dwconv_packed.c):
+ * is one loop over kernel_h * kernel_w tap pointers. Packed layout (see portable/qs8_dwconv_pack.c):
  * blocks of 32 channels; per block int32 bias[32], the taps in pairs as int16 (w_t0, w_t1) per
  * channel, int32 multiplier[32], shift[32], channels in the order vpunpck{l,h}wd leaves them
  * (per 128-bit lane: 4 channels in the low half, the next 4 in the high half). Which taps form a

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lite_kernels/int8_binary.h"
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_binary.h"
+#include "lite_kernels/qs8_quantize.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
  * exactly as lite_qs8_fully_connected_ref / lite_qs8_conv2d_nhwc_ref compute it (0 LSB on every ISA:
  * int32 accumulation is exact, the epilogue is lite_requantize_to_int8 of requantize.h).
  *
- * This header is the contract between the packing / tile loop (ref/qs8_gemm_packed_driver.c) and
+ * This header is the contract between the packing / tile loop (portable/qs8_gemm_packed_driver.c) and
  * the microkernels of every ISA (x86/qs8_gemm_*, arm/qs8_gemm_*). It is stable: add fields at the
  * end of the structs only.
  *
@@ -46,13 +46,12 @@
  * SELECTION. lite_qs8_gemm_config_select(features, n, k) is the only place mapping CPU features to
  * int8 GEMM microkernels. On aarch64 / armv7 it calls
  *     const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, size_t n, size_t k);
- * which kernels_neon/dispatch/qs8_config_arm.c defines (never returning NULL: fall back to
- * lite_qs8_gemm_config_portable()). dispatch/qs8_config.c calls it only when that file exists
- * (__has_include), so the ARM build works before it does; after adding it, rebuild qs8_config.c
- * (a stale object keeps the portable choice). The int8 depthwise selection (qs8_dwconv.h,
- * dispatch/qs8_dwconv_config.c) delegates to lite_qs8_dwconv_select_arm the same way.
+ * which kernels_neon/dispatch/qs8_gemm_config_arm.c defines (never returning NULL: fall back to
+ * lite_qs8_gemm_config_portable()). dispatch/qs8_gemm_config.c calls it only when that file exists
+ * (__has_include), so the ARM build works before it does; after adding it, rebuild qs8_gemm_config.c
+ * (a stale object keeps the portable choice).
  *
- * x86 (dispatch/qs8_config.c): AVX-512 VNNI 8x16c4 / 8x24c4 / 8x32c4, the one padding the fewest
+ * x86 (dispatch/qs8_gemm_config.c): AVX-512 VNNI 8x16c4 / 8x24c4 / 8x32c4, the one padding the fewest
  * columns (ties: the wider), else AVX2 4x16c2 (int16 vpmaddwd), else the portable 4x8c4. */
 #ifndef LITE_KERNELS_QS8_GEMM_PACKED_H
 #define LITE_KERNELS_QS8_GEMM_PACKED_H

@@ -5,8 +5,8 @@
 
 #include "elementwise_ops.h"
 #include "lite_kernels/cast.h"
-#include "lite_kernels/elementwise_binary.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/elementwise_binary.h"
 #include "lite_kernels/f32_vactivation.h"
 #include "lite_kernels/f32_vbinary.h"
 #include "op_helpers.h"

@@ -36,10 +36,8 @@ Status conv_params(OpContext* ctx, lite_conv2d_params* p) {
     return fail(ctx, Status::kShapeError, "x must be [N,H,W,C] and weight [Co,KH,KW,Ci/group], got ranks %d and %d",
                 x->shape.rank, w->shape.rank);
   const ConvAttrs a = read_attrs(ctx);
-  if (a.stride_h < 1 || a.stride_w < 1 || a.dilation_h < 1 || a.dilation_w < 1 || a.group < 1)
-    return fail(ctx, Status::kInvalidModel, "strides, dilations and group must be >= 1");
-  if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0)
-    return fail(ctx, Status::kInvalidModel, "pads must be >= 0");
+  Status s = check_conv_window_attrs(ctx, a);
+  if (s != Status::kOk) return s;
   if (w->shape.dims[1] < 1 || w->shape.dims[2] < 1)
     return fail(ctx, Status::kShapeError, "weight kernel %lldx%lld must be at least 1x1",
                 static_cast<long long>(w->shape.dims[1]), static_cast<long long>(w->shape.dims[2]));
@@ -53,14 +51,11 @@ Status conv_params(OpContext* ctx, lite_conv2d_params* p) {
   const TensorRef* bias = ctx->input(2);
   if (bias != nullptr && (bias->dtype != lite_fb::DType::FLOAT32 || bias->shape.num_elements() != co))
     return fail(ctx, Status::kShapeError, "bias must be float32 with %lld values", static_cast<long long>(co));
-  Status s = check_fused_activation(ctx, a.activation, 3, co);
+  s = check_fused_activation(ctx, a.activation, 3, co);
   if (s != Status::kOk) return s;
 
-  WindowAxis h, wa;
-  if (!sliding_window_axis(a.padding, false, x->shape.dims[1], w->shape.dims[1], a.stride_h, a.dilation_h, a.pad_top,
-                           a.pad_bottom, &h) ||
-      !sliding_window_axis(a.padding, false, x->shape.dims[2], w->shape.dims[2], a.stride_w, a.dilation_w, a.pad_left,
-                           a.pad_right, &wa))
+  Window2D win = conv_window(a, w->shape.dims[1], w->shape.dims[2]);
+  if (!slide_window(a.padding, false, x->shape, a.pad_top, a.pad_left, a.pad_bottom, a.pad_right, &win))
     return fail(ctx, Status::kShapeError, "kernel %lldx%lld (dilated) does not fit the padded input %lldx%lld",
                 static_cast<long long>(w->shape.dims[1]), static_cast<long long>(w->shape.dims[2]),
                 static_cast<long long>(x->shape.dims[1]), static_cast<long long>(x->shape.dims[2]));
@@ -69,30 +64,15 @@ Status conv_params(OpContext* ctx, lite_conv2d_params* p) {
   Shape out;
   out.rank = 4;
   out.dims[0] = x->shape.dims[0];
-  out.dims[1] = h.out;
-  out.dims[2] = wa.out;
+  out.dims[1] = win.h.out;
+  out.dims[2] = win.w.out;
   out.dims[3] = co;
   if (!shape_within_limits(out))
     return fail(ctx, Status::kShapeError, "output %lldx%lld with %lld channels is too large (pads %lld,%lld,%lld,%lld)",
-                static_cast<long long>(h.out), static_cast<long long>(wa.out), static_cast<long long>(co),
+                static_cast<long long>(win.h.out), static_cast<long long>(win.w.out), static_cast<long long>(co),
                 static_cast<long long>(a.pad_top), static_cast<long long>(a.pad_left),
                 static_cast<long long>(a.pad_bottom), static_cast<long long>(a.pad_right));
-  p->batch = static_cast<size_t>(x->shape.dims[0]);
-  p->in_h = static_cast<size_t>(x->shape.dims[1]);
-  p->in_w = static_cast<size_t>(x->shape.dims[2]);
-  p->in_c = static_cast<size_t>(ci);
-  p->out_h = static_cast<size_t>(h.out);
-  p->out_w = static_cast<size_t>(wa.out);
-  p->out_c = static_cast<size_t>(co);
-  p->kernel_h = static_cast<size_t>(w->shape.dims[1]);
-  p->kernel_w = static_cast<size_t>(w->shape.dims[2]);
-  p->stride_h = static_cast<size_t>(a.stride_h);
-  p->stride_w = static_cast<size_t>(a.stride_w);
-  p->dilation_h = static_cast<size_t>(a.dilation_h);
-  p->dilation_w = static_cast<size_t>(a.dilation_w);
-  p->pad_top = static_cast<size_t>(h.pad_begin);
-  p->pad_left = static_cast<size_t>(wa.pad_begin);
-  p->groups = static_cast<size_t>(a.group);
+  fill_conv_params(x->shape, co, a.group, win, p);
   return Status::kOk;
 }
 
@@ -155,27 +135,20 @@ void free_state(void* state) {
   delete st;
 }
 
-bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
-
 Status prepare(OpContext* ctx) {
   lite_conv2d_params p{};
   Status s = conv_params(ctx, &p);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
   if (y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one output");
-  y->dtype = lite_fb::DType::FLOAT32;
-  y->shape.rank = 4;
-  y->shape.dims[0] = static_cast<int64_t>(p.batch);
-  y->shape.dims[1] = static_cast<int64_t>(p.out_h);
-  y->shape.dims[2] = static_cast<int64_t>(p.out_w);
-  y->shape.dims[3] = static_cast<int64_t>(p.out_c);
+  set_nhwc_output(y, lite_fb::DType::FLOAT32, p.batch, p.out_h, p.out_w, p.out_c);
 
   const TensorRef* w = ctx->input(1);
   const TensorRef* bias = ctx->input(2);
   ConvState* st = new (std::nothrow) ConvState();
   if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "out of memory");
   ctx->state = st;
-  st->algorithm = choose_algorithm(p, is_constant(w) && is_constant(bias));
+  st->algorithm = choose_algorithm(p, is_constant_or_absent(w) && is_constant_or_absent(bias));
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
   switch (st->algorithm) {
     case ConvAlgorithm::kGemm1x1:
@@ -212,7 +185,7 @@ Status prepare(OpContext* ctx) {
       break;
     case ConvAlgorithm::kReference: {
       const size_t packed_bytes = lite_f32_conv2d_packed_weight_size(&p) * sizeof(float);
-      if (is_constant(w)) {
+      if (is_constant_or_absent(w)) {
         st->ref_packed = static_cast<float*>(op_allocate(ctx, packed_bytes, "the packed weight"));
         if (st->ref_packed == nullptr) return Status::kOutOfMemory;
         lite_f32_conv2d_pack_weight_ref(&p, static_cast<const float*>(w->data), st->ref_packed);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "lite_kernels/conv2d.h"
-#include "lite_kernels/dwconv.h"
+#include "lite_kernels/f32_dwconv.h"
 #include "op_api.h"
 
 namespace lite {

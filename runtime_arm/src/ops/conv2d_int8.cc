@@ -18,12 +18,13 @@
 #include "checked_math.h"
 #include "conv_gemm_int8.h"
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/pad_channels.h"
+#include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/qs8_dwconv.h"
 #include "lite_kernels/qs8_gemm_packed_a.h"
 #include "lite_kernels/qs8_gemm_packed_runs.h"
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/s8_pad_channels.h"
 #include "op_api.h"
+#include "op_util.h"
 #include "quant_params_int8.h"
 #include "window_geometry.h"
 
@@ -140,10 +141,8 @@ size_t rows_gemm_channels(const lite_conv2d_params& p, const int32_t* bias) {
   return channels;
 }
 
-bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
-
 ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef* w, const TensorRef* bias) {
-  if (!is_constant(w) || !is_constant(bias)) return ConvInt8Algorithm::kReference;
+  if (!is_constant_or_absent(w) || !is_constant_or_absent(bias)) return ConvInt8Algorithm::kReference;
   const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
   if (p.groups != 1) {
     const bool fast =
@@ -163,48 +162,26 @@ Status geometry(OpContext* ctx, const lite_fb::Conv2DOptions* o, lite_conv2d_par
   const TensorRef* w = ctx->input(1);
   if (x->shape.rank != 4 || w->shape.rank != 4)
     return fail(ctx, Status::kShapeError, "x must be [N,H,W,C] and weight [Co,KH,KW,Ci/group]");
-  const int64_t group = o != nullptr ? o->group() : 1;
-  const int64_t sh = o != nullptr ? o->stride_h() : 1, sw = o != nullptr ? o->stride_w() : 1;
-  const int64_t dh = o != nullptr ? o->dilation_h() : 1, dw = o != nullptr ? o->dilation_w() : 1;
-  if (group < 1 || sh < 1 || sw < 1 || dh < 1 || dw < 1)
-    return fail(ctx, Status::kInvalidModel, "strides, dilations and group must be >= 1");
+  const ConvWindowAttrs a = read_conv_window_attrs(o);
+  const Status s = check_conv_window_attrs(ctx, a);
+  if (s != Status::kOk) return s;
   const int64_t ci = x->shape.dims[3], co = w->shape.dims[0];
-  if (ci % group != 0 || co % group != 0 || w->shape.dims[3] != ci / group || w->shape.dims[1] < 1 ||
+  if (ci % a.group != 0 || co % a.group != 0 || w->shape.dims[3] != ci / a.group || w->shape.dims[1] < 1 ||
       w->shape.dims[2] < 1)
     return fail(ctx, Status::kShapeError, "weight does not fit %lld input channels in %lld groups",
-                static_cast<long long>(ci), static_cast<long long>(group));
-  const lite_fb::Padding padding = o != nullptr ? o->padding() : lite_fb::Padding::EXPLICIT;
-  WindowAxis h, wa;
-  if (!sliding_window_axis(padding, false, x->shape.dims[1], w->shape.dims[1], sh, dh, o != nullptr ? o->pad_top() : 0,
-                           o != nullptr ? o->pad_bottom() : 0, &h) ||
-      !sliding_window_axis(padding, false, x->shape.dims[2], w->shape.dims[2], sw, dw, o != nullptr ? o->pad_left() : 0,
-                           o != nullptr ? o->pad_right() : 0, &wa))
+                static_cast<long long>(ci), static_cast<long long>(a.group));
+  Window2D win = conv_window(a, w->shape.dims[1], w->shape.dims[2]);
+  if (!slide_window(a.padding, false, x->shape, a.pad_top, a.pad_left, a.pad_bottom, a.pad_right, &win))
     return fail(ctx, Status::kShapeError, "kernel does not fit the padded input");
-  if (h.pad_begin < 0 || wa.pad_begin < 0) return fail(ctx, Status::kInvalidModel, "pads must be >= 0");
   // Before anything is sized from the geometry: the output must be a tensor the core can hold.
-  const int64_t out_dims[4] = {x->shape.dims[0], h.out, wa.out, co};
+  const int64_t out_dims[4] = {x->shape.dims[0], win.h.out, win.w.out, co};
   size_t out_elements = 0;
   if (!checked_num_elements(out_dims, 4, size_t{1} << 31, &out_elements))
     return fail(ctx, Status::kShapeError, "output [%lld, %lld, %lld, %lld] exceeds 2^31 elements (pads %lld, %lld)",
                 static_cast<long long>(out_dims[0]), static_cast<long long>(out_dims[1]),
                 static_cast<long long>(out_dims[2]), static_cast<long long>(out_dims[3]),
-                static_cast<long long>(h.pad_begin), static_cast<long long>(wa.pad_begin));
-  p->batch = static_cast<size_t>(x->shape.dims[0]);
-  p->in_h = static_cast<size_t>(x->shape.dims[1]);
-  p->in_w = static_cast<size_t>(x->shape.dims[2]);
-  p->in_c = static_cast<size_t>(ci);
-  p->out_h = static_cast<size_t>(h.out);
-  p->out_w = static_cast<size_t>(wa.out);
-  p->out_c = static_cast<size_t>(co);
-  p->kernel_h = static_cast<size_t>(w->shape.dims[1]);
-  p->kernel_w = static_cast<size_t>(w->shape.dims[2]);
-  p->stride_h = static_cast<size_t>(sh);
-  p->stride_w = static_cast<size_t>(sw);
-  p->dilation_h = static_cast<size_t>(dh);
-  p->dilation_w = static_cast<size_t>(dw);
-  p->pad_top = static_cast<size_t>(h.pad_begin);
-  p->pad_left = static_cast<size_t>(wa.pad_begin);
-  p->groups = static_cast<size_t>(group);
+                static_cast<long long>(win.h.pad_begin), static_cast<long long>(win.w.pad_begin));
+  fill_conv_params(x->shape, co, a.group, win, p);
   return Status::kOk;
 }
 
@@ -225,7 +202,7 @@ Status prepare(OpContext* ctx) {
   if (bias != nullptr && (bias->dtype != lite_fb::DType::INT32 || bias->shape.num_elements() != co))
     return fail(ctx, Status::kInvalidModel, "int8 CONV_2D bias must be INT32 with %lld values",
                 static_cast<long long>(co));
-  s = channel_multipliers(ctx, ctx->input(1), co, st->in, st->out, &st->multiplier, &st->shift);
+  s = channel_multipliers(ctx, ctx->input(1), co, 0, st->in, st->out, &st->multiplier, &st->shift);
   if (s == Status::kOk)
     s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, st->out, &st->act_min, &st->act_max);
   if (s != Status::kOk) return s;
@@ -295,12 +272,7 @@ Status prepare(OpContext* ctx) {
     }
   }
   TensorRef* y = ctx->output(0);
-  y->dtype = lite_fb::DType::INT8;
-  y->shape.rank = 4;
-  y->shape.dims[0] = static_cast<int64_t>(st->params.batch);
-  y->shape.dims[1] = static_cast<int64_t>(st->params.out_h);
-  y->shape.dims[2] = static_cast<int64_t>(st->params.out_w);
-  y->shape.dims[3] = co;
+  set_nhwc_output(y, lite_fb::DType::INT8, st->params.batch, st->params.out_h, st->params.out_w, st->params.out_c);
   return Status::kOk;
 }
 

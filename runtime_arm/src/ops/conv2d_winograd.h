@@ -8,7 +8,7 @@
 #include <cstddef>
 
 #include "lite_kernels/conv2d.h"
-#include "lite_kernels/winograd.h"
+#include "lite_kernels/f32_winograd.h"
 #include "op_api.h"
 
 namespace lite {

@@ -3,7 +3,7 @@
 // Groups 1 with a constant weight and bias runs as GEMMs (conv_transpose2d_gemm.h, packed at
 // prepare), or, for kernel == stride with at most 4 output values per input pixel (a detection
 // head's 24 -> 1 channel 2x2 upsampling), as one dot product per output value
-// (conv_transpose2d_dot.h) where a GEMM tile would be mostly padding; grouped or computed weights
+// (f32_conv_transpose2d_dot.h) where a GEMM tile would be mostly padding; grouped or computed weights
 // use the reference scatter kernel.
 #include <cstdlib>
 #include <new>
@@ -11,8 +11,8 @@
 #include "conv_transpose2d_gemm.h"
 #include "fused_activation_check.h"
 #include "lite_kernels/conv_transpose2d.h"
-#include "lite_kernels/conv_transpose2d_dot.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_conv_transpose2d_dot.h"
 #include "lite_kernels/f32_vactivation.h"
 #include "op_api.h"
 #include "op_util.h"
@@ -47,11 +47,10 @@ Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
     return fail(ctx, Status::kShapeError, "x must be [N,H,W,C] and weight [Ci,KH,KW,Co/group], got ranks %d and %d",
                 x->shape.rank, w->shape.rank);
   const ConvTransposeAttrs a = read_attrs(ctx);
-  if (a.stride_h < 1 || a.stride_w < 1 || a.dilation_h < 1 || a.dilation_w < 1 || a.group < 1)
-    return fail(ctx, Status::kInvalidModel, "strides, dilations and group must be >= 1");
-  if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0 || a.output_padding_h < 0 ||
-      a.output_padding_w < 0)
-    return fail(ctx, Status::kInvalidModel, "pads and output_padding must be >= 0");
+  Status s = check_conv_window_attrs(ctx, a);
+  if (s != Status::kOk) return s;
+  if (a.output_padding_h < 0 || a.output_padding_w < 0)
+    return fail(ctx, Status::kInvalidModel, "output_padding must be >= 0");
   if (w->shape.dims[1] < 1 || w->shape.dims[2] < 1)
     return fail(ctx, Status::kShapeError, "weight kernel %lldx%lld must be at least 1x1",
                 static_cast<long long>(w->shape.dims[1]), static_cast<long long>(w->shape.dims[2]));
@@ -66,14 +65,14 @@ Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
   const TensorRef* bias = ctx->input(2);
   if (bias != nullptr && (bias->dtype != lite_fb::DType::FLOAT32 || bias->shape.num_elements() != co))
     return fail(ctx, Status::kShapeError, "bias must be float32 with %lld values", static_cast<long long>(co));
-  Status s = check_fused_activation(ctx, a.activation, -1, co);
+  s = check_fused_activation(ctx, a.activation, -1, co);
   if (s != Status::kOk) return s;
 
-  WindowAxis h, wa;
-  if (!transposed_window_axis(a.padding, x->shape.dims[1], w->shape.dims[1], a.stride_h, a.dilation_h, a.pad_top,
-                              a.pad_bottom, a.output_padding_h, &h) ||
-      !transposed_window_axis(a.padding, x->shape.dims[2], w->shape.dims[2], a.stride_w, a.dilation_w, a.pad_left,
-                              a.pad_right, a.output_padding_w, &wa))
+  Window2D win = conv_window(a, w->shape.dims[1], w->shape.dims[2]);
+  if (!transposed_window_axis(a.padding, x->shape.dims[1], win.kernel_h, a.stride_h, a.dilation_h, a.pad_top,
+                              a.pad_bottom, a.output_padding_h, &win.h) ||
+      !transposed_window_axis(a.padding, x->shape.dims[2], win.kernel_w, a.stride_w, a.dilation_w, a.pad_left,
+                              a.pad_right, a.output_padding_w, &win.w))
     return fail(ctx, Status::kShapeError,
                 "no valid output size for input %lldx%lld, kernel %lldx%lld, strides %lldx%lld, dilations %lldx%lld, "
                 "pads %lld,%lld,%lld,%lld, output_padding %lldx%lld (empty, or too large)",
@@ -84,25 +83,10 @@ Status conv_transpose_params(OpContext* ctx, lite_conv_transpose2d_params* p) {
                 static_cast<long long>(a.pad_top), static_cast<long long>(a.pad_left),
                 static_cast<long long>(a.pad_bottom), static_cast<long long>(a.pad_right),
                 static_cast<long long>(a.output_padding_h), static_cast<long long>(a.output_padding_w));
-  if (h.out > kMaxOpDim || wa.out > kMaxOpDim)
-    return fail(ctx, Status::kShapeError, "output size %lldx%lld is too large", static_cast<long long>(h.out),
-                static_cast<long long>(wa.out));
-  p->batch = static_cast<size_t>(x->shape.dims[0]);
-  p->in_h = static_cast<size_t>(x->shape.dims[1]);
-  p->in_w = static_cast<size_t>(x->shape.dims[2]);
-  p->in_c = static_cast<size_t>(ci);
-  p->out_h = static_cast<size_t>(h.out);
-  p->out_w = static_cast<size_t>(wa.out);
-  p->out_c = static_cast<size_t>(co);
-  p->kernel_h = static_cast<size_t>(w->shape.dims[1]);
-  p->kernel_w = static_cast<size_t>(w->shape.dims[2]);
-  p->stride_h = static_cast<size_t>(a.stride_h);
-  p->stride_w = static_cast<size_t>(a.stride_w);
-  p->dilation_h = static_cast<size_t>(a.dilation_h);
-  p->dilation_w = static_cast<size_t>(a.dilation_w);
-  p->pad_top = static_cast<size_t>(h.pad_begin);
-  p->pad_left = static_cast<size_t>(wa.pad_begin);
-  p->groups = static_cast<size_t>(a.group);
+  if (win.h.out > kMaxOpDim || win.w.out > kMaxOpDim)
+    return fail(ctx, Status::kShapeError, "output size %lldx%lld is too large", static_cast<long long>(win.h.out),
+                static_cast<long long>(win.w.out));
+  fill_conv_params(x->shape, co, a.group, win, p);
   return Status::kOk;
 }
 
@@ -132,23 +116,16 @@ void run_dot(const ConvTransposeState& st, const lite_conv_transpose2d_params& p
   });
 }
 
-bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
-
 Status prepare(OpContext* ctx) {
   lite_conv_transpose2d_params p{};
   Status s = conv_transpose_params(ctx, &p);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
   if (y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one output");
-  y->dtype = lite_fb::DType::FLOAT32;
-  y->shape.rank = 4;
-  y->shape.dims[0] = static_cast<int64_t>(p.batch);
-  y->shape.dims[1] = static_cast<int64_t>(p.out_h);
-  y->shape.dims[2] = static_cast<int64_t>(p.out_w);
-  y->shape.dims[3] = static_cast<int64_t>(p.out_c);
+  set_nhwc_output(y, lite_fb::DType::FLOAT32, p.batch, p.out_h, p.out_w, p.out_c);
   const TensorRef* w = ctx->input(1);
   const TensorRef* bias = ctx->input(2);
-  if (!is_constant(w) || !is_constant(bias)) return Status::kOk;
+  if (!is_constant_or_absent(w) || !is_constant_or_absent(bias)) return Status::kOk;
   const float* weight = static_cast<const float*>(w->data);
   const float* bias_data = bias != nullptr ? static_cast<const float*>(bias->data) : nullptr;
   const lite_f32_conv_transpose2d_dot_fn dot = lite_f32_conv_transpose2d_dot_select(&p, lite_cpu_features());

@@ -76,35 +76,6 @@ PackedGemmInt8* pack_tap_row(OpContext* ctx, const ConvTransposeInt8State& st, c
                                  columns.multiplier.data(), columns.shift.data(), params);
 }
 
-bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
-
-// Per-output-channel multipliers of a weight quantized along axis 3 (or per tensor).
-Status output_channel_multipliers(OpContext* ctx, const TensorRef* w, int64_t channels, const QuantInt8& in,
-                                  const QuantInt8& out, std::vector<int32_t>* multiplier, std::vector<int32_t>* shift) {
-  const lite_fb::Quantization* fq = w->quantization;
-  if (fq == nullptr || fq->scale() == nullptr)
-    return fail(ctx, Status::kInvalidModel, "weight '%s' needs quantization", w->name);
-  const size_t n = fq->scale()->size();
-  if (n != 1 && (n != static_cast<size_t>(channels) || fq->axis() != 3))
-    return fail(ctx, Status::kInvalidModel, "weight '%s' needs one scale or one per output channel (axis 3)", w->name);
-  if (fq->zero_point() != nullptr)
-    for (size_t i = 0; i < fq->zero_point()->size(); ++i)
-      if (fq->zero_point()->Get(static_cast<unsigned>(i)) != 0)
-        return fail(ctx, Status::kInvalidModel, "weight '%s' must be symmetric (zero point 0)", w->name);
-  multiplier->assign(static_cast<size_t>(channels), 0);
-  shift->assign(static_cast<size_t>(channels), 1);
-  for (int64_t c = 0; c < channels; ++c) {
-    const float sw = fq->scale()->Get(n == 1 ? 0u : static_cast<unsigned>(c));
-    const double real = static_cast<double>(in.scale) * static_cast<double>(sw) / static_cast<double>(out.scale);
-    int s = 1;
-    if (!(sw > 0.0f) || lite_quantize_multiplier(real, &(*multiplier)[static_cast<size_t>(c)], &s) != 0)
-      return fail(ctx, Status::kInvalidModel, "weight '%s' channel %lld: scale %g gives no usable multiplier", w->name,
-                  static_cast<long long>(c), static_cast<double>(sw));
-    (*shift)[static_cast<size_t>(c)] = s;
-  }
-  return Status::kOk;
-}
-
 Status check_geometry(OpContext* ctx, const lite_fb::ConvTranspose2DOptions* o, const TensorRef* x,
                       const TensorRef* w) {
   if (x->shape.rank != 4 || w->shape.rank != 4)
@@ -142,13 +113,13 @@ Status prepare(OpContext* ctx) {
   if (s == Status::kOk) s = per_tensor_int8(ctx, y, "y", &out);
   if (s == Status::kOk) s = check_geometry(ctx, o, x, w);
   if (s != Status::kOk) return s;
-  if (w->dtype != lite_fb::DType::INT8 || !is_constant(w) || !is_constant(bias))
+  if (w->dtype != lite_fb::DType::INT8 || !is_constant_or_absent(w) || !is_constant_or_absent(bias))
     return fail(ctx, Status::kUnsupported, "int8 CONV_TRANSPOSE_2D needs a constant INT8 weight and bias");
   const int64_t co = w->shape.dims[3];
   if (bias != nullptr && (bias->dtype != lite_fb::DType::INT32 || bias->shape.num_elements() != co))
     return fail(ctx, Status::kInvalidModel, "bias must be INT32 with %lld values", static_cast<long long>(co));
   std::vector<int32_t> multiplier, shift;
-  s = output_channel_multipliers(ctx, w, co, in, out, &multiplier, &shift);
+  s = channel_multipliers(ctx, w, co, 3, in, out, &multiplier, &shift);
   int32_t act_min = -128, act_max = 127;
   if (s == Status::kOk)
     s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, out, &act_min, &act_max);
@@ -160,12 +131,7 @@ Status prepare(OpContext* ctx) {
   st->out_c = static_cast<size_t>(co);
   st->kernel_h = static_cast<size_t>(w->shape.dims[1]);
   st->kernel_w = static_cast<size_t>(w->shape.dims[2]);
-  y->dtype = lite_fb::DType::INT8;
-  y->shape.rank = 4;
-  y->shape.dims[0] = x->shape.dims[0];
-  y->shape.dims[1] = x->shape.dims[1] * w->shape.dims[1];
-  y->shape.dims[2] = x->shape.dims[2] * w->shape.dims[2];
-  y->shape.dims[3] = co;
+  set_nhwc_output(y, lite_fb::DType::INT8, st->batch, st->in_h * st->kernel_h, st->in_w * st->kernel_w, st->out_c);
   // One GEMM column per (pixel, kw, co): the per-channel values repeat.
   const size_t n = st->kernel_w * st->out_c;
   st->group = n < kGroupedColumns ? kGroupedColumns / n : 1;

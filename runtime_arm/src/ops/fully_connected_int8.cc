@@ -6,8 +6,9 @@
 #include <vector>
 
 #include "conv_gemm_int8.h"
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "op_api.h"
+#include "op_util.h"
 #include "quant_params_int8.h"
 
 namespace lite {
@@ -19,8 +20,6 @@ struct FcInt8State {
   std::vector<int32_t> multiplier, shift;
   PackedGemmInt8* gemm = nullptr;  // null: the reference kernel runs
 };
-
-bool is_constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
 
 Status prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
@@ -40,14 +39,14 @@ Status prepare(OpContext* ctx) {
   if (bias != nullptr && (bias->dtype != lite_fb::DType::INT32 || bias->shape.num_elements() != n))
     return fail(ctx, Status::kInvalidModel, "int8 FULLY_CONNECTED bias must be INT32 with %lld values",
                 static_cast<long long>(n));
-  s = channel_multipliers(ctx, w, n, st->in, st->out, &st->multiplier, &st->shift);
+  s = channel_multipliers(ctx, w, n, 0, st->in, st->out, &st->multiplier, &st->shift);
   const lite_fb::FullyConnectedOptions* o = ctx->op->options_as_FullyConnectedOptions();
   if (s == Status::kOk)
     s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, st->out, &st->act_min, &st->act_max);
   if (s != Status::kOk) return s;
   const size_t k = static_cast<size_t>(w->shape.dims[1]);
   const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
-  if (is_constant(w) && is_constant(bias) && n > 0 && k > 0 &&
+  if (is_constant_or_absent(w) && is_constant_or_absent(bias) && n > 0 && k > 0 &&
       lite_qs8_gemm_is_exact(static_cast<size_t>(n), k, bias_data)) {
     st->gemm = packed_gemm_int8_create(ctx, static_cast<size_t>(n), k, static_cast<const int8_t*>(w->data), 1, k, bias_data,
                                        st->in.zero_point, st->multiplier.data(), st->shift.data(),

@@ -1,6 +1,7 @@
 // GLOBAL_AVERAGE_POOL and GLOBAL_MAX_POOL: x [N,H,W,C] -> [N,1,1,C].
-#include "lite_kernels/pool2d.h"
+#include "lite_kernels/f32_pool2d.h"
 #include "op_api.h"
+#include "op_util.h"
 #include "thread_pool.h"
 
 namespace lite {
@@ -13,12 +14,8 @@ Status prepare(OpContext* ctx) {
   if (x->dtype != lite_fb::DType::FLOAT32)
     return fail(ctx, Status::kUnsupported, "supports float32 x, got %s", dtype_name(x->dtype));
   if (x->shape.rank != 4) return fail(ctx, Status::kShapeError, "x must be [N,H,W,C], got rank %d", x->shape.rank);
-  y->dtype = lite_fb::DType::FLOAT32;
-  y->shape.rank = 4;
-  y->shape.dims[0] = x->shape.dims[0];
-  y->shape.dims[1] = 1;
-  y->shape.dims[2] = 1;
-  y->shape.dims[3] = x->shape.dims[3];
+  set_nhwc_output(y, lite_fb::DType::FLOAT32, static_cast<size_t>(x->shape.dims[0]), 1, 1,
+                  static_cast<size_t>(x->shape.dims[3]));
   return Status::kOk;
 }
 

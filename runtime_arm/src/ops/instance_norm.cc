@@ -1,5 +1,5 @@
 // INSTANCE_NORM_NHWC: x [N,H,W,C], scale [C], bias [C] -> [N,H,W,C] (InstanceNormOptions.epsilon).
-#include "lite_kernels/normalization.h"
+#include "lite_kernels/f32_normalization.h"
 #include "op_api.h"
 
 namespace lite {

@@ -10,8 +10,8 @@
 #include <new>
 
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/int8_lookup.h"
 #include "lite_kernels/qs8_elementwise.h"
+#include "lite_kernels/qs8_lookup.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
 

@@ -1,5 +1,5 @@
 // LRN_NHWC: x [N,H,W,C] -> same shape, ONNX LRN across channels (LrnOptions size, alpha, beta, bias).
-#include "lite_kernels/normalization.h"
+#include "lite_kernels/f32_normalization.h"
 #include "op_api.h"
 
 namespace lite {

@@ -31,6 +31,19 @@ inline bool broadcast_shapes(const Shape& a, const Shape& b, Shape* out) {
   return true;
 }
 
+// An optional input (weight, bias) that is absent or known at prepare time, so it can be packed then.
+inline bool is_constant_or_absent(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
+
+// y becomes an NHWC tensor [batch, h, w, channels] of `dtype` (the windowed ops' outputs).
+inline void set_nhwc_output(TensorRef* y, lite_fb::DType dtype, size_t batch, size_t h, size_t w, size_t channels) {
+  y->dtype = dtype;
+  y->shape.rank = 4;
+  y->shape.dims[0] = static_cast<int64_t>(batch);
+  y->shape.dims[1] = static_cast<int64_t>(h);
+  y->shape.dims[2] = static_cast<int64_t>(w);
+  y->shape.dims[3] = static_cast<int64_t>(channels);
+}
+
 // Reads an integer tensor (INT32 or INT64) whose value is known at prepare time.
 // Returns false when the value is not known yet or the dtype is not an integer type.
 inline bool read_int_values(const TensorRef* t, std::vector<int64_t>* values) {

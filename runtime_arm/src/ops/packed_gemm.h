@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #include "lite_kernels/activation.h"
-#include "lite_kernels/gemm_f32_packed.h"
+#include "lite_kernels/f32_gemm_packed.h"
 #include "op_api.h"
 #include "thread_pool.h"
 

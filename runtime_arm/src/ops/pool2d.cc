@@ -2,7 +2,7 @@
 // dilations, pads or padding mode, ceil_mode, count_include_pad, fused activation).
 #include "fused_activation_check.h"
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/pool2d.h"
+#include "lite_kernels/f32_pool2d.h"
 #include "op_api.h"
 #include "op_util.h"
 #include "thread_pool.h"
@@ -18,38 +18,18 @@ Status pool_params(OpContext* ctx, lite_pool2d_params* p) {
     return fail(ctx, Status::kUnsupported, "supports float32 x, got %s", dtype_name(x->dtype));
   if (x->shape.rank != 4) return fail(ctx, Status::kShapeError, "x must be [N,H,W,C], got rank %d", x->shape.rank);
   const lite_fb::Pool2DOptions* o = ctx->op->options_as_Pool2DOptions();
-  if (o == nullptr) return fail(ctx, Status::kInvalidModel, "needs Pool2DOptions (the kernel size)");
-  if (o->kernel_h() < 1 || o->kernel_w() < 1 || o->stride_h() < 1 || o->stride_w() < 1 || o->dilation_h() < 1 ||
-      o->dilation_w() < 1)
-    return fail(ctx, Status::kInvalidModel, "kernel, strides and dilations must be >= 1");
-  if (o->pad_top() < 0 || o->pad_left() < 0 || o->pad_bottom() < 0 || o->pad_right() < 0)
-    return fail(ctx, Status::kInvalidModel, "pads must be >= 0");
-  Status s = check_fused_activation(ctx, o->activation(), -1, x->shape.dims[3]);
+  Window2D win;
+  Status s = pool_window(ctx, o, x->shape, &win);
   if (s != Status::kOk) return s;
-  WindowAxis h, w;
-  if (!sliding_window_axis(o->padding(), o->ceil_mode(), x->shape.dims[1], o->kernel_h(), o->stride_h(),
-                           o->dilation_h(), o->pad_top(), o->pad_bottom(), &h) ||
-      !sliding_window_axis(o->padding(), o->ceil_mode(), x->shape.dims[2], o->kernel_w(), o->stride_w(),
-                           o->dilation_w(), o->pad_left(), o->pad_right(), &w))
-    return fail(ctx, Status::kShapeError, "kernel %dx%d (dilated) does not fit the padded input %lldx%lld",
-                o->kernel_h(), o->kernel_w(), static_cast<long long>(x->shape.dims[1]),
-                static_cast<long long>(x->shape.dims[2]));
+  s = check_fused_activation(ctx, o->activation(), -1, x->shape.dims[3]);
+  if (s != Status::kOk) return s;
   p->batch = static_cast<size_t>(x->shape.dims[0]);
   p->in_h = static_cast<size_t>(x->shape.dims[1]);
   p->in_w = static_cast<size_t>(x->shape.dims[2]);
   p->channels = static_cast<size_t>(x->shape.dims[3]);
-  p->out_h = static_cast<size_t>(h.out);
-  p->out_w = static_cast<size_t>(w.out);
-  p->kernel_h = static_cast<size_t>(o->kernel_h());
-  p->kernel_w = static_cast<size_t>(o->kernel_w());
-  p->stride_h = static_cast<size_t>(o->stride_h());
-  p->stride_w = static_cast<size_t>(o->stride_w());
-  p->dilation_h = static_cast<size_t>(o->dilation_h());
-  p->dilation_w = static_cast<size_t>(o->dilation_w());
-  p->pad_top = static_cast<size_t>(h.pad_begin);
-  p->pad_left = static_cast<size_t>(w.pad_begin);
-  p->pad_bottom = static_cast<size_t>(h.pad_end);
-  p->pad_right = static_cast<size_t>(w.pad_end);
+  fill_window_params(win, p);
+  p->pad_bottom = static_cast<size_t>(win.h.pad_end);
+  p->pad_right = static_cast<size_t>(win.w.pad_end);
   p->count_include_pad = o->count_include_pad() ? 1 : 0;
   return Status::kOk;
 }
@@ -60,12 +40,7 @@ Status prepare(OpContext* ctx) {
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
   if (y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one output");
-  y->dtype = lite_fb::DType::FLOAT32;
-  y->shape.rank = 4;
-  y->shape.dims[0] = static_cast<int64_t>(p.batch);
-  y->shape.dims[1] = static_cast<int64_t>(p.out_h);
-  y->shape.dims[2] = static_cast<int64_t>(p.out_w);
-  y->shape.dims[3] = static_cast<int64_t>(p.channels);
+  set_nhwc_output(y, lite_fb::DType::FLOAT32, p.batch, p.out_h, p.out_w, p.channels);
   return Status::kOk;
 }
 

@@ -3,8 +3,9 @@
 #include <new>
 
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_pool2d.h"
 #include "op_api.h"
+#include "op_util.h"
 #include "quant_params_int8.h"
 #include "thread_pool.h"
 #include "window_geometry.h"
@@ -25,35 +26,14 @@ Status same_quantization(OpContext* ctx, QuantInt8* q) {
 
 Status max_pool_geometry(OpContext* ctx, lite_conv2d_params* p) {
   const lite_fb::Pool2DOptions* o = ctx->op->options_as_Pool2DOptions();
-  if (o == nullptr) return fail(ctx, Status::kInvalidModel, "needs Pool2DOptions");
-  if (o->activation() != nullptr && o->activation()->kind() != lite_fb::ActivationKind::NONE)
+  if (o != nullptr && o->activation() != nullptr && o->activation()->kind() != lite_fb::ActivationKind::NONE)
     return fail(ctx, Status::kUnsupported, "int8 MAX_POOL_2D has no fused activation");
   const Shape& x = ctx->input(0)->shape;
-  if (o->kernel_h() < 1 || o->kernel_w() < 1 || o->stride_h() < 1 || o->stride_w() < 1 || o->dilation_h() < 1 ||
-      o->dilation_w() < 1 || o->pad_top() < 0 || o->pad_left() < 0 || o->pad_bottom() < 0 || o->pad_right() < 0)
-    return fail(ctx, Status::kInvalidModel, "kernel, strides, dilations must be >= 1 and pads >= 0");
-  WindowAxis h, w;
-  if (!sliding_window_axis(o->padding(), o->ceil_mode(), x.dims[1], o->kernel_h(), o->stride_h(), o->dilation_h(),
-                           o->pad_top(), o->pad_bottom(), &h) ||
-      !sliding_window_axis(o->padding(), o->ceil_mode(), x.dims[2], o->kernel_w(), o->stride_w(), o->dilation_w(),
-                           o->pad_left(), o->pad_right(), &w))
-    return fail(ctx, Status::kShapeError, "the pooling window does not fit the padded input");
+  Window2D win;
+  const Status s = pool_window(ctx, o, x, &win);
+  if (s != Status::kOk) return s;
   *p = lite_conv2d_params{};
-  p->batch = static_cast<size_t>(x.dims[0]);
-  p->in_h = static_cast<size_t>(x.dims[1]);
-  p->in_w = static_cast<size_t>(x.dims[2]);
-  p->in_c = p->out_c = static_cast<size_t>(x.dims[3]);
-  p->out_h = static_cast<size_t>(h.out);
-  p->out_w = static_cast<size_t>(w.out);
-  p->kernel_h = static_cast<size_t>(o->kernel_h());
-  p->kernel_w = static_cast<size_t>(o->kernel_w());
-  p->stride_h = static_cast<size_t>(o->stride_h());
-  p->stride_w = static_cast<size_t>(o->stride_w());
-  p->dilation_h = static_cast<size_t>(o->dilation_h());
-  p->dilation_w = static_cast<size_t>(o->dilation_w());
-  p->pad_top = static_cast<size_t>(h.pad_begin);
-  p->pad_left = static_cast<size_t>(w.pad_begin);
-  p->groups = 1;
+  fill_conv_params(x, x.dims[3], 1, win, p);
   return Status::kOk;
 }
 
@@ -64,12 +44,7 @@ Status max_pool_prepare(OpContext* ctx) {
   if (s == Status::kOk) s = max_pool_geometry(ctx, &p);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
-  y->dtype = lite_fb::DType::INT8;
-  y->shape.rank = 4;
-  y->shape.dims[0] = static_cast<int64_t>(p.batch);
-  y->shape.dims[1] = static_cast<int64_t>(p.out_h);
-  y->shape.dims[2] = static_cast<int64_t>(p.out_w);
-  y->shape.dims[3] = static_cast<int64_t>(p.out_c);
+  set_nhwc_output(y, lite_fb::DType::INT8, p.batch, p.out_h, p.out_w, p.out_c);
   return Status::kOk;
 }
 
@@ -95,12 +70,7 @@ Status global_average_prepare(OpContext* ctx) {
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
   const Shape& x = ctx->input(0)->shape;
-  y->dtype = lite_fb::DType::INT8;
-  y->shape.rank = 4;
-  y->shape.dims[0] = x.dims[0];
-  y->shape.dims[1] = 1;
-  y->shape.dims[2] = 1;
-  y->shape.dims[3] = x.dims[3];
+  set_nhwc_output(y, lite_fb::DType::INT8, static_cast<size_t>(x.dims[0]), 1, 1, static_cast<size_t>(x.dims[3]));
   return Status::kOk;
 }
 

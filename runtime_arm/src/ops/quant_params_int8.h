@@ -65,16 +65,19 @@ inline Status activation_range_int8(OpContext* ctx, const lite_fb::Activation* a
               static_cast<int>(act->kind()));
 }
 
-// Per-output-channel multipliers s_in * s_w[c] / s_out (double precision) for a symmetric weight
-// quantized along axis 0 (or per tensor: one scale for every channel).
-inline Status channel_multipliers(OpContext* ctx, const TensorRef* w, int64_t channels, const QuantInt8& in,
-                                  const QuantInt8& out, std::vector<int32_t>* multiplier, std::vector<int32_t>* shift) {
+// Per-output-channel multipliers s_in * s_w[c] / s_out (double precision) for a symmetric INT8 weight
+// quantized along `axis`, its output-channel axis (0 for CONV_2D / FULLY_CONNECTED [Co, ...], 3 for
+// CONV_TRANSPOSE_2D [Ci, KH, KW, Co]), or per tensor: one scale for every channel.
+inline Status channel_multipliers(OpContext* ctx, const TensorRef* w, int64_t channels, int axis,
+                                  const QuantInt8& in, const QuantInt8& out, std::vector<int32_t>* multiplier,
+                                  std::vector<int32_t>* shift) {
   const lite_fb::Quantization* fq = w->quantization;
   if (w->dtype != lite_fb::DType::INT8 || fq == nullptr || fq->scale() == nullptr)
     return fail(ctx, Status::kInvalidModel, "weight '%s' must be INT8 with quantization", w->name);
   const size_t n = fq->scale()->size();
-  if (n != 1 && (n != static_cast<size_t>(channels) || fq->axis() != 0))
-    return fail(ctx, Status::kInvalidModel, "weight '%s' needs one scale or one per output channel (axis 0)", w->name);
+  if (n != 1 && (n != static_cast<size_t>(channels) || fq->axis() != axis))
+    return fail(ctx, Status::kInvalidModel, "weight '%s' needs one scale or one per output channel (axis %d)", w->name,
+                axis);
   if (fq->zero_point() != nullptr)
     for (size_t i = 0; i < fq->zero_point()->size(); ++i)
       if (fq->zero_point()->Get(static_cast<unsigned>(i)) != 0)

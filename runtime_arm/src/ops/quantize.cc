@@ -9,7 +9,7 @@
 
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_elementwise.h"
-#include "lite_kernels/qs8_kernels.h"
+#include "lite_kernels/qs8_quantize.h"
 #include "op_api.h"
 #include "quant_params_int8.h"
 

@@ -7,8 +7,7 @@ namespace lite {
 
 // int8 (issue 4): ADD / MUL / table activations pick their int8 path by input 0's dtype;
 // QUANTIZE / DEQUANTIZE (quantize.cc).
-OpKernel add_int8_op_kernel();
-OpKernel mul_int8_op_kernel();
+OpKernel binary_int8_op_kernel();  // ADD, MUL
 OpKernel lookup_int8_op_kernel();  // HARD_SWISH, HARD_SIGMOID, SIGMOID, TANH, SILU through a 256-entry table
 OpKernel requantize_table_op_kernel();  // REQUANTIZE(x, int8[256] table): a composed chain of int8 maps
 OpKernel quantize_op_kernel();
@@ -26,8 +25,8 @@ void register_elementwise_ops(OpRegistry& registry) {
   registry.add(OpCode::IDENTITY, identity_kernel());  // shares the input's memory
   registry.add(OpCode::CAST, cast_op_kernel());
   registry.add(OpCode::WHERE, where_op_kernel());
-  registry.add(OpCode::ADD, int8_dispatch(OpCode::ADD, binary, add_int8_op_kernel()));
-  registry.add(OpCode::MUL, int8_dispatch(OpCode::MUL, binary, mul_int8_op_kernel()));
+  const OpKernel binary_int8 = binary_int8_op_kernel();
+  for (OpCode code : {OpCode::ADD, OpCode::MUL}) registry.add(code, int8_dispatch(code, binary, binary_int8));
   for (OpCode code : {OpCode::HARD_SWISH, OpCode::HARD_SIGMOID, OpCode::SIGMOID, OpCode::TANH, OpCode::SILU})
     registry.add(code, int8_dispatch(code, unary, lookup_int8_op_kernel()));
   registry.add(OpCode::QUANTIZE, quantize_op_kernel());

@@ -93,12 +93,7 @@ Status prepare(OpContext* ctx) {
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
   if (y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one output");
-  y->dtype = ctx->input(0)->dtype;
-  y->shape.rank = 4;
-  y->shape.dims[0] = static_cast<int64_t>(p.batch);
-  y->shape.dims[1] = static_cast<int64_t>(p.out_h);
-  y->shape.dims[2] = static_cast<int64_t>(p.out_w);
-  y->shape.dims[3] = static_cast<int64_t>(p.channels);
+  set_nhwc_output(y, ctx->input(0)->dtype, p.batch, p.out_h, p.out_w, p.channels);
   return Status::kOk;
 }
 

@@ -4,8 +4,8 @@
 
 #include "axis_split.h"
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_softmax.h"
 #include "lite_kernels/f32_vactivation.h"
-#include "lite_kernels/softmax.h"
 #include "op_api.h"
 #include "op_util.h"
 #include "thread_pool.h"

@@ -1,10 +1,13 @@
-// Output size and padding of one spatial axis of the windowed NN ops (CONV_2D, CONV_TRANSPOSE_2D,
-// MAX/AVERAGE_POOL_2D), following ONNX: explicit pads, or SAME_UPPER / SAME_LOWER / VALID computed
-// from the input size at prepare time (so dynamic input sizes work).
+// Output size and padding of the spatial axes of the windowed NN ops (CONV_2D, CONV_TRANSPOSE_2D,
+// MAX/AVERAGE_POOL_2D, fp32 and int8), following ONNX: explicit pads, or SAME_UPPER / SAME_LOWER /
+// VALID computed from the input size at prepare time (so dynamic input sizes work); the option checks
+// and the kernel parameters those ops share.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
+#include "op_api.h"
 #include "schema/lite_generated.h"
 
 namespace lite {
@@ -120,6 +123,93 @@ inline bool transposed_window_axis(lite_fb::Padding padding, int64_t in, int64_t
       break;
   }
   return axis->out >= 1;
+}
+
+// A 2-D window over an NHWC input: kernel size, strides, dilations, and the axes computed from them.
+struct Window2D {
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  WindowAxis h, w;
+};
+
+// A convolution's window (axes not computed yet) for a kernel_h x kernel_w weight.
+inline Window2D conv_window(const ConvWindowAttrs& a, int64_t kernel_h, int64_t kernel_w) {
+  Window2D win;
+  win.kernel_h = kernel_h;
+  win.kernel_w = kernel_w;
+  win.stride_h = a.stride_h;
+  win.stride_w = a.stride_w;
+  win.dilation_h = a.dilation_h;
+  win.dilation_w = a.dilation_w;
+  return win;
+}
+
+// What every convolution checks of its options: strides, dilations and group >= 1, explicit pads >= 0.
+inline Status check_conv_window_attrs(OpContext* ctx, const ConvWindowAttrs& a) {
+  if (a.stride_h < 1 || a.stride_w < 1 || a.dilation_h < 1 || a.dilation_w < 1 || a.group < 1)
+    return fail(ctx, Status::kInvalidModel, "strides, dilations and group must be >= 1");
+  if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0)
+    return fail(ctx, Status::kInvalidModel, "pads must be >= 0");
+  return Status::kOk;
+}
+
+// The sliding window's two axes over x [N,H,W,C] (win's kernel, strides and dilations); false when no
+// window fits.
+inline bool slide_window(lite_fb::Padding padding, bool ceil_mode, const Shape& x, int64_t pad_top, int64_t pad_left,
+                         int64_t pad_bottom, int64_t pad_right, Window2D* win) {
+  return sliding_window_axis(padding, ceil_mode, x.dims[1], win->kernel_h, win->stride_h, win->dilation_h, pad_top,
+                             pad_bottom, &win->h) &&
+         sliding_window_axis(padding, ceil_mode, x.dims[2], win->kernel_w, win->stride_w, win->dilation_w, pad_left,
+                             pad_right, &win->w);
+}
+
+// MAX/AVERAGE_POOL_2D (fp32 and int8): the window of Pool2DOptions over x [N,H,W,C]; fails with the
+// reason when the options are missing or out of range or no window fits.
+inline Status pool_window(OpContext* ctx, const lite_fb::Pool2DOptions* o, const Shape& x, Window2D* win) {
+  if (o == nullptr) return fail(ctx, Status::kInvalidModel, "needs Pool2DOptions (the kernel size)");
+  if (o->kernel_h() < 1 || o->kernel_w() < 1 || o->stride_h() < 1 || o->stride_w() < 1 || o->dilation_h() < 1 ||
+      o->dilation_w() < 1)
+    return fail(ctx, Status::kInvalidModel, "kernel, strides and dilations must be >= 1");
+  if (o->pad_top() < 0 || o->pad_left() < 0 || o->pad_bottom() < 0 || o->pad_right() < 0)
+    return fail(ctx, Status::kInvalidModel, "pads must be >= 0");
+  win->kernel_h = o->kernel_h();
+  win->kernel_w = o->kernel_w();
+  win->stride_h = o->stride_h();
+  win->stride_w = o->stride_w();
+  win->dilation_h = o->dilation_h();
+  win->dilation_w = o->dilation_w();
+  if (!slide_window(o->padding(), o->ceil_mode(), x, o->pad_top(), o->pad_left(), o->pad_bottom(), o->pad_right(), win))
+    return fail(ctx, Status::kShapeError, "kernel %dx%d (dilated) does not fit the padded input %lldx%lld",
+                o->kernel_h(), o->kernel_w(), static_cast<long long>(x.dims[1]), static_cast<long long>(x.dims[2]));
+  return Status::kOk;
+}
+
+// The window fields of a kernel parameter struct (lite_conv2d_params, lite_conv_transpose2d_params,
+// lite_pool2d_params name them alike): output size, kernel, strides, dilations, leading pads.
+template <typename Params>
+void fill_window_params(const Window2D& win, Params* p) {
+  p->out_h = static_cast<size_t>(win.h.out);
+  p->out_w = static_cast<size_t>(win.w.out);
+  p->kernel_h = static_cast<size_t>(win.kernel_h);
+  p->kernel_w = static_cast<size_t>(win.kernel_w);
+  p->stride_h = static_cast<size_t>(win.stride_h);
+  p->stride_w = static_cast<size_t>(win.stride_w);
+  p->dilation_h = static_cast<size_t>(win.dilation_h);
+  p->dilation_w = static_cast<size_t>(win.dilation_w);
+  p->pad_top = static_cast<size_t>(win.h.pad_begin);
+  p->pad_left = static_cast<size_t>(win.w.pad_begin);
+}
+
+// lite_conv2d_params or lite_conv_transpose2d_params of x [N,H,W,C] -> out_c channels over a computed
+// window.
+template <typename Params>
+void fill_conv_params(const Shape& x, int64_t out_c, int64_t groups, const Window2D& win, Params* p) {
+  p->batch = static_cast<size_t>(x.dims[0]);
+  p->in_h = static_cast<size_t>(x.dims[1]);
+  p->in_w = static_cast<size_t>(x.dims[2]);
+  p->in_c = static_cast<size_t>(x.dims[3]);
+  p->out_c = static_cast<size_t>(out_c);
+  p->groups = static_cast<size_t>(groups);
+  fill_window_params(win, p);
 }
 
 }  // namespace lite
