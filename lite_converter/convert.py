@@ -121,14 +121,13 @@ def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = N
     graph = loaded.graph
     if loaded.source_format == "tflite":
         return graph  # the frontend produced the lowered, channels-last IR
-    if loaded.source_format != "paddle":
-        return _lower_onnx_vocabulary(graph, loaded.qdq)
     try:
         return _lower_onnx_vocabulary(graph, loaded.qdq)
     except (ValueError, IndexError, KeyError, TypeError, ArithmeticError) as err:
-        # A Paddle file carries no checker of its own: ops whose declared shapes contradict each
-        # other get this far (tests/test_paddle_fuzz.py); say so instead of crashing.
-        raise ConversionError(f"the Paddle model is inconsistent, conversion stopped at "
+        # A file from anywhere: nodes with too few inputs or shapes that contradict each other get
+        # this far (tests/test_paddle_fuzz.py, make fuzz's onnx target); say so instead of crashing.
+        kind = "Paddle" if loaded.source_format == "paddle" else "ONNX"
+        raise ConversionError(f"the {kind} model is inconsistent, conversion stopped at "
                               f"{type(err).__name__}: {err}") from err
 
 
