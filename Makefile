@@ -84,7 +84,7 @@ $(PADDLE_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['paddle-tests']))")
 	@touch $@
 
-test: $(PACKAGE_STAMP) $(PADDLE_STAMP) asan lint cross qemu-plugin tsan fuzz-ci
+test: $(PACKAGE_STAMP) $(PADDLE_STAMP) asan lint cross qemu-plugin
 	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) LITE_TSAN_BUILD=$(CURDIR)/$(TSAN_DIR) $(PY) -m pytest -q
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0 LITE_RUNTIME_LIBRARY=$(CURDIR)/$(ASAN_DIR)/runtime_arm/liblite_runtime.so \
