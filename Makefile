@@ -11,20 +11,24 @@ JOBS ?= $(shell nproc)
 
 APT_PACKAGES := build-essential libflatbuffers-dev flatbuffers-compiler \
 	qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
-	fonts-dejavu-core
+	fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-noto-cjk fonts-wqy-microhei fonts-arphic-ukai \
+	dataset-fashion-mnist pocl-opencl-icd ocl-icd-libopencl1
 NATIVE_SOURCES := $(shell find runtime_arm kernels_neon \( -name '*.c' -o -name '*.cc' -o -name '*.h' \
 	-o -name 'CMakeLists.txt' -o -name '*.fbs' -o -name '*.cmake' \) 2>/dev/null) CMakeLists.txt pyproject.toml
 
 SYSTEM_STAMP := build/.system-deps
 DEPS_STAMP := $(VENV)/.deps
 PACKAGE_STAMP := $(VENV)/.package
+TORCH_CONSTRAINTS := build/torch-cpu-constraints.txt
 ASAN_DIR := build/asan
 
-.PHONY: help demo test install asan schema lint clean bench bench-deps fuzz fuzz-build fuzz-ci tsan
+.PHONY: help demo test test-training training-deps install asan schema lint clean bench bench-deps test-opencl \
+	eval-int8 fuzz fuzz-build fuzz-ci tsan
 
 help:
 	@echo "make demo    convert and run the PaddleOCR mobile models, compare with onnxruntime"
-	@echo "make test    the full test suite (installs what is missing)"
+	@echo "make test    the full test suite (installs what is missing), less the training runs"
+	@echo "make test-training  the pruning runs that train and fine-tune (Fashion-MNIST accuracy, PaddleOCR det/rec)"
 	@echo "make install .venv with the package (editable) and its dev tools"
 	@echo "make asan    the runtime, C tests and fuzz harness under ASan/UBSan in $(ASAN_DIR)"
 	@echo "make schema  regenerate the flatbuffers code from runtime_arm/schema/lite.fbs"
@@ -33,8 +37,15 @@ help:
 	@echo "make bench   benchmarks/RESULTS.md: our runtime against onnxruntime, LiteRT, ncnn, MNN"
 	@echo "make fuzz    libFuzzer over the C API and the converter's readers, FUZZ_SECONDS each (docs/RELIABILITY.md)"
 	@echo "make tsan    the runtime and its concurrency test under ThreadSanitizer in $(TSAN_DIR)"
+	@echo "make android-test  the Java binding's JUnit tests on the host JVM (android_demo/README.md)"
+	@echo "make android-libs  liblite_jni.so for aarch64 / armv7, checked for 16 KB pages"
+	@echo "make android-assets  the demo app's models into android_demo/app/src/main/assets"
+	@echo "make package  Raspberry Pi .debs (arm64, armhf) and wheels (linux_aarch64, linux_armv7l) in dist/"
+	@echo "make test-packages  those installed into Debian userlands and run under qemu (docs/RASPBERRY_PI.md)"
+	@echo "make test-opencl  the OpenCL backend's tests on PoCL, rusticl, oclgrind and Intel's CPU runtime"
+	@echo "make eval-int8  int8 vs fp32 on the hard rendered lines / pages (benchmarks/COMPRESSION.md)"
 
-$(SYSTEM_STAMP):
+$(SYSTEM_STAMP): Makefile  # the package list lives here: a new one is checked again
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:" $$missing; \
@@ -48,8 +59,13 @@ $(DEPS_STAMP): pyproject.toml | $(SYSTEM_STAMP)
 	$(PY) -m pip install -q "scikit-build-core>=0.10" cmake ninja
 	@touch $@
 
-$(PACKAGE_STAMP): $(DEPS_STAMP) $(NATIVE_SOURCES)
-	$(PY) -m pip install -q --no-build-isolation -e ".[dev]"
+# torch is pinned to the CPU wheel through a constraints file (a plain `torch==2.13.0` from PyPI is
+# the multi-GB CUDA build); the dev extra names torch too.
+$(TORCH_CONSTRAINTS):
+	@mkdir -p build && echo "torch==2.13.0+cpu" > $@
+
+$(PACKAGE_STAMP): $(DEPS_STAMP) $(NATIVE_SOURCES) | $(TORCH_CONSTRAINTS)
+	$(PY) -m pip install -q --no-build-isolation -c $(TORCH_CONSTRAINTS) -e ".[dev]"
 	@touch $@
 
 install: $(PACKAGE_STAMP)
@@ -62,7 +78,7 @@ demo: $(PACKAGE_STAMP)
 	$(PY) -m lite_converter.app.demo
 
 lint: $(PACKAGE_STAMP)
-	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks)
+	$(VENV)/bin/ruff check $(wildcard lite_converter slim runtime_arm tests benchmarks android_demo)
 
 # The Python tests that drive the runtime run a second time against the ASan/UBSan build of the
 # library (the binding loads LITE_RUNTIME_LIBRARY; the sanitizer runtimes are preloaded into Python,
@@ -84,14 +100,58 @@ $(PADDLE_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['paddle-tests']))")
 	@touch $@
 
-test: $(PACKAGE_STAMP) $(PADDLE_STAMP) asan lint cross qemu-plugin
-	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) $(PY) -m pytest -q
+# slim's training half: the torch and ray extras, pinned (torch held to the CPU wheel). Debian's
+# Fashion-MNIST is the data of the pruning accuracy test.
+TRAINING_STAMP := $(VENV)/.training-deps
+
+$(TRAINING_STAMP): pyproject.toml | $(PACKAGE_STAMP) $(TORCH_CONSTRAINTS)
+	@dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq dataset-fashion-mnist; }
+	$(PY) -m pip install -q -c $(TORCH_CONSTRAINTS) $$($(PY) -c "import tomllib; \
+	  extras = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']; \
+	  print(' '.join(extras['torch'] + extras['ray']))")
+	@touch $@
+
+training-deps: $(TRAINING_STAMP)
+
+# `make test` leaves out the tests marked `training` (model training and fine-tuning, tens of
+# minutes on 2 cores): `make test-training` runs them.
+test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-plugin
+	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) LITE_REQUIRE_OPENCL=1 $(PY) -m pytest -q -m "not training"
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0 LITE_RUNTIME_LIBRARY=$(CURDIR)/$(ASAN_DIR)/runtime_arm/liblite_runtime.so \
 	  $(PY) -m pytest -q -p no:cacheprovider --capture=sys $(ASAN_RUNTIME_TESTS)
 
+test-training: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP)
+	$(PY) -m pytest -q -s -m training
+
 schema:
 	runtime_arm/schema/generate.sh
+
+# The OpenCL backend on four implementations (docs/OPENCL.md): PoCL (also in `make test`), Mesa
+# rusticl on llvmpipe, oclgrind (checks every kernel's memory accesses) and Intel's CPU runtime
+# (PyPI, pinned in the opencl-tests extra).
+OPENCL_APT_PACKAGES := pocl-opencl-icd ocl-icd-libopencl1 mesa-opencl-icd oclgrind
+OPENCL_STAMP := $(VENV)/.opencl-deps
+OPENCL_IMPLEMENTATIONS := pocl rusticl oclgrind intel
+
+$(OPENCL_STAMP): pyproject.toml | $(PACKAGE_STAMP)
+	@missing=$$(for p in $(OPENCL_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	$(PY) -m pip install -q $$($(PY) -c "import tomllib; \
+	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['opencl-tests']))")
+	@touch $@
+
+test-opencl: $(PACKAGE_STAMP) $(OPENCL_STAMP)
+	@for impl in $(OPENCL_IMPLEMENTATIONS); do \
+	  echo "== OpenCL on $$impl"; \
+	  library_path=$$([ $$impl = intel ] && echo "$(CURDIR)/$(VENV)/lib"); \
+	  env $${library_path:+LD_LIBRARY_PATH=$$library_path} LITE_OPENCL_IMPLEMENTATION=$$impl LITE_REQUIRE_OPENCL=1 \
+	    LITE_OPENCL_FULL=1 $(PY) -m pytest -q -p no:cacheprovider \
+	    tests/test_opencl_backend.py || exit 1; \
+	done
 
 # The peers of `lite bench --compare`: the `bench` extra of pyproject.toml (pinned), and pnnx (ONNX ->
 # ncnn) without its dependencies, which name an unpinned torch.
@@ -105,6 +165,11 @@ $(BENCH_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 	@touch $@
 
 bench-deps: $(BENCH_STAMP)
+
+# int8 against fp32 on the hard rendered data, full size (benchmarks/COMPRESSION.md); make test runs a slice
+eval-int8: $(PACKAGE_STAMP) $(SYSTEM_STAMP)
+	$(PY) -m benchmarks.int8_hard_data --lines 1000 --pages 50 --configs int8_fast int8
+	$(PY) -m benchmarks.int8_hard_data --lines 1000 --models rec --seed 4404 --configs int8
 
 bench: $(PACKAGE_STAMP) $(BENCH_STAMP)
 	$(PY) benchmarks/run_benchmarks.py
@@ -121,7 +186,8 @@ CROSS_TOOLCHAIN_aarch64 := runtime_arm/cmake/aarch64-linux-gnu.cmake
 CROSS_TOOLCHAIN_armv7 := runtime_arm/cmake/arm-linux-gnueabihf.cmake
 CROSS_STRIP_aarch64 := aarch64-linux-gnu-strip
 CROSS_STRIP_armv7 := arm-linux-gnueabihf-strip
-CROSS_SIZE_TARGET_KB_aarch64 := 600
+# the budget of issue 16 for the CPU runtime with the OpenCL backend
+CROSS_SIZE_TARGET_KB_aarch64 := 900
 CROSS_JOBS ?= 2
 # Where the cross builds go (<root>/aarch64, <root>/armv7); tests and `lite bench --target` read
 # LITE_CROSS_BUILD_ROOT (an absolute path), so parallel work trees can keep separate builds.
@@ -207,3 +273,132 @@ tsan: $(DEPS_STAMP) $(NATIVE_SOURCES)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DLITE_TSAN=ON >/dev/null
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(TSAN_DIR) -j $(JOBS) --target concurrent_interpreters
+# ---- Java binding and Android demo (android_demo/README.md) --------------------------------------
+# No Android SDK, NDK or Gradle plugin can be installed here: the Java library (android_demo/lite and
+# android_demo/ocr) and its JUnit tests compile with javac; liblite_jni.so is built for the host
+# against the runtime of `make install` and in the ASan build; the tests run on the host JVM under
+# -Xcheck:jni with both (the OCR pages against the unoptimized ASan build: 3 of them, ~30 s each).
+# The ARM JNI libraries come from the cross builds and must be 16 KB aligned (Android 15+).
+JAVA_APT_PACKAGES := openjdk-17-jdk-headless junit4 libhamcrest-java
+JAVA_STAMP := build/.java-deps
+JAVA_BUILD := build/java
+JAVA_MAIN_DIRS := android_demo/lite/src/main/java android_demo/ocr/src/main/java
+JAVA_TEST_DIRS := android_demo/lite/src/test/java android_demo/ocr/src/test/java
+JAVA_SOURCES := $(shell find $(JAVA_MAIN_DIRS) -name '*.java' 2>/dev/null)
+JAVA_TEST_SOURCES := $(shell find $(JAVA_TEST_DIRS) -name '*.java' 2>/dev/null)
+JAVA_TEST_CLASSES := $(shell find $(JAVA_TEST_DIRS) -name '*Test.java' 2>/dev/null | \
+	sed 's|.*/src/test/java/||; s|\.java$$||; s|/|.|g' | sort)
+JNI_SOURCES := $(wildcard android_demo/lite/src/main/cpp/*)
+JUNIT_CLASSPATH := /usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar
+JAVA_CLASSES_STAMP := $(JAVA_BUILD)/.classes
+JAVA_FIXTURES := $(JAVA_BUILD)/fixtures
+JAVA_FIXTURES_STAMP := $(JAVA_FIXTURES)/.complete
+JNI_HOST := $(JAVA_BUILD)/jni-host/liblite_jni.so
+JNI_ASAN := $(ASAN_DIR)/android_demo/lite/liblite_jni.so
+ASAN_OCR_PAGES := page_00.png,page_14.png,page_18.png
+# Sanitizer runtimes preloaded into the JVM; the JVM's own SIGSEGV use (safepoints, null checks) stays
+# its own, and its allocations are not leak-checked.
+JVM_ASAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1
+# JUnit on the host JVM with the JNI library $(1); fails on a test failure and on any -Xcheck:jni report.
+define run_junit
+	@set -o pipefail; log=$(JAVA_BUILD)/junit-$(2).log; \
+	$(3) java -Xcheck:jni -Dorg.liteedge.runtime.library=$(CURDIR)/$(1) -Dliteedge.fixtures=$(CURDIR)/$(JAVA_FIXTURES) \
+	  $(4) -cp $(JAVA_BUILD)/classes:$(JAVA_BUILD)/test-classes:$(JUNIT_CLASSPATH) org.junit.runner.JUnitCore \
+	  $(JAVA_TEST_CLASSES) > $$log 2>&1 || { cat $$log; echo "JUnit ($(2)) failed: $$log"; exit 1; }; \
+	if grep -E "WARNING in native method|WARNING: JNI|FATAL ERROR in native method|ERROR: AddressSanitizer|runtime error:" $$log; then \
+	  echo "JUnit ($(2)): JNI check or sanitizer report, see $$log"; exit 1; fi; \
+	echo "JUnit ($(2)): $$(grep -E '^OK \(' $$log)"
+endef
+
+.PHONY: android-test android-libs android-assets java-deps $(addprefix android-lib-,$(CROSS_TARGETS))
+
+java-deps: $(JAVA_STAMP)
+
+# $(call apt_install,PACKAGES): installs those of the Debian packages that are missing.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+endef
+
+$(JAVA_STAMP):
+	$(call apt_install,$(JAVA_APT_PACKAGES))
+	@mkdir -p $(@D) && touch $@
+
+$(JNI_HOST): $(JNI_SOURCES) runtime_arm/include/lite_runtime.h $(PACKAGE_STAMP) | $(JAVA_STAMP)
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S android_demo/lite/src/main/cpp -B $(@D) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=Release -DLITE_RUNTIME_LIBRARY=$$($(PY) -c \
+	  "from runtime_arm._library import library_path; print(library_path())") >/dev/null
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(@D) | sed '/^\[[0-9]*\/[0-9]*\] /d'
+
+# The JDK may have arrived after the ASan build was configured: configure again, build the JNI target.
+$(JNI_ASAN): $(JNI_SOURCES) | $(JAVA_STAMP) asan
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake $(ASAN_DIR) >/dev/null
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(ASAN_DIR) --target lite_jni | sed '/^\[[0-9]*\/[0-9]*\] /d'
+
+# Library code at Java 8 (what Android's minSdk 24 runs); the host-only tests at 17.
+$(JAVA_CLASSES_STAMP): $(JAVA_SOURCES) $(JAVA_TEST_SOURCES) | $(JAVA_STAMP)
+	@rm -rf $(JAVA_BUILD)/classes $(JAVA_BUILD)/test-classes
+	@echo "javac: $(words $(JAVA_SOURCES)) library and $(words $(JAVA_TEST_SOURCES)) test sources"
+	@javac --release 8 -Xlint:all -Werror -d $(JAVA_BUILD)/classes $(JAVA_SOURCES)
+	@javac --release 17 -Xlint:all -Werror -cp $(JAVA_BUILD)/classes:$(JUNIT_CLASSPATH) -d $(JAVA_BUILD)/test-classes \
+	  $(JAVA_TEST_SOURCES)
+	@touch $@
+
+$(JAVA_FIXTURES_STAMP): tests/java_fixtures.py tests/ocr_pipeline_reference.py tests/tflite_int8_net.py \
+		android_demo/tools/make_assets.py lite_converter/app/demo.py $(PACKAGE_STAMP)
+	@rm -rf $(JAVA_FIXTURES)
+	$(PY) tests/java_fixtures.py $(JAVA_FIXTURES)
+	@touch $@
+
+android-test: $(JAVA_CLASSES_STAMP) $(JAVA_FIXTURES_STAMP) $(JNI_HOST) $(JNI_ASAN)
+	$(call run_junit,$(JNI_HOST),release,,)
+	$(call run_junit,$(JNI_ASAN),asan,$(JVM_ASAN_ENV),-Dliteedge.ocr.pages=$(ASAN_OCR_PAGES))
+
+test: android-test
+
+# The demo app's models (fp32 and int8) and dictionary, into android_demo/app/src/main/assets/.
+android-assets: $(PACKAGE_STAMP)
+	$(PY) android_demo/tools/make_assets.py
+
+# liblite_jni.so for aarch64 and armv7 from the cross builds (glibc: ARM Linux JVMs such as a Raspberry
+# Pi's; the APK's libraries come from the NDK build of android_demo/lite), stripped copies in
+# $(JAVA_BUILD)/linux-<arch>/ beside the runtime library, every LOAD segment 16 KB aligned.
+android-libs: $(addprefix android-lib-,$(CROSS_TARGETS))
+
+$(addprefix android-lib-,$(CROSS_TARGETS)): android-lib-%: cross-% | $(JAVA_STAMP)
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake $(CROSS_ROOT)/$* >/dev/null
+	@set -o pipefail; PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(CROSS_ROOT)/$* -j $(CROSS_JOBS) \
+	  --target lite_jni | sed '/^\[[0-9]*\/[0-9]*\] /d; /^ninja: no work to do/d'
+	@mkdir -p $(JAVA_BUILD)/linux-$*
+	@$(CROSS_STRIP_$*) -o $(JAVA_BUILD)/linux-$*/liblite_jni.so $(CROSS_ROOT)/$*/android_demo/lite/liblite_jni.so
+	@$(CROSS_STRIP_$*) -o $(JAVA_BUILD)/linux-$*/liblite_runtime.so $(CROSS_ROOT)/$*/runtime_arm/liblite_runtime.so
+	@$(PY) -m tests.elf_alignment $(JAVA_BUILD)/linux-$*/liblite_jni.so $(JAVA_BUILD)/linux-$*/liblite_runtime.so
+
+test: android-libs
+
+# ---- Raspberry Pi packages (docs/RASPBERRY_PI.md) -------------------------------------------------
+# dist/: lite-edge-runtime_<version>_{arm64,armhf}.deb (library, header, pkg-config file, lite_run,
+# lite_bench) and lite_edge-<version>-py3-none-linux_{aarch64,armv7l}.whl (the Python packages with
+# the ARM runtime library), from the cross builds. tests/test_packages.py installs them into Debian
+# bookworm userlands made by debootstrap (cached in ~/.cache/lite-edge/rootfs) and runs them under qemu.
+PACKAGE_APT_PACKAGES := debootstrap pkg-config dpkg-dev
+PACKAGE_DEPS_STAMP := build/.package-deps
+
+.PHONY: package package-deps test-packages
+
+package-deps: $(PACKAGE_DEPS_STAMP)
+
+$(PACKAGE_DEPS_STAMP):
+	$(call apt_install,$(PACKAGE_APT_PACKAGES))
+	@mkdir -p $(@D) && touch $@
+
+package: cross $(PACKAGE_STAMP) | $(PACKAGE_DEPS_STAMP)
+	@$(PY) -m runtime_arm.tools.packaging --out dist
+
+# ~5 minutes (~10 with an empty userland cache): not part of `make test`; .ci/run runs it after it.
+test-packages: package
+	LITE_TEST_PACKAGES=1 $(PY) -m pytest -q tests/test_packages.py

@@ -33,6 +33,9 @@ class ErrorStruct(Structure):
 
 # ``lite_cpu_affinity`` by the names the binding and the CLI take.
 CPU_AFFINITY = {"none": 0, "fast": 1}
+# ``lite_backend`` and ``lite_precision`` by the names the binding and the CLI take.
+BACKENDS = {"cpu": 0, "opencl": 1, "auto": 2}
+PRECISIONS = {"fp32": 0, "fp16": 1}
 
 
 class OptionsStruct(Structure):
@@ -43,6 +46,9 @@ class OptionsStruct(Structure):
         ("num_threads", c_int),
         ("reserved", c_int),  # the first version's padding, ignored by the runtime
         ("cpu_affinity", c_int),
+        ("backend", c_int),
+        ("precision", c_int),
+        ("cache_dir", c_char_p),
         ("max_memory_bytes", c_size_t),
     ]
 
@@ -127,6 +133,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_profile_entry": (c_int, [c_void_p, c_int, POINTER(OpProfileStruct)]),
     "lite_interpreter_op_computed_by": (c_int, [c_void_p, c_int]),
     "lite_interpreter_op_backend": (c_char_p, [c_void_p, c_int]),
+    "lite_interpreter_backend_note": (c_char_p, [c_void_p]),
+    "lite_interpreter_backend_info": (c_char_p, [c_void_p]),
 }
 
 

@@ -15,10 +15,12 @@ from typing import Any
 import numpy as np
 
 from runtime_arm._library import (
+    BACKENDS,
     CPU_AFFINITY,
     DEFAULT_MAX_MEMORY_BYTES,
     MAX_RANK,
     MEMORY_COPY,
+    PRECISIONS,
     ErrorStruct,
     OpProfileStruct,
     QuantizationStruct,
@@ -50,11 +52,11 @@ def checked_int(value: object, what: str, bounds: tuple[int, int]) -> int:
     return number
 
 
-def encoded_path(path: str | os.PathLike[str]) -> bytes:
+def encoded_path(path: str | os.PathLike[str], what: str = "model path") -> bytes:
     """The path as the C API takes it; a NUL byte would silently cut it short there."""
     raw = os.fsencode(path)
     if b"\0" in raw:
-        raise LiteError(Status.INVALID_ARGUMENT, f"model path {os.fsdecode(raw)!r} contains a NUL byte")
+        raise LiteError(Status.INVALID_ARGUMENT, f"{what} {os.fsdecode(raw)!r} contains a NUL byte")
     return raw
 
 
@@ -68,6 +70,11 @@ class Interpreter:
     where the CPUs are alike): see ``cpu_affinity_cpus``. ``max_memory_bytes`` bounds what the
     interpreter commits for the model (arena, scratch, packed weights; default 1 GiB, checked before
     anything is allocated): raise it for a trusted model that needs more.
+    ``backend="opencl"`` runs the ops the OpenCL backend supports on the GPU (the rest on the CPU,
+    see ``profile()[i]["backend"]``) and raises when no OpenCL device is usable; ``backend="auto"``
+    falls back to the CPU then (``backend_note`` says why). ``precision="fp16"`` stores the GPU's
+    activations in half floats (math stays float32). ``cache_dir`` (an existing directory) keeps the
+    compiled OpenCL program between runs, so later creations skip compiling. docs/OPENCL.md.
     """
 
     def __init__(
@@ -78,6 +85,9 @@ class Interpreter:
         threads: int = 1,
         cpu_affinity: str = "none",
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
+        backend: str = "cpu",
+        precision: str = "fp32",
+        cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if (model_path is None) == (model_content is None):
             raise ValueError("give exactly one of model_path and model_content")
@@ -87,6 +97,12 @@ class Interpreter:
         threads = checked_int(threads, "threads", INT32_RANGE)
         max_memory_bytes = checked_int(max_memory_bytes, "max_memory_bytes", (1, SIZE_RANGE[1]))
         path = encoded_path(model_path) if model_path is not None else None
+        cache = encoded_path(cache_dir, "cache_dir") if cache_dir is not None else None
+        if not isinstance(backend, str) or backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
+        if not isinstance(precision, str) or precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}, "
+                             f"got {precision!r}")
         self._lib = load_library()
         self._model = c_void_p()
         self._it = c_void_p()
@@ -104,6 +120,9 @@ class Interpreter:
         options.num_threads = threads
         options.cpu_affinity = CPU_AFFINITY[cpu_affinity]
         options.max_memory_bytes = max_memory_bytes
+        options.backend = BACKENDS[backend]
+        options.precision = PRECISIONS[precision]
+        options.cache_dir = cache  # `cache` stays alive until create has copied it
         status = self._lib.lite_interpreter_create(self._model, byref(options), byref(self._it), byref(error))
         if status != Status.OK:
             self._lib.lite_model_destroy(self._model)
@@ -293,6 +312,17 @@ class Interpreter:
         return tuple(int(c) for c in cpus[:count])
 
     @property
+    def backend_note(self) -> str:
+        """With ``backend="auto"``, why OpenCL is not in use ("" when it is or was not asked for)."""
+        return self._name(self._lib.lite_interpreter_backend_note(self._live()))
+
+    @property
+    def backend_info(self) -> str:
+        """One line about the GPU backend in use: device, library, whether its program was compiled
+        or loaded from ``cache_dir`` and in how long ("" without a GPU backend)."""
+        return self._name(self._lib.lite_interpreter_backend_info(self._live()))
+
+    @property
     def arena_bytes(self) -> int:
         """Size of the activation arena of the current plan (0 before allocation)."""
         return int(self._lib.lite_interpreter_arena_bytes(self._live()))
@@ -336,7 +366,7 @@ class Interpreter:
         calls (one per invoke; 0 for ops computed once at prepare time or by another op) and
         computed_by (the index of the op whose eval computes this op's outputs: its own, the next
         op's when that one runs both as one pass, -1 at prepare time) and backend (where it runs:
-        "cpu"; None before allocation)."""
+        "cpu" or "opencl"; None before allocation)."""
         entry = OpProfileStruct()
         rows = []
         for i in range(self._lib.lite_interpreter_profile_count(self._live())):

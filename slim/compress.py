@@ -1,24 +1,33 @@
-"""``slim.compress``: float model (ONNX, .tflite) + calibration data -> int8 .lite file, in one call.
+"""``slim.compress``: float model + data -> compressed .lite file, in one call.
 
-load -> refuse a quantized model -> check the data against the model's inputs (before any work) ->
-the converter's front half (optimize -> lower -> channels-last) -> calibrate (fp32 run on our
-runtime, observers per tensor) -> [mixed precision: choose the layers kept in fp32] -> int8 pass ->
-[bias correction] -> write (slim/pipeline.py).
+int8 (``config="int8"`` or a QuantConfig), for ONNX and .tflite: load -> refuse a quantized model ->
+check the data against the model's inputs (before any work) -> the converter's front half (optimize
+-> lower -> channels-last) -> calibrate (fp32 run on our runtime, observers per tensor) -> [mixed
+precision: choose the layers kept in fp32] -> int8 pass -> [bias correction] -> write
+(slim/pipeline.py).
+
+Pruning (``config="prune_0.5"``, ``"prune_0.5+int8"`` or a PruneConfig), for ONNX: slim.prune (the
+torch extra: dependency groups, importance, FLOPs target, label-free distillation against the
+original) -> the pruned ONNX-vocabulary graph through the converter's normal passes and writer, or
+through the int8 path above, calibrated on the same data.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Any
 
 from lite_converter.atomic_write import write_atomically
-from lite_converter.convert import ModelSource
+from lite_converter.convert import ModelSource, lower, to_lite_bytes
 from lite_converter.ir import Graph
 from slim.analysis import AnalysisReport, measure
 from slim.calibration_data import CalibrationInput
-from slim.config import QuantConfig, resolve_config
+from slim.config import QuantConfig
+from slim.extras import training_half
 from slim.mixed_precision import MixedPrecisionResult, choose_fp32_layers
 from slim.pipeline import prepare, quantize
+from slim.pruning.config import PruneConfig, parse_config
 
 
 @dataclasses.dataclass
@@ -35,25 +44,30 @@ class CompressResult:
     lite_bytes: bytes
     mixed_precision: MixedPrecisionResult | None = None
     analysis: AnalysisReport | None = None
+    pruning: Any = None  # the slim.pruning.pruner.PruneReport of a prune config
 
 
 def compress(
     model: ModelSource,
     output_path: str | os.PathLike | None,
     data: CalibrationInput,
-    config: str | QuantConfig = "int8",
+    config: str | QuantConfig | PruneConfig = "int8",
     input_shapes: dict[str, list[int]] | None = None,
     analyze: bool = False,
 ) -> CompressResult:
     """Post-training int8 quantization of a float ONNX or .tflite model into a .lite file (written
     atomically); a model quantized already (QDQ, int8 .tflite) raises ConversionError saying what to do.
 
-    ``data``: calibration batches (see slim.calibration_data); ``config``: a preset name ("int8")
-    or a slim.QuantConfig. Raises slim.CalibrationDataError before any work when the data does
-    not fit the model's inputs. ``analyze``: also measure every int8 layer's SQNR and cosine
-    against fp32 on the calibration data (slim/analysis.py).
+    ``data``: calibration batches (see slim.calibration_data; for pruning, training data as
+    slim.training_data describes); ``config``: a preset name ("int8", "prune_0.5", "prune_0.5+int8")
+    or a slim.QuantConfig / slim.PruneConfig. Raises slim.CalibrationDataError before any work when
+    the data does not fit the model's inputs (and PruneError for a target pruning cannot reach).
+    ``analyze``: also measure every int8 layer's SQNR and cosine against fp32 on the calibration
+    data (slim/analysis.py).
     """
-    settings = resolve_config(config)
+    settings = parse_config(config)
+    if isinstance(settings, PruneConfig):
+        return _prune_and_convert(model, output_path, data, settings, input_shapes, analyze)
     prepared = prepare(model, data, settings, input_shapes)
     mixed: MixedPrecisionResult | None = None
     if settings.mixed_precision:
@@ -70,3 +84,19 @@ def compress(
     fp32_nodes = [n.name for n in graph.nodes if n.name not in int8_nodes and n.op_type not in borders]
     report = measure(prepared, quantized) if analyze else None
     return CompressResult(graph, int8_nodes, fp32_nodes, lite_bytes, mixed, report)
+
+
+def _prune_and_convert(model: ModelSource, output_path: str | os.PathLike | None, data: object,
+                       settings: PruneConfig, input_shapes: dict[str, list[int]] | None,
+                       analyze: bool) -> CompressResult:
+    pruned = training_half("slim.pruning.pruner").prune(model, data, settings, input_shapes)
+    source = pruned.onnx_model()
+    if settings.quantize is not None:
+        result = compress(source, output_path, pruned.calibration, settings.quantize, analyze=analyze)
+        result.pruning = pruned.report
+        return result
+    graph = lower(source)
+    lite_bytes = to_lite_bytes(graph)
+    if output_path is not None:
+        write_atomically(output_path, lite_bytes)
+    return CompressResult(graph, [], [n.name for n in graph.nodes], lite_bytes, pruning=pruned.report)

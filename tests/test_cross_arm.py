@@ -1,10 +1,10 @@
 """The ARM targets: cross builds (``make cross``) run under qemu-user against the host.
 
 * every kernel test executable (kernels_neon/tests/test_*.c: optimized kernels against ref/) runs on
-  the host sanitizer build and under three emulated CPUs: aarch64 ``-cpu max,sve=off,sme=off`` (all
-  NEON extensions, SVE/SME off so NEON kernels are what runs), aarch64 ``-cpu cortex-a53`` (no
-  dotprod/i8mm/fp16: the dispatcher must fall back) and armv7 ``-cpu cortex-a7`` (Raspberry Pi 2/3
-  32-bit: NEON + VFPv4);
+  the host sanitizer build and under four emulated CPUs: aarch64 ``-cpu max,sve=off,sme=off`` (all
+  NEON extensions, SVE/SME off so NEON kernels are what runs), aarch64 ``-cpu cortex-a53`` and
+  ``-cpu cortex-a72`` (no dotprod/i8mm/fp16, Raspberry Pi 3 / 4: the dispatcher must fall back) and
+  armv7 ``-cpu cortex-a7`` (Raspberry Pi 2/3 32-bit: NEON + VFPv4);
 * the runtime core's unit tests (runtime_arm/tests: verifier, planner, loader, thread pool) run on
   aarch64 and on 32-bit armv7, where size_t is 32 bits and shape arithmetic overflows differently;
 * real converted models (PP-OCR cls and rec, a torch MobileNetV2) run with the ARM ``run_model``
@@ -46,6 +46,7 @@ QEMU_AARCH64 = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", "-cpu"]
 EMULATED = {
     "aarch64-max": ("aarch64", [*QEMU_AARCH64, "max,sve=off,sme=off"]),
     "aarch64-a53": ("aarch64", [*QEMU_AARCH64, "cortex-a53"]),
+    "aarch64-a72": ("aarch64", [*QEMU_AARCH64, "cortex-a72"]),
     "armv7-a7": ("armv7", ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf", "-cpu", "cortex-a7"]),
 }
 MODEL_RTOL = 1e-4

@@ -5,9 +5,10 @@ output (slim.calibrate.with_outputs); each int8 op's output is then re-computed 
 slim.fake_quant.simulate_node from the ARM run's own inputs of that op, so a wrong ARM kernel or a
 dispatch bug is pinned to the op that made it, independently of the host runtime.
 
-Four emulated CPUs cover the int8 kernel variants the dispatcher can pick:
+Five emulated CPUs cover the int8 kernel variants the dispatcher can pick:
 ``-cpu max,sve=off,sme=off`` (dotprod + i8mm), ``-cpu neoverse-n1`` (dotprod, no i8mm),
-``-cpu cortex-a53`` (plain NEON) and armv7 ``-cpu cortex-a7`` (32-bit NEON).
+``-cpu cortex-a53`` and ``-cpu cortex-a72`` (plain NEON: Raspberry Pi 3 / 4) and armv7
+``-cpu cortex-a7`` (32-bit NEON).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ EMULATED = {  # name -> (cross build dir, emulator command); binfmt is not set u
     "aarch64-max": ("aarch64", [*QEMU_AARCH64, "max,sve=off,sme=off"]),
     "aarch64-n1": ("aarch64", [*QEMU_AARCH64, "neoverse-n1"]),
     "aarch64-a53": ("aarch64", [*QEMU_AARCH64, "cortex-a53"]),
+    "aarch64-a72": ("aarch64", [*QEMU_AARCH64, "cortex-a72"]),
     "armv7-a7": ("armv7", ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf", "-cpu", "cortex-a7"]),
 }
 DTYPES = {"float32": np.float32, "int8": np.int8, "uint8": np.uint8, "int32": np.int32, "int64": np.int64}

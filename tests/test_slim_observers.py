@@ -65,3 +65,16 @@ def test_every_range_contains_most_values(algorithm: str) -> None:
     low, high = observed(algorithm, values)
     inside = np.mean((values >= low) & (values <= high))
     assert low < 0.5 < high and inside >= 0.99
+
+
+def test_hist_is_the_size_weighted_mean_of_each_batchs_exact_quantiles() -> None:
+    """99.99% of 20,000 values leaves 2 beyond each end; of 30,000, 3: the range is the 3rd-lowest /
+    3rd-highest value of the first batch and the 4th of the second, weighted 2:3 — exact, no sample."""
+    first, second = RNG.standard_t(3, 20_000), RNG.standard_t(3, 30_000) * 2.0
+    observer = make_observer("hist", QuantConfig(algorithm="hist", percentile=0.9999, progress=False))
+    observer.update(first.astype(np.float32))
+    observer.update(second.astype(np.float32))
+    a, b = np.sort(first.astype(np.float32)), np.sort(second.astype(np.float32))
+    low, high = observer.range()
+    assert low == pytest.approx((2 * float(a[2]) + 3 * float(b[3])) / 5, rel=1e-6)
+    assert high == pytest.approx((2 * float(a[-3]) + 3 * float(b[-4])) / 5, rel=1e-6)

@@ -94,7 +94,9 @@ def test_int8_tflite_source_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_float_tflite_compresses_like_an_onnx_model(float_tflite: Path, tmp_path: Path) -> None:
     target = tmp_path / "net_int8.lite"
-    result = slim.compress(float_tflite, target, _batches(4, seed=1))
+    # abs_max ranges: the 2-step bound below assumes no value is clipped (the int8 default's
+    # percentile ranges clip the extremes of random data on purpose)
+    result = slim.compress(float_tflite, target, _batches(4, seed=1), config="int8_fast")
     assert result.graph.source_format == "tflite"
     assert {"CONV_2D", "ADD", "GLOBAL_AVERAGE_POOL"} <= {n.op_type for n in result.graph.nodes
                                                          if n.name in result.int8_nodes}

@@ -11,7 +11,7 @@
  * qs8_requantize_neon.h (zip to rows, sqshl / sqdmulh / srshl, saturating narrows, clamp, one
  * 16-byte store per row) run on the registers, ~120 instructions of epilogue per tile.
  *
- * Packed shift word: lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm writes, instead of the shift s,
+ * Packed shift word: lite_qs8_gemm_pack_shift_amounts writes, instead of the shift s,
  * byte 0 = u = max(0, 32 - s), byte 1 = -t = -max(1, s - 31) (qs8_requantize_neon.h) and bit 16 set
  * on every column of a panel where some u != 0. Register-operand sqshl and srshl read only the
  * signed low byte of each lane: sqshl takes u directly, srshl takes the word shifted right by 8;
@@ -43,30 +43,6 @@ static const uint8_t k_tail_index[32] = {0,   1,   2,   3,   4,   5,   6,   7,  
                                          11,  12,  13,  14,  15,  255, 255, 255, 255, 255, 255,
                                          255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
 
-void lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm(const lite_qs8_gemm_config* config, size_t n, size_t k,
-                                                const int8_t* w, size_t stride_k, size_t stride_n,
-                                                const int32_t* bias, int32_t input_zero_point,
-                                                const int32_t* multiplier, const int32_t* shift, void* packed) {
-  lite_qs8_gemm_pack_generic(config, n, k, w, stride_k, stride_n, bias, input_zero_point, multiplier, shift, packed);
-  const size_t panel_bytes = lite_qs8_gemm_panel_bytes(config, k), kc = (k + KR - 1) / KR * KR;
-  for (size_t j0 = 0; j0 < n; j0 += NR) {
-    uint8_t* words = (uint8_t*)packed + (j0 / NR) * panel_bytes + NR * sizeof(int32_t) + NR * kc + NR * sizeof(int32_t);
-    uint32_t encoded[NR];
-    int any_left = 0;
-    for (size_t j = 0; j < NR; ++j) {
-      int32_t s;
-      memcpy(&s, words + j * sizeof(int32_t), sizeof(s));
-      const int32_t u = s < 32 ? 32 - s : 0, t = s > 32 ? s - 31 : 1;
-      encoded[j] = (uint32_t)u | (uint32_t)(-t & 0xff) << 8;
-      any_left |= u != 0;
-    }
-    for (size_t j = 0; j < NR; ++j) {
-      const uint32_t word = encoded[j] | (any_left ? 1u << 16 : 0u);
-      memcpy(words + j * sizeof(int32_t), &word, sizeof(word));
-    }
-  }
-}
-
 /* Four rows (a0..a3, already clamped to valid rows) of one panel into c0..c3 (16 bytes each). */
 static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const int8_t* a0, const int8_t* a1,
                                                                  const int8_t* a2, const int8_t* a3, const void* w,
@@ -78,7 +54,7 @@ static inline __attribute__((always_inline)) void qs8_i8mm_rows4(size_t k, const
   const ptrdiff_t tail_offset = (ptrdiff_t)left - 16;
   const uint8_t* idx = k_tail_index + 16 - left;
   const int8_t* wp = (const int8_t*)w;
-  uint32_t tmp;
+  uint64_t tmp; /* a 64-bit scratch register: the asm also uses it as an address */
   __asm__ volatile(
       "add %[tmp], %[w], #32\n"
       "ld4r {v8.2d, v9.2d, v10.2d, v11.2d}, [%[w]]\n"
@@ -349,7 +325,7 @@ static void qs8_i8mm_full_tiles(size_t tiles, size_t k, const int8_t* a0, size_t
   const uint8_t* idx = k_tail_index + 16 - left;
   const int8_t *a1, *a2, *a3, *wk;
   size_t n, off;
-  uint32_t tmp;
+  uint64_t tmp; /* a 64-bit scratch register: the asm also uses it as an address */
   __asm__ volatile(
       "0:\n"
       "add %[a1], %[a0], %[as]\n"
@@ -715,7 +691,7 @@ static void qs8_i8mm_packed_a_tiles(size_t tiles, size_t k, const int8_t* pa, co
   const size_t groups = left == 0 ? 0 : left <= 8 ? 1 : 2;
   const int8_t* wk;
   size_t n;
-  uint32_t tmp;
+  uint64_t tmp; /* a 64-bit scratch register: the asm also uses it as an address */
   __asm__ volatile(
       "0:\n"
       "mov %[wk], %[w]\n"

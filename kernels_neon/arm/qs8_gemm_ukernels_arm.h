@@ -17,23 +17,16 @@ extern "C" {
   void name(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride, const void* w, int8_t* c, \
             size_t c_stride, const lite_qs8_gemm_params* params)
 
-/* aarch64: sdot (dotprod), smmla (i8mm), smull + sadalp (any ARMv8 NEON, e.g. Cortex-A53). */
+/* aarch64: sdot (dotprod), smmla (i8mm), smull + smlal2 + sadalp (any ARMv8 NEON, e.g. Cortex-A53). */
 LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_4x16c4_aarch64_neondot);
 LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm);
-LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_2x8c8_aarch64_neon);
-/* armv7: vmull.s8 + vpadal.s16. */
-LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_2x4c8_armv7_neon);
+LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_36x8c16_aarch64_neon);
+/* armv7: vmull.s8 + vmlal.s8 + vpadal.s16. */
+LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_24x4c16_armv7_neon);
 
 #undef LITE_QS8_GEMM_UKERNEL
 
-/* The i8mm kernel's packing: the generic layout with each shift s replaced by u and -t bytes (the
- * sqshl / srshl amounts of qs8_requantize_neon.h; see the kernel's source). */
-void lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm(const lite_qs8_gemm_config* config, size_t n, size_t k,
-                                                const int8_t* w, size_t stride_k, size_t stride_n,
-                                                const int32_t* bias, int32_t input_zero_point,
-                                                const int32_t* multiplier, const int32_t* shift, void* packed);
-
-/* Its packed-A kernel (lite_kernels/qs8_gemm_packed_a.h). */
+/* The i8mm kernel's packed-A kernel (lite_kernels/qs8_gemm_packed_a.h). */
 size_t lite_qs8_gemm_i8mm_packed_a_bytes(size_t m, size_t k);
 void lite_qs8_gemm_i8mm_pack_a(size_t m, size_t k, const int8_t* a, size_t lda, int8_t* packed_a);
 void lite_qs8_gemm_i8mm_packed_a_compute(const lite_qs8_gemm_config* config, size_t m, size_t n, size_t k,

@@ -1,6 +1,6 @@
 /* ARM selection of the packed int8 GEMM microkernel (qs8_gemm_packed.h); the one place that maps
  * aarch64 / armv7 CPU features to it (the depthwise kernel: qs8_dwconv_config.c).
- * GEMM: per instruction smmla does 32 multiply-adds, sdot 16, smull + sadalp 8 per pair, so the
+ * GEMM: per instruction smmla does 32 multiply-adds, sdot 16, smull + smlal2 + sadalp 16 per three, so the
  * richest extension the CPU reports wins; n and k do not change the order (every kernel handles
  * any n, k with partial tiles). lite_qs8_gemm_config_select (dispatch/qs8_gemm_config.c) calls it. */
 #include <stddef.h>
@@ -15,15 +15,16 @@
 
 #if defined(__aarch64__)
 static const lite_qs8_gemm_config k_i8mm = {lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm,
-                                            lite_qs8_gemm_pack_4x16c8_aarch64_neoni8mm, 16, 16, 8, 0,
+                                            lite_qs8_gemm_pack_shift_amounts, 16, 16, 8, 0,
                                             "qs8_gemm_4x16c8_aarch64_neoni8mm"};
 static const lite_qs8_gemm_config k_dot = {lite_qs8_gemm_ukernel_4x16c4_aarch64_neondot, lite_qs8_gemm_pack_generic,
                                            4, 16, 4, 0, "qs8_gemm_4x16c4_aarch64_neondot"};
-static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_2x8c8_aarch64_neon, lite_qs8_gemm_pack_generic, 2,
-                                            8, 8, 0, "qs8_gemm_2x8c8_aarch64_neon"};
+static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_36x8c16_aarch64_neon,
+                                            lite_qs8_gemm_pack_shift_amounts, 36, 8, 16, 0,
+                                            "qs8_gemm_36x8c16_aarch64_neon"};
 #else
-static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_2x4c8_armv7_neon, lite_qs8_gemm_pack_generic, 2, 4,
-                                            8, 0, "qs8_gemm_2x4c8_armv7_neon"};
+static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_24x4c16_armv7_neon, lite_qs8_gemm_pack_shift_amounts,
+                                            24, 4, 16, 0, "qs8_gemm_24x4c16_armv7_neon"};
 #endif
 
 const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, size_t n, size_t k);

@@ -5,7 +5,7 @@
 int main(void) {
   run_qs8_gemm_tests(lite_qs8_gemm_config_portable());
 #if defined(__aarch64__) /* NEON is part of the base ISA there: no features still select it */
-  KT_CHECK(strcmp(lite_qs8_gemm_config_select(0, 64, 64)->name, "qs8_gemm_2x8c8_aarch64_neon") == 0);
+  KT_CHECK(strcmp(lite_qs8_gemm_config_select(0, 64, 64)->name, "qs8_gemm_36x8c16_aarch64_neon") == 0);
 #else
   KT_CHECK(strcmp(lite_qs8_gemm_config_select(0, 64, 64)->name, "qs8_gemm_4x8c4_portable") == 0);
 #endif

@@ -143,6 +143,45 @@ static void check_packed_a(const lite_qs8_gemm_config* cfg) {
   kt_record(passed == cases, __FILE__, __LINE__, what);
 }
 
+#if defined(__aarch64__) || defined(__arm__)
+/* Weights in [-127, 127] (our quantizer's), where a kernel may sum two products in int16: random
+ * problems, then the largest pair sums (A all -128 or 127 against weights of +-127), scaled so that
+ * the outputs stay inside int8 (a wrapped pair would be far off). */
+static void check_symmetric_weights(const lite_qs8_gemm_config* cfg) {
+  qs8_test_weight_min = -127;
+  run_qs8_gemm_tests(cfg);
+  qs8_test_weight_min = -128;
+  enum { M = 5, N = 19, KMAX = 300 };
+  static int8_t a[M * KMAX], w[N * KMAX];
+  static uint8_t packed[1 << 16];
+  int8_t ref[M * N], out[M * N];
+  int32_t multiplier[N], shift[N];
+  const size_t ks[] = {16, 33, KMAX};
+  size_t cases = 0, passed = 0;
+  for (size_t ki = 0; ki < 3; ++ki)
+    for (int av = 0; av < 2; ++av) {
+      const size_t k = ks[ki];
+      memset(a, av ? 127 : -128, sizeof(a));
+      for (size_t j = 0; j < N; ++j) {
+        memset(w + j * k, j % 2 ? 127 : -127, k);
+        int sh = 1;
+        lite_quantize_multiplier(100.0 / ((double)k * 128 * 127), &multiplier[j], &sh);
+        shift[j] = sh;
+      }
+      const lite_qs8_requant_params rq = {0, 0, -128, 127, multiplier, shift};
+      lite_qs8_fully_connected_ref(M, k, N, &rq, a, w, NULL, ref);
+      cfg->pack(cfg, N, k, w, 1, k, NULL, 0, multiplier, shift, packed);
+      const lite_qs8_gemm_params params = {0, -128, 127};
+      lite_qs8_gemm_packed_compute(cfg, M, 0, N, k, a, k, packed, &params, out, N);
+      ++cases;
+      passed += memcmp(out, ref, sizeof(out)) == 0 && ref[0] != -128 && ref[0] != 127;
+    }
+  char what[160];
+  snprintf(what, sizeof(what), "%s: %zu of %zu largest int16 pair sums equal the reference", cfg->name, passed, cases);
+  kt_record(passed == cases, __FILE__, __LINE__, what);
+}
+#endif
+
 int main(void) {
   const uint32_t detected = lite_cpu_features_detected();
   check_no_read_past_a(lite_qs8_gemm_config_portable());
@@ -153,21 +192,23 @@ int main(void) {
   const uint32_t neon = LITE_CPU_ARM_NEON, dot = neon | LITE_CPU_ARM_DOTPROD, i8mm = dot | LITE_CPU_ARM_I8MM;
   run_qs8_gemm_variant(i8mm, 64, 64, "qs8_gemm_4x16c8_aarch64_neoni8mm");
   run_qs8_gemm_variant(dot, 64, 64, "qs8_gemm_4x16c4_aarch64_neondot");
-  run_qs8_gemm_variant(neon, 64, 64, "qs8_gemm_2x8c8_aarch64_neon");
+  run_qs8_gemm_variant(neon, 64, 64, "qs8_gemm_36x8c16_aarch64_neon");
   const uint32_t levels[] = {i8mm, dot, neon};
   const char* best = "qs8_gemm_4x8c4_portable";
   for (size_t i = 3; i-- > 0;) {
     if ((detected & levels[i]) != levels[i]) break;
     check_no_read_past_a(lite_qs8_gemm_config_select(levels[i], 64, 64));
     check_requantization(lite_qs8_gemm_config_select(levels[i], 64, 64));
+    check_symmetric_weights(lite_qs8_gemm_config_select(levels[i], 64, 64));
     best = lite_qs8_gemm_config_select(levels[i], 64, 64)->name;
   }
 #elif defined(__arm__)
-  run_qs8_gemm_variant(LITE_CPU_ARM_NEON, 64, 64, "qs8_gemm_2x4c8_armv7_neon");
-  const char* best = (detected & LITE_CPU_ARM_NEON) ? "qs8_gemm_2x4c8_armv7_neon" : "qs8_gemm_4x8c4_portable";
+  run_qs8_gemm_variant(LITE_CPU_ARM_NEON, 64, 64, "qs8_gemm_24x4c16_armv7_neon");
+  const char* best = (detected & LITE_CPU_ARM_NEON) ? "qs8_gemm_24x4c16_armv7_neon" : "qs8_gemm_4x8c4_portable";
   if (detected & LITE_CPU_ARM_NEON) {
     check_no_read_past_a(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));
     check_requantization(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));
+    check_symmetric_weights(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));
   }
 #else
   kt_skip("not an ARM build: only the portable kernel's A reads are checked");

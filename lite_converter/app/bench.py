@@ -24,7 +24,7 @@ from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
 from lite_converter.flops import FlopsReport, model_flops
 from lite_converter.frontends.paddle import find_model_files, is_paddle_model
 from lite_converter.reader import LiteModel, read_model
-from runtime_arm import Interpreter, runtime_version
+from runtime_arm import Interpreter, LiteError, runtime_version
 
 OURS = "lite"
 BASELINE = "lite baseline"
@@ -50,6 +50,9 @@ class BenchConfig:
     baseline: Path | None = None
     # Our runtime's threads ("fast": on the fastest CPUs, runtime_arm.Interpreter); peers keep theirs.
     cpu_affinity: str = "none"
+    # Where our runtime runs ops ("cpu", "opencl", "auto") and the GPU's storage precision.
+    backend: str = "cpu"
+    precision: str = "fp32"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +95,9 @@ class BenchResult:
     peers: list[RunnerResult]
     cpu_affinity: str = "none"
     cpus: tuple[int, ...] = ()  # what cpu_affinity chose; empty: not pinned
+    backend: str = "cpu"
+    backend_info: str = ""  # the GPU backend's device and program build ("" on the CPU)
+    on_cpu: tuple[str, ...] = ()  # with a GPU backend: the ops that fell back to the CPU ("OP 'node'")
 
     @property
     def gflops_per_second(self) -> float:
@@ -219,7 +225,11 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
     feeds = make_feeds(model, config.input_shapes, config.seed)
 
     start = time.perf_counter()
-    interpreter = Interpreter(lite_path, threads=config.threads, cpu_affinity=config.cpu_affinity)
+    try:
+        interpreter = Interpreter(lite_path, threads=config.threads, cpu_affinity=config.cpu_affinity,
+                                  backend=config.backend, precision=config.precision)
+    except LiteError as error:  # e.g. --backend opencl where no OpenCL device is usable
+        raise BenchError(str(error)) from None
     declared = {d["name"]: tuple(int(x) for x in d["shape"]) for d in interpreter.get_input_details()}
     for name, array in feeds.items():
         if declared[name] != array.shape:
@@ -289,7 +299,11 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
     result = BenchResult(config.model, lite_path, onnx_path, config.threads,
                          {name: tuple(a.shape) for name, a in feeds.items()}, init_seconds, ours,
                          interpreter.arena_bytes, rss, flops, profile, peer_results, config.cpu_affinity,
-                         interpreter.cpu_affinity_cpus)
+                         interpreter.cpu_affinity_cpus, config.backend,
+                         interpreter.backend_info or interpreter.backend_note,
+                         tuple(f"{row['op']} '{row['node']}'" for row in interpreter.profile()
+                               if row["backend"] == "cpu" and row["computed_by"] >= 0)
+                         if config.backend != "cpu" else ())
     interpreter.close()
     for close in closers:
         close()

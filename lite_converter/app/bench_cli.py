@@ -11,8 +11,12 @@ from lite_converter.app import bench_qemu
 from lite_converter.app.bench import BenchConfig, BenchError, benchmark, make_feeds, prepare_models
 from lite_converter.app.bench_report import report_text
 from lite_converter.app.cli_common import (
+    BACKEND_CHOICES,
+    BACKEND_HELP,
     CPU_AFFINITY_CHOICES,
     CPU_AFFINITY_HELP,
+    PRECISION_CHOICES,
+    PRECISION_HELP,
     UserError,
     input_shape_arg,
     input_shapes,
@@ -45,6 +49,9 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     bench.add_argument("--cpu-affinity", choices=CPU_AFFINITY_CHOICES, default="none",
                        help=f"{CPU_AFFINITY_HELP}. Our runtime only (with --baseline, both models): the "
                             "--compare peers keep their own defaults; ignored with --target")
+    bench.add_argument("--backend", choices=BACKEND_CHOICES, default="cpu",
+                       help=f"{BACKEND_HELP}. Our runtime only")
+    bench.add_argument("--precision", choices=PRECISION_CHOICES, default="fp32", help=PRECISION_HELP)
     bench.add_argument("--warmup", type=int, default=3, help="untimed runs after the first (default 3)")
     bench.add_argument("--runs", type=int, default=20, help="timed runs (default 20)")
     bench.add_argument("--profile", action="store_true", help="per-op time table, slowest first")
@@ -66,7 +73,7 @@ def command_bench(args: argparse.Namespace) -> int:
         return _command_target(args)
     config = BenchConfig(Path(args.model), input_shapes(args.input_shape), args.threads, args.warmup,
                          args.runs, args.profile, tuple(args.compare), seed=args.seed, baseline=args.baseline,
-                         cpu_affinity=args.cpu_affinity)
+                         cpu_affinity=args.cpu_affinity, backend=args.backend, precision=args.precision)
     try:
         result = benchmark(config)
     except BenchError as error:

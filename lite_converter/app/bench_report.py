@@ -19,6 +19,9 @@ def summary_text(result: BenchResult) -> str:
         f"model: {result.model} ({shapes}), threads {result.threads}, runtime {result.ours.version}",
         *([f"  cpu affinity {result.cpu_affinity}: {affinity_text(result.cpus)}"]
           if result.cpu_affinity != "none" else []),
+        *([f"  backend {result.backend}: {result.backend_info}",
+           f"  ops on the CPU: {', '.join(result.on_cpu) if result.on_cpu else 'none'}"]
+          if result.backend != "cpu" else []),
         f"  init (load + prepare): {_ms(result.init_seconds)}",
         f"  first run:             {_ms(result.ours.first_run)}",
         f"  latency over {stats.runs} runs:  min {_ms(stats.min)}  median {_ms(stats.median)}  "

@@ -6,6 +6,8 @@
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
              [--cpu-affinity fast]
     lite compress model.onnx -o model.lite --config int8 --data calibration_dir/ [--algorithm kl]
+    lite compress model.onnx -o model.lite --config prune_0.5 --data dir/ [--epochs N | --steps N]
+    lite sensitivity model.onnx --data dir/ --plot sens.png [--executor ray]
     lite bench model.onnx [--input-shape x=1,3,224,224] [--threads 2] [--profile] [--compare onnxruntime]
 
 A user error (missing file, unsupported op, bad argument) prints one message on stderr and exits
@@ -29,9 +31,13 @@ import onnx
 from lite_converter import __version__
 from lite_converter.app.bench_cli import add_bench_command
 from lite_converter.app.cli_common import (
+    BACKEND_CHOICES,
+    BACKEND_HELP,
     CPU_AFFINITY_CHOICES,
     CPU_AFFINITY_HELP,
     MAX_MEMORY_HELP,
+    PRECISION_CHOICES,
+    PRECISION_HELP,
     UserError,
     affinity_text,
     input_shape_arg,
@@ -41,6 +47,7 @@ from lite_converter.app.cli_common import (
 )
 from lite_converter.app.compress_cli import add_compress_command
 from lite_converter.app.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
+from lite_converter.app.sensitivity_cli import add_sensitivity_command
 from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
 from lite_converter.frontends.paddle import find_model_files, is_paddle_model
 from lite_converter.ir import ConversionError
@@ -242,7 +249,10 @@ def command_run(args: argparse.Namespace) -> int:
     feeds = _feeds(model, args)
     try:
         interpreter = Interpreter(path, threads=args.threads, cpu_affinity=args.cpu_affinity,
+                                  backend=args.backend, precision=args.precision,
                                   max_memory_bytes=args.max_memory_bytes or DEFAULT_MAX_MEMORY_BYTES)
+    except LiteError as error:  # e.g. --backend opencl where no OpenCL device is usable
+        raise UserError(str(error)) from None
     except ImportError as error:  # the shared library is not built: the error says how to build it
         raise UserError(f"the runtime library is not available: {error}") from None
     except OSError as error:  # the shared library could not be found or loaded
@@ -250,8 +260,15 @@ def command_run(args: argparse.Namespace) -> int:
     with interpreter:
         outputs = interpreter.run(feeds)
         cpus = interpreter.cpu_affinity_cpus
+        placement = [(row["op"], row["node"]) for row in interpreter.profile()
+                     if row["backend"] == "cpu" and row["computed_by"] >= 0]
+        note = interpreter.backend_note
     if args.cpu_affinity != "none":
         print(f"cpu affinity {args.cpu_affinity}: {affinity_text(cpus)}")
+    if args.backend != "cpu":
+        print(f"backend {args.backend}: {note or f'{len(placement)} op(s) on the CPU'}")
+        for op, node in placement:
+            print(f"  on the CPU: {op} '{node}'")
     print("inputs:")
     for name, array in feeds.items():
         print(_describe(name, array))
@@ -299,12 +316,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
     run.add_argument("--cpu-affinity", choices=CPU_AFFINITY_CHOICES, default="none", help=CPU_AFFINITY_HELP)
+    run.add_argument("--backend", choices=BACKEND_CHOICES, default="cpu", help=BACKEND_HELP)
+    run.add_argument("--precision", choices=PRECISION_CHOICES, default="fp32", help=PRECISION_HELP)
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     run.add_argument("--max-memory-bytes", type=memory_size_arg, metavar="SIZE", help=MAX_MEMORY_HELP)
     run.set_defaults(handler=command_run)
 
     add_bench_command(commands, shape_help)
     add_compress_command(commands, shape_help)
+    add_sensitivity_command(commands, shape_help)
     return parser
 
 

@@ -81,6 +81,15 @@ CPU_AFFINITY_HELP = (
 )
 
 
+BACKEND_CHOICES = ("cpu", "opencl", "auto")  # runtime_arm.Interpreter's backend values
+BACKEND_HELP = (
+    "where ops run: 'cpu' (default), 'opencl' (the GPU through OpenCL; ops it cannot run stay on the CPU; "
+    "an error when no OpenCL device is usable) or 'auto' (OpenCL when usable, else the CPU)"
+)
+PRECISION_CHOICES = ("fp32", "fp16")  # runtime_arm.Interpreter's precision values
+PRECISION_HELP = "storage precision of the GPU backend's activations (math is fp32): fp32 (default) or fp16"
+
+
 def affinity_text(cpus: Sequence[int]) -> str:
     """What ``--cpu-affinity fast`` chose, for `lite run` and `lite bench`."""
     if not cpus:

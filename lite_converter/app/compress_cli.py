@@ -1,5 +1,9 @@
 """``lite compress MODEL.onnx -o MODEL.lite --config int8 --data DIR``: slim.compress from the shell.
 
+``--config prune_0.5`` (keep 50% of the FLOPs) or ``prune_0.5+int8`` prunes by dependency groups and
+fine-tunes by label-free distillation on the data (``--epochs`` / ``--steps`` / ``--time-budget``;
+the torch extra).
+
 Registered on the ``lite`` command's sub-parsers by lite_converter/app/cli.py. A data or config problem
 is reported as a ConversionError, which the ``lite`` command prints as one line (exit status 1).
 """
@@ -17,17 +21,34 @@ from lite_converter.frontends.paddle import is_paddle_model
 from lite_converter.ir import ConversionError
 from slim.analysis_plot import write_plot
 from slim.calibration_data import CalibrationDataError
-from slim.compress import compress
-from slim.config import resolve_config
+from slim.compress import CompressResult, compress
+from slim.config import PRESET_HELP
+from slim.extras import MissingExtraError
+from slim.finetune_config import FinetuneConfig
+from slim.pruning.config import CRITERIA, PruneConfig, parse_config
 
 
 def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
-    compress = commands.add_parser("compress", help="quantize an ONNX model to an int8 .lite (post-training)")
-    compress.add_argument("model", help="the .onnx file")
+    compress = commands.add_parser(
+        "compress", help="compress a model to .lite: int8 (post-training) or pruning (prune_R[+int8], torch)")
+    compress.add_argument("model", help="the .onnx file or a Paddle inference model folder")
     compress.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
     compress.add_argument("--data", required=True,
                           help="directory of calibration batches (.npy, or .npz named by model input)")
-    compress.add_argument("--config", default="int8", help="preset (default: int8)")
+    compress.add_argument("--config", default="int8",
+                          help="an int8 preset (default: int8): "
+                               + "; ".join(f"{name}: {what}" for name, what in PRESET_HELP.items())
+                               + "; or prune_R / prune_R+int8 with R the fraction of FLOPs kept")
+    pruning = compress.add_argument_group("pruning (prune_R configs)")
+    length = pruning.add_mutually_exclusive_group()
+    length.add_argument("--epochs", type=float, help="fine-tuning epochs over the data (default 1)")
+    length.add_argument("--steps", type=int, help="fine-tuning steps (0: prune only)")
+    pruning.add_argument("--time-budget", type=float, metavar="SECONDS",
+                         help="stop fine-tuning after this long")
+    pruning.add_argument("--criterion", choices=CRITERIA, help="channel importance (default taylor)")
+    pruning.add_argument("--round-to", type=int,
+                         help="channels kept per group are a multiple of this (default 8)")
+    pruning.add_argument("--checkpoint-dir", help="save (and resume) fine-tuning here")
     compress.add_argument("--algorithm", help="calibration algorithm: abs_max, avg, hist, kl, mse")
     compress.add_argument("--skip", action="append", default=[], metavar="NODE", help="keep a node in fp32")
     compress.add_argument("--bias-correction", action="store_true",
@@ -47,13 +68,17 @@ def command_compress(args: argparse.Namespace) -> int:
     paddle = is_paddle_model(source)
     if not source.is_file() and not paddle:
         raise ConversionError(f"no such ONNX file or Paddle model: {source}")
+    suffix = "pruned" if args.config.startswith("prune") else "int8"
     output = Path(args.output) if args.output else (
-        source / "inference.int8.lite" if source.is_dir() else source.with_suffix(".lite"))
+        source / f"inference.{suffix}.lite" if source.is_dir() else source.with_suffix(".lite"))
     if output.resolve() == source.resolve():
         raise ConversionError(f"the output {output} would overwrite the input")
     shapes = dict(args.input_shape or []) or None
     try:
-        config = resolve_config(args.config)
+        settings = parse_config(args.config)
+        if isinstance(settings, PruneConfig):
+            return _command_prune(args, source, output, settings, shapes)
+        config = settings
         changes: dict[str, Any] = {"skip_nodes": [*config.skip_nodes, *args.skip]}
         if args.algorithm:
             changes["algorithm"] = args.algorithm
@@ -64,13 +89,57 @@ def command_compress(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config, **changes)
         result = compress(source, output, Path(args.data), config, input_shapes=shapes,
                           analyze=args.analyze is not None)
-    except (CalibrationDataError, ValueError) as error:
+    except (CalibrationDataError, ValueError, MissingExtraError) as error:
         raise ConversionError(str(error)) from None
+    _print_result(source, output, result, args.analyze)
+    return 0
+
+
+def _prune_config(args: argparse.Namespace, settings: PruneConfig) -> PruneConfig:
+    finetune = settings.finetune or FinetuneConfig()
+    changes: dict[str, Any] = {}
+    if args.epochs is not None:
+        changes["epochs"] = args.epochs
+    if args.steps is not None:
+        changes["steps"], changes["epochs"] = args.steps, None
+    if args.time_budget is not None:
+        changes["time_budget_s"] = args.time_budget
+    if args.checkpoint_dir:
+        changes["checkpoint_dir"] = args.checkpoint_dir
+    prune_changes: dict[str, Any] = {"finetune": dataclasses.replace(finetune, **changes)}
+    if args.criterion:
+        prune_changes["criterion"] = args.criterion
+    if args.round_to:
+        prune_changes["round_to"] = args.round_to
+    if settings.quantize is not None:
+        quantize: dict[str, Any] = {"skip_nodes": [*settings.quantize.skip_nodes, *args.skip]}
+        if args.algorithm:
+            quantize["algorithm"] = args.algorithm
+        if args.bias_correction:
+            quantize["bias_correction"] = True
+        prune_changes["quantize"] = dataclasses.replace(settings.quantize, **quantize)
+    return dataclasses.replace(settings, **prune_changes)
+
+
+def _command_prune(args: argparse.Namespace, source: Path, output: Path, settings: PruneConfig,
+                   shapes: dict[str, list[int]] | None) -> int:
+    try:
+        config = _prune_config(args, settings)
+        result = compress(source, output, Path(args.data), config, input_shapes=shapes,
+                          analyze=args.analyze is not None)
+    except (CalibrationDataError, ValueError, MissingExtraError) as error:
+        raise ConversionError(str(error)) from None
+    _print_result(source, output, result, args.analyze)
+    print(result.pruning.table())
+    return 0
+
+
+def _print_result(source: Path, output: Path, result: CompressResult, plot: str | None) -> None:
     print(f"compressed {source} -> {output}")
     print(f"  int8 ops: {len(result.int8_nodes)}, fp32 ops: {len(result.fp32_nodes)}")
     source_bytes = sum(p.stat().st_size for p in source.iterdir() if p.is_file()) if source.is_dir() \
         else source.stat().st_size
-    kind = "Paddle" if paddle else "ONNX"
+    kind = "Paddle" if is_paddle_model(source) else "ONNX"
     print(f"  size: {kind} {human_bytes(source_bytes)} -> .lite {human_bytes(len(result.lite_bytes))}")
     if result.mixed_precision is not None:
         mixed = result.mixed_precision
@@ -79,6 +148,5 @@ def command_compress(args: argparse.Namespace) -> int:
               f"{', '.join(mixed.fp32_layers) or '-'}")
     if result.analysis is not None:
         print(result.analysis.table())
-        write_plot(result.analysis, args.analyze)
-        print(f"  analysis plot: {args.analyze}")
-    return 0
+        write_plot(result.analysis, plot)
+        print(f"  analysis plot: {plot}")

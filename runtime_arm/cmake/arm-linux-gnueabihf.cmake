@@ -15,5 +15,9 @@ set(CMAKE_C_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard")
 # -Wno-psabi: GCC notes that std::vector iterators are passed differently than GCC < 7.1 did;
 # nothing here links against such old C++ code.
 set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard -Wno-psabi")
+# Segments aligned to 16 KB pages (ld's armhf default is 4 KB), as on aarch64: a Pi 5's kernel may use
+# 16 KB pages under a 32-bit userland, and the JNI library built here is checked for Android 15+'s rule.
+set(CMAKE_SHARED_LINKER_FLAGS_INIT "-Wl,-z,max-page-size=16384")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,-z,max-page-size=16384")
 
 include(${CMAKE_CURRENT_LIST_DIR}/lite_cross_common.cmake)

@@ -139,6 +139,24 @@ typedef enum lite_cpu_affinity {
   LITE_CPU_AFFINITY_FAST_CORES = 1 /* the num_threads fastest CPUs, see above */
 } lite_cpu_affinity;
 
+/* Where ops run (lite_interpreter_options.backend). The CPU runs every op; a GPU backend runs the
+ * ops it supports (per op and shape) and leaves the rest to the CPU (docs/OPENCL.md).
+ * LITE_BACKEND_OPENCL: libOpenCL is loaded at run time (dlopen, no link-time dependency);
+ * lite_interpreter_create fails with LITE_UNSUPPORTED and the reason when there is no usable
+ * OpenCL device. LITE_BACKEND_AUTO: OpenCL when usable, else the CPU alone
+ * (lite_interpreter_backend_note says why). */
+typedef enum lite_backend {
+  LITE_BACKEND_CPU = 0,
+  LITE_BACKEND_OPENCL = 1,
+  LITE_BACKEND_AUTO = 2
+} lite_backend;
+
+/* Storage precision of a GPU backend's activations (math is float32 in both). */
+typedef enum lite_precision {
+  LITE_PRECISION_FP32 = 0,
+  LITE_PRECISION_FP16 = 1 /* half-float images: half the memory traffic, ~1e-3 relative error */
+} lite_precision;
+
 /* The default of lite_interpreter_options.max_memory_bytes: 1 GiB. */
 #define LITE_DEFAULT_MAX_MEMORY_BYTES ((size_t)1 << 30)
 
@@ -147,6 +165,12 @@ typedef struct lite_interpreter_options {
   int num_threads;    /* >= 1; default 1 */
   int reserved;       /* ignored: the first version's padding on 64-bit targets (callers left it unset) */
   int cpu_affinity;   /* a lite_cpu_affinity value; default LITE_CPU_AFFINITY_NONE */
+  int backend;        /* a lite_backend value; default LITE_BACKEND_CPU */
+  int precision;      /* a lite_precision value for GPU backends; default LITE_PRECISION_FP32 */
+  /* An existing directory where the OpenCL backend keeps its compiled program between runs (files
+   * named by device, driver, library version and kernel source; written atomically; a corrupt or
+   * foreign file is ignored and rewritten). NULL or "": compile at every creation. Copied. */
+  const char* cache_dir;
   /* The most memory the interpreter commits for the model: activation arena + op scratch + packed
    * weights and other op state + prepare-time values (the mapped model file is not counted). Checked
    * before each allocation: a plan over it fails with LITE_OUT_OF_MEMORY and a message naming the
@@ -308,10 +332,19 @@ LITE_API lite_status lite_interpreter_profile_entry(const lite_interpreter* inte
  * out of range. */
 LITE_API int lite_interpreter_op_computed_by(const lite_interpreter* interpreter, int index);
 
-/* The name of the backend that runs op `index` as of the last allocate: "cpu" for every op in this
- * version (the one production backend; ops computed at prepare time run there too). Owned by the
+/* The name of the backend that runs op `index` as of the last allocate: "cpu" or "opencl" (ops
+ * computed at prepare time run on the CPU). Owned by the
  * library. NULL when the index is out of range or the interpreter is not allocated. */
 LITE_API const char* lite_interpreter_op_backend(const lite_interpreter* interpreter, int index);
+
+/* With LITE_BACKEND_AUTO, why no GPU backend is in use ("" when one is, or none was asked for).
+ * Owned by the interpreter. */
+LITE_API const char* lite_interpreter_backend_note(const lite_interpreter* interpreter);
+
+/* One line about the GPU backend in use, for tools and logs: device, library, whether its program
+ * was compiled or loaded from cache_dir and in how long, cache problems met ("" without one).
+ * Owned by the interpreter; valid until the next call. */
+LITE_API const char* lite_interpreter_backend_info(lite_interpreter* interpreter);
 
 #ifdef __cplusplus
 }

@@ -3,12 +3,14 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cpu_affinity.h"
 #include "interpreter.h"
 #include "lite_runtime.h"
 #include "model.h"
+#include "opencl/opencl_backend.h"
 
 #ifndef LITE_RUNTIME_VERSION
 #define LITE_RUNTIME_VERSION "unknown"  // set by CMake from the project version
@@ -24,6 +26,9 @@ struct lite_model {
 
 struct lite_interpreter {
   std::unique_ptr<lite::Interpreter> it;
+  std::string backend_note;  // lite_interpreter_backend_note
+  lite::OpenClBackend* opencl = nullptr;  // owned by `it`; null when not in use
+  std::string backend_info;               // lite_interpreter_backend_info's last answer
 };
 
 namespace {
@@ -154,6 +159,9 @@ lite_interpreter_options lite_interpreter_options_default(void) {
   o.num_threads = 1;
   o.reserved = 0;
   o.cpu_affinity = LITE_CPU_AFFINITY_NONE;
+  o.backend = LITE_BACKEND_CPU;
+  o.precision = LITE_PRECISION_FP32;
+  o.cache_dir = nullptr;
   o.max_memory_bytes = LITE_DEFAULT_MAX_MEMORY_BYTES;
   return o;
 }
@@ -175,10 +183,27 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
     o.num_threads = options->num_threads;
     if (options->struct_size >= offsetof(lite_interpreter_options, cpu_affinity) + sizeof(int))
       o.cpu_affinity = options->cpu_affinity;
+    if (options->struct_size >= offsetof(lite_interpreter_options, backend) + sizeof(int))
+      o.backend = options->backend;
+    if (options->struct_size >= offsetof(lite_interpreter_options, precision) + sizeof(int))
+      o.precision = options->precision;
+    if (options->struct_size >= offsetof(lite_interpreter_options, cache_dir) + sizeof(const char*))
+      o.cache_dir = options->cache_dir;
     if (options->struct_size >= offsetof(lite_interpreter_options, max_memory_bytes) + sizeof(size_t) &&
         options->max_memory_bytes != 0)
       o.max_memory_bytes = options->max_memory_bytes;
   }
+  if (o.backend != LITE_BACKEND_CPU && o.backend != LITE_BACKEND_OPENCL && o.backend != LITE_BACKEND_AUTO)
+    return report(sink,
+                  sink.set(lite::Status::kInvalidArgument,
+                           "backend %d is unknown (0: LITE_BACKEND_CPU, 1: LITE_BACKEND_OPENCL, 2: LITE_BACKEND_AUTO)",
+                           o.backend),
+                  error);
+  if (o.precision != LITE_PRECISION_FP32 && o.precision != LITE_PRECISION_FP16)
+    return report(sink,
+                  sink.set(lite::Status::kInvalidArgument,
+                           "precision %d is unknown (0: LITE_PRECISION_FP32, 1: LITE_PRECISION_FP16)", o.precision),
+                  error);
   if (o.num_threads < 1 || o.num_threads > 256)
     return report(sink, sink.set(lite::Status::kInvalidArgument, "num_threads %d (1..256)", o.num_threads), error);
   if (o.cpu_affinity != LITE_CPU_AFFINITY_NONE && o.cpu_affinity != LITE_CPU_AFFINITY_FAST_CORES)
@@ -190,12 +215,32 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
   const std::vector<int> cpus = o.cpu_affinity == LITE_CPU_AFFINITY_FAST_CORES
                                     ? lite::fastest_allowed_cpus(o.num_threads)
                                     : std::vector<int>();
+  std::vector<std::unique_ptr<lite::Backend>> backends;
+  std::string note;
+  lite::OpenClBackend* opencl = nullptr;
+  if (o.backend != LITE_BACKEND_CPU) {
+    lite::OpenClOptions cl_options;
+    cl_options.precision = static_cast<lite::ClPrecision>(o.precision);
+    if (o.cache_dir != nullptr) cl_options.cache_dir = o.cache_dir;
+    std::string reason;
+    std::unique_ptr<lite::OpenClBackend> cl = lite::OpenClBackend::create(cl_options, &reason);
+    opencl = cl.get();
+    if (cl != nullptr)
+      backends.push_back(std::move(cl));
+    else if (o.backend == LITE_BACKEND_OPENCL)
+      return report(sink, sink.set(lite::Status::kUnsupported, "backend 'opencl' is unavailable: %s", reason.c_str()),
+                    error);
+    else
+      note = "OpenCL unavailable, running on the CPU: " + reason;
+  }
   std::unique_ptr<lite::Interpreter> it;
-  lite::Status s = lite::Interpreter::create(model->model.get(), o.num_threads, cpus, &it, &sink);
+  lite::Status s = lite::Interpreter::create(model->model.get(), o.num_threads, cpus, std::move(backends), &it, &sink);
   if (s != lite::Status::kOk) return report(sink, s, error);
   lite_interpreter* result = new (std::nothrow) lite_interpreter;
   if (result == nullptr) return report(sink, sink.set(lite::Status::kOutOfMemory, "out of memory"), error);
   result->it = std::move(it);
+  result->backend_note = note;
+  result->opencl = opencl;
   result->it->set_max_memory_bytes(o.max_memory_bytes);
   *interpreter = result;
   return report(sink, lite::Status::kOk, error);
@@ -396,6 +441,16 @@ lite_status lite_interpreter_profile_entry(const lite_interpreter* it, int index
   entry->total_seconds = profile.seconds;
   entry->calls = profile.calls;
   return LITE_OK;
+}
+
+const char* lite_interpreter_backend_note(const lite_interpreter* it) {
+  return it != nullptr ? it->backend_note.c_str() : "";
+}
+
+const char* lite_interpreter_backend_info(lite_interpreter* it) {
+  if (it == nullptr) return "";
+  it->backend_info = it->opencl != nullptr ? it->opencl->describe() : std::string();
+  return it->backend_info.c_str();
 }
 
 }  // extern "C"

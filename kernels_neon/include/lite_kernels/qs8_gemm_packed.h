@@ -17,8 +17,9 @@
  *     int32 multiplier[NR]  requantization multiplier of column j (0 past n)
  *     int32 shift[NR]       its right shift, in [1, 62] (1 past n)
  * (a config's own pack may store these two words in another per-column encoding that only its
- * ukernel reads: the aarch64 i8mm one keeps the multiplier and replaces the shift by its sqshl /
- * srshl amounts, see arm/qs8_gemm_4x16c8_aarch64_neoni8mm.c)
+ * ukernel reads: the ARM kernels without sdot (aarch64 i8mm, plain NEON, armv7) keep the multiplier
+ * and replace the shift by its sqshl / srshl amounts and panel flags, see
+ * portable/qs8_gemm_pack_shift_amounts.c)
  * KR is the k-group one multiply-accumulate instruction consumes per column: 4 for x86 VNNI
  * (vpdpbusd) and aarch64 sdot, 8 for i8mm (smmla reads two adjacent columns' 8 bytes = 16 bytes),
  * 2 for int16 vpmaddwd / 1 or 2 for smlal-style kernels. Weights are aligned only to 4 bytes:
@@ -104,6 +105,14 @@ size_t lite_qs8_gemm_packed_size(const lite_qs8_gemm_config* config, size_t n, s
 void lite_qs8_gemm_pack_generic(const lite_qs8_gemm_config* config, size_t n, size_t k, const int8_t* w,
                                 size_t stride_k, size_t stride_n, const int32_t* bias, int32_t input_zero_point,
                                 const int32_t* multiplier, const int32_t* shift, void* packed);
+
+/* The generic layout with each shift word replaced by sqshl / srshl amounts and panel flags, for
+ * the ARM kernels (portable/qs8_gemm_pack_shift_amounts.c describes the encoding). */
+enum { LITE_QS8_PANEL_LEFT_SHIFT = 1 << 16, LITE_QS8_PANEL_WEIGHT_MIN = 1 << 17 };
+void lite_qs8_gemm_pack_shift_amounts(const lite_qs8_gemm_config* config, size_t n, size_t k, const int8_t* w,
+                                      size_t stride_k, size_t stride_n, const int32_t* bias,
+                                      int32_t input_zero_point, const int32_t* multiplier, const int32_t* shift,
+                                      void* packed);
 
 /* True when int32 accumulation gives the reference's result for every input: the exact sum
  * |bias| + k * 255 * 128 stays below 2^31 (the reference saturates a larger int64 sum to int32;

@@ -1,0 +1,413 @@
+package org.liteedge.runtime;
+
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs one {@code .lite} model, with the methods Android developers know from LiteRT's
+ * {@code org.tensorflow.lite.Interpreter}.
+ *
+ * <pre>{@code
+ * try (Interpreter interpreter = new Interpreter(new File(dir, "rec.lite"),
+ *          new Interpreter.Options().setNumThreads(2))) {
+ *   float[][][][] image = new float[1][3][48][320];
+ *   float[][][] probabilities = new float[1][40][6625];
+ *   interpreter.run(image, probabilities);
+ * }
+ * }</pre>
+ *
+ * <p><b>Data.</b> Inputs and outputs are primitive Java arrays of the tensor's shape (copied once,
+ * straight into or out of the runtime's memory; an input array of another shape resizes the input
+ * first) or {@link java.nio.Buffer}s in native byte order (a direct buffer is read or written in
+ * place by the runtime, with no Java-side copy; an output buffer's position advances past the data
+ * written, so {@code rewind()} it before reading). See {@link DataType#javaType()} for which Java
+ * type holds which tensor type.
+ *
+ * <p><b>Threads.</b> An interpreter is not meant to be shared: create one per thread (several may
+ * share nothing but the model file). Its methods are synchronized, so a second thread waits rather
+ * than corrupting the native state, and {@link #close()} cannot free memory under a running
+ * inference. For parallelism inside one inference use {@link Options#setNumThreads}.
+ *
+ * <p><b>Lifetime.</b> Call {@link #close()} (or use try-with-resources): the native memory is not
+ * freed by the garbage collector. A {@link ByteBuffer} model given as a direct buffer (such as a
+ * {@link MappedByteBuffer}) is read in place and must not change until the interpreter is closed.
+ *
+ * <p><b>Errors.</b> {@link LiteException} carries the runtime's message and {@link Status}; Java
+ * misuse raises {@link IllegalArgumentException}; any call after {@code close()} raises
+ * {@link IllegalStateException}.
+ */
+public final class Interpreter implements AutoCloseable {
+  /** Interpreter settings; each setter returns this object so calls chain. */
+  public static final class Options {
+    private int numThreads = 1;
+    private CpuAffinity cpuAffinity = CpuAffinity.NONE;
+    private Backend backend = Backend.CPU;
+
+    /** Threads for one inference, >= 1 (default 1); -1 also means the default, as in LiteRT. */
+    public Options setNumThreads(int numThreads) {
+      if (numThreads == -1) {
+        numThreads = 1;
+      }
+      if (numThreads < 1) {
+        throw new IllegalArgumentException("numThreads must be >= 1 (or -1 for the default), got " + numThreads);
+      }
+      this.numThreads = numThreads;
+      return this;
+    }
+
+    public int getNumThreads() {
+      return numThreads;
+    }
+
+    /** Where the threads run (default {@link CpuAffinity#NONE}). */
+    public Options setCpuAffinity(CpuAffinity cpuAffinity) {
+      if (cpuAffinity == null) {
+        throw new IllegalArgumentException("cpuAffinity is null");
+      }
+      this.cpuAffinity = cpuAffinity;
+      return this;
+    }
+
+    public CpuAffinity getCpuAffinity() {
+      return cpuAffinity;
+    }
+
+    /**
+     * "cpu" (default), "opencl" or "auto" (the best one available: the CPU where the runtime or the
+     * device has no GPU backend). Asking for "opencl" where it is not available makes the
+     * interpreter's constructor fail with {@link Status#UNSUPPORTED}.
+     */
+    public Options setBackend(String name) {
+      this.backend = Backend.fromName(name);
+      return this;
+    }
+
+    public Options setBackend(Backend backend) {
+      if (backend == null) {
+        throw new IllegalArgumentException("backend is null");
+      }
+      this.backend = backend;
+      return this;
+    }
+
+    public Backend getBackend() {
+      return backend;
+    }
+  }
+
+  private long model;
+  private long handle;
+  /** Keeps a borrowed direct buffer reachable while the native model reads it. */
+  private ByteBuffer borrowedModel;
+  private final String[] inputNames;
+  private final String[] outputNames;
+  private long lastInferenceNanos = -1;
+
+  static {
+    NativeLibrary.load();
+  }
+
+  /** Maps the model file read-only (weights are used in place). */
+  public Interpreter(File modelFile) {
+    this(modelFile, new Options());
+  }
+
+  public Interpreter(File modelFile, Options options) {
+    this(loadFile(modelFile), null, options);
+  }
+
+  /**
+   * Reads the model from {@code modelBuffer}'s remaining bytes: a direct buffer (a
+   * {@link MappedByteBuffer} of a file or an asset) is used in place and must stay unchanged until
+   * {@link #close()}; an array-backed one is copied.
+   */
+  public Interpreter(ByteBuffer modelBuffer) {
+    this(modelBuffer, new Options());
+  }
+
+  public Interpreter(ByteBuffer modelBuffer, Options options) {
+    this(loadBuffer(modelBuffer), modelBuffer != null && modelBuffer.isDirect() ? modelBuffer : null, options);
+  }
+
+  /** Takes the loaded model (destroyed here if the interpreter cannot be created). */
+  private Interpreter(long model, ByteBuffer borrowedModel, Options options) {
+    this.model = model;
+    this.borrowedModel = borrowedModel;
+    Options settings = options != null ? options : new Options();
+    try {
+      this.handle = NativeApi.createInterpreter(model, settings.numThreads, settings.cpuAffinity.code(),
+          settings.backend.code());
+    } catch (RuntimeException | Error failure) {
+      NativeApi.destroyModel(model);
+      throw failure;
+    }
+    this.inputNames = names(true);
+    this.outputNames = names(false);
+  }
+
+  private static long loadFile(File modelFile) {
+    if (modelFile == null) {
+      throw new IllegalArgumentException("modelFile is null");
+    }
+    return NativeApi.loadModelFile(modelFile.getPath());
+  }
+
+  private static long loadBuffer(ByteBuffer modelBuffer) {
+    if (modelBuffer == null) {
+      throw new IllegalArgumentException("modelBuffer is null");
+    }
+    if (modelBuffer.isDirect()) {
+      return NativeApi.loadModelDirect(modelBuffer, modelBuffer.position(), modelBuffer.remaining());
+    }
+    if (modelBuffer.hasArray()) {
+      return NativeApi.loadModelCopy(modelBuffer.array(), modelBuffer.arrayOffset() + modelBuffer.position(),
+          modelBuffer.remaining());
+    }
+    byte[] copy = new byte[modelBuffer.remaining()];
+    modelBuffer.duplicate().get(copy);
+    return NativeApi.loadModelCopy(copy, 0, copy.length);
+  }
+
+  private String[] names(boolean input) {
+    String[] names = new String[NativeApi.tensorCount(handle, input)];
+    for (int i = 0; i < names.length; i++) {
+      names[i] = NativeApi.tensorName(handle, input, i);
+    }
+    return names;
+  }
+
+  /** The runtime library's version, e.g. "0.1.0". */
+  public static String runtimeVersion() {
+    return NativeApi.version();
+  }
+
+  // -- running -----------------------------------------------------------------------------------
+
+  /** Runs a model with one input and (at least) one output: output 0 is copied into {@code output}. */
+  public void run(Object input, Object output) {
+    Map<Integer, Object> outputs = new HashMap<>();
+    outputs.put(0, output);
+    runForMultipleInputsOutputs(new Object[] {input}, outputs);
+  }
+
+  /**
+   * Sets every input (in model order), runs, and copies each output whose index is a key of
+   * {@code outputs} into its value; outputs not in the map are left in the interpreter (read them
+   * with another run's map, or ignore them).
+   */
+  public synchronized void runForMultipleInputsOutputs(Object[] inputs, Map<Integer, Object> outputs) {
+    long interpreter = live();
+    if (inputs == null || inputs.length != inputNames.length) {
+      throw new IllegalArgumentException("the model has " + inputNames.length + " inputs " + Arrays.toString(inputNames)
+          + ", got " + (inputs == null ? "null" : inputs.length));
+    }
+    if (outputs == null) {
+      throw new IllegalArgumentException("outputs is null (pass an empty map to read no output)");
+    }
+    for (Map.Entry<Integer, Object> entry : outputs.entrySet()) {
+      checkIndex(entry.getKey() == null ? -1 : entry.getKey(), outputNames, "output");
+      if (entry.getValue() == null) {
+        throw new IllegalArgumentException("the destination of output " + entry.getKey() + " is null");
+      }
+    }
+    for (int i = 0; i < inputs.length; i++) {
+      if (inputs[i] == null) {
+        throw new IllegalArgumentException("input " + i + " '" + inputNames[i] + "' is null");
+      }
+      int[] shape = TensorData.shapeOf(inputs[i]);
+      int[] current = toInts(NativeApi.tensorShape(interpreter, true, i));
+      if (shape != null && !sameShape(shape, current)) {
+        resize(interpreter, i, shape);
+      }
+    }
+    for (int i = 0; i < inputs.length; i++) {
+      TensorData.copyIn(interpreter, tensor(interpreter, true, i), inputs[i]);
+    }
+    long start = System.nanoTime();
+    NativeApi.invoke(interpreter);
+    lastInferenceNanos = System.nanoTime() - start;
+    for (Map.Entry<Integer, Object> entry : outputs.entrySet()) {
+      TensorData.copyOut(interpreter, tensor(interpreter, false, entry.getKey()), entry.getValue());
+    }
+  }
+
+  /** A rank-0 tensor takes a one-element array. */
+  private static boolean sameShape(int[] arrayShape, int[] tensorShape) {
+    return Arrays.equals(arrayShape, tensorShape) || (tensorShape.length == 0 && Arrays.equals(arrayShape, new int[] {1}));
+  }
+
+  /** Wall time of the last run's native invoke, in nanoseconds; -1 before the first run. */
+  public synchronized long getLastNativeInferenceDurationNanoseconds() {
+    live();
+    return lastInferenceNanos;
+  }
+
+  // -- tensors -----------------------------------------------------------------------------------
+
+  public int getInputTensorCount() {
+    return inputNames.length;
+  }
+
+  public int getOutputTensorCount() {
+    return outputNames.length;
+  }
+
+  /** The index of the input called {@code name}; IllegalArgumentException naming the inputs if none. */
+  public int getInputIndex(String name) {
+    return indexOf(name, inputNames, "input");
+  }
+
+  public int getOutputIndex(String name) {
+    return indexOf(name, outputNames, "output");
+  }
+
+  /** Input {@code index} as it is now (name, shape, type, quantization). */
+  public synchronized Tensor getInputTensor(int index) {
+    long interpreter = live();
+    checkIndex(index, inputNames, "input");
+    return tensor(interpreter, true, index);
+  }
+
+  /** Output {@code index}: its computed shape once allocated (after allocateTensors() or a run). */
+  public synchronized Tensor getOutputTensor(int index) {
+    long interpreter = live();
+    checkIndex(index, outputNames, "output");
+    return tensor(interpreter, false, index);
+  }
+
+  /**
+   * Sets input {@code index}'s shape (for example to resolve its dynamic dims); shapes and memory
+   * are planned again on the next {@link #allocateTensors()} or run.
+   */
+  public synchronized void resizeInput(int index, int[] dims) {
+    long interpreter = live();
+    checkIndex(index, inputNames, "input");
+    if (dims == null) {
+      throw new IllegalArgumentException("dims is null");
+    }
+    resize(interpreter, index, dims);
+  }
+
+  private void resize(long interpreter, int index, int[] dims) {
+    long[] wide = new long[dims.length];
+    for (int i = 0; i < dims.length; i++) {
+      wide[i] = dims[i];
+    }
+    NativeApi.resizeInput(interpreter, index, wide);
+  }
+
+  /** Prepares every op and plans memory now (a run does it when needed). */
+  public synchronized void allocateTensors() {
+    NativeApi.allocate(live());
+  }
+
+  /** Bytes of the activation arena of the current plan (0 before the first allocation). */
+  public synchronized long getArenaBytes() {
+    return NativeApi.arenaBytes(live());
+  }
+
+  // -- settings and profiling --------------------------------------------------------------------
+
+  /** The backend that runs the model ("auto" resolved). */
+  public synchronized Backend getBackend() {
+    return Backend.fromCode(NativeApi.interpreterBackend(live()));
+  }
+
+  /** The CPUs {@link CpuAffinity#FAST_CORES} chose, ascending; empty when nothing is pinned. */
+  public synchronized int[] getCpuAffinityCpus() {
+    return NativeApi.cpuAffinityCpus(live());
+  }
+
+  /** Starts (and zeroes) or stops per-op timing; while off the runtime reads no clock. */
+  public synchronized void setProfiling(boolean enabled) {
+    NativeApi.setProfiling(live(), enabled);
+  }
+
+  /** One entry per op of the graph, in execution order. */
+  public synchronized List<OpProfile> getOpProfile() {
+    long interpreter = live();
+    int count = NativeApi.profileCount(interpreter);
+    String[] opNames = new String[count];
+    String[] nodeNames = new String[count];
+    double[] seconds = new double[count];
+    long[] calls = new long[count];
+    int[] computedBy = new int[count];
+    String[] backends = new String[count];
+    NativeApi.profile(interpreter, opNames, nodeNames, seconds, calls, computedBy, backends);
+    List<OpProfile> rows = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      rows.add(new OpProfile(i, opNames[i], nodeNames[i], seconds[i], calls[i], computedBy[i], backends[i]));
+    }
+    return Collections.unmodifiableList(rows);
+  }
+
+  // -- lifetime ----------------------------------------------------------------------------------
+
+  /** Frees the interpreter and its model; later calls raise IllegalStateException. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (handle != 0) {
+      NativeApi.destroyInterpreter(handle);
+      handle = 0;
+    }
+    if (model != 0) {
+      NativeApi.destroyModel(model); // after its interpreter: the model must outlive it
+      model = 0;
+    }
+    borrowedModel = null;
+  }
+
+  // -- helpers -----------------------------------------------------------------------------------
+
+  private long live() {
+    if (handle == 0) {
+      throw new IllegalStateException("the interpreter is closed");
+    }
+    return handle;
+  }
+
+  private static Tensor tensor(long interpreter, boolean input, int index) {
+    float[] scales = NativeApi.quantizationScales(interpreter, input, index);
+    QuantizationParameters quantization = new QuantizationParameters(scales,
+        NativeApi.quantizationZeroPoints(interpreter, input, index), NativeApi.quantizationAxis(interpreter, input, index));
+    return new Tensor(index, NativeApi.tensorName(interpreter, input, index),
+        DataType.fromCode(NativeApi.tensorDataType(interpreter, input, index)),
+        toInts(NativeApi.tensorShape(interpreter, input, index)), NativeApi.tensorBytes(interpreter, input, index),
+        quantization);
+  }
+
+  private static int[] toInts(long[] dims) {
+    int[] narrow = new int[dims.length];
+    for (int i = 0; i < dims.length; i++) {
+      if (dims[i] > Integer.MAX_VALUE) {
+        throw new LiteException(Status.UNSUPPORTED, "dim " + dims[i] + " does not fit a Java int");
+      }
+      narrow[i] = (int) dims[i];
+    }
+    return narrow;
+  }
+
+  private static void checkIndex(int index, String[] names, String kind) {
+    if (index < 0 || index >= names.length) {
+      throw new IllegalArgumentException(kind + " index " + index + " out of range: the model has " + names.length
+          + " " + kind + "s " + Arrays.toString(names));
+    }
+  }
+
+  private static int indexOf(String name, String[] names, String kind) {
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("no " + kind + " named '" + name + "'; the model's " + kind + "s are "
+        + Arrays.toString(names));
+  }
+}

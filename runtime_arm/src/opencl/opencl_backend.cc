@@ -1,0 +1,284 @@
+#include "opencl/opencl_backend.h"
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "opencl/half_float.h"
+#include "opencl/opencl_kernel_source.h"
+#include "opencl/opencl_ops.h"
+#include "opencl/opencl_program_cache.h"
+
+#ifndef LITE_RUNTIME_VERSION
+#define LITE_RUNTIME_VERSION "unknown"  // set by CMake from the project version
+#endif
+
+namespace lite {
+
+using namespace cl;  // NOLINT: the OpenCL API reads best with its own names
+
+bool image_shape_of(const Shape& shape, ImageShape* out) {
+  if (shape.rank > 4) return false;
+  int64_t d[4] = {1, 1, 1, 1};
+  for (int i = 0; i < shape.rank; ++i) d[4 - shape.rank + i] = shape.dims[i];
+  for (int64_t v : d)
+    if (v < 1 || v > INT_MAX / 4) return false;
+  out->n = static_cast<int>(d[0]);
+  out->h = static_cast<int>(d[1]);
+  out->w = static_cast<int>(d[2]);
+  out->c = static_cast<int>(d[3]);
+  return true;
+}
+
+namespace {
+
+std::string device_string(const Api& api, cl_device_id device, cl_device_info what) {
+  size_t size = 0;
+  if (api.GetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  std::string s(size, '\0');
+  if (api.GetDeviceInfo(device, what, size, &s[0], nullptr) != CL_SUCCESS) return "";
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+// The first GPU of any platform, else the first device of any type (CPU implementations: PoCL,
+// Intel's CPU runtime, rusticl on llvmpipe, oclgrind's simulator).
+bool pick_device(const Api& api, cl_device_id* device, std::string* reason) {
+  cl_uint count = 0;
+  cl_int err = api.GetPlatformIDs(0, nullptr, &count);
+  if (err != CL_SUCCESS || count == 0) {
+    *reason = "no OpenCL platform (" + cl_error_name(err) + "; is an ICD installed?)";
+    return false;
+  }
+  std::vector<cl_platform_id> platforms(count);
+  if (api.GetPlatformIDs(count, platforms.data(), nullptr) != CL_SUCCESS) {
+    *reason = "clGetPlatformIDs failed";
+    return false;
+  }
+  for (cl_device_type type : {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ALL}) {
+    for (cl_platform_id p : platforms) {
+      cl_uint n = 0;
+      if (api.GetDeviceIDs(p, type, 1, device, &n) == CL_SUCCESS && n > 0) return true;
+    }
+  }
+  *reason = "no OpenCL device on " + std::to_string(count) + " platform(s)";
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<OpenClBackend> OpenClBackend::create(const OpenClOptions& options, std::string* reason) {
+  std::unique_ptr<OpenClBackend> b(new OpenClBackend());
+  b->options_ = options;
+  const char* refuse_env = std::getenv("LITE_OPENCL_REFUSE_OPS");
+  b->refuse_ops_ = "," + options.refuse_ops + "," + (refuse_env != nullptr ? refuse_env : "") + ",";
+  if (!b->library_.load(reason)) return nullptr;
+  const Api& api = b->api();
+  if (!pick_device(api, &b->device_, reason)) return nullptr;
+  b->device_name_ = device_string(api, b->device_, CL_DEVICE_NAME);
+  cl_platform_id platform = nullptr;
+  api.GetDeviceInfo(b->device_, CL_DEVICE_PLATFORM, sizeof(platform), &platform, nullptr);
+  std::string platform_text;
+  for (cl_platform_info what : {CL_PLATFORM_NAME, CL_PLATFORM_VERSION}) {
+    size_t size = 0;
+    if (platform == nullptr || api.GetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS) continue;
+    std::string v(size, '\0');
+    if (size > 0 && api.GetPlatformInfo(platform, what, size, &v[0], nullptr) == CL_SUCCESS)
+      platform_text += std::string(v.c_str()) + ";";
+    if (what == CL_PLATFORM_NAME) b->platform_name_ = v.c_str();
+  }
+  b->program_key_ = "device=" + b->device_name_ + "\ndevice_version=" + device_string(api, b->device_, CL_DEVICE_VERSION) +
+                    "\ndriver=" + device_string(api, b->device_, CL_DRIVER_VERSION) + "\nplatform=" + platform_text +
+                    "\nlite=" LITE_RUNTIME_VERSION;
+  cl_bool images = CL_FALSE;
+  api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, nullptr);
+  api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &b->max_image_width_, nullptr);
+  api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &b->max_image_height_, nullptr);
+  if (images != CL_TRUE || b->max_image_width_ == 0 || b->max_image_height_ == 0) {
+    *reason = "OpenCL device '" + b->device_name_ + "' has no image support";
+    return nullptr;
+  }
+  cl_int err = CL_SUCCESS;
+  b->context_ = api.CreateContext(nullptr, 1, &b->device_, nullptr, nullptr, &err);
+  if (b->context_ == nullptr) {
+    *reason = "clCreateContext failed: " + cl_error_name(err);
+    return nullptr;
+  }
+  b->queue_ = api.CreateCommandQueue(b->context_, b->device_, 0, &err);
+  if (b->queue_ == nullptr) {
+    *reason = "clCreateCommandQueue failed: " + cl_error_name(err);
+    return nullptr;
+  }
+  // fp16 storage needs half RGBA images: probe one.
+  if (options.precision == ClPrecision::kFp16) {
+    cl_mem probe = b->create_image(ImageShape{}, CL_MEM_READ_WRITE, nullptr, &err);
+    if (probe == nullptr) {
+      *reason = "OpenCL device '" + b->device_name_ + "' has no half-float RGBA images: " + cl_error_name(err);
+      return nullptr;
+    }
+    api.ReleaseMemObject(probe);
+  }
+  return b;
+}
+
+OpenClBackend::~OpenClBackend() {
+  if (!library_.path().empty()) {
+    const Api& a = api();
+    if (program_ != nullptr) a.ReleaseProgram(program_);
+    if (queue_ != nullptr) a.ReleaseCommandQueue(queue_);
+    if (context_ != nullptr) a.ReleaseContext(context_);
+  }
+}
+
+const OpKernel* OpenClBackend::kernel_for(const OpContext& ctx) {
+  const std::string op = std::string(",") + opcode_name(ctx.op->opcode()) + ",";
+  if (refuse_ops_.find(op) != std::string::npos) return nullptr;
+  return opencl_kernel_for(this, ctx);
+}
+
+bool OpenClBackend::fits_image(const Shape& shape) const {
+  ImageShape s;
+  return image_shape_of(shape, &s) && s.width() <= max_image_width_ && s.height() <= max_image_height_;
+}
+
+cl_mem OpenClBackend::create_image(const ImageShape& s, cl_mem_flags flags, const void* host, cl_int* err) {
+  cl_image_format format = {CL_RGBA, options_.precision == ClPrecision::kFp16 ? CL_HALF_FLOAT : CL_FLOAT};
+  cl_image_desc desc = {};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = s.width();
+  desc.image_height = s.height();
+  if (host != nullptr) flags |= CL_MEM_COPY_HOST_PTR;
+  return api().CreateImage(context_, flags, &format, &desc, const_cast<void*>(host), err);
+}
+
+Status OpenClBackend::allocate(TensorRef* tensor) {
+  ImageShape s;
+  if (tensor->dtype != lite_fb::DType::FLOAT32 || !image_shape_of(tensor->shape, &s)) return Status::kUnsupported;
+  cl_int err = CL_SUCCESS;
+  tensor->data = create_image(s, CL_MEM_READ_WRITE, nullptr, &err);
+  return tensor->data != nullptr ? Status::kOk : Status::kOutOfMemory;
+}
+
+void OpenClBackend::release(TensorRef* tensor) {
+  if (tensor->data != nullptr) api().ReleaseMemObject(static_cast<cl_mem>(tensor->data));
+  tensor->data = nullptr;
+}
+
+void OpenClBackend::pack(const float* dense, const ImageShape& s, void* pixels) const {
+  const size_t width = s.width();
+  const bool half = options_.precision == ClPrecision::kFp16;
+  for (int row = 0; row < s.n * s.h; ++row) {
+    for (size_t x = 0; x < width; ++x) {
+      const int cb = static_cast<int>(x / static_cast<size_t>(s.w)), w = static_cast<int>(x % static_cast<size_t>(s.w));
+      const float* src = dense + (static_cast<size_t>(row) * s.w + w) * s.c;
+      const size_t pixel = static_cast<size_t>(row) * width + x;
+      for (int l = 0; l < 4; ++l) {
+        const int c = cb * 4 + l;
+        const float v = c < s.c ? src[c] : 0.0f;
+        if (half)
+          static_cast<uint16_t*>(pixels)[pixel * 4 + l] = float_to_half(v);
+        else
+          static_cast<float*>(pixels)[pixel * 4 + l] = v;
+      }
+    }
+  }
+}
+
+void OpenClBackend::unpack(const void* pixels, const ImageShape& s, float* dense) const {
+  const size_t width = s.width();
+  const bool half = options_.precision == ClPrecision::kFp16;
+  for (int row = 0; row < s.n * s.h; ++row) {
+    for (int w = 0; w < s.w; ++w) {
+      float* dst = dense + (static_cast<size_t>(row) * s.w + w) * s.c;
+      for (int c = 0; c < s.c; ++c) {
+        const size_t pixel = static_cast<size_t>(row) * width + static_cast<size_t>(c / 4) * s.w + w;
+        dst[c] = half ? half_to_float(static_cast<const uint16_t*>(pixels)[pixel * 4 + c % 4])
+                      : static_cast<const float*>(pixels)[pixel * 4 + c % 4];
+      }
+    }
+  }
+}
+
+Status OpenClBackend::copy_from_host(const void* host, TensorRef* tensor) {
+  ImageShape s;
+  if (!image_shape_of(tensor->shape, &s)) return Status::kInternal;
+  std::vector<unsigned char> pixels(s.width() * s.height() * pixel_bytes());
+  pack(static_cast<const float*>(host), s, pixels.data());
+  const size_t origin[3] = {0, 0, 0}, region[3] = {s.width(), s.height(), 1};
+  const cl_int err = api().EnqueueWriteImage(queue_, static_cast<cl_mem>(tensor->data), CL_TRUE, origin, region, 0, 0,
+                                             pixels.data(), 0, nullptr, nullptr);
+  return err == CL_SUCCESS ? Status::kOk : Status::kInternal;
+}
+
+Status OpenClBackend::copy_to_host(const TensorRef& tensor, void* host) {
+  ImageShape s;
+  if (!image_shape_of(tensor.shape, &s)) return Status::kInternal;
+  std::vector<unsigned char> pixels(s.width() * s.height() * pixel_bytes());
+  const size_t origin[3] = {0, 0, 0}, region[3] = {s.width(), s.height(), 1};
+  const cl_int err = api().EnqueueReadImage(queue_, static_cast<cl_mem>(tensor.data), CL_TRUE, origin, region, 0, 0,
+                                            pixels.data(), 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) return Status::kInternal;
+  unpack(pixels.data(), s, static_cast<float*>(host));
+  return Status::kOk;
+}
+
+cl_kernel OpenClBackend::create_kernel(const char* kernel_name, std::string* error) {
+  const Api& a = api();
+  if (program_ == nullptr && program_error_.empty()) {
+    const auto start = std::chrono::steady_clock::now();
+    ProgramBuild build =
+        build_program(a, context_, device_, kOpenClKernelSource, "-cl-std=CL1.2", program_key_, options_.cache_dir);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    program_ = build.program;
+    program_error_ = build.error;
+    char text[96];
+    std::snprintf(text, sizeof(text), "program %s in %.1f ms",
+                  build.origin == ProgramOrigin::kBinaryCache ? "loaded from the binary cache" : "compiled from source", ms);
+    program_note_ = text;
+    if (!build.cache_note.empty()) program_note_ += "; " + build.cache_note;
+  }
+  if (program_ == nullptr) {
+    *error = program_error_;
+    return nullptr;
+  }
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = a.CreateKernel(program_, kernel_name, &err);
+  if (k == nullptr) *error = std::string("clCreateKernel '") + kernel_name + "' failed: " + cl_error_name(err);
+  return k;
+}
+
+std::string OpenClBackend::describe() const {
+  return "opencl: device '" + device_name_ + "' of platform '" + platform_name_ + "' via " + library_.path() +
+         (program_note_.empty() ? std::string("; program not built yet") : "; " + program_note_);
+}
+
+cl_mem OpenClBackend::create_constant_image(const TensorRef& tensor, std::string* error) {
+  ImageShape s;
+  if (tensor.dtype != lite_fb::DType::FLOAT32 || !image_shape_of(tensor.shape, &s)) {
+    *error = "constant is not a float32 tensor of rank <= 4";
+    return nullptr;
+  }
+  std::vector<unsigned char> pixels(s.width() * s.height() * pixel_bytes());
+  pack(static_cast<const float*>(tensor.data), s, pixels.data());
+  cl_int err = CL_SUCCESS;
+  cl_mem m = create_image(s, CL_MEM_READ_ONLY, pixels.data(), &err);
+  if (m == nullptr) *error = "clCreateImage failed: " + cl_error_name(err);
+  return m;
+}
+
+cl_mem OpenClBackend::create_buffer(const void* data, size_t bytes, std::string* error) {
+  cl_int err = CL_SUCCESS;
+  cl_mem m = api().CreateBuffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data), &err);
+  if (m == nullptr) *error = "clCreateBuffer failed: " + cl_error_name(err);
+  return m;
+}
+
+cl_int OpenClBackend::enqueue(cl_kernel kernel, size_t gx, size_t gy) {
+  const size_t global[2] = {gx, gy};
+  return api().EnqueueNDRangeKernel(queue_, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr);
+}
+
+}  // namespace lite

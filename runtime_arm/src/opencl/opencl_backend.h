@@ -1,0 +1,96 @@
+// The OpenCL backend (issue 16): runs the ops it takes on an OpenCL device, activations in image2d
+// RGBA (channels in blocks of 4, the layout Paddle Lite and MNN use on Mali and Adreno: the texture
+// path caches 2D neighbourhoods and an image read returns 4 channels at once), weights in float4
+// buffers packed per kernel. The kernels are OpenCL C source (opencl_kernel_source.cc) built into
+// one program at the first op it takes. docs/OPENCL.md has the whole picture.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend.h"
+#include "opencl/cl_library.h"
+
+namespace lite {
+
+enum class ClPrecision : int {
+  kFp32 = 0,  // fp32 images and math
+  kFp16 = 1,  // fp16 images (storage), fp32 math: works on every device with half images
+};
+
+struct OpenClOptions {
+  ClPrecision precision = ClPrecision::kFp32;
+  // Op codes (by name, comma-separated) the backend refuses, so they run on the CPU: tests of the
+  // per-op fallback and a workaround for a kernel a driver miscompiles. $LITE_OPENCL_REFUSE_OPS
+  // is added to it.
+  std::string refuse_ops;
+  // Where the compiled program is kept between runs (opencl_program_cache.h); "" for none.
+  std::string cache_dir;
+};
+
+// A tensor's place in an image: (N, H, W, C) with leading dims folded into N (rank <= 4 only),
+// the image W*ceil(C/4) wide and N*H high.
+struct ImageShape {
+  int n = 1, h = 1, w = 1, c = 1;
+  size_t width() const { return static_cast<size_t>(w) * static_cast<size_t>((c + 3) / 4); }
+  size_t height() const { return static_cast<size_t>(n) * static_cast<size_t>(h); }
+};
+// False for ranks above 4 or a dim past int range.
+bool image_shape_of(const Shape& shape, ImageShape* out);
+
+class OpenClBackend final : public Backend {
+ public:
+  // Loads libOpenCL, picks a device (the first GPU, else the first device of any type) and makes a
+  // context and queue. Null with `reason` when any step fails (no library, no device, no images).
+  static std::unique_ptr<OpenClBackend> create(const OpenClOptions& options, std::string* reason);
+  ~OpenClBackend() override;
+
+  const char* name() const override { return "opencl"; }
+  const OpKernel* kernel_for(const OpContext& ctx) override;
+  Status allocate(TensorRef* tensor) override;
+  void release(TensorRef* tensor) override;
+  Status copy_from_host(const void* host, TensorRef* tensor) override;
+  Status copy_to_host(const TensorRef& tensor, void* host) override;
+
+  // For the op kernels (opencl_ops.cc).
+  const cl::Api& api() const { return library_.api(); }
+  cl::cl_context context() const { return context_; }
+  cl::cl_device_id device() const { return device_; }
+  const std::string& device_name() const { return device_name_; }
+  // One line for tools: device, where the program came from and how long it took, cache notes.
+  std::string describe() const;
+  // True when a float32 tensor of this shape fits in an image on this device.
+  bool fits_image(const Shape& shape) const;
+  // A kernel of the program (built on first use); null with a message in `error` on failure.
+  cl::cl_kernel create_kernel(const char* kernel_name, std::string* error);
+  // A read-only image holding a host float32 tensor (a constant input), or null.
+  cl::cl_mem create_constant_image(const TensorRef& tensor, std::string* error);
+  // A read-only buffer initialised from host memory, or null.
+  cl::cl_mem create_buffer(const void* data, size_t bytes, std::string* error);
+  // Enqueues a 2D range over (gx, gy); the driver picks the local size.
+  cl::cl_int enqueue(cl::cl_kernel kernel, size_t gx, size_t gy);
+
+ private:
+  OpenClBackend() = default;
+  cl::cl_mem create_image(const ImageShape& s, cl::cl_mem_flags flags, const void* host, cl::cl_int* err);
+  // Host float32 dense (N, H, W, C) <-> the image's pixel rows in its channel type.
+  void pack(const float* dense, const ImageShape& s, void* pixels) const;
+  void unpack(const void* pixels, const ImageShape& s, float* dense) const;
+  size_t pixel_bytes() const { return options_.precision == ClPrecision::kFp16 ? 8 : 16; }
+
+  ClLibrary library_;
+  OpenClOptions options_;
+  cl::cl_device_id device_ = nullptr;
+  cl::cl_context context_ = nullptr;
+  cl::cl_command_queue queue_ = nullptr;
+  cl::cl_program program_ = nullptr;
+  std::string program_error_;  // the build log of a failed build (not retried)
+  std::string program_key_;    // device, driver, platform, library version: the cache key's first half
+  std::string program_note_;   // where the program came from, its build time, cache notes
+  std::string device_name_;
+  std::string platform_name_;
+  std::string refuse_ops_;  // ",CONV_2D,ADD," (commas around each name)
+  size_t max_image_width_ = 0, max_image_height_ = 0;
+};
+
+}  // namespace lite

@@ -1,0 +1,325 @@
+// Activations live in image2d RGBA: tensor (N, H, W, C) is an image W*ceil(C/4) wide and N*H high,
+// pixel (cb*W + w, n*H + h) holding channels 4cb..4cb+3. Lanes past C are always 0: every kernel
+// writes them as 0 (zero_pad) and the host copies write them as 0, so readers may sum whole pixels.
+// Images are read with read_imagef whatever their channel type, so one source serves fp32 and fp16
+// storage (CL_FLOAT / CL_HALF_FLOAT images; math in float). Reads never leave the tensor's region:
+// coordinates are checked, not clamped, because a neighbouring channel block lies beside the edge.
+// Weights are float4 buffers (4 output channels per element), packed at prepare per kernel.
+#include "opencl/opencl_kernel_source.h"
+
+namespace lite {
+
+const char kOpenClKernelSource[] = R"CLC(
+__constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
+
+// ActivationKind of the schema: NONE, RELU, CLIP, SIGMOID, TANH, HARD_SIGMOID, HARD_SWISH, LEAKY_RELU, SILU.
+float4 activate(float4 v, int kind, float a, float b) {
+  switch (kind) {
+    case 1: return fmax(v, (float4)(0.0f));
+    case 2: return fmin(fmax(v, (float4)(a)), (float4)(b));
+    case 3: return (float4)(1.0f) / ((float4)(1.0f) + exp(-v));
+    case 4: return tanh(v);
+    case 5: return fmax((float4)(0.0f), fmin((float4)(1.0f), a * v + b));
+    case 6: return v * fmax((float4)(0.0f), fmin((float4)(1.0f), v / 6.0f + 0.5f));
+    case 7: return select(a * v, v, isgreaterequal(v, (float4)(0.0f)));
+    case 8: return v / ((float4)(1.0f) + exp(-v));
+    default: return v;
+  }
+}
+
+float4 zero_pad(float4 v, int cb, int c) {
+  const int rest = c - cb * 4;
+  if (rest < 4) v.w = 0.0f;
+  if (rest < 3) v.z = 0.0f;
+  if (rest < 2) v.y = 0.0f;
+  return v;
+}
+
+float lane(float4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+
+// shape: (N, H, W, C) of the tensor; pixel of (n, h, w, channel block cb).
+float4 load(__read_only image2d_t img, int4 shape, int n, int h, int w, int cb) {
+  return read_imagef(img, kSampler, (int2)(cb * shape.z + w, n * shape.y + h));
+}
+
+// Work item (x, y) = (cb*W + w, n*H + h) of an output of shape s; false when outside.
+bool output_pixel(int4 s, int* n, int* h, int* w, int* cb) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= s.z * ((s.w + 3) / 4) || y >= s.x * s.y) return false;
+  *cb = x / s.z;
+  *w = x - *cb * s.z;
+  *n = y / s.y;
+  *h = y - *n * s.y;
+  return true;
+}
+
+// Dense convolution (group 1), also FULLY_CONNECTED as a 1x1 one. weights: [ocb][kh][kw][ic4*4]
+// float4 over the block's 4 output channels. window: (kh, kw, stride_h, stride_w);
+// pad_dilation: (pad_top, pad_left, dilation_h, dilation_w).
+__kernel void conv2d(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
+                     __write_only image2d_t out, int4 in_shape, int4 out_shape, int4 window, int4 pad_dilation,
+                     int act, float alpha, float beta) {
+  int n, oh, ow, ocb;
+  if (!output_pixel(out_shape, &n, &oh, &ow, &ocb)) return;
+  const int ic4 = (in_shape.w + 3) / 4;
+  float4 acc = bias[ocb];
+  const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
+  __global const float4* wp = weights + (size_t)ocb * window.x * window.y * ic4 * 4;
+  for (int ky = 0; ky < window.x; ++ky) {
+    const int ih = ih0 + ky * pad_dilation.z;
+    if (ih < 0 || ih >= in_shape.y) {
+      wp += window.y * ic4 * 4;
+      continue;
+    }
+    for (int kx = 0; kx < window.y; ++kx) {
+      const int iw = iw0 + kx * pad_dilation.w;
+      if (iw < 0 || iw >= in_shape.z) {
+        wp += ic4 * 4;
+        continue;
+      }
+      for (int icb = 0; icb < ic4; ++icb) {
+        const float4 v = load(in, in_shape, n, ih, iw, icb);
+        acc = mad((float4)(v.x), wp[0], acc);
+        acc = mad((float4)(v.y), wp[1], acc);
+        acc = mad((float4)(v.z), wp[2], acc);
+        acc = mad((float4)(v.w), wp[3], acc);
+        wp += 4;
+      }
+    }
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+               zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+}
+
+// Depthwise convolution (group == C_in == C_out). weights: [cb][kh][kw] float4.
+__kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
+                               __write_only image2d_t out, int4 in_shape, int4 out_shape, int4 window,
+                               int4 pad_dilation, int act, float alpha, float beta) {
+  int n, oh, ow, cb;
+  if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
+  float4 acc = bias[cb];
+  const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
+  __global const float4* wp = weights + (size_t)cb * window.x * window.y;
+  for (int ky = 0; ky < window.x; ++ky) {
+    const int ih = ih0 + ky * pad_dilation.z;
+    if (ih < 0 || ih >= in_shape.y) continue;
+    for (int kx = 0; kx < window.y; ++kx) {
+      const int iw = iw0 + kx * pad_dilation.w;
+      if (iw < 0 || iw >= in_shape.z) continue;
+      acc = mad(load(in, in_shape, n, ih, iw, cb), wp[ky * window.y + kx], acc);
+    }
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+               zero_pad(activate(acc, act, alpha, beta), cb, out_shape.w));
+}
+
+// Any other grouped convolution, one output channel per lane. weights: the model's
+// [C_out][kh][kw][C_in / group] floats; bias: C_out floats (padded to whole blocks).
+__kernel void conv2d_grouped(__read_only image2d_t in, __global const float* weights, __global const float* bias,
+                             __write_only image2d_t out, int4 in_shape, int4 out_shape, int4 window,
+                             int4 pad_dilation, int group, int act, float alpha, float beta) {
+  int n, oh, ow, ocb;
+  if (!output_pixel(out_shape, &n, &oh, &ow, &ocb)) return;
+  const int icg = in_shape.w / group, ocg = out_shape.w / group;
+  const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
+  float r[4];
+  for (int l = 0; l < 4; ++l) {
+    const int oc = ocb * 4 + l;
+    r[l] = 0.0f;
+    if (oc >= out_shape.w) continue;
+    const int ic0 = (oc / ocg) * icg;
+    float acc = bias[oc];
+    for (int ky = 0; ky < window.x; ++ky) {
+      const int ih = ih0 + ky * pad_dilation.z;
+      if (ih < 0 || ih >= in_shape.y) continue;
+      for (int kx = 0; kx < window.y; ++kx) {
+        const int iw = iw0 + kx * pad_dilation.w;
+        if (iw < 0 || iw >= in_shape.z) continue;
+        __global const float* wp = weights + (((size_t)oc * window.x + ky) * window.y + kx) * icg;
+        for (int i = 0; i < icg; ++i) {
+          const int ic = ic0 + i;
+          acc = mad(lane(load(in, in_shape, n, ih, iw, ic / 4), ic % 4), wp[i], acc);
+        }
+      }
+    }
+    r[l] = acc;
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+               zero_pad(activate((float4)(r[0], r[1], r[2], r[3]), act, alpha, beta), ocb, out_shape.w));
+}
+
+// Broadcast read: dims of size 1 repeat; a single channel repeats across the block.
+float4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
+  n = s.x == 1 ? 0 : n;
+  h = s.y == 1 ? 0 : h;
+  w = s.z == 1 ? 0 : w;
+  if (s.w == 1) return (float4)(load(img, s, n, h, w, 0).x);
+  return load(img, s, n, h, w, cb);
+}
+
+// op: 0 ADD, 1 SUB, 2 MUL, 3 DIV, 4 MAXIMUM, 5 MINIMUM.
+__kernel void binary(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int4 a_shape,
+                     int4 b_shape, int4 out_shape, int op, int act, float alpha, float beta) {
+  int n, h, w, cb;
+  if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
+  const float4 x = load_broadcast(a, a_shape, n, h, w, cb);
+  const float4 y = load_broadcast(b, b_shape, n, h, w, cb);
+  float4 r;
+  switch (op) {
+    case 0: r = x + y; break;
+    case 1: r = x - y; break;
+    case 2: r = x * y; break;
+    case 3: r = x / y; break;
+    case 4: r = fmax(x, y); break;
+    default: r = fmin(x, y); break;
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+               zero_pad(activate(r, act, alpha, beta), cb, out_shape.w));
+}
+
+__kernel void activation(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int act, float alpha,
+                         float beta) {
+  int n, h, w, cb;
+  if (!output_pixel(shape, &n, &h, &w, &cb)) return;
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+               zero_pad(activate(load(in, shape, n, h, w, cb), act, alpha, beta), cb, shape.w));
+}
+
+// Windowed pooling. window: (kh, kw, stride_h, stride_w); pad_dilation: (pad_top, pad_left,
+// dilation_h, dilation_w); padded_end: (in_h + pad_bottom, in_w + pad_right) for count_include_pad.
+__kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int4 out_shape,
+                     int4 window, int4 pad_dilation, int2 padded_end, int is_max, int count_include_pad, int act,
+                     float alpha, float beta) {
+  int n, oh, ow, cb;
+  if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
+  const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
+  float4 acc = is_max ? (float4)(-INFINITY) : (float4)(0.0f);
+  int count = 0;
+  for (int ky = 0; ky < window.x; ++ky) {
+    const int ih = ih0 + ky * pad_dilation.z;
+    const bool row_in_pad = ih >= -pad_dilation.x && ih < padded_end.x;
+    for (int kx = 0; kx < window.y; ++kx) {
+      const int iw = iw0 + kx * pad_dilation.w;
+      if (ih < 0 || ih >= in_shape.y || iw < 0 || iw >= in_shape.z) {
+        if (count_include_pad && row_in_pad && iw >= -pad_dilation.y && iw < padded_end.y) ++count;
+        continue;
+      }
+      const float4 v = load(in, in_shape, n, ih, iw, cb);
+      acc = is_max ? fmax(acc, v) : acc + v;
+      ++count;
+    }
+  }
+  if (!is_max && count > 0) acc = acc / (float)count;
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+               zero_pad(activate(acc, act, alpha, beta), cb, out_shape.w));
+}
+
+// GLOBAL_AVERAGE_POOL / GLOBAL_MAX_POOL: one work item per (channel block, n); output (N, 1, 1, C).
+__kernel void global_pool(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int is_max) {
+  const int cb = get_global_id(0), n = get_global_id(1);
+  if (cb >= (in_shape.w + 3) / 4 || n >= in_shape.x) return;
+  float4 acc = is_max ? (float4)(-INFINITY) : (float4)(0.0f);
+  for (int h = 0; h < in_shape.y; ++h)
+    for (int w = 0; w < in_shape.z; ++w) {
+      const float4 v = load(in, in_shape, n, h, w, cb);
+      acc = is_max ? fmax(acc, v) : acc + v;
+    }
+  if (!is_max) acc = acc / (float)(in_shape.y * in_shape.z);
+  write_imagef(out, (int2)(cb, n), zero_pad(acc, cb, in_shape.w));
+}
+
+// SOFTMAX over channels (the last axis): one work item per (w, n*H + h).
+__kernel void softmax_channels(__read_only image2d_t in, __write_only image2d_t out, int4 shape) {
+  const int w = get_global_id(0), y = get_global_id(1);
+  if (w >= shape.z || y >= shape.x * shape.y) return;
+  const int c4 = (shape.w + 3) / 4;
+  float m = -INFINITY;
+  for (int cb = 0; cb < c4; ++cb) {
+    const float4 v = read_imagef(in, kSampler, (int2)(cb * shape.z + w, y));
+    for (int l = 0; l < 4 && cb * 4 + l < shape.w; ++l) m = fmax(m, lane(v, l));
+  }
+  float sum = 0.0f;
+  for (int cb = 0; cb < c4; ++cb) {
+    const float4 e = zero_pad(exp(read_imagef(in, kSampler, (int2)(cb * shape.z + w, y)) - m), cb, shape.w);
+    sum += e.x + e.y + e.z + e.w;
+  }
+  for (int cb = 0; cb < c4; ++cb) {
+    const float4 e = exp(read_imagef(in, kSampler, (int2)(cb * shape.z + w, y)) - m) / sum;
+    write_imagef(out, (int2)(cb * shape.z + w, y), zero_pad(e, cb, shape.w));
+  }
+}
+
+float4 read_input(int j, __read_only image2d_t i0, __read_only image2d_t i1, __read_only image2d_t i2,
+                  __read_only image2d_t i3, __read_only image2d_t i4, __read_only image2d_t i5, int2 at) {
+  switch (j) {
+    case 0: return read_imagef(i0, kSampler, at);
+    case 1: return read_imagef(i1, kSampler, at);
+    case 2: return read_imagef(i2, kSampler, at);
+    case 3: return read_imagef(i3, kSampler, at);
+    case 4: return read_imagef(i4, kSampler, at);
+    default: return read_imagef(i5, kSampler, at);
+  }
+}
+
+int dim_of(int4 s, int d) { return d == 0 ? s.x : d == 1 ? s.y : d == 2 ? s.z : s.w; }
+
+// CONCATENATION of up to 6 inputs along folded axis `axis` (0 N, 1 H, 2 W, 3 C); `ends`: the
+// running end of each input along the axis (unused entries: past the output).
+__kernel void concat(__read_only image2d_t i0, __read_only image2d_t i1, __read_only image2d_t i2,
+                     __read_only image2d_t i3, __read_only image2d_t i4, __read_only image2d_t i5,
+                     __write_only image2d_t out, int4 out_shape, int axis, int8 ends) {
+  int n, h, w, cb;
+  if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
+  const int e[6] = {ends.s0, ends.s1, ends.s2, ends.s3, ends.s4, ends.s5};
+  float4 r = (float4)(0.0f);
+  if (axis == 3) {
+    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int l = 0; l < 4; ++l) {
+      const int c = cb * 4 + l;
+      if (c >= out_shape.w) break;
+      int j = 0;
+      while (c >= e[j]) ++j;
+      const int start = j == 0 ? 0 : e[j - 1], cc = c - start;
+      const int4 s = (int4)(out_shape.x, out_shape.y, out_shape.z, e[j] - start);
+      v[l] = lane(read_input(j, i0, i1, i2, i3, i4, i5, (int2)((cc / 4) * s.z + w, n * s.y + h)), cc % 4);
+    }
+    r = (float4)(v[0], v[1], v[2], v[3]);
+  } else {
+    int coord[3] = {n, h, w};
+    int j = 0;
+    while (coord[axis] >= e[j]) ++j;
+    const int start = j == 0 ? 0 : e[j - 1];
+    coord[axis] -= start;
+    int4 s = out_shape;
+    if (axis == 0) s.x = e[j] - start;
+    if (axis == 1) s.y = e[j] - start;
+    if (axis == 2) s.z = e[j] - start;
+    r = read_input(j, i0, i1, i2, i3, i4, i5, (int2)(cb * s.z + coord[2], coord[0] * s.y + coord[1]));
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), r);
+}
+
+// Moves values between layouts (RESHAPE and its kin, TRANSPOSE): output element (n, h, w, c) is
+// input element number n*st.x + h*st.y + w*st.z + c*st.w of the input in dense row-major order.
+__kernel void relayout(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int4 out_shape,
+                       int4 st) {
+  int n, h, w, cb;
+  if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
+  float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int l = 0; l < 4; ++l) {
+    const int c = cb * 4 + l;
+    if (c >= out_shape.w) break;
+    long i = (long)n * st.x + (long)h * st.y + (long)w * st.z + (long)c * st.w;
+    const int ic = (int)(i % in_shape.w);
+    i /= in_shape.w;
+    const int iw = (int)(i % in_shape.z);
+    i /= in_shape.z;
+    const int ih = (int)(i % in_shape.y);
+    const int in_n = (int)(i / in_shape.y);
+    v[l] = lane(load(in, in_shape, in_n, ih, iw, ic / 4), ic % 4);
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), (float4)(v[0], v[1], v[2], v[3]));
+}
+)CLC";
+
+}  // namespace lite

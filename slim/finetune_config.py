@@ -1,0 +1,66 @@
+"""``slim.FinetuneConfig``: how a compressed model is trained back towards the original (slim/distill.py).
+
+Kept free of torch so that configs can be built (and the two-line API parsed) without the
+``torch`` extra installed; training itself needs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from typing import Any
+
+LOSSES = ("auto", "l2", "kl")
+
+
+@dataclasses.dataclass
+class FinetuneConfig:
+    """How a compressed model is trained back towards the original.
+
+    steps / epochs / time_budget_s: stop at the first reached (at least one must be set; steps=0
+      skips fine-tuning).
+    learning_rate, weight_decay: AdamW's; the rate decays to 0 along a cosine when the length is
+      known (steps or epochs).
+    batch_size: for data given as one array of samples.
+    loss, temperature: output distillation (see the module docstring).
+    feature_weight: weight of intermediate-feature distillation (0: outputs only); features: the
+      tensor names to compare ("auto": the outputs of up to 8 pruned layers).
+    task_loss, task_weight: ``task_loss(outputs, labels) -> scalar tensor``, used on batches with labels.
+    bn_train: train BatchNorm statistics too (default: frozen, as at inference).
+    checkpoint_dir, checkpoint_every: where and how often the state is saved (resumed from there).
+    progress: the progress bar on stderr. seed: data order and initial state.
+    """
+
+    steps: int | None = None
+    epochs: float | None = None
+    time_budget_s: float | None = None
+    learning_rate: float = 2e-3
+    weight_decay: float = 0.0
+    batch_size: int = 32
+    loss: str = "auto"
+    temperature: float = 2.0
+    feature_weight: float = 0.0
+    features: list[str] | str = "auto"
+    task_loss: Callable[[tuple[Any, ...], object], Any] | None = None
+    task_weight: float = 1.0
+    bn_train: bool = False
+    checkpoint_dir: str | os.PathLike | None = None
+    checkpoint_every: int = 200
+    progress: bool = True
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.loss not in LOSSES:
+            raise ValueError(f"unknown distillation loss {self.loss!r}; use one of {LOSSES}")
+        for name in ("steps", "epochs", "time_budget_s"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must be >= 0, got {value}")
+        if self.learning_rate <= 0:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
+
+    @property
+    def enabled(self) -> bool:
+        return self.steps != 0 and self.epochs != 0 and self.time_budget_s != 0 and \
+            any(v is not None for v in (self.steps, self.epochs, self.time_budget_s))
