@@ -20,6 +20,7 @@ import os
 
 import onnx
 
+from lite_converter.frontends.onnx_arity import check_arity
 from lite_converter.frontends.onnx_attributes import (
     constant_node_value,
     node_attributes,
@@ -141,6 +142,9 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
     for proto in onnx_graph.node:
         domain = "" if proto.domain in DEFAULT_DOMAINS else proto.domain
         if proto.op_type == "Constant" and domain == "":
+            if len(proto.output) != 1 or not proto.output[0]:
+                raise ConversionError(f"Constant node '{proto.name}' has {len(proto.output)} outputs, "
+                                      "the ONNX schema wants 1")
             value = constant_node_value(proto)
             graph.tensors[proto.output[0]] = Tensor(proto.output[0], value.dtype, list(value.shape), value)
             continue
@@ -191,6 +195,7 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
         proto = copy
         _override_input_shapes(proto, input_shapes)
     graph = graph_from_proto(proto)
+    check_arity(graph)
     _apply_declared_types(graph, proto)
     # Inference runs on the IR re-exported with weights passed by type only: as good as on the
     # file (same nodes, same small constants) and it never serializes gigabytes of weights.

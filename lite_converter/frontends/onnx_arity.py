@@ -1,0 +1,53 @@
+"""Input and output counts of ONNX nodes against the operator schemas of the model's opset.
+
+A file from anywhere may give ``And`` one input or ``Conv`` none; every later stage indexes
+``node.inputs[1]`` as the schema promises. Checking the counts once, here, turns that family of
+files into one clear error naming every such node instead of an IndexError somewhere downstream.
+"""
+
+from __future__ import annotations
+
+import onnx.defs
+
+from lite_converter.ir import ConversionError, Graph, Node
+
+_SINGLE = onnx.defs.OpSchema.FormalParameterOption.Single
+
+
+def _schema(node: Node, opset: int) -> onnx.defs.OpSchema | None:
+    try:
+        return onnx.defs.get_schema(node.op_type, max(opset, 1), node.domain or "")
+    except onnx.defs.SchemaError:  # not an ONNX op at this opset: check_supported reports it
+        return None
+
+
+def _arity_problem(node: Node, schema: onnx.defs.OpSchema) -> str | None:
+    for what, given, low, high, formals in (
+        ("inputs", node.inputs, schema.min_input, schema.max_input, schema.inputs),
+        ("outputs", node.outputs, schema.min_output, schema.max_output, schema.outputs),
+    ):
+        count = len(given)
+        if not low <= count <= high:
+            wanted = (f"{low}" if low == high else f"{low} to {high}" if high < 2**31 - 1
+                      else f"at least {low}")
+            return f"{node.op_type} '{node.name}' has {count} {what}, the ONNX schema wants {wanted}"
+        for position, formal in enumerate(formals[:count]):
+            if formal.option == _SINGLE and not given[position]:
+                return f"{node.op_type} '{node.name}' leaves its required {what[:-1]} '{formal.name}' empty"
+    return None
+
+
+def check_arity(graph: Graph) -> None:
+    """Raises ConversionError listing every node of the default domain whose input or output
+    count (or a required, empty slot) contradicts its schema at ``graph.opset``."""
+    problems = []
+    for node in graph.nodes:
+        if node.domain:
+            continue
+        schema = _schema(node, graph.opset)
+        problem = _arity_problem(node, schema) if schema is not None else None
+        if problem:
+            problems.append(problem)
+    if problems:
+        raise ConversionError("the ONNX model's nodes do not match their operators' schemas: "
+                              + "; ".join(problems))
