@@ -116,8 +116,10 @@ training-deps: $(TRAINING_STAMP)
 
 # `make test` leaves out the tests marked `training` (model training and fine-tuning, tens of
 # minutes on 2 cores): `make test-training` runs them.
-test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-plugin
-	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) LITE_REQUIRE_OPENCL=1 $(PY) -m pytest -q -m "not training"
+# tsan: tests/test_tsan.py runs in the pytest run (LITE_TSAN_BUILD: fails, never skips, without it).
+test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-plugin tsan
+	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) LITE_TSAN_BUILD=$(CURDIR)/$(TSAN_DIR) LITE_REQUIRE_OPENCL=1 \
+	  $(PY) -m pytest -q -m "not training"
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0 LITE_RUNTIME_LIBRARY=$(CURDIR)/$(ASAN_DIR)/runtime_arm/liblite_runtime.so \
 	  $(PY) -m pytest -q -p no:cacheprovider --capture=sys $(ASAN_RUNTIME_TESTS)
@@ -264,9 +266,12 @@ fuzz: fuzz-build
 	    -artifact_prefix=$(FUZZ_DIR)/findings/$$t- $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t || exit 1; \
 	done
 
-# What CI runs (make test): each target briefly.
+# What CI runs (make test): the regression files, then each target briefly (20 s for the C API,
+# 10 s per reader); a finding fails make test.
 fuzz-ci:
-	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_READER_SECONDS=15
+	$(MAKE) fuzz FUZZ_SECONDS=20 FUZZ_READER_SECONDS=10
+
+test: fuzz-ci
 
 # ThreadSanitizer: the runtime and tests/test_tsan.py's concurrency driver (gcc, -fsanitize=thread).
 tsan: $(DEPS_STAMP) $(NATIVE_SOURCES)

@@ -1,14 +1,24 @@
-"""NaN in, NaN out (issue 19): activations, pooling and reductions propagate NaN and infinities where
-onnxruntime does, in the reference and the fast kernels (inputs of 504 values with NaN / +-inf at
-scattered positions run the vector bodies and their tails; the fused activations of CONV_2D run
-the GEMM, depthwise and Winograd paths). The oracle is onnxruntime on the same ONNX model:
-tests.test_ops_nn.check compares NaN positions and infinities exactly, finite values within 1e-4.
-A kernel written as ``v > 0 ? v : 0`` or ``max(v, 0)`` on x86 (which returns its second operand
-when either is NaN) turns a NaN pixel into a confident 0. Max pooling and min/max reductions are
-checked against numpy instead (see there).
+"""NaN in, NaN out (issues 19 and 20): every activation, pooling op, reduction and softmax propagates
+NaN and infinities where onnxruntime does, in the fast kernels and (test_reference_kernels_too) the
+portable reference kernels (inputs of 504 values with NaN / +-inf at scattered positions run the
+vector bodies and their tails; the fused activations of CONV_2D run the GEMM, depthwise and
+Winograd paths). The oracle is onnxruntime on the same ONNX model: tests.test_ops_nn.check compares
+NaN positions and infinities exactly, finite values within 1e-4. A kernel written as
+``v > 0 ? v : 0`` or ``max(v, 0)`` on x86 (which returns its second operand when either is NaN)
+turns a NaN pixel into a confident 0. Where onnxruntime is not consistent with itself (its MLAS
+max kernels keep or drop a NaN by its position: max pooling, min/max reductions) the oracle is
+numpy / the ONNX spec instead, said at each test. The int8 borders (QuantizeLinear /
+DequantizeLinear around int8 ops) are compared with onnxruntime byte for byte, NaN excepted (see
+there). Hardmax / ArgMax over NaN are left out: onnxruntime picks a position-dependent index there.
 """
 
 from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,26 +41,53 @@ def poisoned(shape: tuple[int, ...] = SHAPE, seed: int = 0) -> np.ndarray:
     return x
 
 
-UNARY = {
-    "Relu": {},
-    "LeakyRelu": {"alpha": 0.1},
-    "HardSigmoid": {"alpha": 0.2, "beta": 0.5},
-    "HardSwish": {},
-    "Sigmoid": {},
-    "Tanh": {},
-    "Elu": {"alpha": 1.0},
-    "Selu": {},
-    "Softplus": {},
-    "Softsign": {},
-    "Abs": {},
-    "Neg": {},
-    "Exp": {},
+# Every activation the converter takes (Clip and PRelu below), and the elementwise math beside them:
+# (attributes, opset). ThresholdedRelu and Shrink map NaN to 0, as their spec's comparisons and
+# onnxruntime do (``x > alpha`` is false for NaN).
+UNARY: dict[str, tuple[dict[str, object], int]] = {
+    "Relu": ({}, 17),
+    "LeakyRelu": ({"alpha": 0.1}, 17),
+    "HardSigmoid": ({"alpha": 0.2, "beta": 0.5}, 17),
+    "HardSwish": ({}, 17),
+    "Sigmoid": ({}, 17),
+    "Tanh": ({}, 17),
+    "Elu": ({"alpha": 1.0}, 17),
+    "Selu": ({}, 17),
+    "Celu": ({"alpha": 0.7}, 17),
+    "Softplus": ({}, 17),
+    "Softsign": ({}, 17),
+    "Gelu": ({}, 20),
+    "Gelu_tanh": ({"approximate": "tanh"}, 20),
+    "Mish": ({}, 18),
+    "Swish": ({}, 24),
+    "ThresholdedRelu": ({"alpha": 0.5}, 17),
+    "Shrink": ({"lambd": 0.5, "bias": 0.1}, 17),
+    "Abs": ({}, 17),
+    "Neg": ({}, 17),
+    "Exp": ({}, 17),
+    "Log": ({}, 17),
+    "Sqrt": ({}, 17),
+    "Reciprocal": ({}, 17),
+    "Erf": ({}, 17),
+    "Sign": ({}, 17),
+    "Floor": ({}, 17),
+    "Ceil": ({}, 17),
+    "Round": ({}, 17),
 }
 
 
 @pytest.mark.parametrize("op", sorted(UNARY))
 def test_activations_propagate_nan(op: str) -> None:
-    check_node(op, {"x": poisoned()}, **UNARY[op])
+    attrs, opset = UNARY[op]
+    check_node(op.split("_")[0], {"x": poisoned()}, opset=opset, **attrs)
+
+
+@pytest.mark.parametrize("op", ["Max", "Min"])
+def test_elementwise_max_min_propagate_nan(op: str) -> None:
+    """Both operand orders: x86's max_ps returns its second operand when either is NaN."""
+    other = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
+    check_node(op, {"x": poisoned(), "b": other})
+    check_node(op, {"b": other, "x": poisoned()})
 
 
 @pytest.mark.parametrize("low, high", [(0.0, 6.0), (-1.0, 1.0)])
@@ -70,7 +107,8 @@ def test_average_pooling_propagates_nan(op: str, attrs: dict[str, object]) -> No
     check_node(op, {"x": poisoned()}, **attrs)
 
 
-@pytest.mark.parametrize("op", ["ReduceMean", "ReduceSum", "ReduceL2"])
+@pytest.mark.parametrize("op", ["ReduceMean", "ReduceSum", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+                                "ReduceLogSum", "ReduceLogSumExp", "ReduceProd"])
 def test_sum_reductions_propagate_nan(op: str) -> None:
     check_node(op, {"x": poisoned()}, {"axes": np.array([2, 3], np.int64)}, opset=18, keepdims=1)
 
@@ -153,3 +191,59 @@ def test_fused_conv_activations_propagate_nan(case: str, activation: str) -> Non
     nodes.append(helper.make_node(activation, act_inputs, ["y"], **act_attrs))
     ours = check(make_model(nodes, {"x": x}, {"y": TensorProto.FLOAT}, constants), {"x": x})
     assert np.isnan(ours["y"]).any()  # the test can fail: NaN must reach the output
+
+
+# -- the int8 borders ----------------------------------------------------------------------------
+# int8 has no NaN. +-inf and out-of-range values saturate and ties round to even as in onnxruntime,
+# byte for byte. NaN quantizes to the zero point (the int8 image of 0.0) on every CPU: onnxruntime
+# gives -128 on x86 (cvtps2dq's "integer indefinite", then clamped) and the zero point on ARM, so
+# it is no oracle for NaN; the ONNX spec leaves it open for integer types.
+BORDER = np.array([np.nan, np.inf, -np.inf, 0.5, 1.5, 2.5, -0.5, -2.5, 300.0, -300.0, 126.5, -128.5],
+                  np.float32)
+
+
+def _qdq_model(zero_point_type: int, activation: str | None):
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d" if activation else "y"])]
+    constants = {"s": np.array(1.0, np.float32),
+                 "z": np.array(0, helper.tensor_dtype_to_np_dtype(zero_point_type))}
+    if activation:  # an int8 table op between the borders (the converter composes it into a lookup)
+        nodes += [helper.make_node(activation, ["d"], ["a"]),
+                  helper.make_node("QuantizeLinear", ["a", "s2", "z"], ["q2"]),
+                  helper.make_node("DequantizeLinear", ["q2", "s2", "z"], ["y"])]
+        constants["s2"] = np.array(1 / 255, np.float32)
+    x = np.tile(BORDER, 4).reshape(1, -1)
+    return make_model(nodes, {"x": x}, {"y": TensorProto.FLOAT}, constants, opset=14), x
+
+
+@pytest.mark.parametrize("activation", [None, "Sigmoid", "Tanh", "HardSwish"])
+@pytest.mark.parametrize("zero_point_type", [TensorProto.INT8, TensorProto.UINT8])
+def test_int8_borders_saturate_and_round_like_onnxruntime(zero_point_type: int,
+                                                          activation: str | None) -> None:
+    from tests.test_ops_nn import run_lite, run_onnxruntime
+
+    model, x = _qdq_model(zero_point_type, activation)
+    ours, expected = run_lite(model, {"x": x})["y"], run_onnxruntime(model, {"x": x})["y"]
+    finite_or_inf = ~np.isnan(x)
+    np.testing.assert_array_equal(ours[finite_or_inf], expected[finite_or_inf])
+    # NaN: the zero point, i.e. what onnxruntime gives for 0.0 through the same chain.
+    zeros = run_onnxruntime(model, {"x": np.zeros_like(x)})["y"]
+    np.testing.assert_array_equal(ours[~finite_or_inf], zeros[~finite_or_inf])
+
+
+# -- the reference kernels -----------------------------------------------------------------------
+def test_reference_kernels_too() -> None:
+    """Every test above again in a process with every CPU feature masked off
+    (LITE_CPU_FEATURES_MASK=0): the portable reference kernels, which the fast ones are checked
+    against elsewhere, must propagate NaN as well."""
+    if os.environ.get("LITE_CPU_FEATURES_MASK") == "0":
+        pytest.skip("this is the reference-kernel run itself")  # declared: the inner run only
+    env = {**os.environ, "LITE_CPU_FEATURES_MASK": "0"}
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
+                           "-k", "not test_reference_kernels_too"], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    summary = done.stdout.strip().splitlines()[-1]
+    passed = int(re.search(r"(\d+) passed", summary).group(1))  # type: ignore[union-attr]
+    assert passed >= 100 and "skipped" not in summary and "failed" not in summary, summary

@@ -81,7 +81,7 @@ static inline __attribute__((always_inline)) void lite_f32_pool_rows(const lite_
           if (average)
             for (size_t c = c0; c < channels; ++c) y[c] += x[c];
           else
-            for (size_t c = c0; c < channels; ++c) y[c] = x[c] > y[c] ? x[c] : y[c];
+            for (size_t c = c0; c < channels; ++c) y[c] = x[c] > y[c] || x[c] != x[c] ? x[c] : y[c];
         }
       if (average) {
         size_t count = t.rows * t.cols;
