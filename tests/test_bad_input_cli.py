@@ -170,6 +170,24 @@ def test_run_over_the_memory_bound_says_how_to_raise_it(dynamic_lite: Path) -> N
     assert ok.returncode == 0, ok.stderr
 
 
+# The audit's hostile models (tests/fuzz/regressions/c_api/, rebuilt by tests/test_untrusted_models.py)
+# through `lite run`: refused with the tensor or op named, exit status 1, no abort.
+HOSTILE_RUNS = {
+    "tiny_2gib_tensor.lite": ("OUT_OF_MEMORY: TILE 'tile': output tensor 'y0' of shape [16384, 32768] "
+                              "FLOAT32 needs 2147483648 bytes, over max_memory_bytes (1073741824)"),
+    "tiny_big_arena.lite": "OUT_OF_MEMORY: the plan needs 2415919168 bytes of activation arena",
+    "int8_conv_huge_pad.lite": ("SHAPE_ERROR: CONV_2D 'conv': output [1, 16, 1073741840, 16] "
+                                "exceeds 2^31 elements"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_RUNS))
+def test_hostile_models_are_refused_by_lite_run(name: str) -> None:
+    path = Path(__file__).parent / "fuzz" / "regressions" / "c_api" / name
+    shape = [] if name.startswith("int8") else ["--input-shape", "x=1,1"]
+    assert_user_error(lite("run", str(path), *shape), "run", HOSTILE_RUNS[name])
+
+
 def test_inspect_shows_the_memory_at_given_shapes(dynamic_lite: Path) -> None:
     result = lite("inspect", str(dynamic_lite), "--input-shape", "x=1,3,64,64")
     assert result.returncode == 0, result.stderr
