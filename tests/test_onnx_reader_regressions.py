@@ -23,6 +23,7 @@ REGRESSIONS = Path(__file__).parent / "fuzz" / "regressions" / "onnx"
 EXPECTED = {
     "and_with_one_input.onnx": "And 'And_0' has 1 inputs, the ONNX schema wants 2",
     "initializer_of_undefined_type.onnx": "tensor 'w_conv' has an undefined or unknown element type (0)",
+    "op_type_not_utf8.onnx": "node 0: its op type is not UTF-8 text: b'A\\x8e\\x8eM)n'",
 }
 
 
@@ -65,6 +66,14 @@ def _sparse(dims: list[int], indices: list[int]) -> onnx.SparseTensorProto:
     return helper.make_sparse_tensor(values, index, dims)
 
 
+def _not_utf8(model: onnx.ModelProto, marker: bytes) -> onnx.ModelProto:
+    """The model with every occurrence of ``marker`` in its bytes replaced by bytes that are not UTF-8
+    (protobuf then hands those string fields back as bytes)."""
+    data = model.SerializeToString()
+    assert marker in data
+    return onnx.ModelProto.FromString(data.replace(marker, b"\x8e" * len(marker)))
+
+
 # The family of each finding: arity (And with one input) and tensors whose declared type, dims and
 # data disagree (an initializer of type UNDEFINED).
 FAMILY = {
@@ -74,6 +83,12 @@ FAMILY = {
                               "Relu 'relu' has 2 outputs, the ONNX schema wants 1"),
     "required_input_left_empty": (_model([helper.make_node("Add", ["x", ""], ["y"], name="add")]),
                                   "Add 'add' leaves its required input 'B' empty"),
+    "node_name_not_utf8": (_not_utf8(_model([helper.make_node("Relu", ["x"], ["y"], name="QQQQ")]), b"QQQQ"),
+                           "node 0: its name is not UTF-8 text"),
+    "initializer_name_not_utf8": (
+        _not_utf8(_model([helper.make_node("Relu", ["x"], ["y"])],
+                         [helper.make_tensor("UUUU", TensorProto.FLOAT, [1], [0.0])]), b"UUUU"),
+        "initializer 0: its name is not UTF-8 text"),
     "constant_without_output": (
         _model([helper.make_node("Constant", [], [], name="c", value_float=1.0),
                 helper.make_node("Relu", ["x"], ["y"], name="relu")]),

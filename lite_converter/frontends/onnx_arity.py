@@ -15,8 +15,9 @@ _SINGLE = onnx.defs.OpSchema.FormalParameterOption.Single
 
 
 def _schema(node: Node, opset: int) -> onnx.defs.OpSchema | None:
+    version = min(max(opset, 1), 2**31 - 1)  # a file may declare any int64 opset
     try:
-        return onnx.defs.get_schema(node.op_type, max(opset, 1), node.domain or "")
+        return onnx.defs.get_schema(node.op_type, version, node.domain or "")
     except onnx.defs.SchemaError:  # not an ONNX op at this opset: check_supported reports it
         return None
 

@@ -121,10 +121,31 @@ def guess_input_layouts(graph: Graph) -> dict[str, str]:
     return layouts
 
 
+def _check_text(where: str, fields: list[tuple[str, object]]) -> None:
+    """protobuf hands a string field that is not UTF-8 back as bytes; names and op types must be text."""
+    for what, value in fields:
+        if not isinstance(value, str):
+            raise ConversionError(f"{where}: its {what} is not UTF-8 text: {value!r:.80}")
+
+
+def _check_names(graph: onnx.GraphProto) -> None:
+    for index, node in enumerate(graph.node):
+        _check_text(f"node {index}", [("op type", node.op_type), ("name", node.name), ("domain", node.domain),
+                                      *(("input", name) for name in node.input),
+                                      *(("output", name) for name in node.output)])
+    for kind, values in (("initializer", graph.initializer), ("graph input", graph.input),
+                         ("graph output", graph.output), ("value_info", graph.value_info)):
+        for index, value in enumerate(values):
+            _check_text(f"{kind} {index}", [("name", value.name)])
+
+
 def graph_from_proto(model: onnx.ModelProto) -> Graph:
     """The IR of an ONNX model (before type inference)."""
     onnx_graph = model.graph
     graph = Graph(source_format="onnx", opset=_default_opset(model))
+    _check_names(onnx_graph)
+    _check_text("metadata_props", [(part, value) for prop in model.metadata_props
+                                   for part, value in (("key", prop.key), ("value", prop.value))])
     graph.metadata = {prop.key: prop.value for prop in model.metadata_props}
     for init in onnx_graph.initializer:
         value = tensor_to_numpy(init)
