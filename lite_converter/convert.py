@@ -109,9 +109,21 @@ def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
         graph = load_tflite(model)  # type: ignore[arg-type]
         int8 = any(t.quant is not None and t.dtype == np.int8 for t in graph.tensors.values())
         return LoadedModel(graph, "tflite", quantized=int8)
-    graph = load_onnx(model, input_shapes=input_shapes)  # type: ignore[arg-type]
+    try:
+        graph = load_onnx(model, input_shapes=input_shapes)  # type: ignore[arg-type]
+    except _INCONSISTENCIES as err:  # shape inference over a file from anywhere (make fuzz's onnx target)
+        raise _inconsistent("ONNX", err) from err
     qdq = is_qdq_model(graph)
     return LoadedModel(graph, "onnx", quantized=qdq, qdq=qdq)
+
+
+# What a model whose parts contradict each other raises deep in inference or lowering.
+_INCONSISTENCIES = (ValueError, IndexError, KeyError, TypeError, ArithmeticError)
+
+
+def _inconsistent(kind: str, err: Exception) -> ConversionError:
+    return ConversionError(f"the {kind} model is inconsistent, conversion stopped at "
+                           f"{type(err).__name__}: {err}")
 
 
 def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = None) -> Graph:
@@ -123,12 +135,10 @@ def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = N
         return graph  # the frontend produced the lowered, channels-last IR
     try:
         return _lower_onnx_vocabulary(graph, loaded.qdq)
-    except (ValueError, IndexError, KeyError, TypeError, ArithmeticError) as err:
-        # A file from anywhere: nodes with too few inputs or shapes that contradict each other get
-        # this far (tests/test_paddle_fuzz.py, make fuzz's onnx target); say so instead of crashing.
-        kind = "Paddle" if loaded.source_format == "paddle" else "ONNX"
-        raise ConversionError(f"the {kind} model is inconsistent, conversion stopped at "
-                              f"{type(err).__name__}: {err}") from err
+    except _INCONSISTENCIES as err:
+        # A file from anywhere: shapes that contradict each other get this far
+        # (tests/test_paddle_fuzz.py, make fuzz's onnx target); say so instead of crashing.
+        raise _inconsistent("Paddle" if loaded.source_format == "paddle" else "ONNX", err) from err
 
 
 def _lower_onnx_vocabulary(graph: Graph, qdq: bool) -> Graph:

@@ -23,6 +23,8 @@ REGRESSIONS = Path(__file__).parent / "fuzz" / "regressions" / "onnx"
 EXPECTED = {
     "and_with_one_input.onnx": "And 'And_0' has 1 inputs, the ONNX schema wants 2",
     "initializer_of_undefined_type.onnx": "tensor 'w_conv' has an undefined or unknown element type (0)",
+    "attribute_of_undefined_type.onnx": ("ArgMax node 0 '': attribute 'axis' is UNDEFINED, "
+                                         "the ONNX schema wants INT"),
     "op_type_not_utf8.onnx": "node 0: its op type is not UTF-8 text: b'A\\x8e\\x8eM)n'",
 }
 
@@ -89,6 +91,8 @@ FAMILY = {
         _not_utf8(_model([helper.make_node("Relu", ["x"], ["y"])],
                          [helper.make_tensor("UUUU", TensorProto.FLOAT, [1], [0.0])]), b"UUUU"),
         "initializer 0: its name is not UTF-8 text"),
+    "axis_given_as_a_string": (_model([helper.make_node("Softmax", ["x"], ["y"], name="sm", axis="1")]),
+                               "Softmax node 0 'sm': attribute 'axis' is STRING, the ONNX schema wants INT"),
     "constant_without_output": (
         _model([helper.make_node("Constant", [], [], name="c", value_float=1.0),
                 helper.make_node("Relu", ["x"], ["y"], name="relu")]),

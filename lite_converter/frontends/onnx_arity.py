@@ -1,8 +1,10 @@
-"""Input and output counts of ONNX nodes against the operator schemas of the model's opset.
+"""Input and output counts and attribute types of ONNX nodes against the operator schemas of the
+model's opset.
 
 A file from anywhere may give ``And`` one input or ``Conv`` none; every later stage indexes
 ``node.inputs[1]`` as the schema promises. Checking the counts once, here, turns that family of
 files into one clear error naming every such node instead of an IndexError somewhere downstream.
+Likewise an ``axis`` stored as a string or with no type at all would reach shape inference as None.
 """
 
 from __future__ import annotations
@@ -52,3 +54,28 @@ def check_arity(graph: Graph) -> None:
     if problems:
         raise ConversionError("the ONNX model's nodes do not match their operators' schemas: "
                               + "; ".join(problems))
+
+
+def check_attribute_types(model: onnx.ModelProto, opset: int) -> None:
+    """Raises ConversionError listing every attribute of a default-domain node whose type is not the
+    one its schema declares (attributes the schema does not know are left to the lowering)."""
+    problems = []
+    for index, proto in enumerate(model.graph.node):
+        if proto.domain not in ("", "ai.onnx") or not isinstance(proto.op_type, str):
+            continue
+        schema = _schema(Node(proto.op_type, proto.name, [], []), opset)
+        if schema is None:
+            continue
+        for attr in proto.attribute:
+            declared = schema.attributes.get(attr.name)
+            if declared is not None and int(attr.type) != int(declared.type):
+                names = onnx.AttributeProto.AttributeType
+                got = names.Name(attr.type) if attr.type in _ATTRIBUTE_TYPES else attr.type
+                problems.append(f"{proto.op_type} node {index} '{proto.name}': attribute '{attr.name}' is "
+                                f"{got}, the ONNX schema wants {names.Name(int(declared.type))}")
+    if problems:
+        raise ConversionError("the ONNX model's attributes do not match their operators' schemas: "
+                              + "; ".join(problems))
+
+
+_ATTRIBUTE_TYPES = set(onnx.AttributeProto.AttributeType.values())

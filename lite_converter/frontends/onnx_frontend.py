@@ -20,7 +20,7 @@ import os
 
 import onnx
 
-from lite_converter.frontends.onnx_arity import check_arity
+from lite_converter.frontends.onnx_arity import check_arity, check_attribute_types
 from lite_converter.frontends.onnx_attributes import (
     constant_node_value,
     node_attributes,
@@ -217,6 +217,7 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
         _override_input_shapes(proto, input_shapes)
     graph = graph_from_proto(proto)
     check_arity(graph)
+    check_attribute_types(proto, graph.opset)
     _apply_declared_types(graph, proto)
     # Inference runs on the IR re-exported with weights passed by type only: as good as on the
     # file (same nodes, same small constants) and it never serializes gigabytes of weights.
