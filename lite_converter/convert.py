@@ -106,7 +106,10 @@ def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
     if kind == "tflite":
         if input_shapes:
             raise ConversionError("input shapes cannot be set for a .tflite model (its shapes are fixed)")
-        graph = load_tflite(model)  # type: ignore[arg-type]
+        try:
+            graph = load_tflite(model)  # type: ignore[arg-type]
+        except _INCONSISTENCIES as err:  # e.g. a tensor name that is not UTF-8 (make fuzz's tflite target)
+            raise _inconsistent("TFLite", err) from err
         int8 = any(t.quant is not None and t.dtype == np.int8 for t in graph.tensors.values())
         return LoadedModel(graph, "tflite", quantized=int8)
     try:

@@ -146,3 +146,19 @@ def test_well_formed_initializers_still_convert_and_run(weight: str) -> None:
         session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
         np.testing.assert_array_equal(y, session.run(None, {"x": x})[0])
     np.testing.assert_array_equal(y, x + np.array([[0, 1, 0, 1]], dtype=np.float32))
+
+
+# The TFLite reader's findings (make fuzz's tflite target), the same way.
+TFLITE_EXPECTED = {
+    "tensor_name_not_utf8.tflite": ("the TFLite model is inconsistent, "
+                                    "conversion stopped at UnicodeDecodeError"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TFLITE_EXPECTED))
+def test_tflite_fuzzer_findings_are_clear_conversion_errors(name: str, tmp_path: Path) -> None:
+    directory = REGRESSIONS.parent / "tflite"
+    assert sorted(p.name for p in directory.iterdir()) == sorted(TFLITE_EXPECTED)
+    result = lite("convert", str(directory / name), "-o", str(tmp_path / "out.lite"))
+    assert_user_error(result, "convert", TFLITE_EXPECTED[name])
+    assert list(tmp_path.iterdir()) == []
