@@ -231,7 +231,7 @@ FUZZ_READER_SECONDS ?= $(FUZZ_SECONDS)
 FUZZ_STAMP := $(VENV)/.fuzz-deps
 FUZZ_APT := clang-16 libclang-rt-16-dev
 ATHERIS_VERSION := 3.0.0
-FUZZ_FLAGS := -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 -print_final_stats=1 -close_fd_mask=1
+FUZZ_FLAGS := -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=60 -print_final_stats=1 -close_fd_mask=1
 FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 READER_TARGETS := onnx tflite paddle
 TSAN_DIR := build/tsan
