@@ -23,7 +23,7 @@ TORCH_CONSTRAINTS := build/torch-cpu-constraints.txt
 ASAN_DIR := build/asan
 
 .PHONY: help demo test test-training training-deps install asan schema lint clean bench bench-deps test-opencl \
-	eval-int8
+	eval-int8 fuzz fuzz-build fuzz-ci tsan
 
 help:
 	@echo "make demo    convert and run the PaddleOCR mobile models, compare with onnxruntime"
@@ -35,6 +35,8 @@ help:
 	@echo "make cross   runtime, kernel tests, run_model, lite_bench for aarch64 and armv7 (build/aarch64, build/armv7)"
 	@echo "make qemu-plugin  the qemu instruction-count plugin ($(QEMU_PLUGIN))"
 	@echo "make bench   benchmarks/RESULTS.md: our runtime against onnxruntime, LiteRT, ncnn, MNN"
+	@echo "make fuzz    libFuzzer over the C API and the converter's readers, FUZZ_SECONDS each (docs/RELIABILITY.md)"
+	@echo "make tsan    the runtime and its concurrency test under ThreadSanitizer in $(TSAN_DIR)"
 	@echo "make android-test  the Java binding's JUnit tests on the host JVM (android_demo/README.md)"
 	@echo "make android-libs  liblite_jni.so for aarch64 / armv7, checked for 16 KB pages"
 	@echo "make android-assets  the demo app's models into android_demo/app/src/main/assets"
@@ -115,8 +117,10 @@ training-deps: $(TRAINING_STAMP)
 
 # `make test` leaves out the tests marked `training` (model training and fine-tuning, tens of
 # minutes on 2 cores): `make test-training` runs them.
-test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-plugin
-	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) LITE_REQUIRE_OPENCL=1 $(PY) -m pytest -q -m "not training"
+# tsan: tests/test_tsan.py runs in the pytest run (LITE_TSAN_BUILD: fails, never skips, without it).
+test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-plugin tsan
+	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) LITE_TSAN_BUILD=$(CURDIR)/$(TSAN_DIR) LITE_REQUIRE_OPENCL=1 \
+	  $(PY) -m pytest -q -m "not training"
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0 LITE_RUNTIME_LIBRARY=$(CURDIR)/$(ASAN_DIR)/runtime_arm/liblite_runtime.so \
 	  $(PY) -m pytest -q -p no:cacheprovider --capture=sys $(ASAN_RUNTIME_TESTS)
@@ -216,6 +220,65 @@ $(QEMU_PLUGIN): benchmarks/qemu_insn_count/insn_count_plugin.c benchmarks/qemu_i
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -o $@ $<
 
+# ---- Untrusted input: coverage-guided fuzzing and ThreadSanitizer (docs/RELIABILITY.md) -----------
+# libFuzzer targets: fuzz_c_api (clang, ASan + UBSan, the C API over a .lite file) and the converter's
+# readers (tests/fuzz/fuzz_readers.py through atheris: onnx, tflite, paddle). Seed corpora are
+# generated (tests/fuzz/make_corpus.py) into $(FUZZ_DIR)/seeds; what the fuzzers add goes to
+# $(FUZZ_DIR)/corpus; a finding is written to $(FUZZ_DIR)/findings/ and fails the run: turn it into a
+# regression file under tests/fuzz/regressions/<target>/ (replayed first by every run).
+FUZZ_DIR := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_READER_SECONDS ?= $(FUZZ_SECONDS)
+FUZZ_STAMP := $(VENV)/.fuzz-deps
+FUZZ_APT := clang-16 libclang-rt-16-dev
+ATHERIS_VERSION := 3.0.0
+FUZZ_FLAGS := -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=60 -print_final_stats=1 -close_fd_mask=1
+FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+READER_TARGETS := onnx tflite paddle
+TSAN_DIR := build/tsan
+
+$(FUZZ_STAMP): | $(PACKAGE_STAMP)
+	@missing=$$(for p in $(FUZZ_APT); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	$(PY) -m pip install -q atheris==$(ATHERIS_VERSION)
+	@touch $@
+
+fuzz-build: $(FUZZ_STAMP) $(NATIVE_SOURCES)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16 -DLITE_FUZZ=ON >/dev/null
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_c_api
+	@[ -d $(FUZZ_DIR)/seeds/c_api ] || $(PY) -m tests.fuzz.make_corpus $(FUZZ_DIR)/seeds
+
+# Replays the regression files, then fuzzes each target for its time budget; exit status non-zero
+# on any finding (crash, sanitizer report, leak, timeout, OOM).
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_DIR)/findings $(addprefix $(FUZZ_DIR)/corpus/,c_api $(READER_TARGETS))
+	@if ls tests/fuzz/regressions/c_api/* >/dev/null 2>&1; then \
+	  $(FUZZ_ENV) $(FUZZ_DIR)/runtime_arm/fuzz_c_api $(FUZZ_FLAGS) tests/fuzz/regressions/c_api/*; fi
+	$(FUZZ_ENV) $(FUZZ_DIR)/runtime_arm/fuzz_c_api $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=$(FUZZ_DIR)/findings/c_api- $(FUZZ_DIR)/corpus/c_api $(FUZZ_DIR)/seeds/c_api
+	@for t in $(READER_TARGETS); do \
+	  if ls tests/fuzz/regressions/$$t/* >/dev/null 2>&1; then \
+	    $(PY) -m tests.fuzz.fuzz_readers $$t $(FUZZ_FLAGS) tests/fuzz/regressions/$$t/* || exit 1; fi; \
+	  echo "fuzzing the $$t reader for $(FUZZ_READER_SECONDS) s"; \
+	  $(PY) -m tests.fuzz.fuzz_readers $$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_READER_SECONDS) \
+	    -artifact_prefix=$(FUZZ_DIR)/findings/$$t- $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t || exit 1; \
+	done
+
+# What CI runs (make test): the regression files, then each target briefly (20 s for the C API,
+# 10 s per reader); a finding fails make test.
+fuzz-ci:
+	$(MAKE) fuzz FUZZ_SECONDS=20 FUZZ_READER_SECONDS=10
+
+test: fuzz-ci
+
+# ThreadSanitizer: the runtime and tests/test_tsan.py's concurrency driver (gcc, -fsanitize=thread).
+tsan: $(DEPS_STAMP) $(NATIVE_SOURCES)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DLITE_TSAN=ON >/dev/null
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(TSAN_DIR) -j $(JOBS) --target concurrent_interpreters
 # ---- Java binding and Android demo (android_demo/README.md) --------------------------------------
 # No Android SDK, NDK or Gradle plugin can be installed here: the Java library (android_demo/lite and
 # android_demo/ocr) and its JUnit tests compile with javac; liblite_jni.so is built for the host

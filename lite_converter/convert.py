@@ -144,12 +144,27 @@ def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
             raise ConversionError("input shapes cannot be set for a .tflite model (its shapes are fixed)")
         if input_values:
             raise ConversionError("input values can be pinned for ONNX models only")
-        graph = load_tflite(model)  # type: ignore[arg-type]
+        try:
+            graph = load_tflite(model)  # type: ignore[arg-type]
+        except _INCONSISTENCIES as err:  # e.g. a tensor name that is not UTF-8 (make fuzz's tflite target)
+            raise _inconsistent("TFLite", err) from err
         int8 = any(t.quant is not None and t.dtype == np.int8 for t in graph.tensors.values())
         return LoadedModel(graph, "tflite", quantized=int8)
-    graph = load_onnx(model, input_shapes=input_shapes, input_values=input_values)  # type: ignore[arg-type]
+    try:
+        graph = load_onnx(model, input_shapes=input_shapes, input_values=input_values)  # type: ignore[arg-type]
+    except _INCONSISTENCIES as err:  # shape inference over a file from anywhere (make fuzz's onnx target)
+        raise _inconsistent("ONNX", err) from err
     qdq = is_qdq_model(graph)
     return LoadedModel(graph, "onnx", quantized=qdq, qdq=qdq)
+
+
+# What a model whose parts contradict each other raises deep in inference or lowering.
+_INCONSISTENCIES = (ValueError, IndexError, KeyError, TypeError, ArithmeticError)
+
+
+def _inconsistent(kind: str, err: Exception) -> ConversionError:
+    return ConversionError(f"the {kind} model is inconsistent, conversion stopped at "
+                           f"{type(err).__name__}: {err}")
 
 
 def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = None,
@@ -166,15 +181,12 @@ def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = N
     if loaded.source_format == "tflite":
         keep_as_outputs(graph, keep_tensors)  # already lowered, in the model's own (NHWC) layout
         return graph  # the frontend produced the lowered, channels-last IR
-    if loaded.source_format != "paddle":
-        return _lower_onnx_vocabulary(graph, loaded.qdq, keep_tensors)
     try:
         return _lower_onnx_vocabulary(graph, loaded.qdq, keep_tensors)
-    except (ValueError, IndexError, KeyError, TypeError, ArithmeticError) as err:
-        # A Paddle file carries no checker of its own: ops whose declared shapes contradict each
-        # other get this far (tests/test_paddle_fuzz.py); say so instead of crashing.
-        raise ConversionError(f"the Paddle model is inconsistent, conversion stopped at "
-                              f"{type(err).__name__}: {err}") from err
+    except _INCONSISTENCIES as err:
+        # A file from anywhere: shapes that contradict each other get this far
+        # (tests/test_paddle_fuzz.py, make fuzz's onnx target); say so instead of crashing.
+        raise _inconsistent("Paddle" if loaded.source_format == "paddle" else "ONNX", err) from err
 
 
 def _lower_onnx_vocabulary(graph: Graph, qdq: bool, keep_tensors: Sequence[str] = ()) -> Graph:

@@ -4,7 +4,7 @@
     outputs = Interpreter("model.lite", threads=2).run({"x": array})
 """
 
-from runtime_arm._library import load_library
+from runtime_arm._library import DEFAULT_MAX_MEMORY_BYTES, load_library
 from runtime_arm.errors import LiteError, Status
 from runtime_arm.interpreter import Interpreter
 
@@ -14,4 +14,4 @@ def runtime_version() -> str:
     return load_library().lite_version().decode()
 
 
-__all__ = ["Interpreter", "LiteError", "Status", "runtime_version"]
+__all__ = ["DEFAULT_MAX_MEMORY_BYTES", "Interpreter", "LiteError", "Status", "runtime_version"]

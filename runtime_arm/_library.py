@@ -22,6 +22,7 @@ ENV_VARIABLE = "LITE_RUNTIME_LIBRARY"
 MAX_RANK = 8
 ERROR_MESSAGE_SIZE = 512
 MEMORY_COPY = 1
+DEFAULT_MAX_MEMORY_BYTES = 1 << 30  # LITE_DEFAULT_MAX_MEMORY_BYTES
 
 
 class ErrorStruct(Structure):
@@ -48,6 +49,7 @@ class OptionsStruct(Structure):
         ("backend", c_int),
         ("precision", c_int),
         ("cache_dir", c_char_p),
+        ("max_memory_bytes", c_size_t),
     ]
 
 
@@ -123,6 +125,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_invoke": (c_int, [c_void_p]),
     "lite_interpreter_get_output": (c_int, [c_void_p, c_int, c_void_p, c_size_t]),
     "lite_interpreter_arena_bytes": (c_size_t, [c_void_p]),
+    "lite_interpreter_memory_bytes": (c_size_t, [c_void_p]),
     "lite_interpreter_tensor_count": (c_int, [c_void_p]),
     "lite_interpreter_tensor_info": (c_int, [c_void_p, c_int, POINTER(TensorInfoStruct)]),
     "lite_interpreter_set_profiling": (c_int, [c_void_p, c_int]),

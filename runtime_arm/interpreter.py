@@ -17,6 +17,7 @@ import numpy as np
 from runtime_arm._library import (
     BACKENDS,
     CPU_AFFINITY,
+    DEFAULT_MAX_MEMORY_BYTES,
     MAX_RANK,
     MEMORY_COPY,
     PRECISIONS,
@@ -34,6 +35,31 @@ def _raise_load_error(status: int, error: ErrorStruct) -> None:
     raise LiteError(status, error.message.decode("utf-8", "replace"))
 
 
+INT32_RANGE = (-(2**31), 2**31 - 1)
+INT64_RANGE = (-(2**63), 2**63 - 1)
+SIZE_RANGE = (0, 2**64 - 1)
+
+
+def checked_int(value: object, what: str, bounds: tuple[int, int]) -> int:
+    """``value`` as a Python int within ``bounds``: ctypes would silently wrap it to the C type's
+    width (threads=2**32 + 2 becoming 2), so an out-of-range value is the caller's error here."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise LiteError(Status.INVALID_ARGUMENT, f"{what} must be an integer, got {value!r}")
+    number = int(value)
+    if not bounds[0] <= number <= bounds[1]:
+        raise LiteError(Status.INVALID_ARGUMENT,
+                        f"{what} {number} is out of range ({bounds[0]}..{bounds[1]})")
+    return number
+
+
+def encoded_path(path: str | os.PathLike[str], what: str = "model path") -> bytes:
+    """The path as the C API takes it; a NUL byte would silently cut it short there."""
+    raw = os.fsencode(path)
+    if b"\0" in raw:
+        raise LiteError(Status.INVALID_ARGUMENT, f"{what} {os.fsdecode(raw)!r} contains a NUL byte")
+    return raw
+
+
 class Interpreter:
     """Runs one .lite model.
 
@@ -41,7 +67,9 @@ class Interpreter:
     the bytes. One interpreter must be used by one thread at a time; create one per thread.
     ``cpu_affinity="fast"`` runs the workers, and the thread calling ``invoke`` while it runs, on
     the ``threads`` fastest CPUs (the big cores of a big.LITTLE phone; Linux and Android, nothing
-    where the CPUs are alike): see ``cpu_affinity_cpus``.
+    where the CPUs are alike): see ``cpu_affinity_cpus``. ``max_memory_bytes`` bounds what the
+    interpreter commits for the model (arena, scratch, packed weights; default 1 GiB, checked before
+    anything is allocated): raise it for a trusted model that needs more.
     ``backend="opencl"`` runs the ops the OpenCL backend supports on the GPU (the rest on the CPU,
     see ``profile()[i]["backend"]``) and raises when no OpenCL device is usable; ``backend="auto"``
     falls back to the CPU then (``backend_note`` says why). ``precision="fp16"`` stores the GPU's
@@ -56,6 +84,7 @@ class Interpreter:
         model_content: bytes | bytearray | memoryview | None = None,
         threads: int = 1,
         cpu_affinity: str = "none",
+        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         backend: str = "cpu",
         precision: str = "fp32",
         cache_dir: str | os.PathLike[str] | None = None,
@@ -65,6 +94,10 @@ class Interpreter:
         if not isinstance(cpu_affinity, str) or cpu_affinity not in CPU_AFFINITY:
             raise ValueError(f"cpu_affinity must be one of {', '.join(map(repr, CPU_AFFINITY))}, "
                              f"got {cpu_affinity!r}")
+        threads = checked_int(threads, "threads", INT32_RANGE)
+        max_memory_bytes = checked_int(max_memory_bytes, "max_memory_bytes", (1, SIZE_RANGE[1]))
+        path = encoded_path(model_path) if model_path is not None else None
+        cache = encoded_path(cache_dir, "cache_dir") if cache_dir is not None else None
         if not isinstance(backend, str) or backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
         if not isinstance(precision, str) or precision not in PRECISIONS:
@@ -74,8 +107,8 @@ class Interpreter:
         self._model = c_void_p()
         self._it = c_void_p()
         error = ErrorStruct()
-        if model_path is not None:
-            status = self._lib.lite_model_load_file(os.fsencode(model_path), byref(self._model), byref(error))
+        if path is not None:
+            status = self._lib.lite_model_load_file(path, byref(self._model), byref(error))
         else:
             data = bytes(model_content)
             # COPY: the runtime keeps its own aligned copy, so `data` may be freed afterwards.
@@ -84,11 +117,11 @@ class Interpreter:
         if status != Status.OK:
             _raise_load_error(status, error)
         options = self._lib.lite_interpreter_options_default()
-        options.num_threads = int(threads)
+        options.num_threads = threads
         options.cpu_affinity = CPU_AFFINITY[cpu_affinity]
+        options.max_memory_bytes = max_memory_bytes
         options.backend = BACKENDS[backend]
         options.precision = PRECISIONS[precision]
-        cache = os.fsencode(cache_dir) if cache_dir is not None else None
         options.cache_dir = cache  # `cache` stays alive until create has copied it
         status = self._lib.lite_interpreter_create(self._model, byref(options), byref(self._it), byref(error))
         if status != Status.OK:
@@ -153,7 +186,7 @@ class Interpreter:
                 raise LiteError(Status.INVALID_ARGUMENT,
                                 f"no {kind} named {index_or_name!r}; {kind}s: {names}")
             return names.index(index_or_name)
-        index = int(index_or_name)
+        index = checked_int(index_or_name, f"{kind} index", INT32_RANGE)
         if not 0 <= index < len(names):
             raise LiteError(Status.INVALID_ARGUMENT,
                             f"{kind} index {index} out of range ({len(names)} {kind}s)")
@@ -220,7 +253,7 @@ class Interpreter:
     def resize_input(self, index_or_name: int | str, shape: Sequence[int]) -> None:
         """Sets an input's shape; shapes and memory are re-planned on the next allocate/invoke."""
         index = self._input_index(index_or_name)
-        dims = [int(d) for d in shape]
+        dims = [checked_int(d, "dim", INT64_RANGE) for d in shape]
         if len(dims) > MAX_RANK:
             raise LiteError(Status.INVALID_ARGUMENT, f"rank {len(dims)} exceeds {MAX_RANK}")
         array = (c_int64 * max(1, len(dims)))(*dims)
@@ -293,6 +326,12 @@ class Interpreter:
     def arena_bytes(self) -> int:
         """Size of the activation arena of the current plan (0 before allocation)."""
         return int(self._lib.lite_interpreter_arena_bytes(self._live()))
+
+    @property
+    def memory_bytes(self) -> int:
+        """Memory the last allocation counted against ``max_memory_bytes`` (arena, scratch, packed
+        weights, prepare-time values); after one refused for the bound, what it had asked for."""
+        return int(self._lib.lite_interpreter_memory_bytes(self._live()))
 
     def tensor_details(self) -> list[dict[str, Any]]:
         """Every graph tensor as of the last allocation: name, dtype, shape, storage ("constant",

@@ -8,8 +8,8 @@ Accepted forms (``data=`` of slim.compress):
 * a directory of ``.npy`` files (single-input models, one batch per file) and/or ``.npz`` files (one
   batch per file, arrays named like the inputs; a single unnamed array is fine for one input).
 
-Everything is checked before calibration starts, so a wrong shape in the last file costs nothing:
-the error names the batch and the input.
+Everything is checked before calibration starts, so a wrong shape or a NaN in the last file costs
+nothing: the error names the batch and the input.
 """
 
 from __future__ import annotations
@@ -102,6 +102,18 @@ def _from_directory(path: Path, inputs: list[InputSpec]) -> list[Mapping[str, np
     return batches
 
 
+def _check_finite(where: str, name: str, value: np.ndarray) -> None:
+    """NaN or Inf in calibration data would set ranges (and so scales) from no real activation: the
+    result would be a model whose error exceeds its signal. Refused with where the first one is."""
+    finite = np.isfinite(value)
+    if finite.all():
+        return
+    first = tuple(int(i) for i in np.argwhere(~finite)[0])
+    nan, inf = int(np.isnan(value).sum()), int(np.isinf(value).sum())
+    raise CalibrationDataError(f"{where}, input '{name}': {nan} NaN and {inf} Inf values (the first at index "
+                               f"{list(first)}: {value[first]}); calibration needs finite data")
+
+
 def _checked_batch(index: int, batch: object, inputs: list[InputSpec]) -> dict[str, np.ndarray]:
     where = f"calibration batch {index}"
     if isinstance(batch, Mapping):
@@ -125,6 +137,8 @@ def _checked_batch(index: int, batch: object, inputs: list[InputSpec]) -> dict[s
                                        f"expects {spec.dtype} (convert with .astype(np.{spec.dtype}))")
         if value.size == 0:
             raise CalibrationDataError(f"{where}, input '{spec.name}': empty array of shape {value.shape}")
+        if value.dtype.kind in "fc":
+            _check_finite(where, spec.name, value)
         if spec.shape is not None:
             mismatch = len(spec.shape) != value.ndim or any(
                 isinstance(d, int) and d >= 0 and d != v

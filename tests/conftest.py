@@ -109,3 +109,17 @@ def asan_build() -> Path:
     if not (path / "runtime_arm").is_dir():
         pytest.fail(f"no sanitizer build in {path}: run `make asan`")
     return path
+
+
+@pytest.fixture(scope="session")
+def tsan_build() -> Path:
+    """The ThreadSanitizer build directory (``make tsan``): $LITE_TSAN_BUILD, default build/tsan; a
+    missing build fails when LITE_TSAN_BUILD is set (``make test``), else the test is skipped."""
+    configured = os.environ.get("LITE_TSAN_BUILD")
+    path = Path(configured) if configured else REPO / "build" / "tsan"
+    if not (path / "runtime_arm" / "concurrent_interpreters").is_file():
+        message = f"no ThreadSanitizer build in {path}: run `make tsan`"
+        if configured:
+            pytest.fail(message)
+        pytest.skip(message)
+    return path

@@ -5,8 +5,10 @@ option field in the .lite bytes with a hostile value (huge, INT64_MIN/MAX, NaN, 
 malformed or malicious file can hold. (Dynamic input dims where the hostile value must get past
 prepare: a declared output shape would stop it before eval.) The runtime must refuse it with a
 status and a clear message (or, where the value is legal, compute the right result), never
-overflow, read out of bounds or crawl: the cases run through the Python binding, and all of them
-through the ASan/UBSan fuzz harness.
+overflow, read out of bounds or commit memory without bound: the cases run through the Python
+binding under a 64 MiB max_memory_bytes (what they commit is checked, not how long they take:
+timing belongs in benchmarks), and all of them through the ASan/UBSan fuzz harness (a hang there
+is a subprocess timeout).
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import math
 import os
 import struct
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -303,14 +304,17 @@ CASES = [
 ]
 
 
+# Every case is a one-op model over a few KB of data: 64 MiB is far more than a legal one needs.
+HOSTILE_MEMORY_BOUND = 64 << 20
+
+
 # -- the tests -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_hostile_value_is_refused_or_computed(case: Case):
     from runtime_arm import Interpreter, LiteError
 
     data = case.build()
-    interpreter = Interpreter(model_content=bytes(data), threads=1)
-    started = time.monotonic()
+    interpreter = Interpreter(model_content=bytes(data), threads=1, max_memory_bytes=HOSTILE_MEMORY_BOUND)
     if case.error is not None:
         with pytest.raises(LiteError) as raised:
             interpreter.run(case.feeds)
@@ -320,19 +324,23 @@ def test_hostile_value_is_refused_or_computed(case: Case):
     else:
         assert case.check is not None
         case.check(interpreter.run(case.feeds))
-    assert time.monotonic() - started < 2.0, "hostile options must not make the op crawl"
+    assert interpreter.memory_bytes <= HOSTILE_MEMORY_BOUND, interpreter.memory_bytes
 
 
 def test_empty_tensor_with_huge_dims_is_refused():
     """An empty tensor must not carry dims whose products overflow ([0, 2^40, 2^40]: its strides)."""
     from runtime_arm import Interpreter, LiteError
 
-    data = _slice_backwards()
-    interpreter = Interpreter(model_content=bytes(data), threads=1)
+    interpreter = Interpreter(model_content=bytes(_pad([0, 5, 0, 7])), threads=1)  # x: [a, b], both dynamic
     interpreter.resize_input(0, [0, 2**40])
     with pytest.raises(LiteError) as raised:
         interpreter.allocate_tensors()
     assert raised.value.code.name == "SHAPE_ERROR" and "exceeds 2 GiB" in raised.value.message, raised.value
+    # A static dim the model fixes cannot be resized at all: the caller's mistake, said at once.
+    interpreter = Interpreter(model_content=bytes(_slice_backwards()), threads=1)  # x: [n, 3]
+    with pytest.raises(LiteError) as raised:
+        interpreter.resize_input(0, [0, 2**40])
+    assert raised.value.code.name == "INVALID_ARGUMENT" and "static dim 1 = 3" in raised.value.message
 
 
 def test_hostile_cases_under_sanitizers(tmp_path: Path, asan_build: Path):
@@ -342,12 +350,10 @@ def test_hostile_cases_under_sanitizers(tmp_path: Path, asan_build: Path):
     for case in CASES:
         path = tmp_path / f"{case.name}.lite"
         path.write_bytes(case.build())
-        started = time.monotonic()
         result = subprocess.run([str(harness), *case.harness_options, str(path)], capture_output=True,
                                 text=True, errors="replace", timeout=120, check=False, env=SANITIZER_ENV)
         assert result.returncode == 0 and not any(m in result.stderr for m in SANITIZER_MARKERS), (
             f"{case.name}:\n{result.stderr[-4000:]}")
-        assert time.monotonic() - started < 10.0, f"{case.name}: too slow under the sanitizers"
         line = result.stdout.strip()
         if case.error is not None:
             assert f": {case.error[0]}: " in line and case.error[1] in line, line

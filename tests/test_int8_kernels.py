@@ -64,7 +64,9 @@ def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
         del w["fc_w"], w["fc_b"]
     inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
     inits += [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in (("lo", 0), ("hi", 6))]
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(INPUT_SHAPE))
+    # Without the head any batch size runs: the batch dim is dynamic then (the runtime resizes only those).
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(INPUT_SHAPE) if with_head
+                                      else ["batch", *INPUT_SHAPE[1:]])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10] if with_head else None)
     graph = helper.make_graph(nodes, "int8_fast_paths", [x], [y], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
@@ -193,7 +195,7 @@ def rows_gemm_net() -> onnx.ModelProto:
         helper.make_node("Conv", ["ra", "wd"], ["yd"], pads=[1, 1, 1, 1], name="conv3x3_44"),
     ]
     inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(ROWS_INPUT_SHAPE))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", *ROWS_INPUT_SHAPE[1:]])
     outputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in ("yb", "yc", "yd")]
     graph = helper.make_graph(nodes, "int8_rows_gemm", [x], outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)

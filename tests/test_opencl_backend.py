@@ -321,3 +321,45 @@ def test_program_binary_cache(tmp_path: Path) -> None:
         # Rewritten (some drivers' binaries differ between compilations: not compared to `good`).
         assert files[0].read_bytes() != content, f"{why}: the entry was not rewritten"
         assert "loaded from the binary cache" in _cache_run(model, feeds, tmp_path)[0], why
+
+
+# -- NaN in, NaN out (issue 19) -----------------------------------------------------------------------
+# OpenCL's fmax / fmin return the other operand when one is NaN: a ReLU, clamp or max pooling written
+# with them turns a NaN pixel into a number. Oracle: onnxruntime, and numpy (NaN wins) for max pooling,
+# where onnxruntime's MLAS keeps or drops a NaN by its position (tests/test_nan_propagation.py).
+_NAN_CASES: dict[str, tuple[str, dict[str, object], dict[str, np.ndarray]]] = {
+    "Relu": ("Relu", {}, {}),
+    "LeakyRelu": ("LeakyRelu", {"alpha": 0.1}, {}),
+    "Clip": ("Clip", {}, {"lo": np.array(0.0, np.float32), "hi": np.array(6.0, np.float32)}),
+    "HardSigmoid": ("HardSigmoid", {"alpha": 0.2, "beta": 0.5}, {}),
+    "HardSwish": ("HardSwish", {}, {}),
+    "Sigmoid": ("Sigmoid", {}, {}),
+    "Max": ("Max", {}, {"b": _randn(1, 6, 5, 7, seed=4)}),
+    "Min": ("Min", {}, {"b": _randn(1, 6, 5, 7, seed=4)}),
+    "AveragePool": ("AveragePool", {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, {}),
+    "MaxPool": ("MaxPool", {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, {}),
+    "GlobalMaxPool": ("GlobalMaxPool", {}, {}),
+    "Softmax": ("Softmax", {"axis": -1}, {}),  # over the last axis of a [5, 35] input (the GPU's softmax)
+}
+
+
+@pytest.mark.parametrize("case", sorted(_NAN_CASES))
+def test_nan_propagates_on_opencl(case: str) -> None:
+    from tests.test_nan_propagation import _max_pool_oracle, poisoned
+    from tests.test_ops_nn import assert_close
+
+    op, attrs, constants = _NAN_CASES[case]
+    x = poisoned((5, 35) if op == "Softmax" else (1, 6, 5, 7), seed=2)
+    model = one_node(op, {"x": x}, constants, **attrs)
+    interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl")
+    ours = interpreter.run({"x": x})["y"]
+    backends = [row["backend"] for row in interpreter.profile() if row["computed_by"] >= 0]
+    assert backends and set(backends) == {"opencl"}, backends  # with the layout transposes
+    if op == "MaxPool":
+        expected = _max_pool_oracle(x, 3, 1, 1)
+    elif op == "GlobalMaxPool":
+        expected = x.max(axis=(2, 3), keepdims=True)
+    else:
+        expected = run_onnxruntime(model, {"x": x})["y"]
+    assert np.isnan(expected).any()
+    assert_close(case, ours, expected)

@@ -89,7 +89,7 @@ def assert_close(name: str, actual: np.ndarray, expected: np.ndarray, tolerance:
         return
     assert np.array_equal(np.isnan(actual), np.isnan(expected)), f"{name}: NaN in different places"
     finite = np.isfinite(expected)
-    assert np.array_equal(actual[~finite], expected[~finite]), f"{name}: infinities differ"
+    assert np.array_equal(actual[~finite], expected[~finite], equal_nan=True), f"{name}: infinities differ"
     if not finite.any():
         return
     bound = tolerance * max(1.0, float(np.abs(expected[finite]).max()))

@@ -140,7 +140,7 @@ DW_ALWAYS_INLINE size_t dw_square_groups(size_t C, const float* const* row, cons
         for (size_t kw = 0; kw < K; ++kw) acc[q] = LV_FMA(acc[q], col[q * S + kw], wv[kh * K + kw]);
       x[kh] += G * S * st[kh];
     }
-    for (size_t q = 0; q < G; ++q) LV_STORE(o + q * out_stride, LV_MIN(vhi, LV_MAX(vlo, acc[q])));
+    for (size_t q = 0; q < G; ++q) LV_STORE(o + q * out_stride, LV_MIN(LV_MAX(acc[q], vlo), vhi));
     o += G * out_stride;
   }
   return ow;
@@ -157,7 +157,7 @@ DW_ALWAYS_INLINE void dw_square_edge(const float* const* row, const size_t* step
       const ptrdiff_t iw = iw0 + (ptrdiff_t)kw;
       if (iw >= 0 && iw < (ptrdiff_t)in_w) acc = LV_FMA(acc, LV_LOAD(row[kh] + (size_t)iw * step[kh]), wv[kh * K + kw]);
     }
-  LV_STORE(out, LV_MIN(vhi, LV_MAX(vlo, acc)));
+  LV_STORE(out, LV_MIN(LV_MAX(acc, vlo), vhi));
 }
 
 /* Square K x K (3 or 5), stride S (1 or 2), dilation 1: the MobileNet / PP-LCNet shapes.

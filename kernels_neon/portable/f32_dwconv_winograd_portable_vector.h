@@ -23,11 +23,11 @@ static inline lite_pv4 lite_pv4_add(lite_pv4 a, lite_pv4 b) { return a + b; }
 static inline lite_pv4 lite_pv4_sub(lite_pv4 a, lite_pv4 b) { return a - b; }
 static inline lite_pv4 lite_pv4_mul(lite_pv4 a, lite_pv4 b) { return a * b; }
 static inline lite_pv4 lite_pv4_max(lite_pv4 a, lite_pv4 b) {
-  for (int i = 0; i < 4; ++i) a[i] = a[i] > b[i] ? a[i] : b[i];
+  for (int i = 0; i < 4; ++i) a[i] = b[i] > a[i] ? b[i] : a[i]; /* NaN in a stays */
   return a;
 }
 static inline lite_pv4 lite_pv4_min(lite_pv4 a, lite_pv4 b) {
-  for (int i = 0; i < 4; ++i) a[i] = a[i] < b[i] ? a[i] : b[i];
+  for (int i = 0; i < 4; ++i) a[i] = b[i] < a[i] ? b[i] : a[i]; /* NaN in a stays */
   return a;
 }
 static inline lite_pv4 lite_pv4_fma(lite_pv4 acc, lite_pv4 a, lite_pv4 b) { return acc + a * b; }
@@ -55,8 +55,8 @@ static inline lite_pv4 lite_pv4_set1(float x) {
 LITE_PV4_BINARY(lite_pv4_add, a.v[i] + b.v[i])
 LITE_PV4_BINARY(lite_pv4_sub, a.v[i] - b.v[i])
 LITE_PV4_BINARY(lite_pv4_mul, a.v[i] * b.v[i])
-LITE_PV4_BINARY(lite_pv4_max, a.v[i] > b.v[i] ? a.v[i] : b.v[i])
-LITE_PV4_BINARY(lite_pv4_min, a.v[i] < b.v[i] ? a.v[i] : b.v[i])
+LITE_PV4_BINARY(lite_pv4_max, b.v[i] > a.v[i] ? b.v[i] : a.v[i])
+LITE_PV4_BINARY(lite_pv4_min, b.v[i] < a.v[i] ? b.v[i] : a.v[i])
 #undef LITE_PV4_BINARY
 static inline lite_pv4 lite_pv4_fma(lite_pv4 acc, lite_pv4 a, lite_pv4 b) {
   lite_pv4 r;

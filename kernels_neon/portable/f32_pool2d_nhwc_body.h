@@ -6,7 +6,7 @@
  * Each output pixel keeps blocks of 32 channels in a fixed-size local (registers once vectorized)
  * across the window's taps, where the reference goes through the output once per tap. Per channel,
  * the taps are visited in the reference's order (rows, then columns) with the reference's
- * expressions (max: `x > best ? x : best` from -inf; average: a sum from 0, then one division), so
+ * expressions (max: `x > best || x is NaN ? x : best` from -inf; average: a sum from 0, then one division), so
  * the outputs equal lite_f32_*_pool2d_nhwc_ref's bit for bit, NaN included. */
 #include <math.h>
 #include <stdint.h>
@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) void lite_f32_pool_block(const lite
       if (average)
         for (size_t c = 0; c < LITE_F32_POOL_BLOCK; ++c) acc[c] += x[c];
       else
-        for (size_t c = 0; c < LITE_F32_POOL_BLOCK; ++c) acc[c] = x[c] > acc[c] ? x[c] : acc[c];
+        for (size_t c = 0; c < LITE_F32_POOL_BLOCK; ++c) acc[c] = x[c] > acc[c] || x[c] != x[c] ? x[c] : acc[c];
     }
   memcpy(y + c0, acc, sizeof(acc));
 }
@@ -81,7 +81,7 @@ static inline __attribute__((always_inline)) void lite_f32_pool_rows(const lite_
           if (average)
             for (size_t c = c0; c < channels; ++c) y[c] += x[c];
           else
-            for (size_t c = c0; c < channels; ++c) y[c] = x[c] > y[c] ? x[c] : y[c];
+            for (size_t c = c0; c < channels; ++c) y[c] = x[c] > y[c] || x[c] != x[c] ? x[c] : y[c];
         }
       if (average) {
         size_t count = t.rows * t.cols;

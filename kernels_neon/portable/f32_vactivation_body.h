@@ -43,7 +43,7 @@ static inline VA_T VA_CAT(sigmoid_, VA_FN)(VA_T x) {
 static inline VA_T VA_CAT(apply_, VA_FN)(int kind, VA_T x, VA_T alpha, VA_T beta) {
   const VA_T zero = VA_SET1(0.0f), one = VA_SET1(1.0f);
   switch (kind) {
-    case LITE_ACT_RELU: return VA_SEL_GT(x, zero, x, zero);
+    case LITE_ACT_RELU: return VA_SEL_LT(x, zero, zero, x); /* NaN stays NaN */
     case LITE_ACT_CLIP: return VA_SEL_LT(x, alpha, alpha, VA_SEL_GT(x, beta, beta, x));
     case LITE_ACT_HARD_SIGMOID: {
       const VA_T y = VA_ADD(VA_MUL(alpha, x), beta);

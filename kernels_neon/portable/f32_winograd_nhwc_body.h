@@ -147,7 +147,7 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
         LV_T y[7];
         wg_at(M, tmp[i], y);
         float* row = base + (size_t)i * row_stride + c;
-        for (int j = 0; j < M; ++j) LV_STORE(row + (size_t)j * C, LV_MIN(vhi, LV_MAX(vlo, LV_ADD(y[j], b))));
+        for (int j = 0; j < M; ++j) LV_STORE(row + (size_t)j * C, LV_MIN(LV_MAX(LV_ADD(y[j], b), vlo), vhi));
       }
     }
     return;
@@ -169,7 +169,7 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
       for (size_t j = 0; j < mx; ++j) {
         const LV_T val = LV_ADD(y[j], b);
         if (avail >= (size_t)LV_W) {
-          const LV_T clamped = LV_MIN(vhi, LV_MAX(vlo, val));
+          const LV_T clamped = LV_MIN(LV_MAX(val, vlo), vhi);
           if (post)
             lv_store_activated(act, clamped, c, row + j * C);
           else

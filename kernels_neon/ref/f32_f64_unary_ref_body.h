@@ -31,19 +31,20 @@ static int UNARY_FN(int op, const lite_unary_params* p, const FT* x, void* out, 
   uint8_t* yb = (uint8_t*)out;
   const FT alpha = (FT)p->alpha, beta = (FT)p->beta, gamma = (FT)p->gamma;
   switch (op) {
-    case LITE_UN_RELU: MAP(v > 0 ? v : (FT)0);
+    case LITE_UN_RELU: MAP(v < 0 ? (FT)0 : v); /* NaN stays NaN */
     case LITE_UN_RELU6: MAP(v < 0 ? (FT)0 : (v > 6 ? (FT)6 : v));
     case LITE_UN_CLIP: MAP(v < alpha ? alpha : (v > beta ? beta : v));
     case LITE_UN_SIGMOID: MAP(UNARY_CAT(sigmoid_, FSUFFIX)(v));
     case LITE_UN_TANH: MAP(tanh(v));
     case LITE_UN_HARD_SIGMOID: {
-      MAP(fmax((FT)0, fmin((FT)1, alpha * v + beta)));
+      /* comparisons, not fmax / fmin (which return the number when one operand is NaN) */
+      MAP(alpha * v + beta < 0 ? (FT)0 : (alpha * v + beta > 1 ? (FT)1 : alpha * v + beta));
     }
     case LITE_UN_HARD_SWISH: MAP(v * fmax((FT)0, fmin((FT)1, v / (FT)6 + (FT)0.5)));
     case LITE_UN_LEAKY_RELU: MAP(v < 0 ? alpha * v : v);
     case LITE_UN_ELU: MAP(v < 0 ? alpha * expm1(v) : v);
     case LITE_UN_SELU: MAP(v > 0 ? gamma * v : gamma * (alpha * exp(v) - alpha));
-    case LITE_UN_CELU: MAP(fmax((FT)0, v) + fmin((FT)0, alpha * expm1(v / alpha)));
+    case LITE_UN_CELU: MAP(v != v ? v : fmax((FT)0, v) + fmin((FT)0, alpha * expm1(v / alpha)));
     case LITE_UN_SILU: MAP(v * UNARY_CAT(sigmoid_, FSUFFIX)(v));
     case LITE_UN_GELU:
       if (p->approximate_tanh) {

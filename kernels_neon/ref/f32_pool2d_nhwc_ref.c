@@ -30,7 +30,7 @@ void lite_f32_max_pool2d_nhwc_ref(const lite_pool2d_params* p, const float* inpu
         for (size_t kh = kh0; kh < kh1; ++kh)
           for (size_t kw = kw0; kw < kw1; ++kw) {
             const float* restrict in = tap_row(p, image, oh, ow, kh, kw);
-            for (size_t c = 0; c < c_n; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+            for (size_t c = 0; c < c_n; ++c) out[c] = in[c] > out[c] || in[c] != in[c] ? in[c] : out[c];
           }
         if (act != NULL) lite_activate_rows(act, out, 1, c_n);
       }
@@ -107,7 +107,7 @@ void lite_f32_global_max_pool_nhwc_range(size_t batch, size_t pixels, size_t cha
     for (size_t c = c_begin; c < c_end; ++c) out[c] = -INFINITY;
     for (size_t i = 0; i < pixels; ++i) {
       const float* restrict in = input + (n * pixels + i) * channels;
-      for (size_t c = c_begin; c < c_end; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+      for (size_t c = c_begin; c < c_end; ++c) out[c] = in[c] > out[c] || in[c] != in[c] ? in[c] : out[c];
     }
   }
 }

@@ -36,8 +36,8 @@ static double initial_value(int kind) {
 static void fold_row(int kind, const float* row, size_t len, int inner_reduced, double* acc) {
   switch (kind) {
     case LITE_REDUCE_MAX:
-    case LITE_REDUCE_LOG_SUM_EXP: FOLD_ROW(x > a ? x : a); break;
-    case LITE_REDUCE_MIN: FOLD_ROW(x < a ? x : a); break;
+    case LITE_REDUCE_LOG_SUM_EXP: FOLD_ROW(x > a || x != x ? x : a); break; /* NaN wins */
+    case LITE_REDUCE_MIN: FOLD_ROW(x < a || x != x ? x : a); break;
     case LITE_REDUCE_PROD: FOLD_ROW(a * x); break;
     case LITE_REDUCE_L1: FOLD_ROW(a + fabs(x)); break;
     case LITE_REDUCE_L2:

@@ -39,13 +39,13 @@ static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, s
 #pragma GCC unroll 6
   for (size_t i = 0; i < ROWS; ++i) { /* unrolled: acc stays in registers */
     if (i >= mr) break;
-    __m256 vl = _mm256_min_ps(_mm256_max_ps(acc[i][0], lo), hi);
-    __m256 vh = _mm256_min_ps(_mm256_max_ps(acc[i][1], lo), hi);
+    __m256 vl = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][0]));  /* NaN stays */
+    __m256 vh = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][1]));
     if (hard_swish) { /* x * clamp(x * (1/6) + 0.5, 0, 1): one FMA (a division per vector cost more than a k step) */
       const __m256 sixth = _mm256_set1_ps(1.0f / 6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
                    one = _mm256_set1_ps(1.0f);
-      vl = _mm256_mul_ps(vl, _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(vl, sixth, half), zero), one));
-      vh = _mm256_mul_ps(vh, _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(vh, sixth, half), zero), one));
+      vl = _mm256_mul_ps(vl, _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_fmadd_ps(vl, sixth, half))));
+      vh = _mm256_mul_ps(vh, _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_fmadd_ps(vh, sixth, half))));
     }
     float* out = c + i * c_stride;
     if (nc == NR) {

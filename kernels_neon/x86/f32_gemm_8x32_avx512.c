@@ -19,19 +19,19 @@ enum { MR = 8, NR = 32 };
 /* The activation of the store: clamp, then HardSwish x * clamp(x * (1/6) + 0.5, 0, 1) as one FMA
  * (a division per vector cost more than a k step). */
 ALWAYS_INLINE __m512 finish512(__m512 v, const lite_f32_minmax_params* params, int hard_swish) {
-  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(params->min)), _mm512_set1_ps(params->max));
+  v = _mm512_min_ps(_mm512_set1_ps(params->max), _mm512_max_ps(_mm512_set1_ps(params->min), v));  /* NaN in v stays */
   if (hard_swish) {
     const __m512 g = _mm512_fmadd_ps(v, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f));
-    v = _mm512_mul_ps(v, _mm512_min_ps(_mm512_max_ps(g, _mm512_setzero_ps()), _mm512_set1_ps(1.0f)));
+    v = _mm512_mul_ps(v, _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), g)));
   }
   return v;
 }
 
 ALWAYS_INLINE __m256 finish256(__m256 v, const lite_f32_minmax_params* params, int hard_swish) {
-  v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(params->min)), _mm256_set1_ps(params->max));
+  v = _mm256_min_ps(_mm256_set1_ps(params->max), _mm256_max_ps(_mm256_set1_ps(params->min), v));  /* NaN in v stays */
   if (hard_swish) {
     const __m256 g = _mm256_fmadd_ps(v, _mm256_set1_ps(1.0f / 6.0f), _mm256_set1_ps(0.5f));
-    v = _mm256_mul_ps(v, _mm256_min_ps(_mm256_max_ps(g, _mm256_setzero_ps()), _mm256_set1_ps(1.0f)));
+    v = _mm256_mul_ps(v, _mm256_min_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(_mm256_setzero_ps(), g)));
   }
   return v;
 }

@@ -14,7 +14,9 @@
 #define LV_SUB(a, b) _mm256_sub_ps((a), (b))
 #define LV_MUL(a, b) _mm256_mul_ps((a), (b))
 #define LV_FMA(acc, a, b) _mm256_fmadd_ps((a), (b), (acc))
-#define LV_MAX(a, b) _mm256_max_ps((a), (b))
-#define LV_MIN(a, b) _mm256_min_ps((a), (b))
+/* x86 max/min return their second operand when either is NaN: NaN in `a` (the data; callers put it
+ * first) propagates, as on NEON. */
+#define LV_MAX(a, b) _mm256_max_ps((b), (a))
+#define LV_MIN(a, b) _mm256_min_ps((b), (a))
 
 #endif

@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import traceback
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from lite_converter.app.cli_common import (
     BACKEND_HELP,
     CPU_AFFINITY_CHOICES,
     CPU_AFFINITY_HELP,
+    MAX_MEMORY_HELP,
     PRECISION_CHOICES,
     PRECISION_HELP,
     UserError,
@@ -44,6 +46,7 @@ from lite_converter.app.cli_common import (
     input_shapes,
     input_value_arg,
     input_values,
+    memory_size_arg,
     random_input,
 )
 from lite_converter.app.compress_cli import add_compress_command
@@ -55,7 +58,7 @@ from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
 from lite_converter.frontends.paddle import find_model_files, is_paddle_model
 from lite_converter.ir import ConversionError
 from lite_converter.reader import LiteFileError, LiteModel, read_model
-from runtime_arm import Interpreter, LiteError
+from runtime_arm import DEFAULT_MAX_MEMORY_BYTES, Interpreter, LiteError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -101,6 +104,8 @@ def command_convert(args: argparse.Namespace) -> int:
                             "to pin inputs")
         return convert_folder(source, output_dir, lambda model, out: _convert_one(model, out, None, None),
                               USER_ERRORS)
+    if source.exists() and not source.is_dir() and not source.is_file():  # a FIFO would block the reader
+        raise UserError(f"{source} is not a regular file")
     if not source.exists():
         kind = "TFLite" if source.suffix.lower() == ".tflite" else "ONNX"
         raise UserError(f"no such {kind} file: {source}")
@@ -160,18 +165,55 @@ def _report_conversion(source: Path, output: Path, data: bytes, source_kind: str
 def command_inspect(args: argparse.Namespace) -> int:
     data, kind = lite_bytes(Path(args.model))
     model = read_model(data)
+    memory = _runtime_memory(data, model, args) if args.input_shape or args.max_memory_bytes else None
     if args.json:
-        json.dump(model.to_dict(), sys.stdout, indent=2)
+        json.dump(model.to_dict() | ({"runtime_memory": memory} if memory else {}), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         if kind != "lite":
             print(f"(converted in memory from {FORMAT_NAMES[kind]}; `lite convert` writes the .lite)")
         print(inspect_text(model, args.model))
+        if memory:
+            print(_memory_text(memory))
     return 0
+
+
+def _runtime_memory(data: bytes, model: LiteModel, args: argparse.Namespace) -> dict[str, object]:
+    """What the runtime commits for ``model`` at the --input-shape shapes (arena, scratch, packed
+    weights), measured by planning it; a plan over the bound is reported, not raised."""
+    shapes = input_shapes(args.input_shape)
+    bound = args.max_memory_bytes or DEFAULT_MAX_MEMORY_BYTES
+    with Interpreter(model_content=data, max_memory_bytes=bound) as interpreter:
+        for tensor in model.input_tensors:
+            if tensor.name in shapes:
+                interpreter.resize_input(tensor.name, shapes[tensor.name])
+        result: dict[str, object] = {"shapes": {n: list(s) for n, s in shapes.items()},
+                                     "max_memory_bytes": bound}
+        try:
+            interpreter.allocate_tensors()
+        except LiteError as error:
+            result |= {"fits": False, "error": error.message,
+                       "needs_at_least_bytes": interpreter.memory_bytes}
+        else:
+            result |= {"fits": True, "memory_bytes": interpreter.memory_bytes,
+                       "arena_bytes": interpreter.arena_bytes}
+    return result
+
+
+def _memory_text(memory: dict[str, object]) -> str:
+    shapes = ", ".join(f"{name}={dims}" for name, dims in memory["shapes"].items()) or "as declared"  # type: ignore[union-attr]
+    bound = human_bytes(int(memory["max_memory_bytes"]))  # type: ignore[arg-type]
+    if memory["fits"]:
+        return (f"runtime memory at {shapes}: {human_bytes(int(memory['memory_bytes']))} "  # type: ignore[arg-type]
+                f"(arena {human_bytes(int(memory['arena_bytes']))}; bound {bound})")  # type: ignore[arg-type]
+    return (f"runtime memory at {shapes}: refused, needs at least "
+            f"{human_bytes(int(memory['needs_at_least_bytes']))} (bound {bound}): {memory['error']}")  # type: ignore[arg-type]
 
 
 def _existing(path: str) -> Path:
     result = Path(path)
+    if result.exists() and not result.is_file():  # a FIFO would block the reader forever
+        raise UserError(f"{path} is not a regular file")
     if not result.is_file():
         raise UserError(f"no such file: {path}")
     return result
@@ -186,8 +228,7 @@ def _feeds(model: LiteModel, args: argparse.Namespace) -> dict[str, np.ndarray]:
         raise UserError(f"--input-shape names unknown input(s) {unknown}; the model's inputs are {names}")
     feeds: dict[str, np.ndarray] = {}
     if args.inputs:
-        with np.load(_existing(args.inputs)) as npz:
-            feeds = {key: npz[key] for key in npz.files}
+        feeds = _load_npz(_existing(args.inputs))
         unknown = sorted(set(feeds) - set(names))
         if unknown:
             raise UserError(f"{args.inputs} has array(s) {unknown} that are not model inputs {names}")
@@ -209,6 +250,22 @@ def _feeds(model: LiteModel, args: argparse.Namespace) -> dict[str, np.ndarray]:
     return feeds
 
 
+def _load_npz(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an .npz made with ``np.savez`` (no pickled objects: a file may come from anywhere)."""
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise UserError(f"{path} is not an .npz file of arrays (np.savez): {err}") from None
+    if not isinstance(loaded, np.lib.npyio.NpzFile):
+        raise UserError(f"{path} holds a single array (.npy): give an .npz with one array per input "
+                        "name (np.savez('in.npz', x=array))")
+    with loaded:
+        try:
+            return {key: loaded[key] for key in loaded.files}
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+            raise UserError(f"{path}: cannot read its arrays ({err})") from None
+
+
 def _describe(name: str, array: np.ndarray) -> str:
     text = f"  {name}: {array.dtype} {list(array.shape)}"
     if array.size and array.dtype.kind in "fiub":
@@ -223,7 +280,8 @@ def command_run(args: argparse.Namespace) -> int:
     feeds = _feeds(model, args)
     try:
         interpreter = Interpreter(model_content=data, threads=args.threads, cpu_affinity=args.cpu_affinity,
-                                  backend=args.backend, precision=args.precision)
+                                  backend=args.backend, precision=args.precision,
+                                  max_memory_bytes=args.max_memory_bytes or DEFAULT_MAX_MEMORY_BYTES)
     except LiteError as error:  # e.g. --backend opencl where no OpenCL device is usable
         raise UserError(str(error)) from None
     except ImportError as error:  # the shared library is not built: the error says how to build it
@@ -284,6 +342,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "model, converted in memory)")
     inspect.add_argument("model", help="the .lite file, or a model `lite convert` takes")
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    inspect.add_argument("--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS",
+                         help="also plan the model with the runtime at these shapes and show the memory "
+                         "it needs")
+    inspect.add_argument("--max-memory-bytes", type=memory_size_arg, metavar="SIZE", help=MAX_MEMORY_HELP)
     inspect.set_defaults(handler=command_inspect)
 
     run = commands.add_parser("run", help="run a .lite model with the runtime (or an ONNX / TFLite / Paddle "
@@ -300,6 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--backend", choices=BACKEND_CHOICES, default="cpu", help=BACKEND_HELP)
     run.add_argument("--precision", choices=PRECISION_CHOICES, default="fp32", help=PRECISION_HELP)
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    run.add_argument("--max-memory-bytes", type=memory_size_arg, metavar="SIZE", help=MAX_MEMORY_HELP)
     run.set_defaults(handler=command_run)
 
     add_bench_command(commands, shape_help)

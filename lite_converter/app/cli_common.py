@@ -8,6 +8,7 @@ and they can import these without an import circle.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,6 +18,10 @@ from lite_converter.reader import TensorInfo, numpy_dtype_of
 
 class UserError(Exception):
     """A problem the user can fix; its message is printed as is."""
+
+
+MAX_RANK = 8  # the runtime's LITE_MAX_RANK
+MAX_TENSOR_ELEMENTS = 2**31  # the runtime refuses larger tensors (and 2 GiB of bytes)
 
 
 # -- argument types -------------------------------------------------------------------------------
@@ -31,6 +36,12 @@ def input_shape_arg(text: str) -> tuple[str, list[int]]:
         raise argparse.ArgumentTypeError(f"dims must be integers in {text!r}") from None
     if any(d < 0 for d in shape):
         raise argparse.ArgumentTypeError(f"dims must be >= 0 in {text!r}")
+    if len(shape) > MAX_RANK:
+        raise argparse.ArgumentTypeError(f"rank {len(shape)} in {text!r}: at most {MAX_RANK} dims")
+    if math.prod(d for d in shape if d) > MAX_TENSOR_ELEMENTS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has {math.prod(shape):,} elements: "
+            f"a tensor holds at most {MAX_TENSOR_ELEMENTS:,} (2^31)")
     return name, shape
 
 
@@ -65,6 +76,24 @@ def input_shapes(pairs: list[tuple[str, list[int]]] | None) -> dict[str, list[in
             raise UserError(f"--input-shape given twice for '{name}'")
         result[name] = shape
     return result
+
+
+_SIZE_SUFFIXES = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+MAX_MEMORY_HELP = ("the most memory the runtime commits for the model (arena, scratch, packed weights), "
+                   "e.g. 512M or 4G; default 1G, checked before anything is allocated")
+
+
+def memory_size_arg(text: str) -> int:
+    """Parses a byte count: 1073741824, 512M, 4G (binary units), within the C API's size_t."""
+    body = text.strip().upper().removesuffix("B").removesuffix("I")
+    suffix = body[-1:] if body[-1:] in _SIZE_SUFFIXES else ""
+    try:
+        value = int(body[: len(body) - len(suffix)]) * _SIZE_SUFFIXES[suffix]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a byte count like 512M or 4G, got {text!r}") from None
+    if not 1 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range (1 byte .. 2^64 - 1)")
+    return value
 
 
 CPU_AFFINITY_CHOICES = ("none", "fast")  # runtime_arm.Interpreter's cpu_affinity values

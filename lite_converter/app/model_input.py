@@ -33,6 +33,8 @@ def model_format(path: Path) -> str:
 def lite_bytes(path: Path, input_shapes: InputShapes | None = None) -> tuple[bytes, str]:
     """(.lite bytes, source format) of ``path``: a .lite file read, any other model converted in memory
     (``input_shapes`` fix ONNX / Paddle input dims there)."""
+    if path.exists() and not path.is_dir() and not path.is_file():  # a FIFO would block the reader forever
+        raise UserError(f"{path} is not a regular file")
     if not path.is_file() and not is_paddle_model(path):
         raise UserError(f"no such file: {path}")
     kind = model_format(path)

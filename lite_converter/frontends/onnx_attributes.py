@@ -16,26 +16,75 @@ from onnx import numpy_helper
 
 from lite_converter.ir import ConversionError
 
+# The largest tensor a model file may make us build in memory (a sparse tensor's dense copy; a dense
+# tensor is as large as the bytes the file carries): a few bytes of a hostile file must not commit
+# gigabytes (docs/RELIABILITY.md).
+MAX_TENSOR_BYTES = 1 << 30
+
+
+def _checked_dims(tensor_name: str, dims: Any) -> tuple[int, ...]:
+    """The dims of a tensor, refused when negative or when the element count is absurd."""
+    shape = tuple(int(d) for d in dims)
+    if any(d < 0 for d in shape):
+        raise ConversionError(f"tensor '{tensor_name}' has a negative dimension: {list(shape)}")
+    count = 1
+    for d in shape:
+        count *= d
+    if count > MAX_TENSOR_BYTES:
+        raise ConversionError(f"tensor '{tensor_name}' of shape {list(shape)} has {count} elements "
+                              f"(at most {MAX_TENSOR_BYTES} are read)")
+    return shape
+
 
 def tensor_to_numpy(tensor: onnx.TensorProto) -> np.ndarray:
-    """The value of an ONNX tensor (external data must already be loaded into the proto)."""
+    """The value of an ONNX tensor (external data must already be loaded into the proto).
+
+    A file from anywhere may declare an element type that does not exist, negative dims, or dims
+    that its data does not fill: each is a ConversionError naming the tensor, not a traceback."""
     if tensor.data_location == onnx.TensorProto.EXTERNAL and not tensor.raw_data:
         raise ConversionError(
             f"tensor '{tensor.name}' keeps its data in an external file that was not loaded: "
             "pass the model path (not a ModelProto) so the .onnx.data file next to it is read"
         )
-    return numpy_helper.to_array(tensor)
+    if elem_type_to_numpy(tensor.data_type) is None:
+        raise ConversionError(f"tensor '{tensor.name}' has an undefined or unknown element type "
+                              f"({tensor.data_type})")
+    shape = _checked_dims(tensor.name, tensor.dims)
+    try:
+        value = numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, IndexError, KeyError, OverflowError) as err:
+        raise ConversionError(f"tensor '{tensor.name}' of shape {list(shape)} and type "
+                              f"{onnx.TensorProto.DataType.Name(tensor.data_type)} has data that does not "
+                              f"match its shape or type ({type(err).__name__}: {err})") from None
+    return value
 
 
 def sparse_to_numpy(sparse: onnx.SparseTensorProto) -> np.ndarray:
-    """A dense copy of a sparse tensor attribute (Constant's sparse_value)."""
+    """A dense copy of a sparse tensor attribute or initializer (refused when the copy would be over
+    MAX_TENSOR_BYTES or an index is outside the dims)."""
+    name = sparse.values.name
+    shape = _checked_dims(name, sparse.dims)
     values = tensor_to_numpy(sparse.values)
-    indices = tensor_to_numpy(sparse.indices).astype(np.int64)
-    dense = np.zeros(int(np.prod(sparse.dims)), dtype=values.dtype)
-    if indices.ndim == 2:  # [nnz, rank] coordinates
-        indices = np.ravel_multi_index(indices.T, tuple(sparse.dims))
-    dense[indices.reshape(-1)] = values.reshape(-1)
-    return dense.reshape(tuple(sparse.dims))
+    indices = tensor_to_numpy(sparse.indices)
+    size = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if size * values.dtype.itemsize > MAX_TENSOR_BYTES:
+        raise ConversionError(f"sparse tensor '{name}' of shape {list(shape)} would need "
+                              f"{size * values.dtype.itemsize} bytes dense (at most {MAX_TENSOR_BYTES})")
+    if indices.dtype.kind not in "iu":
+        raise ConversionError(f"sparse tensor '{name}' has indices of type {indices.dtype}, not integers")
+    indices = indices.astype(np.int64)
+    try:
+        if indices.ndim == 2:  # [nnz, rank] coordinates
+            indices = np.ravel_multi_index(indices.T, shape)
+        flat = indices.reshape(-1)
+        if flat.size != values.size or (flat.size and (flat.min() < 0 or flat.max() >= size)):
+            raise ValueError(f"{flat.size} indices for {values.size} values in {size} elements")
+    except ValueError as err:
+        raise ConversionError(f"sparse tensor '{name}' of shape {list(shape)} has indices that do not "
+                              f"fit it: {err}") from None
+    dense = np.zeros(size, dtype=values.dtype)
+    dense[flat] = values.reshape(-1)
+    return dense.reshape(shape)
 
 
 def attribute_value(attr: onnx.AttributeProto) -> Any:

@@ -23,6 +23,7 @@ import os
 import numpy as np
 import onnx
 
+from lite_converter.frontends.onnx_arity import check_arity, check_attribute_types
 from lite_converter.frontends.onnx_attributes import (
     constant_node_value,
     node_attributes,
@@ -50,6 +51,10 @@ def read_model(model: str | os.PathLike | onnx.ModelProto) -> onnx.ModelProto:
     path = os.fspath(model)
     if not os.path.exists(path):
         raise ConversionError(f"ONNX model file not found: {path}")
+    if not os.path.isfile(path):  # a FIFO or device would block or never end
+        raise ConversionError(f"{path} is not a regular file")
+    if os.path.getsize(path) == 0:
+        raise ConversionError(f"ONNX model {path} is empty (0 bytes)")
     try:
         return onnx.load(path, load_external_data=True)
     except Exception as err:  # noqa: BLE001 - protobuf and IO errors become one user message
@@ -120,10 +125,31 @@ def guess_input_layouts(graph: Graph) -> dict[str, str]:
     return layouts
 
 
+def _check_text(where: str, fields: list[tuple[str, object]]) -> None:
+    """protobuf hands a string field that is not UTF-8 back as bytes; names and op types must be text."""
+    for what, value in fields:
+        if not isinstance(value, str):
+            raise ConversionError(f"{where}: its {what} is not UTF-8 text: {value!r:.80}")
+
+
+def _check_names(graph: onnx.GraphProto) -> None:
+    for index, node in enumerate(graph.node):
+        _check_text(f"node {index}", [("op type", node.op_type), ("name", node.name), ("domain", node.domain),
+                                      *(("input", name) for name in node.input),
+                                      *(("output", name) for name in node.output)])
+    for kind, values in (("initializer", graph.initializer), ("graph input", graph.input),
+                         ("graph output", graph.output), ("value_info", graph.value_info)):
+        for index, value in enumerate(values):
+            _check_text(f"{kind} {index}", [("name", value.name)])
+
+
 def graph_from_proto(model: onnx.ModelProto) -> Graph:
     """The IR of an ONNX model (before type inference)."""
     onnx_graph = model.graph
     graph = Graph(source_format="onnx", opset=_default_opset(model))
+    _check_names(onnx_graph)
+    _check_text("metadata_props", [(part, value) for prop in model.metadata_props
+                                   for part, value in (("key", prop.key), ("value", prop.value))])
     graph.metadata = {prop.key: prop.value for prop in model.metadata_props}
     for init in onnx_graph.initializer:
         value = tensor_to_numpy(init)
@@ -141,6 +167,9 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
     for proto in onnx_graph.node:
         domain = "" if proto.domain in DEFAULT_DOMAINS else proto.domain
         if proto.op_type == "Constant" and domain == "":
+            if len(proto.output) != 1 or not proto.output[0]:
+                raise ConversionError(f"Constant node '{proto.name}' has {len(proto.output)} outputs, "
+                                      "the ONNX schema wants 1")
             value = constant_node_value(proto)
             graph.tensors[proto.output[0]] = Tensor(proto.output[0], value.dtype, list(value.shape), value)
             continue
@@ -180,6 +209,12 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
               input_values: dict[str, np.ndarray] | None = None) -> Graph:
     """Loads an ONNX model (path or proto) into an IR graph with dtypes and shapes inferred."""
     proto = read_model(model)
+    if not proto.graph.node:
+        # protobuf parses many short byte strings (a truncated or foreign file) as an empty model
+        where = f" {os.fspath(model)}" if not isinstance(model, onnx.ModelProto) else ""
+        raise ConversionError(f"ONNX model{where} has no operators "
+                              f"(graph {proto.graph.name!r} has no nodes): "
+                              "nothing to convert; is it a truncated or non-ONNX file?")
     has_if = any(node.op_type == "If" for node in proto.graph.node)
     if input_shapes or input_values or has_if:
         copy = onnx.ModelProto()
@@ -192,6 +227,8 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
     if has_if:
         fold_constant_ifs(proto)
     graph = graph_from_proto(proto)
+    check_arity(graph)
+    check_attribute_types(proto, graph.opset)
     _apply_declared_types(graph, proto)
     # Inference runs on the IR re-exported with weights passed by type only: as good as on the
     # file (same nodes, same small constants) and it never serializes gigabytes of weights.

@@ -24,6 +24,21 @@
  *   Functions that can fail return lite_status. Loading and creation take an optional lite_error*
  *   (may be NULL) that receives the code and a message. Functions on an interpreter record their
  *   message in the interpreter: read it with lite_interpreter_error_message().
+ *   Whose fault it is, by code:
+ *     caller:   LITE_INVALID_ARGUMENT (a NULL pointer, an index out of range, a shape or byte count
+ *               that contradicts the model's declaration, an unknown option value)
+ *     model:    LITE_INVALID_MODEL, LITE_UNSUPPORTED, LITE_VERSION_MISMATCH, LITE_SHAPE_ERROR (the file
+ *               is malformed, uses what this runtime lacks, or its ops disagree about shapes at the
+ *               shapes the caller chose)
+ *     resource: LITE_IO_ERROR (the file cannot be opened or is not a regular file),
+ *               LITE_OUT_OF_MEMORY (over max_memory_bytes, or the system has no memory left)
+ *     runtime:  LITE_INTERNAL (a bug in this library: please report it)
+ *
+ * Untrusted models
+ *   Loading verifies the whole file before anything is used; every size that comes from the file or
+ *   from a shape is overflow-checked; an interpreter commits at most max_memory_bytes (see
+ *   lite_interpreter_options) for its arena, op scratch, packed weights and prepare-time values,
+ *   checked before each allocation. The mapped file itself is not counted.
  */
 #ifndef LITE_RUNTIME_H
 #define LITE_RUNTIME_H
@@ -142,6 +157,9 @@ typedef enum lite_precision {
   LITE_PRECISION_FP16 = 1 /* half-float images: half the memory traffic, ~1e-3 relative error */
 } lite_precision;
 
+/* The default of lite_interpreter_options.max_memory_bytes: 1 GiB. */
+#define LITE_DEFAULT_MAX_MEMORY_BYTES ((size_t)1 << 30)
+
 typedef struct lite_interpreter_options {
   size_t struct_size; /* sizeof(lite_interpreter_options) of the caller: lets the struct grow */
   int num_threads;    /* >= 1; default 1 */
@@ -153,6 +171,14 @@ typedef struct lite_interpreter_options {
    * named by device, driver, library version and kernel source; written atomically; a corrupt or
    * foreign file is ignored and rewritten). NULL or "": compile at every creation. Copied. */
   const char* cache_dir;
+  /* The most memory the interpreter commits for the model: activation arena + op scratch + packed
+   * weights and other op state + prepare-time values (the mapped model file is not counted). Checked
+   * before each allocation: a plan over it fails with LITE_OUT_OF_MEMORY and a message naming the
+   * largest tensor, and nothing is allocated. 0 means the default, LITE_DEFAULT_MAX_MEMORY_BYTES
+   * (1 GiB: safe for files from anywhere; PP-OCRv4 det at 960x960 needs about 150 MB); SIZE_MAX
+   * means no bound. Callers built against the first version (a struct without this field) get the
+   * default. */
+  size_t max_memory_bytes;
 } lite_interpreter_options;
 
 LITE_API lite_interpreter_options lite_interpreter_options_default(void);
@@ -215,9 +241,10 @@ LITE_API lite_status lite_interpreter_input_quantization(const lite_interpreter*
 LITE_API lite_status lite_interpreter_output_quantization(const lite_interpreter* interpreter, int index,
                                                           lite_quantization* quantization);
 
-/* Sets the shape of a graph input (e.g. to resolve its dynamic dims). Shapes, prepare-time values
- * and the memory plan are recomputed on the next allocate/invoke; pointers obtained before are
- * invalid afterwards. */
+/* Sets the shape of a graph input (e.g. to resolve its dynamic dims). The rank must be the model's
+ * and every static dim the model's value (LITE_INVALID_ARGUMENT otherwise, naming the input): only
+ * dynamic dims (-1 in the model) take the caller's sizes. Shapes, prepare-time values and the memory
+ * plan are recomputed on the next allocate/invoke; pointers obtained before are invalid afterwards. */
 LITE_API lite_status lite_interpreter_resize_input(lite_interpreter* interpreter, int index, const int64_t* dims,
                                                    int rank);
 
@@ -246,6 +273,11 @@ LITE_API lite_status lite_interpreter_get_output(lite_interpreter* interpreter, 
 
 /* Size of the activation arena of the current plan (0 before the first allocate). */
 LITE_API size_t lite_interpreter_arena_bytes(const lite_interpreter* interpreter);
+
+/* Memory counted against max_memory_bytes by the last allocate: what it committed (arena, scratch,
+ * packed weights, prepare-time values); when that allocate failed with LITE_OUT_OF_MEMORY over the
+ * bound, what it had asked for when it stopped (a lower bound of the need at these shapes). */
+LITE_API size_t lite_interpreter_memory_bytes(const lite_interpreter* interpreter);
 
 /* ---- Inspection (tests and tools) -------------------------------------------------------- */
 

@@ -162,6 +162,7 @@ lite_interpreter_options lite_interpreter_options_default(void) {
   o.backend = LITE_BACKEND_CPU;
   o.precision = LITE_PRECISION_FP32;
   o.cache_dir = nullptr;
+  o.max_memory_bytes = LITE_DEFAULT_MAX_MEMORY_BYTES;
   return o;
 }
 
@@ -188,6 +189,9 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
       o.precision = options->precision;
     if (options->struct_size >= offsetof(lite_interpreter_options, cache_dir) + sizeof(const char*))
       o.cache_dir = options->cache_dir;
+    if (options->struct_size >= offsetof(lite_interpreter_options, max_memory_bytes) + sizeof(size_t) &&
+        options->max_memory_bytes != 0)
+      o.max_memory_bytes = options->max_memory_bytes;
   }
   if (o.backend != LITE_BACKEND_CPU && o.backend != LITE_BACKEND_OPENCL && o.backend != LITE_BACKEND_AUTO)
     return report(sink,
@@ -237,6 +241,7 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
   result->it = std::move(it);
   result->backend_note = note;
   result->opencl = opencl;
+  result->it->set_max_memory_bytes(o.max_memory_bytes);
   *interpreter = result;
   return report(sink, lite::Status::kOk, error);
 }
@@ -328,7 +333,8 @@ lite_status lite_interpreter_set_input(lite_interpreter* it, int index, const vo
   size_t need = slot.ref.bytes();
   if (bytes != need)
     return to_c(it->it->error().set(lite::Status::kInvalidArgument,
-                                    "input %d '%s' takes %zu bytes (%s), got %zu", index, slot.ref.name, need,
+                                    "input %d '%s' of shape %s takes %zu bytes (%s), got %zu", index, slot.ref.name,
+                                    lite::format_shape(slot.ref.shape).c_str(), need,
                                     lite::dtype_name(slot.ref.dtype), bytes));
   if (need > 0 && data == nullptr)
     return to_c(it->it->error().set(lite::Status::kInvalidArgument, "input %d: data is NULL", index));
@@ -376,6 +382,8 @@ lite_status lite_interpreter_get_output(lite_interpreter* it, int index, void* d
 }
 
 size_t lite_interpreter_arena_bytes(const lite_interpreter* it) { return it != nullptr ? it->it->arena_bytes() : 0; }
+
+size_t lite_interpreter_memory_bytes(const lite_interpreter* it) { return it != nullptr ? it->it->memory_bytes() : 0; }
 
 int lite_interpreter_tensor_count(const lite_interpreter* it) { return it != nullptr ? it->it->num_tensors() : 0; }
 

@@ -12,10 +12,6 @@
 
 namespace lite {
 
-namespace {
-
-const char* node_name(const lite_fb::Operator* op) { return op->name() != nullptr ? op->name()->c_str() : ""; }
-
 std::string format_shape(const Shape& s) {
   std::string out = "[";
   for (int i = 0; i < s.rank; ++i) {
@@ -24,6 +20,10 @@ std::string format_shape(const Shape& s) {
   }
   return out + "]";
 }
+
+namespace {
+
+const char* node_name(const lite_fb::Operator* op) { return op->name() != nullptr ? op->name()->c_str() : ""; }
 
 bool needs_only_shapes(lite_fb::OpCode opcode) {
   return opcode == lite_fb::OpCode::SHAPE || opcode == lite_fb::OpCode::SIZE;
@@ -120,6 +120,7 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
     node.ctx.num_threads = it->num_threads_;
     node.ctx.pool = it->pool_.get();
     node.ctx.backend = it->backends_[0].backend.get();
+    node.ctx.memory = &it->memory_;
     node.ctx.error_sink = &it->error_;
     node.ctx.report = &ErrorSink::report;
   }
@@ -152,6 +153,26 @@ Status Interpreter::resize_input(int i, const int64_t* dims, int rank) {
       return error_.set(Status::kInvalidArgument, "resize of input %d: dim %d is %lld (must be >= 0)", i, d,
                         static_cast<long long>(dims[d]));
     shape.dims[d] = dims[d];
+  }
+  // The caller's shape against the model's declaration: a wrong rank or static dim is the caller's
+  // bug, reported here rather than as some op's failure later (which would blame the model).
+  const int index = inputs_[static_cast<size_t>(i)];
+  const auto* declared = model_->graph()->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->shape();
+  const char* name = tensors_[static_cast<size_t>(index)].ref.name;
+  const int declared_rank = declared != nullptr ? static_cast<int>(declared->size()) : 0;  // none: a scalar
+  if (declared_rank != rank)
+    return error_.set(Status::kInvalidArgument, "input '%s' has rank %d in the model, got %d (shape %s)", name,
+                      declared_rank, rank, format_shape(shape).c_str());
+  if (declared != nullptr) {
+    for (int d = 0; d < rank; ++d) {
+      const int64_t want = declared->Get(static_cast<flatbuffers::uoffset_t>(d));
+      if (want >= 0 && want != shape.dims[d])
+        return error_.set(Status::kInvalidArgument,
+                          "input '%s' has the static dim %d = %lld in the model, got %lld (shape %s; only dynamic "
+                          "dims can be resized)",
+                          name, d, static_cast<long long>(want), static_cast<long long>(shape.dims[d]),
+                          format_shape(shape).c_str());
+    }
   }
   Shape& current = input_shapes_[static_cast<size_t>(i)];
   bool same = current.rank == rank && std::equal(shape.dims, shape.dims + rank, current.dims);
@@ -186,6 +207,18 @@ void Interpreter::reset_tensors() {
   arena_.reset();
   scratch_.reset();
   arena_bytes_ = 0;
+  memory_.reset();
+}
+
+// A tensor larger than the whole memory bound is refused by name before anything is allocated for
+// it (a tiny hostile file declaring a 2 GiB activation is stopped here).
+Status Interpreter::check_tensor_fits(const TensorRef& t, size_t bytes, const char* what) {
+  if (bytes <= memory_.limit()) return Status::kOk;
+  memory_bytes_ = bytes;
+  return error_.set(Status::kOutOfMemory,
+                    "%s tensor '%s' of shape %s %s needs %zu bytes, over max_memory_bytes (%zu); raise "
+                    "lite_interpreter_options.max_memory_bytes if the model is trusted",
+                    what, t.name, format_shape(t.shape).c_str(), dtype_name(t.dtype), bytes, memory_.limit());
 }
 
 Status Interpreter::op_error(const Node& node, Status status, const char* phase) {
@@ -258,6 +291,9 @@ Status Interpreter::prepare_node(int k) {
                         node_name(node.op), o, t->name, format_shape(t->shape).c_str(), dtype_name(t->dtype));
     Status s_declared = check_declared(node, o);
     if (s_declared != Status::kOk) return s_declared;
+    std::string what = std::string(op) + " '" + node_name(node.op) + "': output";
+    Status s_fits = check_tensor_fits(*t, bytes, what.c_str());
+    if (s_fits != Status::kOk) return s_fits;
   }
 
   bool inputs_known = true;
@@ -285,6 +321,14 @@ Status Interpreter::evaluate_at_prepare(int k) {
   for (size_t o = 0; o < node.outputs.size(); ++o) {
     int index = node.op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(o));
     TensorSlot& slot = tensors_[static_cast<size_t>(index)];
+    if (!memory_.reserve(slot.ref.bytes())) {
+      memory_bytes_ = memory_.used() + slot.ref.bytes();
+      return error_.set(Status::kOutOfMemory,
+                        "%s '%s': the prepare-time value '%s' needs %zu bytes, over max_memory_bytes (%zu, of which "
+                        "%zu already committed)",
+                        opcode_name(node.op->opcode()), node_name(node.op), slot.ref.name, slot.ref.bytes(),
+                        memory_.limit(), memory_.used());
+    }
     if (!slot.prepared.allocate(slot.ref.bytes(), true))
       return error_.set(Status::kOutOfMemory, "out of memory for a prepare-time value of %zu bytes", slot.ref.bytes());
     slot.ref.data = slot.prepared.data();
@@ -292,6 +336,10 @@ Status Interpreter::evaluate_at_prepare(int k) {
   }
   AlignedBuffer scratch;
   if (node.ctx.scratch_bytes_requested > 0) {
+    if (!memory_.fits(node.ctx.scratch_bytes_requested))
+      return error_.set(Status::kOutOfMemory, "%s '%s': %zu bytes of scratch, over max_memory_bytes (%zu)",
+                        opcode_name(node.op->opcode()), node_name(node.op), node.ctx.scratch_bytes_requested,
+                        memory_.limit());
     if (node.ctx.scratch_bytes_requested > kMaxTensorBytes ||
         !scratch.allocate(node.ctx.scratch_bytes_requested, false))
       return error_.set(Status::kOutOfMemory, "%s '%s': cannot allocate %zu bytes of scratch",
@@ -429,7 +477,30 @@ Status Interpreter::plan_memory() {
   constexpr size_t kMaxArenaBytes = sizeof(size_t) >= 8 ? static_cast<size_t>(uint64_t{1} << 40) : SIZE_MAX / 2;
   if (!plan_arena(requests, kTensorAlignment, kMaxArenaBytes, &plan))
     return error_.set(Status::kOutOfMemory, "the activation arena size overflows");
-  if (!arena_.allocate(plan.total_bytes, true))
+  size_t scratch_bytes = 0;
+  for (const Node& node : nodes_)
+    if (!node.done_at_prepare) scratch_bytes = std::max(scratch_bytes, node.ctx.scratch_bytes_requested);
+  // The whole plan is checked against the bound before the arena or the scratch is allocated.
+  size_t plan_bytes = 0;
+  if (!checked_add(plan.total_bytes, scratch_bytes, &plan_bytes) || !memory_.reserve(plan_bytes)) {
+    size_t largest = 0;
+    bool any = false;
+    for (size_t i = 0; i < num; ++i) {
+      if (in_arena[i] && (!any || tensors_[i].ref.bytes() > tensors_[largest].ref.bytes())) largest = i;
+      any = any || in_arena[i];
+    }
+    const TensorRef& big = tensors_[largest].ref;  // (with no arena tensor the scratch alone is over)
+    memory_bytes_ = memory_.used() + plan_bytes;
+    return error_.set(Status::kOutOfMemory,
+                      "the plan needs %zu bytes of activation arena and %zu of op scratch (largest tensor '%s' of "
+                      "shape %s %s, %zu bytes), over max_memory_bytes (%zu, of which %zu already committed to "
+                      "weights and op state); raise lite_interpreter_options.max_memory_bytes if the model is trusted",
+                      plan.total_bytes, scratch_bytes, big.name, format_shape(big.shape).c_str(),
+                      dtype_name(big.dtype), big.bytes(), memory_.limit(), memory_.used());
+  }
+  // Not zero-filled: every op writes all of its outputs, and the arena's pages are only committed
+  // when something writes them. Graph inputs are zeroed below (a caller may invoke before setting them).
+  if (!arena_.allocate(plan.total_bytes, false))
     return error_.set(Status::kOutOfMemory, "cannot allocate an activation arena of %zu bytes", plan.total_bytes);
   arena_bytes_ = plan.total_bytes;
   std::vector<int64_t> root_offset(num, -1);
@@ -441,11 +512,10 @@ Status Interpreter::plan_memory() {
     slot.storage = Storage::kArena;
     slot.arena_offset = root_offset[static_cast<size_t>(group[i])];
     slot.ref.data = base + slot.arena_offset;
+    if (slot.is_graph_input) std::memset(slot.ref.data, 0, slot.ref.bytes());
   }
+  memory_bytes_ = memory_.used();
 
-  size_t scratch_bytes = 0;
-  for (const Node& node : nodes_)
-    if (!node.done_at_prepare) scratch_bytes = std::max(scratch_bytes, node.ctx.scratch_bytes_requested);
   if (scratch_bytes > 0 && !scratch_.allocate(scratch_bytes, false))
     return error_.set(Status::kOutOfMemory, "cannot allocate %zu bytes of op scratch", scratch_bytes);
   for (Node& node : nodes_)
@@ -459,7 +529,9 @@ Status Interpreter::plan_memory() {
 
 Status Interpreter::allocate() {
   if (!needs_prepare_) return Status::kOk;
+  free_op_states();  // before counting the new ones against the bound
   reset_tensors();
+  memory_bytes_ = 0;
   inputs_as_declared_ = true;
   for (int i = 0; i < num_inputs(); ++i) {
     TensorSlot& slot = tensors_[static_cast<size_t>(inputs_[static_cast<size_t>(i)])];
@@ -481,6 +553,8 @@ Status Interpreter::allocate() {
     if (!tensor_bytes(slot.ref, kMaxTensorBytes, &bytes))
       return error_.set(Status::kShapeError, "input %d '%s' of shape %s exceeds 2 GiB", i, slot.ref.name,
                         format_shape(shape).c_str());
+    Status s_fits = check_tensor_fits(slot.ref, bytes, "input");
+    if (s_fits != Status::kOk) return s_fits;
   }
   for (int k = 0; k < static_cast<int>(nodes_.size()); ++k) {
     Status s = prepare_node(k);

@@ -4,16 +4,21 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "aligned_buffer.h"
 #include "backend.h"
 #include "error_sink.h"
+#include "memory_budget.h"
 #include "model.h"
 #include "op_api.h"
 #include "thread_pool.h"
 
 namespace lite {
+
+// "[1, 3, 224, 224]", for messages.
+std::string format_shape(const Shape& s);
 
 enum class Storage {
   kNone,      // not used by the current plan
@@ -106,6 +111,16 @@ class Interpreter {
   const std::vector<int>& cpus() const { return cpus_; }  // empty: no pinning
   bool needs_allocate() const { return needs_prepare_; }
   size_t arena_bytes() const { return needs_prepare_ ? 0 : arena_bytes_; }
+  // The bound on model-sized memory (memory_budget.h); takes effect at the next allocate.
+  void set_max_memory_bytes(size_t bytes) {
+    memory_.set_limit(bytes);
+    needs_prepare_ = true;
+  }
+  size_t max_memory_bytes() const { return memory_.limit(); }
+  // Model-sized memory of the last allocate: what it committed (arena, scratch, op state,
+  // prepare-time values), or, when the bound refused it, what it had asked for when it stopped
+  // (a lower bound of the model's need at these shapes).
+  size_t memory_bytes() const { return memory_bytes_; }
 
   // Per-op timing: enabling (re)starts every op's counters at zero; disabled costs one branch per op.
   void set_profiling(bool enabled);
@@ -142,6 +157,7 @@ class Interpreter {
   Status evaluate_at_prepare(int k);
   Status plan_memory();
   Status op_error(const Node& node, Status status, const char* phase);
+  Status check_tensor_fits(const TensorRef& t, size_t bytes, const char* what);
   Status check_declared(const Node& node, int output);
   Status eval_profiled(size_t k);
   Status run_ops();
@@ -172,6 +188,8 @@ class Interpreter {
   AlignedBuffer arena_;
   AlignedBuffer scratch_;
   size_t arena_bytes_ = 0;
+  MemoryBudget memory_;
+  size_t memory_bytes_ = 0;
   bool needs_prepare_ = true;
   // Every graph input has a shape its declaration allows (-1 matches any size): then computed
   // shapes must match the model's declared static dims too (otherwise only dtypes are checked).

@@ -22,7 +22,9 @@ ModelBytes::~ModelBytes() {
 }
 
 Status ModelBytes::map_file(const char* path, ErrorSink* error) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; the regular
+  // file check below then refuses it (and devices, directories, sockets).
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return error->set(Status::kIoError, "cannot open '%s': %s", path, std::strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {

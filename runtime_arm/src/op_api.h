@@ -55,8 +55,9 @@ struct TensorRef {
   size_t bytes() const { return static_cast<size_t>(shape.num_elements()) * dtype_size(dtype); }
 };
 
-class ThreadPool;  // defined by the core (issue 3); ops may ignore it
-class Backend;     // backend.h
+class ThreadPool;    // defined by the core (issue 3); ops may ignore it
+class Backend;       // backend.h
+class MemoryBudget;  // memory_budget.h
 
 struct OpContext {
   const lite_fb::Operator* op = nullptr;  // options: op->options_as_Conv2DOptions() etc.
@@ -77,6 +78,10 @@ struct OpContext {
   // op is prepared again.
   void* state = nullptr;
 
+  // The interpreter's bound on model-sized memory: op state sized from the model (packed weights,
+  // tables) is allocated with op_allocate() below, never with malloc or std::vector growth.
+  MemoryBudget* memory = nullptr;
+
   // Error sink owned by the core. Use fail() below.
   void* error_sink = nullptr;
   void (*report)(void* error_sink, const char* message) = nullptr;
@@ -91,6 +96,12 @@ Status fail(OpContext* ctx, Status status, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+// `bytes` (at least 1) of uninitialized, 64-byte aligned memory for the op's state, counted against
+// the interpreter's max_memory_bytes before it is allocated; release it with std::free. On failure
+// (over the bound, or none left) it writes "OPCODE 'node': <what> needs N bytes ..." to the error
+// sink and returns nullptr: the op then returns Status::kOutOfMemory.
+void* op_allocate(OpContext* ctx, size_t bytes, const char* what);
 
 struct OpKernel {
   // Checks dtypes/ranks/options, sets every output's dtype and shape, requests scratch.

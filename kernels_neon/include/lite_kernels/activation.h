@@ -35,7 +35,7 @@ static inline float lite_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 /* Applies `act` to one value of channel `channel` (the channel matters only for PRELU). */
 static inline float lite_activate(const lite_activation* act, float x, size_t channel) {
   switch (act->kind) {
-    case LITE_ACT_RELU: return x > 0.0f ? x : 0.0f;
+    case LITE_ACT_RELU: return x < 0.0f ? 0.0f : x; /* NaN stays NaN */
     case LITE_ACT_CLIP: return x < act->alpha ? act->alpha : (x > act->beta ? act->beta : x);
     case LITE_ACT_SIGMOID: return lite_sigmoidf(x);
     case LITE_ACT_TANH: return tanhf(x);

@@ -18,6 +18,24 @@
 
 namespace lite {
 
+namespace {
+
+// The host copy of an image on its way to or from the device, sized from a tensor's shape: malloc
+// (a failure is a status), never a std::vector (the runtime has no exceptions: bad_alloc aborts).
+class StagingPixels {
+ public:
+  explicit StagingPixels(size_t bytes) : data_(static_cast<unsigned char*>(std::malloc(bytes))) {}
+  ~StagingPixels() { std::free(data_); }
+  StagingPixels(const StagingPixels&) = delete;
+  StagingPixels& operator=(const StagingPixels&) = delete;
+  unsigned char* data() const { return data_; }
+
+ private:
+  unsigned char* data_;
+};
+
+}  // namespace
+
 using namespace cl;  // NOLINT: the OpenCL API reads best with its own names
 
 bool image_shape_of(const Shape& shape, ImageShape* out) {
@@ -205,7 +223,8 @@ void OpenClBackend::unpack(const void* pixels, const ImageShape& s, float* dense
 Status OpenClBackend::copy_from_host(const void* host, TensorRef* tensor) {
   ImageShape s;
   if (!image_shape_of(tensor->shape, &s)) return Status::kInternal;
-  std::vector<unsigned char> pixels(s.width() * s.height() * pixel_bytes());
+  const StagingPixels pixels(s.width() * s.height() * pixel_bytes());
+  if (pixels.data() == nullptr) return Status::kOutOfMemory;
   pack(static_cast<const float*>(host), s, pixels.data());
   const size_t origin[3] = {0, 0, 0}, region[3] = {s.width(), s.height(), 1};
   const cl_int err = api().EnqueueWriteImage(queue_, static_cast<cl_mem>(tensor->data), CL_TRUE, origin, region, 0, 0,
@@ -216,7 +235,8 @@ Status OpenClBackend::copy_from_host(const void* host, TensorRef* tensor) {
 Status OpenClBackend::copy_to_host(const TensorRef& tensor, void* host) {
   ImageShape s;
   if (!image_shape_of(tensor.shape, &s)) return Status::kInternal;
-  std::vector<unsigned char> pixels(s.width() * s.height() * pixel_bytes());
+  const StagingPixels pixels(s.width() * s.height() * pixel_bytes());
+  if (pixels.data() == nullptr) return Status::kOutOfMemory;
   const size_t origin[3] = {0, 0, 0}, region[3] = {s.width(), s.height(), 1};
   const cl_int err = api().EnqueueReadImage(queue_, static_cast<cl_mem>(tensor.data), CL_TRUE, origin, region, 0, 0,
                                             pixels.data(), 0, nullptr, nullptr);
@@ -261,7 +281,11 @@ cl_mem OpenClBackend::create_constant_image(const TensorRef& tensor, std::string
     *error = "constant is not a float32 tensor of rank <= 4";
     return nullptr;
   }
-  std::vector<unsigned char> pixels(s.width() * s.height() * pixel_bytes());
+  const StagingPixels pixels(s.width() * s.height() * pixel_bytes());
+  if (pixels.data() == nullptr) {
+    *error = "out of memory for the constant's staging copy";
+    return nullptr;
+  }
   pack(static_cast<const float*>(tensor.data), s, pixels.data());
   cl_int err = CL_SUCCESS;
   cl_mem m = create_image(s, CL_MEM_READ_ONLY, pixels.data(), &err);

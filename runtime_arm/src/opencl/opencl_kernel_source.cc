@@ -12,14 +12,19 @@ namespace lite {
 const char kOpenClKernelSource[] = R"CLC(
 __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
 
+// fmax / fmin return the other operand when one is NaN; these keep the NaN, as the CPU kernels and
+// onnxruntime do (x + y is NaN when either is).
+float4 max_nan(float4 x, float4 y) { return select(fmax(x, y), x + y, isnan(x) | isnan(y)); }
+float4 min_nan(float4 x, float4 y) { return select(fmin(x, y), x + y, isnan(x) | isnan(y)); }
+
 // ActivationKind of the schema: NONE, RELU, CLIP, SIGMOID, TANH, HARD_SIGMOID, HARD_SWISH, LEAKY_RELU, SILU.
 float4 activate(float4 v, int kind, float a, float b) {
   switch (kind) {
-    case 1: return fmax(v, (float4)(0.0f));
-    case 2: return fmin(fmax(v, (float4)(a)), (float4)(b));
+    case 1: return max_nan(v, (float4)(0.0f));
+    case 2: return min_nan(max_nan(v, (float4)(a)), (float4)(b));
     case 3: return (float4)(1.0f) / ((float4)(1.0f) + exp(-v));
     case 4: return tanh(v);
-    case 5: return fmax((float4)(0.0f), fmin((float4)(1.0f), a * v + b));
+    case 5: return max_nan((float4)(0.0f), min_nan((float4)(1.0f), a * v + b));
     case 6: return v * fmax((float4)(0.0f), fmin((float4)(1.0f), v / 6.0f + 0.5f));
     case 7: return select(a * v, v, isgreaterequal(v, (float4)(0.0f)));
     case 8: return v / ((float4)(1.0f) + exp(-v));
@@ -170,8 +175,8 @@ __kernel void binary(__read_only image2d_t a, __read_only image2d_t b, __write_o
     case 1: r = x - y; break;
     case 2: r = x * y; break;
     case 3: r = x / y; break;
-    case 4: r = fmax(x, y); break;
-    default: r = fmin(x, y); break;
+    case 4: r = max_nan(x, y); break;
+    default: r = min_nan(x, y); break;
   }
   write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
                zero_pad(activate(r, act, alpha, beta), cb, out_shape.w));
@@ -205,7 +210,7 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int4 
         continue;
       }
       const float4 v = load(in, in_shape, n, ih, iw, cb);
-      acc = is_max ? fmax(acc, v) : acc + v;
+      acc = is_max ? max_nan(acc, v) : acc + v;
       ++count;
     }
   }
@@ -222,7 +227,7 @@ __kernel void global_pool(__read_only image2d_t in, __write_only image2d_t out, 
   for (int h = 0; h < in_shape.y; ++h)
     for (int w = 0; w < in_shape.z; ++w) {
       const float4 v = load(in, in_shape, n, h, w, cb);
-      acc = is_max ? fmax(acc, v) : acc + v;
+      acc = is_max ? max_nan(acc, v) : acc + v;
     }
   if (!is_max) acc = acc / (float)(in_shape.y * in_shape.z);
   write_imagef(out, (int2)(cb, n), zero_pad(acc, cb, in_shape.w));

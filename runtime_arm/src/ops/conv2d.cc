@@ -154,9 +154,9 @@ Status prepare(OpContext* ctx) {
     case ConvAlgorithm::kGemm1x1:
     case ConvAlgorithm::kIm2colGemm: {
       // The .lite weight [co, kh, kw, ci] is B^T: B[p, j] = weight[j * k + p].
-      st->gemm = packed_gemm_create(p.out_c, k, static_cast<const float*>(w->data), 1, k,
+      st->gemm = packed_gemm_create(ctx, p.out_c, k, static_cast<const float*>(w->data), 1, k,
                                     bias != nullptr ? static_cast<const float*>(bias->data) : nullptr);
-      if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+      if (st->gemm == nullptr) return Status::kOutOfMemory;
       if (st->algorithm == ConvAlgorithm::kIm2colGemm) {
         const size_t mr = st->gemm->config->mr;
         const size_t packed_bytes = lite_f32_gemm_packed_size(st->gemm->config, p.out_c, k) * sizeof(float);
@@ -175,20 +175,19 @@ Status prepare(OpContext* ctx) {
       break;
     }
     case ConvAlgorithm::kDepthwise:
-      st->depthwise = depthwise_conv_create(p, static_cast<const float*>(w->data));
-      if (st->depthwise == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+      st->depthwise = depthwise_conv_create(ctx, p, static_cast<const float*>(w->data));
+      if (st->depthwise == nullptr) return Status::kOutOfMemory;
       break;
     case ConvAlgorithm::kWinograd:
-      st->winograd = winograd_conv_create(p, winograd_conv_choose(p), static_cast<const float*>(w->data));
-      if (st->winograd == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+      st->winograd = winograd_conv_create(ctx, p, winograd_conv_choose(p), static_cast<const float*>(w->data));
+      if (st->winograd == nullptr) return Status::kOutOfMemory;
       ctx->scratch_bytes_requested = winograd_conv_scratch_bytes(*st->winograd, ctx->num_threads);
       break;
     case ConvAlgorithm::kReference: {
       const size_t packed_bytes = lite_f32_conv2d_packed_weight_size(&p) * sizeof(float);
       if (is_constant_or_absent(w)) {
-        st->ref_packed = static_cast<float*>(std::malloc(packed_bytes > 0 ? packed_bytes : 1));
-        if (st->ref_packed == nullptr)
-          return fail(ctx, Status::kOutOfMemory, "cannot allocate %zu bytes of packed weight", packed_bytes);
+        st->ref_packed = static_cast<float*>(op_allocate(ctx, packed_bytes, "the packed weight"));
+        if (st->ref_packed == nullptr) return Status::kOutOfMemory;
         lite_f32_conv2d_pack_weight_ref(&p, static_cast<const float*>(w->data), st->ref_packed);
       } else {
         ctx->scratch_bytes_requested = packed_bytes;

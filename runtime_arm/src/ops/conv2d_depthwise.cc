@@ -10,11 +10,14 @@ namespace lite {
 
 bool depthwise_conv_applies(const lite_conv2d_params& p) { return lite_f32_dwconv_applies(&p) != 0; }
 
-DepthwiseConv* depthwise_conv_create(const lite_conv2d_params& p, const float* weight) {
+DepthwiseConv* depthwise_conv_create(OpContext* ctx, const lite_conv2d_params& p, const float* weight) {
   DepthwiseConv* dw = new (std::nothrow) DepthwiseConv();
-  if (dw == nullptr) return nullptr;
+  if (dw == nullptr) {
+    fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
+    return nullptr;
+  }
   const size_t n = lite_f32_dwconv_packed_weight_size(&p);
-  dw->packed = static_cast<float*>(std::malloc((n > 0 ? n : 1) * sizeof(float)));
+  dw->packed = static_cast<float*>(op_allocate(ctx, n * sizeof(float), "the packed weight"));
   if (dw->packed == nullptr) {
     delete dw;
     return nullptr;

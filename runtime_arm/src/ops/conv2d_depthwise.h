@@ -5,6 +5,7 @@
 
 #include "lite_kernels/conv2d.h"
 #include "lite_kernels/f32_dwconv.h"
+#include "op_api.h"
 
 namespace lite {
 
@@ -18,8 +19,9 @@ struct DepthwiseConv {
 // True when the depthwise kernels serve this convolution (channel multiplier 1).
 bool depthwise_conv_applies(const lite_conv2d_params& p);
 
-// Packs the .lite weight [C, KH, KW, 1]; nullptr when out of memory.
-DepthwiseConv* depthwise_conv_create(const lite_conv2d_params& p, const float* weight);
+// Packs the .lite weight [C, KH, KW, 1] in memory from op_allocate; nullptr, with the message in
+// ctx's error sink, when it is refused.
+DepthwiseConv* depthwise_conv_create(OpContext* ctx, const lite_conv2d_params& p, const float* weight);
 void depthwise_conv_free(DepthwiseConv* dw);
 
 // y = act(conv(x) + bias); bias and act may be null.

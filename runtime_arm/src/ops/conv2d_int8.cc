@@ -15,6 +15,7 @@
 #include <new>
 #include <vector>
 
+#include "checked_math.h"
 #include "conv_gemm_int8.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_conv2d_fully_connected.h"
@@ -59,7 +60,7 @@ struct ConvInt8State {
   // the input read `pad_row` (input zero points)
   lite_qs8_gemm_runs_ukernel_fn runs = nullptr;
   size_t interior_begin = 0, interior_end = 0, task_rows = 0;
-  std::vector<int8_t> pad_row;
+  int8_t* pad_row = nullptr;  // op_allocate'd
   // kRowsGemm: the geometry the rows GEMM runs. Its in_c exceeds params.in_c when the kernel rows
   // (kernel_w * in_c bytes) are not whole k-groups: eval then first copies x into the start of the
   // scratch (padded_input_bytes) with that many channels, and the packed weight has zeros there.
@@ -172,6 +173,14 @@ Status geometry(OpContext* ctx, const lite_fb::Conv2DOptions* o, lite_conv2d_par
   Window2D win = conv_window(a, w->shape.dims[1], w->shape.dims[2]);
   if (!slide_window(a.padding, false, x->shape, a.pad_top, a.pad_left, a.pad_bottom, a.pad_right, &win))
     return fail(ctx, Status::kShapeError, "kernel does not fit the padded input");
+  // Before anything is sized from the geometry: the output must be a tensor the core can hold.
+  const int64_t out_dims[4] = {x->shape.dims[0], win.h.out, win.w.out, co};
+  size_t out_elements = 0;
+  if (!checked_num_elements(out_dims, 4, size_t{1} << 31, &out_elements))
+    return fail(ctx, Status::kShapeError, "output [%lld, %lld, %lld, %lld] exceeds 2^31 elements (pads %lld, %lld)",
+                static_cast<long long>(out_dims[0]), static_cast<long long>(out_dims[1]),
+                static_cast<long long>(out_dims[2]), static_cast<long long>(out_dims[3]),
+                static_cast<long long>(win.h.pad_begin), static_cast<long long>(win.w.pad_begin));
   fill_conv_params(x->shape, co, a.group, win, p);
   return Status::kOk;
 }
@@ -202,8 +211,8 @@ Status prepare(OpContext* ctx) {
   if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
     st->depthwise = lite_qs8_dwconv_select(lite_cpu_features(), &p);
     const size_t bytes = lite_qs8_dwconv_packed_size(&p);
-    st->depthwise_packed = std::malloc(bytes);
-    if (st->depthwise_packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    st->depthwise_packed = op_allocate(ctx, bytes, "the packed weight");
+    if (st->depthwise_packed == nullptr) return Status::kOutOfMemory;
     lite_qs8_dwconv_pack(&p, static_cast<const int8_t*>(ctx->input(1)->data),
                          bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr, st->in.zero_point,
                          st->multiplier.data(), st->shift.data(), st->depthwise_packed);
@@ -221,10 +230,10 @@ Status prepare(OpContext* ctx) {
       weight = padded_weight.data();
     }
     // The .lite weight [co, kh, kw, ci] is W^T: W[p, j] = weight[j * k + p].
-    st->gemm = packed_gemm_int8_create(p.out_c, k, weight, 1, k, bias_data, st->in.zero_point, st->multiplier.data(),
+    st->gemm = packed_gemm_int8_create(ctx, p.out_c, k, weight, 1, k, bias_data, st->in.zero_point, st->multiplier.data(),
                                        st->shift.data(),
                                        lite_qs8_gemm_params{st->out.zero_point, st->act_min, st->act_max});
-    if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    if (st->gemm == nullptr) return Status::kOutOfMemory;
     if (st->algorithm == ConvInt8Algorithm::kIm2colGemm && rows_gemm_applies(st->rows, st->gemm->config)) {
       st->algorithm = ConvInt8Algorithm::kRowsGemm;
       st->runs = lite_qs8_gemm_runs_ukernel_select(st->gemm->config);
@@ -239,7 +248,13 @@ Status prepare(OpContext* ctx) {
       }
       ctx->scratch_bytes_requested =
           st->padded_input_bytes + static_cast<size_t>(ctx->num_threads) * st->thread_scratch;
-      st->pad_row.assign((p.out_w * p.stride_w + p.kernel_w) * st->rows.in_c, static_cast<int8_t>(st->in.zero_point));
+      size_t pad_row_bytes = 0;
+      if (!checked_mul(p.out_w, p.stride_w, &pad_row_bytes) || !checked_add(pad_row_bytes, p.kernel_w, &pad_row_bytes) ||
+          !checked_mul(pad_row_bytes, st->rows.in_c, &pad_row_bytes))
+        return fail(ctx, Status::kShapeError, "the padding row's size overflows");
+      st->pad_row = static_cast<int8_t*>(op_allocate(ctx, pad_row_bytes, "the padding row"));
+      if (st->pad_row == nullptr) return Status::kOutOfMemory;
+      std::memset(st->pad_row, static_cast<int8_t>(st->in.zero_point), pad_row_bytes);
     } else if (st->algorithm == ConvInt8Algorithm::kIm2colGemm) {
       st->im2col_rows = im2col_int8_tile_rows(k, st->gemm->config->mr);
       st->packed_a = lite_qs8_gemm_packed_a_select(st->gemm->config);
@@ -303,7 +318,7 @@ void rows_gemm_task(const ConvInt8State& st, const lite_conv2d_params& p, const 
         const ptrdiff_t ih =
             static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dilation_h) - static_cast<ptrdiff_t>(p.pad_top);
         runs[kh] = ih < 0 || ih >= static_cast<ptrdiff_t>(p.in_h)
-                       ? st.pad_row.data()
+                       ? st.pad_row
                        : x + ((image * p.in_h + static_cast<size_t>(ih)) * p.in_w) * ci + iw0 * static_cast<ptrdiff_t>(ci);
       }
       int8_t* c = y + (r * p.out_w + st.interior_begin) * n + j0;
@@ -415,6 +430,7 @@ void free_state(void* state) {
   if (st != nullptr) {
     packed_gemm_int8_free(st->gemm);
     std::free(st->depthwise_packed);
+    std::free(st->pad_row);
   }
   delete st;
 }

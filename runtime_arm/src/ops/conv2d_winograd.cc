@@ -16,15 +16,23 @@ int winograd_conv_choose(const lite_conv2d_params& p) {
   return lite_f32_winograd_choose(p.in_c, p.out_c, p.out_h, p.out_w);
 }
 
-WinogradConv* winograd_conv_create(const lite_conv2d_params& p, int m, const float* weight) {
+WinogradConv* winograd_conv_create(OpContext* ctx, const lite_conv2d_params& p, int m, const float* weight) {
   WinogradConv* wg = new (std::nothrow) WinogradConv();
-  if (wg == nullptr) return nullptr;
+  if (wg == nullptr) {
+    fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
+    return nullptr;
+  }
   wg->m = m;
   wg->gemm = lite_f32_gemm_config_select(lite_cpu_features(), p.out_c);
   wg->fn = lite_f32_winograd_select();
   const size_t n = lite_f32_winograd_packed_weight_size(wg->gemm, m, &p);
-  wg->packed = static_cast<float*>(std::malloc((n > 0 ? n : 1) * sizeof(float)));
-  if (wg->packed == nullptr || !lite_f32_winograd_pack_weight(wg->gemm, m, &p, weight, wg->packed)) {
+  wg->packed = static_cast<float*>(op_allocate(ctx, n * sizeof(float), "the packed weight"));
+  if (wg->packed == nullptr) {
+    winograd_conv_free(wg);
+    return nullptr;
+  }
+  if (!lite_f32_winograd_pack_weight(wg->gemm, m, &p, weight, wg->packed)) {
+    fail(ctx, Status::kOutOfMemory, "cannot allocate the Winograd transform's temporary");
     winograd_conv_free(wg);
     return nullptr;
   }

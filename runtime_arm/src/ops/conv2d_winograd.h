@@ -9,6 +9,7 @@
 
 #include "lite_kernels/conv2d.h"
 #include "lite_kernels/f32_winograd.h"
+#include "op_api.h"
 
 namespace lite {
 
@@ -26,8 +27,9 @@ struct WinogradConv {
 // The tile size the cost rule picks for this convolution, 0 for none (or not applicable).
 int winograd_conv_choose(const lite_conv2d_params& p);
 
-// Transforms and packs the .lite weight [Co, 3, 3, Ci]; nullptr when out of memory.
-WinogradConv* winograd_conv_create(const lite_conv2d_params& p, int m, const float* weight);
+// Transforms and packs the .lite weight [Co, 3, 3, Ci] in memory from op_allocate; nullptr, with
+// the message in ctx's error sink, when it is refused.
+WinogradConv* winograd_conv_create(OpContext* ctx, const lite_conv2d_params& p, int m, const float* weight);
 void winograd_conv_free(WinogradConv* wg);
 
 // Scratch bytes for num_threads workers (request it at prepare).

@@ -9,17 +9,21 @@
 
 namespace lite {
 
-PackedGemmInt8* packed_gemm_int8_create(size_t n, size_t k, const int8_t* w, size_t stride_k, size_t stride_n,
-                                        const int32_t* bias, int32_t input_zero_point, const int32_t* multiplier,
-                                        const int32_t* shift, const lite_qs8_gemm_params& params) {
+PackedGemmInt8* packed_gemm_int8_create(OpContext* ctx, size_t n, size_t k, const int8_t* w, size_t stride_k,
+                                        size_t stride_n, const int32_t* bias, int32_t input_zero_point,
+                                        const int32_t* multiplier, const int32_t* shift,
+                                        const lite_qs8_gemm_params& params) {
   PackedGemmInt8* g = new (std::nothrow) PackedGemmInt8();
-  if (g == nullptr) return nullptr;
+  if (g == nullptr) {
+    fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
+    return nullptr;
+  }
   g->config = lite_qs8_gemm_config_select(lite_cpu_features(), n, k);
   g->n = n;
   g->k = k;
   g->params = params;
   const size_t bytes = lite_qs8_gemm_packed_size(g->config, n, k);
-  g->packed = std::malloc(bytes > 0 ? bytes : 1);
+  g->packed = op_allocate(ctx, bytes, "the packed weight");
   if (g->packed == nullptr) {
     delete g;
     return nullptr;

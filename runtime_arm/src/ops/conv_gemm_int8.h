@@ -9,6 +9,7 @@
 
 #include "lite_kernels/conv2d.h"
 #include "lite_kernels/qs8_gemm_packed.h"
+#include "op_api.h"
 #include "thread_pool.h"
 
 namespace lite {
@@ -20,11 +21,14 @@ struct PackedGemmInt8 {
   lite_qs8_gemm_params params{};
 };
 
-// Packs W[p, j] = w[p * stride_k + j * stride_n]; multiplier / shift have n entries. Null on out of
-// memory. The caller checks lite_qs8_gemm_is_exact first (else the reference kernel must run).
-PackedGemmInt8* packed_gemm_int8_create(size_t n, size_t k, const int8_t* w, size_t stride_k, size_t stride_n,
-                                        const int32_t* bias, int32_t input_zero_point, const int32_t* multiplier,
-                                        const int32_t* shift, const lite_qs8_gemm_params& params);
+// Packs W[p, j] = w[p * stride_k + j * stride_n]; multiplier / shift have n entries. Memory through
+// op_allocate (counted against the interpreter's bound); null, with the message in ctx's error
+// sink, when it is refused. The caller checks lite_qs8_gemm_is_exact first (else the reference
+// kernel must run).
+PackedGemmInt8* packed_gemm_int8_create(OpContext* ctx, size_t n, size_t k, const int8_t* w, size_t stride_k,
+                                        size_t stride_n, const int32_t* bias, int32_t input_zero_point,
+                                        const int32_t* multiplier, const int32_t* shift,
+                                        const lite_qs8_gemm_params& params);
 void packed_gemm_int8_free(PackedGemmInt8* gemm);
 
 // C[m, n] (row stride ldc) from A[m, k] (row stride lda), split into fixed tiles run on the pool.

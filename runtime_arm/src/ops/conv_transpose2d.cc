@@ -134,14 +134,15 @@ Status prepare(OpContext* ctx) {
   if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
   ctx->state = st;
   if (dot != nullptr) {
-    st->dot_packed = static_cast<float*>(std::malloc(lite_f32_conv_transpose2d_dot_packed_size(&p) * sizeof(float)));
-    if (st->dot_packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    st->dot_packed = static_cast<float*>(
+        op_allocate(ctx, lite_f32_conv_transpose2d_dot_packed_size(&p) * sizeof(float), "the packed weight"));
+    if (st->dot_packed == nullptr) return Status::kOutOfMemory;
     lite_f32_conv_transpose2d_dot_pack(&p, weight, bias_data, st->dot_packed);
     st->dot = dot;
     return Status::kOk;
   }
-  st->gemm = conv_transpose_gemm_create(p, weight, bias_data);
-  if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+  st->gemm = conv_transpose_gemm_create(ctx, p, weight, bias_data);
+  if (st->gemm == nullptr) return Status::kOutOfMemory;
   ctx->scratch_bytes_requested = conv_transpose_gemm_scratch_bytes(*st->gemm, p, ctx->num_threads);
   return Status::kOk;
 }

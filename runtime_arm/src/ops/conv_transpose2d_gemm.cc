@@ -93,29 +93,33 @@ bool conv_transpose_gemm_applies(const lite_conv_transpose2d_params& p) {
   return row <= kMaxRowFloats;
 }
 
-ConvTransposeGemm* conv_transpose_gemm_create(const lite_conv_transpose2d_params& p, const float* weight,
-                                              const float* bias) {
+ConvTransposeGemm* conv_transpose_gemm_create(OpContext* ctx, const lite_conv_transpose2d_params& p,
+                                              const float* weight, const float* bias) {
   ConvTransposeGemm* g = new (std::nothrow) ConvTransposeGemm();
-  if (g == nullptr) return nullptr;
+  if (g == nullptr) {
+    fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
+    return nullptr;
+  }
   g->non_overlapping = is_non_overlapping(p);
   const size_t co = p.out_c, slice_n = p.kernel_w * co, k_stride = p.kernel_h * slice_n;
   if (bias != nullptr) {
-    g->bias = static_cast<float*>(std::malloc(slice_n * sizeof(float)));
+    g->bias = static_cast<float*>(op_allocate(ctx, slice_n * sizeof(float), "the per-column bias"));
     if (g->bias == nullptr) {
       conv_transpose_gemm_free(g);
       return nullptr;
     }
     for (size_t j = 0; j < slice_n; ++j) g->bias[j] = bias[j % co];  // [kw][co]: the bias per kw
   }
-  g->slices = static_cast<PackedGemm**>(std::calloc(p.kernel_h, sizeof(PackedGemm*)));
+  g->slices = static_cast<PackedGemm**>(op_allocate(ctx, p.kernel_h * sizeof(PackedGemm*), "the weight slices"));
   if (g->slices == nullptr) {
     conv_transpose_gemm_free(g);
     return nullptr;
   }
+  for (size_t kh = 0; kh < p.kernel_h; ++kh) g->slices[kh] = nullptr;
   g->num_slices = p.kernel_h;
   for (size_t kh = 0; kh < p.kernel_h; ++kh) {
     // B[ci, (kw, co)] = weight[((ci * KH + kh) * KW + kw) * Co + co].
-    g->slices[kh] = packed_gemm_create(slice_n, p.in_c, weight + kh * slice_n, k_stride, 1,
+    g->slices[kh] = packed_gemm_create(ctx, slice_n, p.in_c, weight + kh * slice_n, k_stride, 1,
                                        g->non_overlapping ? g->bias : nullptr);
     if (g->slices[kh] == nullptr) {
       conv_transpose_gemm_free(g);

@@ -16,6 +16,7 @@
 
 #include "lite_kernels/activation.h"
 #include "lite_kernels/conv_transpose2d.h"
+#include "op_api.h"
 
 namespace lite {
 
@@ -32,9 +33,10 @@ struct ConvTransposeGemm {
 // True when the GEMM path serves these parameters (groups 1, non-empty channels, bounded rows).
 bool conv_transpose_gemm_applies(const lite_conv_transpose2d_params& p);
 
-// Packs the .lite weight [Ci, KH, KW, Co] (+ bias, may be null); nullptr when out of memory.
-ConvTransposeGemm* conv_transpose_gemm_create(const lite_conv_transpose2d_params& p, const float* weight,
-                                              const float* bias);
+// Packs the .lite weight [Ci, KH, KW, Co] (+ bias, may be null) in memory from op_allocate;
+// nullptr, with the message in ctx's error sink, when it is refused.
+ConvTransposeGemm* conv_transpose_gemm_create(OpContext* ctx, const lite_conv_transpose2d_params& p,
+                                              const float* weight, const float* bias);
 void conv_transpose_gemm_free(ConvTransposeGemm* g);
 
 // Bytes of scratch eval needs for num_threads workers (0 for the non-overlapping form).

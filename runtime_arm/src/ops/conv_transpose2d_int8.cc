@@ -61,18 +61,18 @@ ColumnParams column_params(size_t columns, size_t out_c, const int32_t* bias, co
 
 // The packed weight of kernel row kh for `pixels` adjacent input pixels: W[p, j] is tap (kh, kw, co) of
 // input channel p % Ci where p / Ci == j / (KW * Co) (pixel j / (KW * Co) reads only its own bytes), else 0.
-PackedGemmInt8* pack_tap_row(const ConvTransposeInt8State& st, const int8_t* weight, size_t kh, size_t pixels,
+PackedGemmInt8* pack_tap_row(OpContext* ctx, const ConvTransposeInt8State& st, const int8_t* weight, size_t kh, size_t pixels,
                              const ColumnParams& columns, int32_t input_zero_point,
                              const lite_qs8_gemm_params& params) {
   const size_t n = st.kernel_w * st.out_c, weight_row = st.kernel_h * n;  // weight_row: one input channel's taps
   if (pixels == 1)
-    return packed_gemm_int8_create(n, st.in_c, weight + kh * n, weight_row, 1, columns.bias.data(), input_zero_point,
+    return packed_gemm_int8_create(ctx, n, st.in_c, weight + kh * n, weight_row, 1, columns.bias.data(), input_zero_point,
                                    columns.multiplier.data(), columns.shift.data(), params);
   const size_t k = pixels * st.in_c;
   std::vector<int8_t> block(pixels * n * k, 0);  // [column][k]
   for (size_t j = 0; j < pixels * n; ++j)
     for (size_t c = 0; c < st.in_c; ++c) block[j * k + (j / n) * st.in_c + c] = weight[c * weight_row + kh * n + j % n];
-  return packed_gemm_int8_create(pixels * n, k, block.data(), 1, k, columns.bias.data(), input_zero_point,
+  return packed_gemm_int8_create(ctx, pixels * n, k, block.data(), 1, k, columns.bias.data(), input_zero_point,
                                  columns.multiplier.data(), columns.shift.data(), params);
 }
 
@@ -145,10 +145,10 @@ Status prepare(OpContext* ctx) {
   const lite_qs8_gemm_params params{out.zero_point, act_min, act_max};
   const size_t tail = st->in_w % st->group;
   for (size_t kh = 0; kh < st->kernel_h; ++kh) {
-    st->tap_rows.push_back(pack_tap_row(*st, weight, kh, st->group, columns, in.zero_point, params));
-    st->tail_rows.push_back(tail > 0 ? pack_tap_row(*st, weight, kh, tail, columns, in.zero_point, params) : nullptr);
+    st->tap_rows.push_back(pack_tap_row(ctx, *st, weight, kh, st->group, columns, in.zero_point, params));
+    st->tail_rows.push_back(tail > 0 ? pack_tap_row(ctx, *st, weight, kh, tail, columns, in.zero_point, params) : nullptr);
     if (st->tap_rows.back() == nullptr || (tail > 0 && st->tail_rows.back() == nullptr))
-      return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+      return Status::kOutOfMemory;
   }
   return Status::kOk;
 }

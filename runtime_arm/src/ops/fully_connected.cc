@@ -61,9 +61,9 @@ Status prepare(OpContext* ctx) {
                         (bias == nullptr || (bias->value_known && bias->data != nullptr));
   if (constant) {
     // [n, k] weight = B^T: B[p, j] = weight[j * k + p].
-    PackedGemm* g = packed_gemm_create(d.n, d.k, static_cast<const float*>(w->data), 1, d.k,
+    PackedGemm* g = packed_gemm_create(ctx, d.n, d.k, static_cast<const float*>(w->data), 1, d.k,
                                        bias != nullptr ? static_cast<const float*>(bias->data) : nullptr);
-    if (g == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    if (g == nullptr) return Status::kOutOfMemory;
     ctx->state = g;
   } else {
     ctx->scratch_bytes_requested = d.n * d.k * sizeof(float);

@@ -48,10 +48,10 @@ Status prepare(OpContext* ctx) {
   const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
   if (is_constant_or_absent(w) && is_constant_or_absent(bias) && n > 0 && k > 0 &&
       lite_qs8_gemm_is_exact(static_cast<size_t>(n), k, bias_data)) {
-    st->gemm = packed_gemm_int8_create(static_cast<size_t>(n), k, static_cast<const int8_t*>(w->data), 1, k, bias_data,
+    st->gemm = packed_gemm_int8_create(ctx, static_cast<size_t>(n), k, static_cast<const int8_t*>(w->data), 1, k, bias_data,
                                        st->in.zero_point, st->multiplier.data(), st->shift.data(),
                                        lite_qs8_gemm_params{st->out.zero_point, st->act_min, st->act_max});
-    if (st->gemm == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weight");
+    if (st->gemm == nullptr) return Status::kOutOfMemory;
   }
   y->dtype = lite_fb::DType::INT8;
   y->shape = x->shape;

@@ -78,8 +78,8 @@ Status prepare(OpContext* ctx) {
   // float32 with a constant B shared by every batch: one GEMM over all rows of A, B packed once.
   const TensorRef* b = ctx->input(1);
   if (b->dtype == lite_fb::DType::FLOAT32 && b->value_known && b->data != nullptr && g.b_batch.num_elements() == 1) {
-    PackedGemm* packed = packed_gemm_create(g.n, g.k, static_cast<const float*>(b->data), g.n, 1, nullptr);
-    if (packed == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed B");
+    PackedGemm* packed = packed_gemm_create(ctx, g.n, g.k, static_cast<const float*>(b->data), g.n, 1, nullptr);
+    if (packed == nullptr) return Status::kOutOfMemory;
     ctx->state = packed;
   } else if (b->dtype == lite_fb::DType::FLOAT32) {
     const lite_f32_gemm_config* config = lite_f32_gemm_config_select(lite_cpu_features(), g.n);

@@ -7,15 +7,18 @@
 
 namespace lite {
 
-PackedGemm* packed_gemm_create(size_t n, size_t k, const float* b, size_t stride_k, size_t stride_n,
-                               const float* bias) {
+PackedGemm* packed_gemm_create(OpContext* ctx, size_t n, size_t k, const float* b, size_t stride_k,
+                               size_t stride_n, const float* bias) {
   PackedGemm* g = new (std::nothrow) PackedGemm();
-  if (g == nullptr) return nullptr;
+  if (g == nullptr) {
+    fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
+    return nullptr;
+  }
   g->config = lite_f32_gemm_config_select(lite_cpu_features(), n);
   g->n = n;
   g->k = k;
   const size_t floats = lite_f32_gemm_packed_size(g->config, n, k);
-  g->packed = static_cast<float*>(std::malloc(floats * sizeof(float) + 64));
+  g->packed = static_cast<float*>(op_allocate(ctx, floats * sizeof(float) + 64, "the packed weight"));
   if (g->packed == nullptr) {
     delete g;
     return nullptr;

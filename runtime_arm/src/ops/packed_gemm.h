@@ -6,6 +6,7 @@
 
 #include "lite_kernels/activation.h"
 #include "lite_kernels/f32_gemm_packed.h"
+#include "op_api.h"
 #include "thread_pool.h"
 
 namespace lite {
@@ -16,9 +17,10 @@ struct PackedGemm {
   size_t n = 0, k = 0;
 };
 
-// Packs B[p, j] = b[p * stride_k + j * stride_n] with bias (may be null). Null on out of memory.
-PackedGemm* packed_gemm_create(size_t n, size_t k, const float* b, size_t stride_k, size_t stride_n,
-                               const float* bias);
+// Packs B[p, j] = b[p * stride_k + j * stride_n] with bias (may be null), in memory from op_allocate;
+// null, with the message in ctx's error sink, when it is refused.
+PackedGemm* packed_gemm_create(OpContext* ctx, size_t n, size_t k, const float* b, size_t stride_k,
+                               size_t stride_n, const float* bias);
 void packed_gemm_free(PackedGemm* gemm);
 
 // C[m, n] = act(A[m, k] · B + bias), split into tiles of whole microkernel tiles (at most about

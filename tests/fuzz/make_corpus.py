@@ -1,0 +1,79 @@
+"""Writes the seed corpora of the fuzz targets (generated, never committed): the .lite files of
+tests/test_fuzz_models.py's seeds (a conv net, a shape subgraph, one model of many ops with every
+option field written, slim's int8 ops, the real PaddleOCR classifier when the zoo has it) and of a
+sample of ONNX's own node test cases for the C API target; their ONNX sources for the ONNX reader;
+small .tflite files for the TFLite reader.
+
+    python -m tests.fuzz.make_corpus OUT_DIR    (makes OUT_DIR/{c_api,onnx,tflite,paddle})
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import onnx
+
+NODE_CASES = 120  # ONNX node test cases converted (those the converter supports)
+
+
+def _node_case_models() -> list[tuple[str, onnx.ModelProto]]:
+    from onnx.backend.test.case.node import collect_testcases
+
+    models = []
+    for case in collect_testcases(None):
+        if case.model is not None and len(models) < NODE_CASES * 3:
+            models.append((case.name, case.model))
+    return models
+
+
+def main(out: Path) -> None:
+    from lite_converter.convert import convert_onnx
+    from lite_converter.ir import ConversionError
+    from tests.conftest import shape_subgraph_net, small_conv_net
+    from tests.test_fuzz_models import every_option_field_written, int8_seed, shape_ops_net
+
+    dirs = {name: out / name for name in ("c_api", "onnx", "tflite", "paddle")}
+    for d in dirs.values():
+        d.mkdir(parents=True, exist_ok=True)
+    sources = [("conv", small_conv_net()), ("shape", shape_subgraph_net()), ("ops", shape_ops_net())]
+    lite_count = 0
+    with every_option_field_written():
+        for name, model in sources:
+            (dirs["onnx"] / f"{name}.onnx").write_bytes(model.SerializeToString())
+            (dirs["c_api"] / f"{name}.lite").write_bytes(convert_onnx(model))
+            lite_count += 1
+        int8 = int8_seed()
+        if int8 is not None:
+            (dirs["c_api"] / "int8.lite").write_bytes(int8)
+            lite_count += 1
+        converted = 0
+        for name, model in _node_case_models():
+            if converted >= NODE_CASES:
+                break
+            try:
+                data = convert_onnx(model)
+            except (ConversionError, ValueError, KeyError, TypeError, IndexError):
+                continue
+            (dirs["c_api"] / f"node_{name}.lite").write_bytes(data)
+            if converted < 40:
+                (dirs["onnx"] / f"node_{name}.onnx").write_bytes(model.SerializeToString())
+            converted += 1
+    try:
+        from lite_converter.app import zoo
+
+        cls = zoo.fetch("cls")
+        (dirs["c_api"] / "ppocr_cls.lite").write_bytes(convert_onnx(cls))
+        lite_count += 1
+    except Exception as error:  # noqa: BLE001 - the zoo is optional here
+        warnings.warn(f"corpus without the PaddleOCR classifier: {error}", stacklevel=1)
+    from tests.tflite_int8_net import tflite_int8_net
+
+    (dirs["tflite"] / "int8.tflite").write_bytes(tflite_int8_net())
+    (dirs["paddle"] / "empty.pdmodel").write_bytes(b"")
+    print(f"corpus in {out}: {lite_count + converted} .lite, {len(list(dirs['onnx'].iterdir()))} .onnx")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
