@@ -6,6 +6,7 @@
 // not depend on the thread count (the GEMM's tile split never changes a sum).
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "lite_kernels/cpu_features.h"
@@ -32,7 +33,7 @@ struct DirectionGemms {
 };
 
 struct State {
-  std::vector<DirectionGemms> dirs;
+  DirectionGemms dirs[2];  // forward, then reverse (bidirectional)
   lite_f32_vactivation_fn vsigmoid = nullptr;
 };
 
@@ -142,11 +143,20 @@ Status configure(OpContext* ctx, Config* c) {
 bool constant(const TensorRef* t) { return t == nullptr || (t->value_known && t->data != nullptr); }
 
 // Per direction: Wᵀ with the biases that do not wait for the reset gate, and Rᵀ (with GRU's Rbh when
-// linear_before_reset: it is multiplied by r). Null on out of memory.
-State* pack(const lite_rnn_params& p, const float* w, const float* r, const float* bias) {
-  State* st = new State();
+// linear_before_reset: it is multiplied by r). Null, with the message in ctx's error sink, when the
+// memory bound refuses it (every buffer sized from the model goes through op_allocate).
+State* pack(OpContext* ctx, const lite_rnn_params& p, const float* w, const float* r, const float* bias) {
   const size_t hs = p.hidden, gates = lite_rnn_gates(p.cell), gs = gates * hs, dirs = lite_rnn_directions(&p);
-  std::vector<float> x_bias(gs), r_bias(gs);
+  float* biases = static_cast<float*>(op_allocate(ctx, 2 * gs * sizeof(float), "the recurrent biases"));
+  if (biases == nullptr) return nullptr;
+  State* st = new (std::nothrow) State();
+  if (st == nullptr) {
+    std::free(biases);
+    fail(ctx, Status::kOutOfMemory, "cannot allocate the recurrent state");
+    return nullptr;
+  }
+  float* x_bias = biases;
+  float* r_bias = biases + gs;
   bool ok = true;
   for (size_t d = 0; d < dirs && ok; ++d) {
     const float* wd = w + d * gs * p.input;
@@ -158,17 +168,18 @@ State* pack(const lite_rnn_params& p, const float* w, const float* r, const floa
       r_bias[i] = bd && h_gate_of_lbr_gru ? bd[gs + i] : 0.0f;
     }
     DirectionGemms g;
-    g.w = packed_gemm_create(gs, p.input, wd, 1, p.input, x_bias.data());
+    g.w = packed_gemm_create(ctx, gs, p.input, wd, 1, p.input, x_bias);
     if (p.cell == LITE_RNN_GRU && !p.linear_before_reset) {
-      g.r = packed_gemm_create(2 * hs, hs, rd, 1, hs, nullptr);
-      g.r_h = packed_gemm_create(hs, hs, rd + 2 * hs * hs, 1, hs, nullptr);
+      g.r = g.w ? packed_gemm_create(ctx, 2 * hs, hs, rd, 1, hs, nullptr) : nullptr;
+      g.r_h = g.r ? packed_gemm_create(ctx, hs, hs, rd + 2 * hs * hs, 1, hs, nullptr) : nullptr;
       ok = g.r_h != nullptr;
     } else {
-      g.r = packed_gemm_create(gs, hs, rd, 1, hs, r_bias.data());
+      g.r = g.w ? packed_gemm_create(ctx, gs, hs, rd, 1, hs, r_bias) : nullptr;
     }
     ok = ok && g.w != nullptr && g.r != nullptr;
-    st->dirs.push_back(g);
+    st->dirs[d] = g;
   }
+  std::free(biases);
   if (!ok) {
     free_state(st);
     return nullptr;
@@ -200,9 +211,9 @@ Status prepare(OpContext* ctx) {
   }
   if (constant(ctx->input(kW)) && constant(ctx->input(kR)) && constant(ctx->input(kB))) {
     const TensorRef* b = ctx->input(kB);
-    State* st = pack(p, static_cast<const float*>(ctx->input(kW)->data), static_cast<const float*>(ctx->input(kR)->data),
+    State* st = pack(ctx, p, static_cast<const float*>(ctx->input(kW)->data), static_cast<const float*>(ctx->input(kR)->data),
                      b ? static_cast<const float*>(b->data) : nullptr);
-    if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate the packed weights");
+    if (st == nullptr) return Status::kOutOfMemory;  // op_allocate wrote the message
     ctx->state = st;
     ctx->scratch_bytes_requested = fast_scratch_floats(p) * sizeof(float);
   } else {
