@@ -23,7 +23,7 @@ TORCH_CONSTRAINTS := build/torch-cpu-constraints.txt
 ASAN_DIR := build/asan
 
 .PHONY: help demo test test-training training-deps install asan schema lint clean bench bench-deps test-opencl \
-	eval-int8
+	eval-int8 mutants
 
 help:
 	@echo "make demo    convert and run the PaddleOCR mobile models, compare with onnxruntime"
@@ -42,6 +42,7 @@ help:
 	@echo "make test-packages  those installed into Debian userlands and run under qemu (docs/RASPBERRY_PI.md)"
 	@echo "make test-opencl  the OpenCL backend's tests on PoCL, rusticl, oclgrind and Intel's CPU runtime"
 	@echo "make eval-int8  int8 vs fp32 on the hard rendered lines / pages (benchmarks/COMPRESSION.md)"
+	@echo "make mutants  apply each fault of tests/mutants/mutants.toml to a scratch copy, run its tests (MUTANTS=id,...)"
 
 $(SYSTEM_STAMP): Makefile  # the package list lives here: a new one is checked again
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -122,6 +123,13 @@ test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-pl
 
 test-training: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP)
 	$(PY) -m pytest -q -s -m training
+
+# Mutation testing (docs/TESTING.md): each mutant of tests/mutants/mutants.toml, one at a time, in a
+# scratch copy (build/mutants/tree, its own incremental build); prints killed / survived per mutant.
+# MUTANTS=id1,id2 runs a subset (ids or id prefixes).
+MUTANTS ?=
+mutants: $(PACKAGE_STAMP) $(PADDLE_STAMP)
+	$(PY) tests/mutants/run.py $(if $(MUTANTS),--only $(MUTANTS))
 
 schema:
 	runtime_arm/schema/generate.sh
