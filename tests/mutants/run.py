@@ -31,9 +31,10 @@ import signal
 import subprocess
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 MUTANTS_FILE = REPO / "tests" / "mutants" / "mutants.toml"
@@ -87,7 +88,8 @@ def load_mutants(path: Path = MUTANTS_FILE) -> list[Mutant]:
         raise SystemExit(f"duplicate mutant ids: {duplicates}")
     for mutant in mutants:
         if not mutant.tests or mutant.original == mutant.replacement or "\n" in mutant.original:
-            raise SystemExit(f"{mutant.id}: needs tests and a one-line original that differs from its replacement")
+            raise SystemExit(f"{mutant.id}: needs tests, and a one-line original that differs from its "
+                             "replacement")
     return mutants
 
 
@@ -205,12 +207,13 @@ def first_failure(output: str) -> str:
 
 def check_imports(scratch: Path, env: dict[str, str]) -> None:
     """The scratch copy's packages, not the editable install's, are what its tests import."""
-    code = "import lite_converter, slim, runtime_arm; print(lite_converter.__file__, slim.__file__, runtime_arm.__file__)"
-    out = subprocess.run([str(REPO / ".venv" / "bin" / "python"), "-c", code], cwd=REPO, env=env,
+    code = ("import lite_converter, slim, runtime_arm; "
+            "print(lite_converter.__file__, slim.__file__, runtime_arm.__file__)")
+    out = subprocess.run([str(REPO / ".venv" / "bin" / "python"), "-c", code], cwd=scratch, env=env,
                          capture_output=True, text=True, check=True).stdout.split()
     outside = [path for path in out if Path(path).resolve().parents[1] != scratch.resolve()]
     if outside:
-        raise SystemExit(f"the scratch copy's tests would import {outside}: the editable finder was not removed")
+        raise SystemExit(f"the scratch copy's tests would import {outside} (the editable finder)")
 
 
 def is_stale(scratch: Path, mutant: Mutant) -> bool:
@@ -284,8 +287,8 @@ def print_table(outcomes: list[Outcome], wall: float) -> None:
     killed = sum(o.status == "killed" for o in outcomes)
     share = 100.0 * killed / len(counted) if counted else 0.0
     others = {s: sum(o.status == s for o in outcomes) for s in ("survived", "timeout", "stale", "error")}
-    print(f"\nkilled {killed}/{len(counted)} ({share:.1f}%); " + ", ".join(f"{k} {v}" for k, v in others.items())
-          + f"; wall {wall / 60:.1f} min")
+    print(f"\nkilled {killed}/{len(counted)} ({share:.1f}%); "
+          + ", ".join(f"{k} {v}" for k, v in others.items()) + f"; wall {wall / 60:.1f} min")
 
 
 def main(argv: list[str] | None = None) -> int:
