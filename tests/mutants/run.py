@@ -44,6 +44,7 @@ BUILD_SUBDIR = Path("build") / "mutants"
 RESULTS = REPO / "build" / "mutants" / "results.json"
 NATIVE_SUFFIXES = (".c", ".cc", ".h", ".cmake", ".txt", ".fbs")
 DEFAULT_TIMEOUT_S = 900
+NICE = ["nice", "-n", str(max(0, 10 - os.nice(0)))]  # builds and tests at niceness 10 (shared machines)
 PYTEST_KILLED = (1, 2)  # tests failed; collection or import broken by the mutant
 
 
@@ -168,7 +169,7 @@ def build(scratch: Path, env: dict[str, str], targets: list[str] | None = None) 
     steps.append(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 2),
                   *(["--target", *targets] if targets else [])])
     for command in steps:
-        proc = subprocess.run(["nice", "-n", "10", *command], env=env, capture_output=True, text=True)
+        proc = subprocess.run([*NICE, *command], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             return False, (proc.stdout + proc.stderr)[-3000:]
     return True, ""
@@ -179,7 +180,7 @@ def run_tests(scratch: Path, env: dict[str, str], tests: list[str], timeout: int
     timeout, output tail)."""
     command = [str(REPO / ".venv" / "bin" / "python"), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
                "--no-header", "-rfEs", *tests]
-    proc = subprocess.Popen(["nice", "-n", "10", *command], cwd=scratch, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*NICE, *command], cwd=scratch, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         output, _ = proc.communicate(timeout=timeout)
