@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.int8.params import activation_params
 from tests.test_ops_nn import _randn, check, check_node, make_model
@@ -52,3 +52,60 @@ def test_activation_range_ends_lie_within_half_a_step_of_the_calibrated_range():
         case = (low, high, zero_point)
         assert abs(scale * (-128 - zero_point) - Fraction(low)) <= scale / 2, case
         assert abs(scale * (127 - zero_point) - Fraction(high)) <= scale / 2 + scale / 1000, case
+
+
+@pytest.mark.parametrize("low, high, scale, zero_point", [
+    (0.5, 3.0, np.float32(3.0 / 255), -128),  # all positive: widened down to 0, which is -128
+    (-3.0, -0.5, np.float32(3.0 / 255), 127),  # all negative: widened up to 0, which is 127
+    (0.0, 0.0, np.float32(1.0), -128),  # empty: any scale, zero is exact
+    (-1e-300, 1e-300, np.finfo(np.float32).tiny, -128),  # span / 255 underflows float32
+])
+def test_activation_params_of_one_sided_empty_and_tiny_ranges(low: float, high: float, scale: np.float32,
+                                                              zero_point: int):
+    """The documented rule of ``activation_params`` on the ranges calibration produces at the edges
+    (a ReLU6 output, a saturated layer, a dead channel): mutmut left these branches unchecked."""
+    quant = activation_params(low, high)
+    assert quant.scale.dtype == np.float32 and quant.scale[0] == scale
+    assert int(quant.zero_point[0]) == zero_point and quant.axis is None
+
+
+@pytest.mark.parametrize("low, high", [(float("nan"), 1.0), (-float("inf"), 1.0), (-1.0, float("nan")),
+                                       (-1.0, float("inf"))])
+def test_activation_params_refuse_a_range_that_is_not_finite(low: float, high: float):
+    with pytest.raises(ValueError, match="not finite"):
+        activation_params(low, high)
+
+
+def test_int8_conv_with_relu6_clamps_below_the_top_of_a_shared_scale() -> None:
+    """Conv + Clip(0, 6) into a Concat whose other input reaches ~20: the concat's one scale makes 6 an
+    int8 value below 127, so the fused clamp of the int8 GEMM decides the bytes (on slim's own models the
+    ReLU6 output's calibrated range ends at 6, which hides a clamp at 127). Every int8 tensor against
+    slim's simulation. Kills ``avx2-qs8-gemm-ignores-fused-upper-clamp``."""
+    import slim
+    from tests.slim_oracle import int8_mismatches
+
+    rng = np.random.default_rng(7)
+    weights = {name: rng.standard_normal(shape).astype(np.float32) * scale for name, shape, scale in
+               (("wa", (16, 8, 3, 3), 1.0), ("wb", (8, 8, 1, 1), 3.0), ("wc", (8, 24, 1, 1), 0.3))}
+    nodes = [
+        helper.make_node("Conv", ["x", "wa"], ["a"], pads=[1, 1, 1, 1], name="branch_a"),
+        helper.make_node("Clip", ["a", "lo", "hi"], ["a6"], name="relu6"),
+        helper.make_node("Conv", ["x", "wb"], ["b"], name="branch_b"),
+        helper.make_node("Concat", ["a6", "b"], ["ab"], axis=1, name="concat"),
+        helper.make_node("Conv", ["ab", "wc"], ["y"], name="merge"),
+    ]
+    inits = [numpy_helper.from_array(v, k) for k, v in weights.items()]
+    inits += [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in (("lo", 0.0), ("hi", 6.0))]
+    graph = helper.make_graph(nodes, "relu6_concat_net",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 8, 8])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    data = [np.random.default_rng(seed).standard_normal((1, 8, 8, 8)).astype(np.float32) for seed in range(3)]
+    result = slim.compress(model, None, data, slim.QuantConfig(progress=False))
+    assert {"branch_a", "concat"} <= set(result.int8_nodes)
+    concat = next(n for n in result.graph.nodes if n.op_type == "CONCAT")
+    quant = result.graph.tensors[concat.outputs[0]].quant
+    six = 6.0 / float(quant.scale[0]) + int(quant.zero_point[0])
+    assert six < 120, f"6.0 is int8 {six:.0f}: the clamp would not matter"
+    errors = int8_mismatches(result.graph, {"x": data[0]})
+    assert max(errors.values()) <= 1.0, errors
