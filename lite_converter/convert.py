@@ -48,6 +48,7 @@ from lite_converter.passes.lower_to_lite import lower_to_lite
 from lite_converter.passes.memory_plan import plan_memory
 from lite_converter.passes.optimize import optimize
 from lite_converter.passes.support import check_supported
+from lite_converter.writer import FILE_IDENTIFIER as LITE_IDENTIFIER
 from lite_converter.writer import serialize
 
 ModelSource = str | os.PathLike | onnx.ModelProto | bytes
@@ -72,7 +73,10 @@ class LoadedModel:
 
 def source_format(model: ModelSource) -> str:
     """"tflite" for bytes, a .tflite path or a file with the TFL3 identifier; "paddle" for a Paddle
-    inference model (directory or program file); "onnx" otherwise."""
+    inference model (directory or program file); "onnx" for a .onnx path, a path that does not exist
+    (the ONNX frontend says so) or a file that starts like a protobuf message. Anything else (a .lite
+    file, an image, a zip...) is a ConversionError naming the formats we read, rather than whatever the
+    ONNX parser makes of it ("Wire format was corrupt")."""
     if isinstance(model, onnx.ModelProto):
         return "onnx"
     if isinstance(model, bytes | bytearray):
@@ -82,11 +86,35 @@ def source_format(model: ModelSource) -> str:
         return "paddle"
     if path.suffix.lower() == ".tflite":
         return "tflite"
-    if path.is_file():
-        with path.open("rb") as file:
-            if file.read(8)[4:8] == TFLITE_IDENTIFIER:
-                return "tflite"
-    return "onnx"
+    if not path.is_file():
+        return "onnx"
+    with path.open("rb") as file:
+        head = file.read(8)
+    if head[4:8] == TFLITE_IDENTIFIER:
+        return "tflite"
+    if head[4:8] == LITE_IDENTIFIER:
+        raise ConversionError(f"{path} is a .lite model already (run or inspect it as it is)")
+    if path.suffix.lower() == ".onnx" or _starts_like_onnx(head):
+        return "onnx"
+    raise ConversionError(f"{path} is not a model format we read: ONNX (.onnx), TFLite (.tflite, identifier "
+                          f"TFL3) or a Paddle inference model (its first bytes are {head.hex(' ')})")
+
+
+# (field number, wire type) of every ModelProto field (onnx.proto): a serialized model starts with one.
+_MODEL_PROTO_FIELDS = {(1, 0), (2, 2), (3, 2), (4, 2), (5, 0), (6, 2), (7, 2), (8, 2), (14, 2), (20, 2),
+                       (25, 2)}
+
+
+def _starts_like_onnx(head: bytes) -> bool:
+    """Whether ``head`` starts with the tag of a ModelProto field (a varint of at most 2 bytes here)."""
+    if not head:
+        return False
+    tag = head[0] & 0x7F
+    if head[0] & 0x80:
+        if len(head) < 2 or head[1] & 0x80:
+            return False
+        tag |= head[1] << 7
+    return (tag >> 3, tag & 7) in _MODEL_PROTO_FIELDS
 
 
 def load_model(model: ModelSource, input_shapes: InputShapes | None = None,

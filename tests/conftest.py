@@ -1,4 +1,5 @@
-"""Shared fixtures: a small real conv net (ONNX + converted .lite) and the sanitizer build."""
+"""Shared fixtures (a small real conv net, ONNX + converted .lite; the sanitizer build) and the check
+that every skip of a session is on the explicit list tests/expected_skips.txt (tests/expected_skips.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from tests.expected_skips import ExpectedSkips
+
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(ExpectedSkips(), "expected_skips")
+    # A fuzz seed dropped with a warning is coverage lost as quietly as a skip: make it a failure.
+    config.addinivalue_line("filterwarnings", "error:fuzzing without")
 
 
 def small_conv_net(seed: int = 0) -> onnx.ModelProto:
@@ -93,14 +102,10 @@ def shape_subgraph_onnx() -> onnx.ModelProto:
 def asan_build() -> Path:
     """The ASan/UBSan build directory (``make asan``): $LITE_ASAN_BUILD, default build/asan.
 
-    When LITE_ASAN_BUILD is set (``make test`` sets it) a missing build is an error; otherwise
-    tests needing it are skipped with the command to build it.
+    A missing build is an error (``make test`` builds it first), never a skip.
     """
     configured = os.environ.get("LITE_ASAN_BUILD")
     path = Path(configured) if configured else REPO / "build" / "asan"
     if not (path / "runtime_arm").is_dir():
-        message = f"no sanitizer build in {path}: run `make asan`"
-        if configured:
-            pytest.fail(message)
-        pytest.skip(message)
+        pytest.fail(f"no sanitizer build in {path}: run `make asan`")
     return path

@@ -208,20 +208,6 @@ def test_inspect_refuses_a_file_that_is_not_lite(tmp_path: Path):
 
 
 # -- lite run (needs the runtime library) ----------------------------------------------------------
-def _runtime_available() -> bool:
-    try:
-        from runtime_arm._library import load_library
-
-        load_library()
-        return True
-    except Exception:  # noqa: BLE001 - any failure means: not built here
-        return False
-
-
-needs_runtime = pytest.mark.skipif(not _runtime_available(), reason="liblite_runtime.so not found")
-
-
-@needs_runtime
 def test_run_matches_onnxruntime(small_onnx: Path, small_lite: Path, tmp_path: Path):
     import onnxruntime
 
@@ -239,7 +225,6 @@ def test_run_matches_onnxruntime(small_onnx: Path, small_lite: Path, tmp_path: P
         np.testing.assert_allclose(out["y"], expected, rtol=1e-4, atol=1e-5)
 
 
-@needs_runtime
 def test_run_with_random_inputs_needs_shapes_for_dynamic_dims(small_lite: Path):
     result = lite("run", str(small_lite))
     assert result.returncode == 1 and "--input-shape x=" in result.stderr

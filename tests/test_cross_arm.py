@@ -1,10 +1,17 @@
 """The ARM targets: cross builds (``make cross``) run under qemu-user against the host.
 
 * every kernel test executable (kernels_neon/tests/test_*.c: optimized kernels against ref/) runs on
-  the host sanitizer build and under four emulated CPUs: aarch64 ``-cpu max,sve=off,sme=off`` (all
-  NEON extensions, SVE/SME off so NEON kernels are what runs), aarch64 ``-cpu cortex-a53`` and
-  ``-cpu cortex-a72`` (no dotprod/i8mm/fp16, Raspberry Pi 3 / 4: the dispatcher must fall back) and
-  armv7 ``-cpu cortex-a7`` (Raspberry Pi 2/3 32-bit: NEON + VFPv4);
+  the host sanitizer build and under the emulated CPUs of its architecture: aarch64
+  ``-cpu max,sve=off,sme=off`` (NEON, dotprod and i8mm; SVE/SME off so NEON kernels are what runs),
+  ``-cpu cortex-a53`` and ``-cpu cortex-a72`` (plain NEON, Raspberry Pi 3 / 4: the dispatcher must fall
+  back), ``-cpu cortex-a76`` (dotprod without i8mm, Raspberry Pi 5; for the tests that dispatch on
+  dotprod) and armv7 ``-cpu cortex-a7`` (Raspberry Pi 2/3 32-bit: NEON + VFPv4). A test named for one
+  ISA (``..._avx512``, ``..._aarch64_...``) runs only where that ISA's build is;
+* an executable that runs no check is a skip with the reasons it printed, never a pass, and one that
+  runs no check without declaring a skip fails; every kernel variant an executable declares skipped on
+  one CPU must run on another (``test_every_kernel_variant_runs_somewhere``), except variants that
+  need features neither the host nor qemu has (AVX-512, VNNI, AMX on an AVX2 host: qemu 7.2's TCG
+  emulates no AVX-512 and Intel SDE is not available), which are printed as not covered;
 * the runtime core's unit tests (runtime_arm/tests: verifier, planner, loader, thread pool) run on
   aarch64 and on 32-bit armv7, where size_t is 32 bits and shape arithmetic overflows differently;
 * real converted models (PP-OCR cls and rec, a torch MobileNetV2) run with the ARM ``run_model``
@@ -21,11 +28,13 @@ Binaries for ARM are not registered with binfmt here: qemu is always called expl
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -35,21 +44,67 @@ from lite_converter.app import zoo
 from lite_converter.app.demo import ocr_input
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
+from tests.expected_skips import record_not_covered
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("LITE_CROSS_BUILD_ROOT") or REPO / "build")  # as `make cross`
-KERNEL_TESTS = sorted(path.stem for path in (REPO / "kernels_neon" / "tests").glob("test_*.c"))
+KERNEL_TEST_DIR = REPO / "kernels_neon" / "tests"
+KERNEL_TESTS = sorted(path.stem for path in KERNEL_TEST_DIR.glob("test_*.c"))
 RESULT_LINE = re.compile(r"^(\d+) passed, (\d+) failed$")
+SKIP_LINE = re.compile(r"^skipped: (.+)$")
+RAN_VARIANT_LINE = re.compile(r"^ran variant: (.+)$")
+VARIANT_SKIP = re.compile(r"^(?P<variant>.+): the CPU lacks (?P<features>[\w -]+)$")
 
-# name -> (build dir, emulator prefix); binfmt is not set up, so the emulator is always explicit.
+# name -> (architecture = build dir, emulator prefix); binfmt is not set up, so the emulator is explicit.
 QEMU_AARCH64 = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", "-cpu"]
 EMULATED = {
     "aarch64-max": ("aarch64", [*QEMU_AARCH64, "max,sve=off,sme=off"]),
     "aarch64-a53": ("aarch64", [*QEMU_AARCH64, "cortex-a53"]),
     "aarch64-a72": ("aarch64", [*QEMU_AARCH64, "cortex-a72"]),
+    "aarch64-a76": ("aarch64", [*QEMU_AARCH64, "cortex-a76"]),
     "armv7-a7": ("armv7", ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf", "-cpu", "cortex-a7"]),
 }
+# cortex-a76 differs from the others only in dotprod: it runs the tests that dispatch on it.
+DOTPROD_ONLY_CPUS = {"aarch64-a76"}
 MODEL_RTOL = 1e-4
+
+# Features that neither this host's CPU (then the host run would have them) nor qemu-user can give:
+# qemu 7.2's TCG emulates x86 up to AVX2 (no AVX-512 of any kind, no AMX) and Intel SDE is not
+# available here. A variant needing one is counted as not covered, printed, and runs on a host that
+# has them (Ice Lake / Zen 4 for AVX-512 VNNI and VBMI, Sapphire Rapids for AMX).
+NOT_EMULATED_FEATURES = {"avx512", "avx512vnni", "avx512vbmi", "amx-int8"}
+
+# A kernel test named for one ISA runs where that ISA's build is; these names do not say it.
+ARCHITECTURES_BY_NAME = {
+    "test_qs8_gemm_runs": {"x86_64"},  # the AVX-512 VNNI runs kernel; no other architecture has one
+    "test_qs8_dwconv_arm": {"aarch64", "armv7"},
+}
+
+
+def kernel_test_architectures(name: str) -> set[str]:
+    """Where a kernel test executable has something to check, from its name."""
+    if name in ARCHITECTURES_BY_NAME:
+        return ARCHITECTURES_BY_NAME[name]
+    if re.search(r"_(avx2|avx512\w*)$", name):
+        return {"x86_64"}
+    if "_aarch64_" in name:
+        return {"aarch64"}
+    if "_armv7_" in name:
+        return {"armv7"}
+    return {"x86_64", "aarch64", "armv7"}
+
+
+def kernel_test_cpus(name: str) -> list[str]:
+    """The emulated CPUs a kernel test runs on."""
+    source = (KERNEL_TEST_DIR / f"{name}.c").read_text()
+    dispatches_on_dotprod = "LITE_CPU_ARM_DOTPROD" in source or "LITE_CPU_ARM_I8MM" in source
+    architectures = kernel_test_architectures(name)
+    return [cpu for cpu, (arch, _) in sorted(EMULATED.items())
+            if arch in architectures and (cpu not in DOTPROD_ONLY_CPUS or dispatches_on_dotprod)]
+
+
+QEMU_KERNEL_CASES = [(name, cpu) for name in KERNEL_TESTS for cpu in kernel_test_cpus(name)]
+HOST_KERNEL_TESTS = [name for name in KERNEL_TESTS if "x86_64" in kernel_test_architectures(name)]
 
 
 @pytest.fixture(scope="session")
@@ -57,52 +112,142 @@ def cross_builds() -> Path:
     """build/aarch64 and build/armv7, brought up to date by ``make cross`` (incremental)."""
     for tool in ("qemu-aarch64", "qemu-arm", "aarch64-linux-gnu-gcc", "arm-linux-gnueabihf-gcc"):
         if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (make test installs it)")
+            pytest.fail(f"{tool} is not installed: `make test` installs it")
     proc = subprocess.run(["make", "-s", "cross"], cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, f"make cross failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     return BUILD
 
 
-def check_kernel_test(command: list[str], name: str) -> None:
-    """Runs one kernel test executable; its last line must be "N passed, 0 failed" and its exit 0."""
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+@dataclass
+class KernelRun:
+    """What one kernel test executable reported (kernel_test.h's protocol)."""
+
+    label: str
+    returncode: int
+    closing: str | None  # the "N passed, M failed" line
+    passed: int = 0
+    failed: int = 0
+    skips: list[str] = field(default_factory=list)
+    ran_variants: set[str] = field(default_factory=set)
+    stderr_tail: str = ""
+
+    def skipped_variants(self) -> dict[str, set[str]]:
+        """variant -> the features this CPU lacked for it."""
+        found = {}
+        for reason in self.skips:
+            match = VARIANT_SKIP.match(reason)
+            if match:
+                found[match.group("variant")] = set(match.group("features").split())
+        return found
+
+
+@functools.cache
+def run_kernel_test(command: tuple[str, ...], label: str) -> KernelRun:
+    """Runs a kernel test executable once per session (the item tests and the coverage test share it)."""
+    proc = subprocess.run(list(command), capture_output=True, text=True, timeout=600)
     lines = proc.stdout.strip().splitlines()
     match = RESULT_LINE.match(lines[-1]) if lines else None
-    detail = f"(exit {proc.returncode}):\n{proc.stderr[-3000:]}"
-    assert match is not None, f"{name}: no 'N passed, M failed' line {detail}"
-    assert int(match.group(2)) == 0 and proc.returncode == 0, f"{name}: {lines[-1]} {detail}"
+    run = KernelRun(label, proc.returncode, lines[-1] if match else None, stderr_tail=proc.stderr[-3000:])
+    if match:
+        run.passed, run.failed = int(match.group(1)), int(match.group(2))
+    for line in lines:
+        if skip := SKIP_LINE.match(line):
+            run.skips.append(skip.group(1))
+        elif ran := RAN_VARIANT_LINE.match(line):
+            run.ran_variants.add(ran.group(1))
+    return run
 
 
-@pytest.mark.parametrize("name", KERNEL_TESTS)
-def test_kernel_tests_on_host(asan_build: Path, name: str):
+def not_covered_note(features: set[str]) -> str:
+    return (f"not covered on this machine: the host lacks {' '.join(sorted(features))} and qemu 7.2 emulates "
+            "no AVX-512/AMX (Intel SDE is not available)")
+
+
+def check_kernel_test(run: KernelRun) -> None:
+    """Exit 0 and "N passed, 0 failed"; a run of no check is a skip with its declared reasons, or fails."""
+    detail = f"(exit {run.returncode}):\n{run.stderr_tail}"
+    assert run.closing is not None, f"{run.label}: no 'N passed, M failed' line {detail}"
+    assert run.failed == 0 and run.returncode == 0, f"{run.label}: {run.closing} {detail}"
+    if run.passed == 0:
+        assert run.skips, f"{run.label}: ran no check and declared no skip (kt_skip / kt_cpu_has)"
+        lacking = set().union(set(), *run.skipped_variants().values()) & NOT_EMULATED_FEATURES
+        note = f" [{not_covered_note(lacking)}]" if lacking else ""
+        pytest.skip(f"{run.label} ran no check: {'; '.join(dict.fromkeys(run.skips))}{note}")
+
+
+def host_kernel_run(asan_build: Path, name: str) -> KernelRun:
     executable = asan_build / "kernels_neon" / f"kernel_{name}"
     assert executable.is_file(), f"{executable} missing: `make asan` builds every kernels_neon/tests/test_*.c"
-    check_kernel_test([str(executable)], name)
+    return run_kernel_test((str(executable),), f"{name} on the host")
 
 
-@pytest.mark.parametrize("cpu", sorted(EMULATED))
-@pytest.mark.parametrize("name", KERNEL_TESTS)
-def test_kernel_tests_under_qemu(cross_builds: Path, cpu: str, name: str):
+def emulated_kernel_run(cross_builds: Path, name: str, cpu: str) -> KernelRun:
     build_dir, emulator = EMULATED[cpu]
     executable = cross_builds / build_dir / "kernels_neon" / f"kernel_{name}"
     assert executable.is_file(), f"{executable} missing after make cross"
-    check_kernel_test([*emulator, str(executable)], f"{name} on {cpu}")
+    return run_kernel_test((*emulator, str(executable)), f"{name} on {cpu}")
+
+
+@pytest.mark.parametrize("name", HOST_KERNEL_TESTS)
+def test_kernel_tests_on_host(asan_build: Path, name: str):
+    check_kernel_test(host_kernel_run(asan_build, name))
+
+
+@pytest.mark.parametrize(("name", "cpu"), QEMU_KERNEL_CASES)
+def test_kernel_tests_under_qemu(cross_builds: Path, name: str, cpu: str):
+    check_kernel_test(emulated_kernel_run(cross_builds, name, cpu))
+
+
+def test_every_kernel_variant_runs_somewhere(request: pytest.FixtureRequest, asan_build: Path,
+                                             cross_builds: Path):
+    """Each variant an executable declares skipped on one CPU runs on another (host or qemu)."""
+    uncovered, not_covered, ran = [], [], 0
+    for name in KERNEL_TESTS:
+        runs = [emulated_kernel_run(cross_builds, name, cpu) for cpu in kernel_test_cpus(name)]
+        if name in HOST_KERNEL_TESTS:
+            runs.append(host_kernel_run(asan_build, name))
+        ran_variants = set().union(*(run.ran_variants for run in runs if run.returncode == 0))
+        ran += len(ran_variants)
+        skipped: dict[str, tuple[set[str], list[str]]] = {}
+        for run in runs:
+            for variant, lacking in run.skipped_variants().items():
+                skipped.setdefault(variant, (lacking, []))[1].append(run.label.removeprefix(f"{name} on "))
+        for variant, (lacking, where) in sorted(skipped.items()):
+            if variant in ran_variants:
+                continue
+            line = f"{name}: {variant} (skipped on {', '.join(where)}: lacks {' '.join(sorted(lacking))})"
+            (not_covered if lacking <= NOT_EMULATED_FEATURES else uncovered).append(line)
+    record_not_covered(request.config, not_covered)
+    assert ran > 0, "no kernel test reported a variant it ran"
+    assert not uncovered, "variants skipped everywhere though a CPU here has them:\n" + "\n".join(uncovered)
 
 
 def test_harness_reports_failures(tmp_path: Path, cross_builds: Path):
-    """The closing line and the exit code of kernel_test.h, checked on a test that must fail."""
+    """The closing line, the skip lines and the exit code of kernel_test.h, on a test that must fail."""
     source = tmp_path / "failing.c"
     source.write_text('#include "kernel_test.h"\nint main(void) {\n  KT_CHECK(1 == 1);\n'
                       "  KT_CHECK_CLOSE(1.0f, 1.1f, 0.0f, 1e-3f);\n  KT_CHECK_ULP(1.0f, 1.0f, 0);\n"
-                      "  return kt_finish();\n}\n")
+                      '  kt_skip("part two: not on this CPU");\n  return kt_finish();\n}\n')
     executable = tmp_path / "failing"
     include = str(REPO / "kernels_neon" / "tests")
     subprocess.run(["aarch64-linux-gnu-gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", include,
                     str(source), "-o", str(executable), "-lm"], check=True)
     proc = subprocess.run([*EMULATED["aarch64-max"][1], str(executable)], capture_output=True, text=True)
-    assert proc.stdout.strip().splitlines()[-1] == "2 passed, 1 failed"
+    assert proc.stdout.strip().splitlines() == ["skipped: part two: not on this CPU", "2 passed, 1 failed"]
     assert proc.returncode != 0
     assert "failing.c:4: FAILED" in proc.stderr
+
+
+def test_a_run_of_no_check_is_a_skip_or_a_failure():
+    """The runner's verdicts on runs that checked nothing: a declared skip skips, silence fails."""
+    declared = KernelRun("x on y", 0, "0 passed, 0 failed", skips=["v: the CPU lacks amx-int8"])
+    with pytest.raises(pytest.skip.Exception, match="ran no check: v: the CPU lacks amx-int8.*not covered"):
+        check_kernel_test(declared)
+    with pytest.raises(AssertionError, match="ran no check and declared no skip"):
+        check_kernel_test(KernelRun("x on y", 0, "0 passed, 0 failed"))
+    with pytest.raises(AssertionError, match="1 failed"):
+        check_kernel_test(KernelRun("x on y", 1, "3 passed, 1 failed", passed=3, failed=1))
+    check_kernel_test(KernelRun("x on y", 0, "3 passed, 0 failed", passed=3, skips=["part"]))
 
 
 @pytest.mark.parametrize("cpu", ["aarch64-max", "armv7-a7"])

@@ -49,7 +49,7 @@ def cross_builds() -> Path:
     """<root>/aarch64 and <root>/armv7, brought up to date by ``make cross`` (incremental)."""
     for tool in ("qemu-aarch64", "qemu-arm", "aarch64-linux-gnu-gcc", "arm-linux-gnueabihf-gcc"):
         if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (make test installs it)")
+            pytest.fail(f"{tool} is not installed: `make test` installs it")
     proc = subprocess.run(["make", "-s", "cross"], cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, f"make cross failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     return BUILD

@@ -554,19 +554,6 @@ def test_dynamic_dims_keep_their_names_in_physical_order():
 
 
 # -- end to end: ONNX -> .lite -> runtime, against onnxruntime --------------------------------------
-def _runtime_available() -> bool:
-    try:
-        from runtime_arm._library import load_library
-
-        load_library()
-        return True
-    except Exception:  # noqa: BLE001 - any failure means: not built here
-        return False
-
-
-needs_runtime = pytest.mark.skipif(not _runtime_available(), reason="liblite_runtime.so not found")
-
-
 def onnx_model(nodes: list, inputs: dict[str, list], outputs: list[str], inits: dict[str, np.ndarray]):
     from onnx import TensorProto, helper, numpy_helper
 
@@ -606,7 +593,6 @@ def _f32(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
 
 
-@needs_runtime
 def test_e2e_conv_concat_softmax_reshape():
     from onnx import helper
 
@@ -629,7 +615,6 @@ def test_e2e_conv_concat_softmax_reshape():
     assert ops.count("TRANSPOSE") == 2
 
 
-@needs_runtime
 def test_e2e_axis_ops_in_channels_last():
     from onnx import helper
 
@@ -660,7 +645,6 @@ def test_e2e_axis_ops_in_channels_last():
     assert ops.count("TRANSPOSE") == 2
 
 
-@needs_runtime
 def test_e2e_squeeze_excite_and_classifier_head():
     from onnx import helper
 
@@ -689,23 +673,18 @@ def test_e2e_squeeze_excite_and_classifier_head():
     assert ops.count("TRANSPOSE") == 2  # input, and output "up"; the head reshapes [N,1,1,C]
 
 
-@needs_runtime
 def test_e2e_paddleocr_det_has_exactly_two_transposes():
     import onnx
 
     from lite_converter.app import zoo
 
-    try:
-        path = zoo.fetch("det")
-    except Exception as error:  # noqa: BLE001 - offline: nothing to test against
-        pytest.skip(f"PP-OCR det not available: {error}")
+    path = zoo.fetch("det")
     model = onnx.load(str(path))
     ops = convert_and_compare(model, {"x": _f32(1, 3, 64, 96)})
     assert ops.count("TRANSPOSE") == 2
     assert ops.count("CONV_2D") > 50
 
 
-@needs_runtime
 def test_e2e_transformer_block_between_convs():
     from onnx import helper
 

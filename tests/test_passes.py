@@ -467,10 +467,7 @@ def test_clip_with_tensor_bounds_is_not_fused():
 def paddle_model(request):
     from lite_converter.app import zoo
 
-    try:
-        return request.param, zoo.fetch(request.param)
-    except zoo.ZooError as error:
-        pytest.skip(f"PaddleOCR models unavailable: {error}")
+    return request.param, zoo.fetch(request.param)
 
 
 PADDLE_SHAPES = {"det": (1, 3, 64, 96), "rec": (1, 3, 48, 160), "cls": (1, 3, 48, 192)}

@@ -24,7 +24,7 @@ SHAPE = {0: [1, 3, 24, 24]}
 def built() -> None:
     """lite_bench for both targets and the plugin, brought up to date (incremental)."""
     if shutil.which("qemu-aarch64") is None or shutil.which("aarch64-linux-gnu-gcc") is None:
-        pytest.skip("qemu-user / the cross compilers are not installed (make test installs them)")
+        pytest.fail("qemu-user / the cross compilers are not installed: `make test` installs them")
     proc = subprocess.run(["make", "-s", "cross", "qemu-plugin"], cwd=REPO_ROOT, capture_output=True,
                           text=True, timeout=1800)
     assert proc.returncode == 0, f"make failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"

@@ -6,8 +6,11 @@
  *
  * kt_finish prints the closing line exactly as "N passed, M failed" and returns nonzero when a
  * check failed: tests/test_cross_arm.py runs every executable on the host and under qemu and
- * parses that line, so a test that cannot run on this CPU (missing ISA feature) should call
- * kt_skip("why") and still return kt_finish() ("0 passed, 0 failed").
+ * parses that line. A part that cannot run on this CPU is declared with kt_skip("why") (or, for a
+ * kernel variant, kt_cpu_has() in kernel_test_cpu.h), which prints "skipped: why" on stdout: an
+ * executable that runs no check is a pytest skip with those reasons, and one that runs no check
+ * and declares no skip fails, so a test can never pass by checking nothing. The variant skips are
+ * also how the runner proves that every variant ran on some (emulated) CPU.
  *
  * Why tolerances and ULPs: an optimized kernel reassociates sums and uses FMA, so it differs from
  * the reference by rounding, not by a fixed amount. Compare with a bound that scales with the
@@ -31,6 +34,7 @@ typedef struct {
   int passed;
   int failed;
   int reported; /* failures printed so far; later ones are only counted */
+  int skipped;  /* parts declared skipped (kt_skip) */
 } kt_state;
 
 static inline kt_state* kt_global(void) {
@@ -61,8 +65,12 @@ static inline int kt_finish(void) {
   return s->failed != 0;
 }
 
-/* Notes why (part of) a test did not run, e.g. the CPU lacks the kernel's ISA. Not a failure. */
-static inline void kt_skip(const char* reason) { fprintf(stderr, "skipped: %s\n", reason); }
+/* Declares that (part of) a test did not run and why: "skipped: <reason>" on stdout, which the
+ * runner reads (not a failure; a run whose every part is skipped is reported as a skip). */
+static inline void kt_skip(const char* reason) {
+  kt_global()->skipped++;
+  printf("skipped: %s\n", reason);
+}
 
 /* ---- comparisons ------------------------------------------------------------------------- */
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_test.h"
+#include "kernel_test_cpu.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/f32_gemm_packed.h"
 #include "lite_kernels/gemm.h"
@@ -86,10 +86,7 @@ static int gemm_case(const lite_f32_gemm_config* cfg, size_t m, size_t n, size_t
 /* Runs every case for the config selected by `features` (which must be `expected_name`; features 0:
  * the portable config, which aarch64's select never returns); returns the exit code of kt_finish(). */
 __attribute__((unused)) static int run_gemm_variant_tests(uint32_t features, size_t n_hint, const char* expected_name) {
-  if ((lite_cpu_features_detected() & features) != features) {
-    kt_skip("the CPU lacks the variant's features");
-    return kt_finish();
-  }
+  if (!kt_cpu_has(features, expected_name)) return kt_finish();
   const lite_f32_gemm_config* cfg =
       features == 0 ? lite_f32_gemm_config_portable() : lite_f32_gemm_config_select(features, n_hint);
   KT_CHECK(strcmp(cfg->name, expected_name) == 0);

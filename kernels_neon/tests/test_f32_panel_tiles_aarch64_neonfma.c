@@ -7,8 +7,7 @@
 
 int main(void) {
 #if defined(__aarch64__)
-  if ((lite_cpu_features_detected() & LITE_CPU_ARM_NEON) == 0) {
-    kt_skip("the CPU lacks NEON");
+  if (!kt_cpu_has(LITE_CPU_ARM_NEON, "f32_gemm_6x16_aarch64_neonfma panel tiles")) {
     return kt_finish();
   }
   const lite_f32_gemm_config* cfg = lite_f32_gemm_config_select(LITE_CPU_ARM_NEON, 64);

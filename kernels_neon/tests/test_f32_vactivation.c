@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernel_test.h"
+#include "kernel_test_cpu.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/f32_softmax.h"
 #include "lite_kernels/f32_vactivation.h"
@@ -64,8 +64,9 @@ int main(void) {
   const lite_f32_vactivation_fn best = lite_f32_vactivation_select(features);
   if (best != lite_f32_vactivation_portable) variants[count++] = best;
 #if defined(__x86_64__)
-  if (features & LITE_CPU_X86_AVX512) variants[count++] = lite_f32_vactivation_avx2;
-  if (!(features & LITE_CPU_X86_AVX2)) kt_skip("no AVX2: only the portable variant runs");
+  /* the best variant is already in the list: AVX-512 where the CPU has it (then AVX2 is added), else AVX2 */
+  if (kt_cpu_has(LITE_CPU_X86_AVX512, "f32_vactivation_avx512")) variants[count++] = lite_f32_vactivation_avx2;
+  kt_cpu_has(LITE_CPU_X86_AVX2, "f32_vactivation_avx2");
 #endif
   enum { kLong = 1031 };
   float x[kLong];

@@ -19,7 +19,7 @@
 #include "lite_kernels/conv2d.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/f32_winograd.h"
-#include "kernel_test.h"
+#include "kernel_test_cpu.h"
 
 static kt_rng g_rng = {777u};
 static float rand_unit(void) { return kt_rand_uniform(&g_rng, -1.0f, 1.0f); }
@@ -27,7 +27,7 @@ static float rand_unit(void) { return kt_rand_uniform(&g_rng, -1.0f, 1.0f); }
 typedef struct {
   const char* name;
   lite_f32_winograd_fn fn;
-  int available;
+  uint32_t needs; /* LITE_CPU_* features the variant runs on */
 } variant;
 
 static double g_worst[8];
@@ -154,22 +154,21 @@ static void run_variant(const variant* v, const lite_f32_gemm_config* gemm) {
 int main(void) {
   const uint32_t f = lite_cpu_features();
   variant variants[] = {
-      {"portable", lite_f32_winograd_nhwc_portable, 1},
+      {"portable", lite_f32_winograd_nhwc_portable, 0},
 #if defined(__x86_64__)
-      {"avx2", lite_f32_winograd_nhwc_avx2, (f & LITE_CPU_X86_AVX2) != 0},
-      {"avx512", lite_f32_winograd_nhwc_avx512, (f & LITE_CPU_X86_AVX512) != 0},
+      {"avx2", lite_f32_winograd_nhwc_avx2, LITE_CPU_X86_AVX2},
+      {"avx512", lite_f32_winograd_nhwc_avx512, LITE_CPU_X86_AVX512},
 #elif defined(__aarch64__)
-      {"aarch64_neonfma", lite_f32_winograd_nhwc_aarch64_neonfma, (f & LITE_CPU_ARM_NEON) != 0},
+      {"aarch64_neonfma", lite_f32_winograd_nhwc_aarch64_neonfma, LITE_CPU_ARM_NEON},
 #elif defined(__arm__)
-      {"armv7_neonfma", lite_f32_winograd_nhwc_armv7_neonfma, (f & LITE_CPU_ARM_NEON) != 0},
+      {"armv7_neonfma", lite_f32_winograd_nhwc_armv7_neonfma, LITE_CPU_ARM_NEON},
 #endif
   };
   const lite_f32_gemm_config* gemms[] = {lite_f32_gemm_config_portable(), lite_f32_gemm_config_select(f, 64)};
   for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); ++i) {
-    if (!variants[i].available) {
-      kt_skip(variants[i].name);
-      continue;
-    }
+    char variant_name[64];
+    snprintf(variant_name, sizeof(variant_name), "f32_winograd_nhwc_%s", variants[i].name);
+    if (!kt_cpu_has_among(f, variants[i].needs, variant_name)) continue;
     /* The transforms do not depend on the GEMM: each variant runs over the GEMM this CPU selects,
      * the portable transforms also over the portable GEMM. */
     for (size_t g = i == 0 ? 0 : 1; g < 2; ++g) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_test.h"
+#include "kernel_test_cpu.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/qs8_dwconv.h"
@@ -87,6 +87,10 @@ int main(void) {
     kt_skip("no fast int8 depthwise kernel on this CPU / build");
     return kt_finish();
   }
+#if defined(__x86_64__)
+  kt_cpu_has(LITE_CPU_X86_AVX512, "qs8_dwconv_avx512"); /* declared: each runs below where the CPU has it */
+  kt_cpu_has(LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI, "qs8_dwconv_3x3_avx512vnni");
+#endif
   /* every variant this CPU can run: all features, without VNNI (the generic AVX-512 kernel), AVX2 only */
   const uint32_t feature_sets[3] = {detected, detected & ~(uint32_t)LITE_CPU_X86_AVX512VNNI,
                                     detected & ~(uint32_t)(LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI)};

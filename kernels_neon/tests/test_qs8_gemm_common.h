@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_test.h"
+#include "kernel_test_cpu.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_conv2d_fully_connected.h"
 #include "lite_kernels/qs8_gemm_packed.h"
@@ -123,10 +123,10 @@ static inline void run_qs8_gemm_tests(const lite_qs8_gemm_config* cfg) {
 
 /* The variant `features` select for (n, k) must be `name`; then it runs the tests (or skips). */
 static inline void run_qs8_gemm_variant(uint32_t features, size_t n, size_t k, const char* name) {
-  if ((lite_cpu_features_detected() & features) != features) {
-    kt_skip("the CPU lacks this variant's ISA");
-    return;
-  }
+  char variant[160], feature_names[96];
+  snprintf(variant, sizeof(variant), "%s for %s", name,
+           lite_cpu_features_describe(features, feature_names, sizeof(feature_names)));
+  if (!kt_cpu_has(features, variant)) return;
   const lite_qs8_gemm_config* cfg = lite_qs8_gemm_config_select(features, n, k);
   char what[160];
   snprintf(what, sizeof(what), "selected %s, expected %s", cfg->name, name);

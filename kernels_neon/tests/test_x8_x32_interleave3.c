@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_test.h"
+#include "kernel_test_cpu.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/interleave3.h"
 
@@ -48,14 +48,22 @@ static void interleave_u8_case(kt_rng* rng, lite_interleave3_u8_fn interleave, c
 int main(void) {
   kt_rng rng = kt_rng_make(20261121);
   const lite_interleave3_u32_fn selected = lite_interleave3_u32_select(lite_cpu_features());
-  if (selected == lite_interleave3_u32_portable) kt_skip("no ISA-specific interleave kernel on this CPU");
+#if defined(__x86_64__)
+  kt_cpu_has_among(lite_cpu_features(), LITE_CPU_X86_AVX512, "x8_x32_interleave3_avx512");
+#else
+  if (selected == lite_interleave3_u32_portable) kt_skip("no ISA-specific interleave kernel for this architecture");
+#endif
   for (size_t n = 0; n <= 70; ++n) {
     interleave_case(&rng, lite_interleave3_u32_portable, "portable", n);
     if (selected != lite_interleave3_u32_portable) interleave_case(&rng, selected, "selected", n);
   }
   interleave_case(&rng, selected, "selected", 224 * 3);
   const lite_interleave3_u8_fn selected_u8 = lite_interleave3_u8_select(lite_cpu_features());
-  if (selected_u8 == lite_interleave3_u8_portable) kt_skip("no ISA-specific byte interleave kernel on this CPU");
+#if defined(__x86_64__)
+  if (selected_u8 == lite_interleave3_u8_portable) kt_skip("x8_interleave3_u8_avx512vbmi: the CPU lacks avx512vbmi");
+#else
+  if (selected_u8 == lite_interleave3_u8_portable) kt_skip("no ISA-specific byte interleave kernel for this architecture");
+#endif
   for (size_t n = 0; n <= 200; ++n) {
     interleave_u8_case(&rng, lite_interleave3_u8_portable, "portable", n);
     if (selected_u8 != lite_interleave3_u8_portable) interleave_u8_case(&rng, selected_u8, "selected", n);

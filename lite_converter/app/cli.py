@@ -2,7 +2,8 @@
 
     lite convert model.onnx -o model.lite [--input-shape x=1,3,224,224]   (also a QDQ .onnx or a .tflite)
     lite convert MODEL_DIR/   (a Paddle inference model: inference.pdmodel or inference.json + .pdiparams)
-    lite inspect model.lite [--json]
+    lite convert MODELS_DIR/ [-o OUT_DIR/]   (every model of a folder, then a summary table)
+    lite inspect model.lite [--json]   (also model.onnx / model.tflite, converted in memory)
     lite run model.lite [--inputs in.npz] [--out out.npz] [--input-shape x=1,3,224,224] [--threads 2]
              [--cpu-affinity fast]
     lite compress model.onnx -o model.lite --config int8 --data calibration_dir/ [--algorithm kl]
@@ -43,7 +44,9 @@ from lite_converter.app.cli_common import (
     random_input,
 )
 from lite_converter.app.compress_cli import add_compress_command
+from lite_converter.app.convert_folder import convert_folder
 from lite_converter.app.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
+from lite_converter.app.model_input import FORMAT_NAMES, lite_bytes, model_format
 from lite_converter.app.sensitivity_cli import add_sensitivity_command
 from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
 from lite_converter.frontends.paddle import find_model_files, is_paddle_model
@@ -84,28 +87,43 @@ def _onnx_initializers(model: object) -> list:  # noqa: ANN401 - onnx protobuf t
 
 def command_convert(args: argparse.Namespace) -> int:
     source = Path(args.model)
-    is_tflite = source.suffix.lower() == ".tflite"
+    shapes = input_shapes(args.input_shape) or None
+    if source.is_dir() and not is_paddle_model(source):
+        if shapes:
+            raise UserError("--input-shape names one model's inputs: convert the folder's models one by one "
+                            "to give shapes")
+        output_dir = Path(args.output) if args.output else None
+        return convert_folder(source, output_dir, lambda model, out: _convert_one(model, out, None),
+                              USER_ERRORS)
+    if not source.exists():
+        kind = "TFLite" if source.suffix.lower() == ".tflite" else "ONNX"
+        raise UserError(f"no such {kind} file: {source}")
     if is_paddle_model(source):
-        files = find_model_files(source)
         output = Path(args.output) if args.output else (
             source / "inference.lite" if source.is_dir() else source.with_suffix(".lite"))
-        data = convert_paddle(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None)
-        params = files.params.stat().st_size if files.params and files.params.is_file() else 0
-        return _report_conversion(source, output, data, "Paddle", files.program.stat().st_size + params)
-    if not source.is_file():
-        raise UserError(f"no such {'TFLite' if is_tflite else 'ONNX'} file: {source}")
-    output = Path(args.output) if args.output else source.with_suffix(".lite")
+    else:
+        output = Path(args.output) if args.output else source.with_suffix(".lite")
+    data, source_kind, source_bytes = _convert_one(source, output, shapes)
+    return _report_conversion(source, output, data, source_kind, source_bytes)
+
+
+def _convert_one(source: Path, output: Path, shapes: dict[str, list[int]] | None) -> tuple[bytes, str, int]:
+    """Converts one model file (or Paddle folder) to ``output``: (.lite bytes, format name, source bytes)."""
     if output.resolve() == source.resolve():
         raise UserError(f"the output {output} would overwrite the input")
-    if is_tflite:
-        if args.input_shape:
+    kind = model_format(source)
+    if kind == "lite":
+        raise UserError(f"{source} is a .lite model already")
+    if kind == "paddle":
+        files = find_model_files(source)
+        data = convert_paddle(source, output_path=output, input_shapes=shapes)
+        params = files.params.stat().st_size if files.params and files.params.is_file() else 0
+        return data, "Paddle", files.program.stat().st_size + params
+    if kind == "tflite":
+        if shapes:
             raise UserError("--input-shape is not supported for .tflite models (their shapes are fixed)")
-        data = convert_tflite(source, output_path=output)
-        source_kind, source_bytes = "TFLite", source.stat().st_size
-    else:
-        data = convert_onnx(source, output_path=output, input_shapes=input_shapes(args.input_shape) or None)
-        source_kind, source_bytes = "ONNX", onnx_size(source)
-    return _report_conversion(source, output, data, source_kind, source_bytes)
+        return convert_tflite(source, output_path=output), "TFLite", source.stat().st_size
+    return convert_onnx(source, output_path=output, input_shapes=shapes), "ONNX", onnx_size(source)
 
 
 def _report_conversion(source: Path, output: Path, data: bytes, source_kind: str, source_bytes: int) -> int:
@@ -129,11 +147,14 @@ def _report_conversion(source: Path, output: Path, data: bytes, source_kind: str
 
 # -- lite inspect ---------------------------------------------------------------------------------
 def command_inspect(args: argparse.Namespace) -> int:
-    model = read_model(_existing(args.model))
+    data, kind = lite_bytes(Path(args.model))
+    model = read_model(data)
     if args.json:
         json.dump(model.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        if kind != "lite":
+            print(f"(converted in memory from {FORMAT_NAMES[kind]}; `lite convert` writes the .lite)")
         print(inspect_text(model, args.model))
     return 0
 
@@ -186,11 +207,11 @@ def _describe(name: str, array: np.ndarray) -> str:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    path = _existing(args.model)
-    model = read_model(path)
+    data, kind = lite_bytes(Path(args.model), input_shapes(args.input_shape))
+    model = read_model(data)
     feeds = _feeds(model, args)
     try:
-        interpreter = Interpreter(path, threads=args.threads, cpu_affinity=args.cpu_affinity,
+        interpreter = Interpreter(model_content=data, threads=args.threads, cpu_affinity=args.cpu_affinity,
                                   backend=args.backend, precision=args.precision)
     except LiteError as error:  # e.g. --backend opencl where no OpenCL device is usable
         raise UserError(str(error)) from None
@@ -204,6 +225,8 @@ def command_run(args: argparse.Namespace) -> int:
         placement = [(row["op"], row["node"]) for row in interpreter.profile()
                      if row["backend"] == "cpu" and row["computed_by"] >= 0]
         note = interpreter.backend_note
+    if kind != "lite":
+        print(f"converted {args.model} in memory from {FORMAT_NAMES[kind]}")
     if args.cpu_affinity != "none":
         print(f"cpu affinity {args.cpu_affinity}: {affinity_text(cpus)}")
     if args.backend != "cpu":
@@ -232,20 +255,26 @@ def build_parser() -> argparse.ArgumentParser:
     convert = commands.add_parser("convert",
                                   help="convert an ONNX (also QDQ int8), .tflite or Paddle model to .lite")
     convert.add_argument("model", help="the .onnx or .tflite file, or a Paddle model: its directory "
-                         "(inference.pdmodel or inference.json + inference.pdiparams) or program file")
-    convert.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
+                         "(inference.pdmodel or inference.json + inference.pdiparams) or program file; or "
+                         "a folder of models: each is converted, then a summary table (exit status 1 if any "
+                         "failed)")
+    convert.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite); for a "
+                         "folder, the folder to write the .lite files to (default: beside each model)")
     convert.add_argument(
         "--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS", help=shape_help
     )
     convert.set_defaults(handler=command_convert)
 
-    inspect = commands.add_parser("inspect", help="describe a .lite model")
-    inspect.add_argument("model", help="the .lite file")
+    inspect = commands.add_parser("inspect", help="describe a .lite model (or an ONNX / TFLite / Paddle "
+                                                  "model, converted in memory)")
+    inspect.add_argument("model", help="the .lite file, or a model `lite convert` takes")
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
     inspect.set_defaults(handler=command_inspect)
 
-    run = commands.add_parser("run", help="run a .lite model with the runtime")
-    run.add_argument("model", help="the .lite file")
+    run = commands.add_parser("run", help="run a .lite model with the runtime (or an ONNX / TFLite / Paddle "
+                                          "model, converted in memory)")
+    run.add_argument("model", help="the .lite file, or a model `lite convert` takes (--input-shape also "
+                     "fixes ONNX / Paddle input dims for the conversion)")
     run.add_argument("--inputs", help=".npz with one array per model input (random data when omitted)")
     run.add_argument("--out", help=".npz to save the outputs to")
     run.add_argument(

@@ -17,6 +17,7 @@ from typing import Any
 
 from lite_converter.app.cli_common import input_shape_arg
 from lite_converter.app.inspect_format import human_bytes
+from lite_converter.app.model_input import FORMAT_NAMES, model_format
 from lite_converter.frontends.paddle import is_paddle_model
 from lite_converter.ir import ConversionError
 from slim.analysis_plot import write_plot
@@ -31,7 +32,8 @@ from slim.pruning.config import CRITERIA, PruneConfig, parse_config
 def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
     compress = commands.add_parser(
         "compress", help="compress a model to .lite: int8 (post-training) or pruning (prune_R[+int8], torch)")
-    compress.add_argument("model", help="the .onnx file or a Paddle inference model folder")
+    compress.add_argument("model", help="the float .onnx or .tflite file (told by its first bytes, whatever "
+                          "its name) or a Paddle inference model folder")
     compress.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
     compress.add_argument("--data", required=True,
                           help="directory of calibration batches (.npy, or .npz named by model input)")
@@ -67,7 +69,10 @@ def command_compress(args: argparse.Namespace) -> int:
     source = Path(args.model)
     paddle = is_paddle_model(source)
     if not source.is_file() and not paddle:
-        raise ConversionError(f"no such ONNX file or Paddle model: {source}")
+        raise ConversionError(f"no such ONNX / TFLite file or Paddle model: {source}")
+    kind = FORMAT_NAMES[model_format(source)]  # an unknown format is refused here, before any work
+    if kind == ".lite":
+        raise ConversionError(f"{source} is a .lite model already: compress the float model it came from")
     suffix = "pruned" if args.config.startswith("prune") else "int8"
     output = Path(args.output) if args.output else (
         source / f"inference.{suffix}.lite" if source.is_dir() else source.with_suffix(".lite"))
@@ -77,7 +82,7 @@ def command_compress(args: argparse.Namespace) -> int:
     try:
         settings = parse_config(args.config)
         if isinstance(settings, PruneConfig):
-            return _command_prune(args, source, output, settings, shapes)
+            return _command_prune(args, source, output, settings, shapes, kind)
         config = settings
         changes: dict[str, Any] = {"skip_nodes": [*config.skip_nodes, *args.skip]}
         if args.algorithm:
@@ -91,7 +96,7 @@ def command_compress(args: argparse.Namespace) -> int:
                           analyze=args.analyze is not None)
     except (CalibrationDataError, ValueError, MissingExtraError) as error:
         raise ConversionError(str(error)) from None
-    _print_result(source, output, result, args.analyze)
+    _print_result(source, output, result, args.analyze, kind)
     return 0
 
 
@@ -122,24 +127,23 @@ def _prune_config(args: argparse.Namespace, settings: PruneConfig) -> PruneConfi
 
 
 def _command_prune(args: argparse.Namespace, source: Path, output: Path, settings: PruneConfig,
-                   shapes: dict[str, list[int]] | None) -> int:
+                   shapes: dict[str, list[int]] | None, kind: str) -> int:
     try:
         config = _prune_config(args, settings)
         result = compress(source, output, Path(args.data), config, input_shapes=shapes,
                           analyze=args.analyze is not None)
     except (CalibrationDataError, ValueError, MissingExtraError) as error:
         raise ConversionError(str(error)) from None
-    _print_result(source, output, result, args.analyze)
+    _print_result(source, output, result, args.analyze, kind)
     print(result.pruning.table())
     return 0
 
 
-def _print_result(source: Path, output: Path, result: CompressResult, plot: str | None) -> None:
+def _print_result(source: Path, output: Path, result: CompressResult, plot: str | None, kind: str) -> None:
     print(f"compressed {source} -> {output}")
     print(f"  int8 ops: {len(result.int8_nodes)}, fp32 ops: {len(result.fp32_nodes)}")
     source_bytes = sum(p.stat().st_size for p in source.iterdir() if p.is_file()) if source.is_dir() \
         else source.stat().st_size
-    kind = "Paddle" if is_paddle_model(source) else "ONNX"
     print(f"  size: {kind} {human_bytes(source_bytes)} -> .lite {human_bytes(len(result.lite_bytes))}")
     if result.mixed_precision is not None:
         mixed = result.mixed_precision

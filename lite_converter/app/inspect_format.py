@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lite_converter.reader import LiteModel, TensorInfo
 
 METADATA_VALUE_WIDTH = 80
@@ -19,11 +21,29 @@ def human_bytes(n: int | None) -> str:
 
 
 def shape_text(tensor: TensorInfo) -> str:
+    """[1,3,height,width]: a dynamic dim by its name, a computed one by a short form (``dim_text``)."""
     if tensor.shape is None:
         return "[?]"
     names = tensor.dim_names or [""] * len(tensor.shape)
-    dims = [name or "?" if d < 0 else str(d) for d, name in zip(tensor.shape, names, strict=False)]
+    dims = [dim_text(name) if d < 0 else str(d) for d, name in zip(tensor.shape, names, strict=False)]
     return "[" + ",".join(dims) + "]"
+
+
+MAX_DIM_NAME = 24
+_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FUNCTIONS = frozenset({"floor", "ceil", "min", "max", "abs", "div", "mod", "and", "or", "not", "if", "else"})
+
+
+def dim_text(name: str) -> str:
+    """A dynamic dim as `lite inspect` prints it: its name when short; a formula derived from the input
+    dims (hundreds of characters after a few strided layers) as f(h,w) over the names it reads
+    (the full formula stays in `lite inspect --json`); "?" when it has none."""
+    if not name:
+        return "?"
+    if len(name) <= MAX_DIM_NAME:
+        return name
+    symbols = list(dict.fromkeys(s for s in _SYMBOL.findall(name) if s.lower() not in _FUNCTIONS))
+    return f"f({','.join(symbols)})" if symbols else "?"
 
 
 def op_counts_text(model: LiteModel, limit: int | None = None) -> str:
@@ -35,7 +55,7 @@ def op_counts_text(model: LiteModel, limit: int | None = None) -> str:
     return text
 
 
-def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+def table_lines(rows: list[list[str]], indent: str = "  ") -> list[str]:
     if not rows:
         return []
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -69,9 +89,9 @@ def inspect_text(model: LiteModel, path: str) -> str:
             [t.name, t.dtype, shape_text(t), f"layout {layout}" if layout else ""]
             for t, layout in zip(tensors, layouts + [""] * len(tensors), strict=False)
         ]
-        lines += _table(rows)
+        lines += table_lines(rows)
     lines.append(f"operators: {len(model.operators)}")
-    lines += _table([[op, str(n)] for op, n in model.op_counts().items()])
+    lines += table_lines([[op, str(n)] for op, n in model.op_counts().items()])
     constants = [t for t in model.tensors if t.is_constant]
     activations = len(model.tensors) - len(constants)
     lines.append(f"tensors: {len(model.tensors)} ({activations} activations, {len(constants)} constants)")
@@ -87,7 +107,7 @@ def inspect_text(model: LiteModel, path: str) -> str:
         ]
         for t in model.tensors
     ]
-    lines += _table(rows)
+    lines += table_lines(rows)
     lines.append(f"weights: {human_bytes(model.weights_bytes)} in {model.buffer_count - 1} buffers")
     if model.memory_plan is None:
         lines.append("memory plan: none in the file (dynamic shapes: the runtime plans at prepare)")

@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from lite_converter.frontends.tflite_ops import CONVERTERS, convert_operator
+from lite_converter.frontends.tflite_op_table import CONVERTERS
+from lite_converter.frontends.tflite_refusals import (
+    group_node_problems,
+    opcode_name,
+    subgraph_problems,
+    unknown_op_lines,
+)
+from lite_converter.frontends.tflite_sparsity import SparsityError, densify
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 
 TFLITE_IDENTIFIER = b"TFL3"
@@ -46,9 +53,10 @@ def _enum_names(enum_class: Any) -> dict[int, str]:  # noqa: ANN401 - generated 
 class TfliteGraphBuilder:
     """Turns one TFLite subgraph into IR: tensors first, then ops through tflite_ops' converters."""
 
-    def __init__(self, model: Any) -> None:  # noqa: ANN401 - generated ModelT
+    def __init__(self, model: Any, file_bytes: bytes = b"") -> None:  # noqa: ANN401 - generated ModelT
         self.s = schema()
         self.model = model
+        self.file_bytes = file_bytes  # buffers stored after the flatbuffer (offset / size) are read here
         self.subgraph = model.subgraphs[0]
         self.graph = Graph(source_format="tflite")
         self.names: list[str] = []
@@ -61,7 +69,8 @@ class TfliteGraphBuilder:
     # -- tensors ----------------------------------------------------------------------------------
     def read_tensors(self) -> None:
         for index, tensor in enumerate(self.subgraph.tensors or []):
-            raw_name = tensor.name.decode() if isinstance(tensor.name, bytes) else str(tensor.name or "")
+            raw_name = tensor.name.decode(errors="replace") if isinstance(tensor.name, bytes) \
+                else str(tensor.name or "")
             name = self.graph.unique_name(raw_name or f"tensor_{index}")
             self.names.append(name)
             type_name = self.type_names.get(tensor.type, str(tensor.type))
@@ -71,7 +80,7 @@ class TfliteGraphBuilder:
                 continue
             dtype = np.dtype(_DTYPES[type_name])
             shape = [int(d) for d in (tensor.shape if tensor.shape is not None else [])]
-            data = self._buffer(tensor.buffer, dtype, shape)
+            data = self._buffer(tensor, name, dtype, shape)
             if data is not None and dtype == np.float16:
                 data, dtype = data.astype(np.float32), np.dtype(np.float32)
             self.graph.tensors[name] = self.graph.tensor(name)
@@ -79,12 +88,38 @@ class TfliteGraphBuilder:
             ir_tensor.dtype, ir_tensor.shape, ir_tensor.data = dtype, shape, data
             ir_tensor.quant = self._quant(tensor.quantization, name)
 
-    def _buffer(self, index: int, dtype: np.dtype, shape: list[int]) -> np.ndarray | None:
-        buffers = self.model.buffers or []
-        if not 0 < index < len(buffers) or buffers[index].data is None or len(buffers[index].data) == 0:
+    def _buffer(self, tensor: Any, name: str, dtype: np.dtype, shape: list[int]) -> np.ndarray | None:  # noqa: ANN401
+        """The constant data of a tensor (a sparse one densified); None for an activation, or after
+        noting in ``problems`` why the data cannot be read."""
+        index, buffers = int(tensor.buffer), self.model.buffers or []
+        if not 0 < index < len(buffers):
             return None
-        raw = np.asarray(buffers[index].data, np.uint8).tobytes()
-        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        buffer = buffers[index]
+        if int(buffer.offset or 0) > 1:  # the data follows the flatbuffer in the file (large models)
+            start, size = int(buffer.offset), int(buffer.size or 0)
+            if start + size > len(self.file_bytes):
+                self.problems.append(f"tensor '{name}': its data ({size} bytes at offset {start}) lies past "
+                                     f"the end of the {len(self.file_bytes)}-byte file")
+                return None
+            raw = self.file_bytes[start:start + size]
+        elif buffer.data is None or len(buffer.data) == 0:
+            return None
+        else:
+            raw = np.asarray(buffer.data, np.uint8).tobytes()
+        if len(raw) % dtype.itemsize:
+            self.problems.append(f"tensor '{name}': {len(raw)} data bytes are not whole {dtype} values")
+            return None
+        values = np.frombuffer(raw, dtype=dtype)
+        if tensor.sparsity is not None:
+            try:
+                return densify(values, shape, tensor.sparsity)
+            except SparsityError as error:
+                self.problems.append(f"tensor '{name}': its sparse format cannot be read: {error}")
+                return None
+        if values.size != int(np.prod(shape, dtype=np.int64)):
+            self.problems.append(f"tensor '{name}': {values.size} values stored for shape {shape}")
+            return None
+        return values.reshape(shape).copy()
 
     def _quant(self, params: Any, name: str) -> QuantParams | None:  # noqa: ANN401
         if params is None or params.scale is None or len(params.scale) == 0:
@@ -132,35 +167,48 @@ class TfliteGraphBuilder:
         return fp32, lambda: self.add_node("QUANTIZE", f"{name}_quantize", [fp32], [name])
 
     def opcode_name(self, operator: Any) -> str:  # noqa: ANN401
-        code = self.model.operatorCodes[operator.opcodeIndex]
-        builtin = max(int(code.builtinCode), int(code.deprecatedBuiltinCode))
-        return self.op_names.get(builtin, f"builtin {builtin}")
+        return opcode_name(self.model, operator, self.op_names)
 
     def _raise_problems(self) -> None:
         if self.problems:
-            listed = "\n  - ".join(self.problems)
+            listed = "\n  - ".join(group_node_problems(self.problems))
             raise ConversionError(f"the .tflite model cannot be imported:\n  - {listed}")
 
     # -- the whole graph --------------------------------------------------------------------------
     def build(self) -> Graph:
+        self.problems += unknown_op_lines(self.model, 0, self.op_names)
+        self.problems += subgraph_problems(self.model, self.op_names)
         self.read_tensors()
         operators = list(self.subgraph.operators or [])
-        for operator in operators:
-            for index in operator.inputs:
+        count = len(self.names)
+        for position, operator in enumerate(operators):
+            indices = [*_ints(operator.inputs), *_ints(operator.outputs)]
+            if any(not -1 <= i < count for i in indices):
+                self.problems.append(f"operator {position} ({self.opcode_name(operator)}) names tensors "
+                                     f"{indices} of {count}")
+                continue
+            for index in _ints(operator.inputs):
                 if index >= 0:
-                    self.readers.setdefault(self.name(int(index)), []).append(operator)
-        for operator in operators:
-            opcode = self.opcode_name(operator)
-            if opcode not in CONVERTERS:
-                outputs = ", ".join(self.name(i) for i in operator.outputs)
-                self.problems.append(f"op {opcode} (writing '{outputs}') has no .lite import")
+                    self.readers.setdefault(self.name(index), []).append(operator)
+        for index in [*_ints(self.subgraph.inputs), *_ints(self.subgraph.outputs)]:
+            if not 0 <= index < count:
+                self.problems.append(f"the graph's inputs / outputs name tensor {index} of {count}")
         self._raise_problems()
-        for operator in operators:
-            convert_operator(self, operator, self.opcode_name(operator))
+        for position, operator in enumerate(operators):
+            opcode = self.opcode_name(operator)
+            try:
+                inputs = [self.name(i) for i in _ints(operator.inputs)]
+                outputs = [self.name(i) for i in _ints(operator.outputs)]
+                CONVERTERS[opcode](self, operator, inputs, outputs)
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError) as error:
+                # a file whose operator contradicts its tensors or options (missing options, an index
+                # past the tensor list, shapes that do not fit): say which, never an internal error
+                self.problems.append(f"operator {position} ({opcode}) does not fit its tensors or options: "
+                                     f"{type(error).__name__}: {error}")
         self._raise_problems()
         graph = self.graph
-        graph.inputs = [self.name(i) for i in self.subgraph.inputs]
-        graph.outputs = [self.name(i) for i in self.subgraph.outputs]
+        graph.inputs = [self.name(i) for i in _ints(self.subgraph.inputs)]
+        graph.outputs = [self.name(i) for i in _ints(self.subgraph.outputs)]
         graph.input_layouts = {n: _layout(graph, n) for n in graph.inputs}
         graph.output_layouts = {n: _layout(graph, n) for n in graph.outputs}
         for name in graph.inputs:
@@ -174,13 +222,18 @@ class TfliteGraphBuilder:
         return graph
 
 
+def _ints(values: Any) -> list[int]:  # noqa: ANN401 - a list or numpy array of the object API, or None
+    return [] if values is None else [int(v) for v in values]
+
+
 def _layout(graph: Graph, name: str) -> str:
     """TFLite images are NHWC, and the user feeds them as the model says."""
     return "NHWC" if len(graph.tensors[name].shape or []) == 4 else ""
 
 
-def read_tflite(source: str | os.PathLike | bytes) -> Any:  # noqa: ANN401 - generated ModelT
-    """The TFLite ModelT of a file or its bytes; ConversionError when it is not a .tflite."""
+def read_tflite(source: str | os.PathLike | bytes) -> tuple[Any, bytes]:  # noqa: ANN401 - generated ModelT
+    """(the TFLite ModelT, the file's bytes) of a file or its bytes; ConversionError when it is not a
+    .tflite."""
     if isinstance(source, bytes | bytearray):
         data = bytes(source)
     else:
@@ -196,12 +249,11 @@ def read_tflite(source: str | os.PathLike | bytes) -> Any:  # noqa: ANN401 - gen
         raise ConversionError(f"cannot read the .tflite flatbuffer: {error}") from None
     if not model.subgraphs:
         raise ConversionError("the .tflite model has no subgraph")
-    return model
+    return model, data
 
 
 def load_tflite(source: str | os.PathLike | bytes) -> Graph:
-    """The lowered, channels-last IR of a .tflite model (ready for plan_memory and serialize)."""
-    model = read_tflite(source)
-    if len(model.subgraphs) > 1:
-        raise ConversionError(f"the .tflite model has {len(model.subgraphs)} subgraphs; only one is imported")
-    return TfliteGraphBuilder(model).build()
+    """The lowered, channels-last IR of a .tflite model's main graph (subgraph 0; ready for
+    plan_memory and serialize)."""
+    model, data = read_tflite(source)
+    return TfliteGraphBuilder(model, data).build()

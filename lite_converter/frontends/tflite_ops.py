@@ -3,7 +3,7 @@
 An op whose tensors are int8 becomes our int8 op when the runtime has that int8 kernel with those
 operands (CONV_2D incl. depthwise, FULLY_CONNECTED, same-shape ADD, MAX_POOL_2D / global mean with
 one scale, byte-moving RESHAPE / TRANSPOSE / CONCAT with one scale); otherwise it runs in fp32
-between DEQUANTIZE and QUANTIZE (``_fp32``), with the model's own output scale and zero point.
+between DEQUANTIZE and QUANTIZE (``fp32_op``), with the model's own output scale and zero point.
 A PAD read only by convolutions is folded into their explicit pads: int8 PAD pads with the zero
 point and our int8 convolution treats padded cells as the zero point, the same real 0.
 """
@@ -26,7 +26,7 @@ CONV_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D")
 Converter = Callable[["TfliteGraphBuilder", Any, list[str], list[str]], None]
 
 
-def _activation(b: TfliteGraphBuilder, options: Any, where: str) -> dict[str, Any]:  # noqa: ANN401
+def activation(b: TfliteGraphBuilder, options: Any, where: str) -> dict[str, Any]:  # noqa: ANN401
     code = getattr(options, "fusedActivationFunction", 0) if options is not None else 0
     kinds = {v: k for k, v in vars(b.s.ActivationFunctionType).items() if not k.startswith("_")}
     kind = kinds.get(code, str(code))
@@ -39,7 +39,7 @@ def _activation(b: TfliteGraphBuilder, options: Any, where: str) -> dict[str, An
     return dict(table[kind])
 
 
-def _same_params(b: TfliteGraphBuilder, names: list[str]) -> bool:
+def same_params(b: TfliteGraphBuilder, names: list[str]) -> bool:
     quants = [b.graph.tensors[n].quant for n in names]
     first = quants[0]
     return all(q is not None and first is not None and q.axis is None and np.array_equal(q.scale, first.scale)
@@ -54,13 +54,46 @@ def _all_float(b: TfliteGraphBuilder, names: list[str]) -> bool:
     return all(b.graph.tensors[n].dtype == np.float32 for n in names if n)
 
 
-def _fp32(b: TfliteGraphBuilder, op_type: str, name: str, inputs: list[str], output: str,
-          **attrs: Any) -> None:  # noqa: ANN401
-    """``op_type`` in fp32: int8 inputs dequantized, an int8 output quantized with its own params."""
+def fp32_op(b: TfliteGraphBuilder, op_type: str, name: str, inputs: list[str], output: str,
+            **attrs: Any) -> None:  # noqa: ANN401
+    """``op_type`` in fp32: int8 inputs dequantized, an int8 output quantized with its own params
+    (other dtypes pass through as they are)."""
     fp32_inputs = [b.dequantized(n) if n else n for n in inputs]
     target, finish = b.fp32_output(output)
     b.add_node(op_type, name, fp32_inputs, [target], **attrs)
     finish()
+
+
+def move_op(b: TfliteGraphBuilder, op_type: str, name: str, inputs: list[str], outputs: list[str],
+            **attrs: Any) -> None:  # noqa: ANN401
+    """An op that only moves bytes of input 0 (any dtype): int8 as it is when input and outputs share
+    one scale and zero point, else through fp32 (one output then)."""
+    data = [inputs[0], *outputs]
+    if _all_int8(b, data) and same_params(b, data) or not any(b.is_int8(n) for n in data):
+        b.add_node(op_type, name, inputs, outputs, **attrs)
+    elif len(outputs) == 1:
+        fp32_op(b, op_type, name, inputs, outputs[0], **attrs)
+    else:
+        b.problems.append(f"op writing '{outputs[0]}': {op_type} of int8 tensors with different scales")
+
+
+
+
+def static_shape(b: TfliteGraphBuilder, name: str) -> list[int]:
+    """The file's (fixed) shape of a tensor."""
+    return [int(d) for d in b.graph.tensors[name].shape or []]
+
+
+def constant_operand(b: TfliteGraphBuilder, name: str, what: str, out: str,
+                     flat: bool = True) -> np.ndarray | None:
+    """An operand that says where to cut or how to index, as int64 (flattened unless ``flat`` is False);
+    None after noting the problem when it is computed at run time."""
+    value = b.graph.constant(name) if name else None
+    if value is None:
+        b.problems.append(f"op writing '{out}': {what} is not a constant")
+        return None
+    value = np.asarray(value).astype(np.int64)
+    return value.reshape(-1) if flat else value
 
 
 def _pads(padding: int, b: TfliteGraphBuilder, size: tuple[int, int], kernel: tuple[int, int],
@@ -110,7 +143,7 @@ def _conv(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
     pads = [p + e for p, e in zip(pads, extra, strict=True)]
     attrs = {"stride_h": strides[0], "stride_w": strides[1], "dilation_h": dilations[0],
              "dilation_w": dilations[1], **_pad_attrs(pads), "padding": "EXPLICIT", "group": group,
-             "activation": _activation(b, options, where), "layout": "NHWC"}
+             "activation": activation(b, options, where), "layout": "NHWC"}
     int8 = _all_int8(b, [x, out]) and data.dtype == np.int8 and quant is not None \
         and not quant.zero_point.any() and (not bias or b.graph.tensors[bias].dtype == np.int32)
     if int8:
@@ -120,7 +153,7 @@ def _conv(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
         return
     w_name = b.graph.add_constant(f"{w}_ohwi", data)
     b.graph.tensors[w_name].quant = None if quant is None else _per_channel(quant, data.shape[0], 0)
-    _fp32(b, "CONV_2D", out, [x, w_name, *([bias] if bias else [])], out, **attrs)
+    fp32_op(b, "CONV_2D", out, [x, w_name, *([bias] if bias else [])], out, **attrs)
 
 
 def _fully_connected(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
@@ -139,25 +172,25 @@ def _fully_connected(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs:
         target = b.graph.add_constant(f"{x}_flat_shape", np.array([-1, depth], np.int64))
         b.add_node("RESHAPE", f"{x}_flatten", [x, target], [flat], allowzero=False)
         x = flat
-    act = _activation(b, op.builtinOptions, where)
+    act = activation(b, op.builtinOptions, where)
     quant = weight.quant
     if _all_int8(b, [x, out]) and weight.data.dtype == np.int8 and quant is not None \
             and not quant.zero_point.any() and (not bias or b.graph.tensors[bias].dtype == np.int32):
         weight.quant = _per_channel(quant, weight.data.shape[0], 0)
         b.add_node("FULLY_CONNECTED", out, [x, w, *([bias] if bias else [])], [out], activation=act)
         return
-    _fp32(b, "FULLY_CONNECTED", out, [x, w, *([bias] if bias else [])], out, activation=act)
+    fp32_op(b, "FULLY_CONNECTED", out, [x, w, *([bias] if bias else [])], out, activation=act)
 
 
 def _binary(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     opcode, out = b.opcode_name(op), outputs[0]
-    act = _activation(b, op.builtinOptions, f"op writing '{out}'")
+    act = activation(b, op.builtinOptions, f"op writing '{out}'")
     shapes = [b.graph.tensors[n].shape for n in inputs]
     constants = [b.graph.tensors[n].data is not None for n in inputs]
     if opcode == "ADD" and _all_int8(b, [*inputs, out]) and shapes[0] == shapes[1] and not any(constants):
         b.add_node("ADD", out, inputs, [out], activation=act)
     else:
-        _fp32(b, opcode, out, inputs, out, activation=act)
+        fp32_op(b, opcode, out, inputs, out, activation=act)
 
 
 def _pool(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
@@ -165,9 +198,9 @@ def _pool(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
     is_max = b.opcode_name(op) == "MAX_POOL_2D"
     shape = b.graph.tensors[x].shape
     kernel, strides = (options.filterHeight, options.filterWidth), (options.strideH, options.strideW)
-    act = _activation(b, options, f"op writing '{out}'")
+    act = activation(b, options, f"op writing '{out}'")
     pads = _pads(options.padding, b, (shape[1], shape[2]), kernel, strides, (1, 1))
-    one_scale = _all_int8(b, [x, out]) and _same_params(b, [x, out]) and act["kind"] == "NONE"
+    one_scale = _all_int8(b, [x, out]) and same_params(b, [x, out]) and act["kind"] == "NONE"
     if not is_max and tuple(kernel) == (shape[1], shape[2]) and not any(pads):
         (b.add_node if one_scale else _fp32_node(b))("GLOBAL_AVERAGE_POOL", out, [x], [out], layout="NHWC")
         return
@@ -177,13 +210,13 @@ def _pool(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
     if is_max and one_scale:
         b.add_node("MAX_POOL_2D", out, [x], [out], **attrs)
     else:
-        _fp32(b, "MAX_POOL_2D" if is_max else "AVERAGE_POOL_2D", out, [x], out, **attrs)
+        fp32_op(b, "MAX_POOL_2D" if is_max else "AVERAGE_POOL_2D", out, [x], out, **attrs)
 
 
 def _fp32_node(b: TfliteGraphBuilder) -> Callable[..., None]:
     """``add_node``'s signature, running the op in fp32 (see ``_fp32``)."""
     def add(op_type: str, name: str, inputs: list[str], outputs: list[str], **attrs: Any) -> None:  # noqa: ANN401
-        _fp32(b, op_type, name, inputs, outputs[0], **attrs)
+        fp32_op(b, op_type, name, inputs, outputs[0], **attrs)
     return add
 
 
@@ -195,9 +228,9 @@ def _mean(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
     spatial = axes is not None and len(shape) == 4 and sorted(int(a) % 4 for a in axes.reshape(-1)) == [1, 2]
     if not spatial:
         axes_list = [] if axes is None else [int(a) % max(len(shape), 1) for a in axes.reshape(-1)]
-        _fp32(b, "REDUCE_MEAN", out, [x], out, axes=axes_list, keepdims=keep)
+        fp32_op(b, "REDUCE_MEAN", out, [x], out, axes=axes_list, keepdims=keep)
         return
-    add = b.add_node if _all_int8(b, [x, out]) and _same_params(b, [x, out]) else _fp32_node(b)
+    add = b.add_node if _all_int8(b, [x, out]) and same_params(b, [x, out]) else _fp32_node(b)
     if keep:
         add("GLOBAL_AVERAGE_POOL", out, [x], [out], layout="NHWC")
         return
@@ -209,10 +242,10 @@ def _mean(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
 
 def _reshape_to(b: TfliteGraphBuilder, x: str, out: str) -> None:
     target = b.graph.add_constant(f"{out}_shape", np.array(b.graph.tensors[out].shape, np.int64))
-    if _all_float(b, [x, out]) or (_all_int8(b, [x, out]) and _same_params(b, [x, out])):
+    if _all_float(b, [x, out]) or (_all_int8(b, [x, out]) and same_params(b, [x, out])):
         b.add_node("RESHAPE", out, [x, target], [out], allowzero=False)
     else:
-        _fp32(b, "RESHAPE", out, [x, target], out, allowzero=False)
+        fp32_op(b, "RESHAPE", out, [x, target], out, allowzero=False)
 
 
 def _reshape(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
@@ -224,7 +257,7 @@ def _softmax(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[st
     if beta != 1.0:
         b.problems.append(f"op writing '{outputs[0]}': SOFTMAX with beta {beta} is not imported")
         return
-    _fp32(b, "SOFTMAX", outputs[0], inputs[:1], outputs[0], axis=-1)
+    fp32_op(b, "SOFTMAX", outputs[0], inputs[:1], outputs[0], axis=-1)
 
 
 def _quantize(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
@@ -268,19 +301,19 @@ def _pad(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) 
     if _all_float(b, [x, out]):
         b.add_node("PAD", out, pad_inputs, [out], mode="CONSTANT")
     else:
-        _fp32(b, "PAD", out, pad_inputs, out, mode="CONSTANT")
+        fp32_op(b, "PAD", out, pad_inputs, out, mode="CONSTANT")
 
 
 def _concat(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     out = outputs[0]
     rank = len(b.graph.tensors[out].shape or [0])
     axis = int(op.builtinOptions.axis) % max(rank, 1)
-    if _activation(b, op.builtinOptions, f"op writing '{out}'")["kind"] != "NONE":
+    if activation(b, op.builtinOptions, f"op writing '{out}'")["kind"] != "NONE":
         b.problems.append(f"op writing '{out}': CONCATENATION with a fused activation")
-    if _all_float(b, [*inputs, out]) or (_all_int8(b, [*inputs, out]) and _same_params(b, [*inputs, out])):
+    if _all_float(b, [*inputs, out]) or (_all_int8(b, [*inputs, out]) and same_params(b, [*inputs, out])):
         b.add_node("CONCAT", out, inputs, [out], axis=axis)
     else:
-        _fp32(b, "CONCAT", out, inputs, out, axis=axis)
+        fp32_op(b, "CONCAT", out, inputs, out, axis=axis)
 
 
 def _transpose(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
@@ -290,17 +323,17 @@ def _transpose(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[
         return
     x, out = inputs[0], outputs[0]
     attrs = {"perm": [int(p) for p in perm.reshape(-1)]}
-    if _all_float(b, [x, out]) or (_all_int8(b, [x, out]) and _same_params(b, [x, out])):
+    if _all_float(b, [x, out]) or (_all_int8(b, [x, out]) and same_params(b, [x, out])):
         b.add_node("TRANSPOSE", out, [x], [out], **attrs)
     else:
-        _fp32(b, "TRANSPOSE", out, [x], out, **attrs)
+        fp32_op(b, "TRANSPOSE", out, [x], out, **attrs)
 
 
 def _unary(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     opcode = b.opcode_name(op)
     names = {"LOGISTIC": ("SIGMOID", {}), "RELU6": ("CLIP", {"alpha": 0.0, "beta": 6.0})}
     op_type, attrs = names.get(opcode, (opcode, {}))
-    _fp32(b, op_type, outputs[0], inputs[:1], outputs[0], **attrs)
+    fp32_op(b, op_type, outputs[0], inputs[:1], outputs[0], **attrs)
 
 
 CONVERTERS: dict[str, Converter] = {
@@ -312,10 +345,3 @@ CONVERTERS: dict[str, Converter] = {
     "CONCATENATION": _concat, "TRANSPOSE": _transpose,
     "LOGISTIC": _unary, "TANH": _unary, "RELU": _unary, "RELU6": _unary, "HARD_SWISH": _unary,
 }
-
-
-def convert_operator(b: TfliteGraphBuilder, op: Any, opcode: str) -> None:  # noqa: ANN401
-    """Appends the IR of one TFLite operator to ``b.graph``."""
-    inputs = [b.name(int(i)) for i in op.inputs]
-    outputs = [b.name(int(i)) for i in op.outputs]
-    CONVERTERS[opcode](b, op, inputs, outputs)

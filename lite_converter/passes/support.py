@@ -10,23 +10,20 @@ from __future__ import annotations
 
 import collections
 
+import onnx
+
 from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.lowering import CHECKS, LOWERINGS
 from lite_converter.passes.lowering.emitter import dtype_name
+from lite_converter.refusal_report import grouped_lines
 
 # Ops that never reach lowering: the ONNX frontend turns Constant nodes into constant tensors.
 _REMOVED_BEFORE_LOWERING = {"Constant"}
-_MAX_NAMES = 5
 
 
 def supported_op_types() -> list[str]:
     """ONNX op types (default domain) the converter claims to convert."""
     return sorted(set(LOWERINGS) | _REMOVED_BEFORE_LOWERING)
-
-
-def _names(names: list[str]) -> str:
-    shown = ", ".join(f"'{n}'" for n in names[:_MAX_NAMES])
-    return shown + (f" and {len(names) - _MAX_NAMES} more" if len(names) > _MAX_NAMES else "")
 
 
 def find_problems(graph: Graph) -> list[str]:
@@ -41,8 +38,8 @@ def find_problems(graph: Graph) -> list[str]:
         check = CHECKS.get(node.op_type)
         for reason in check(graph, node) if check else []:
             attribute_problems.append(f"node '{node.name}' ({node.op_type}): {reason}")
-    lines = [f"unsupported op {op}: {len(names)} node(s) {_names(names)}"
-             for op, names in sorted(unsupported.items())]
+    lines = grouped_lines((f"unsupported op {op}", n) for op, names in unsupported.items() for n in names)
+    lines += grouped_lines(_inside_subgraphs(graph, unsupported))
     lines += attribute_problems
     bad_dtypes: dict[str, list[str]] = collections.defaultdict(list)
     for name, tensor in graph.tensors.items():
@@ -52,9 +49,38 @@ def find_problems(graph: Graph) -> list[str]:
             dtype_name(tensor.dtype)
         except ConversionError:
             bad_dtypes[str(tensor.dtype)].append(name)
-    lines += [f"unsupported dtype {dtype}: {len(names)} tensor(s) {_names(names)}"
-              for dtype, names in sorted(bad_dtypes.items())]
+    lines += grouped_lines(((f"unsupported dtype {dtype}", n) for dtype, names in bad_dtypes.items()
+                            for n in names), "tensor")
     return lines
+
+
+def _inside_subgraphs(graph: Graph, unsupported: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """(what, node) for the ops without a lowering inside the branches and bodies (If, Loop, Scan
+    subgraphs, nested too) of the unsupported nodes, so that one refusal lists all of them."""
+    refused = {name for names in unsupported.values() for name in names}
+    known = set(supported_op_types())
+    found: list[tuple[str, str]] = []
+
+    def walk(subgraph: onnx.GraphProto, where: str) -> None:
+        for index, inner in enumerate(subgraph.node):
+            name = inner.name or (inner.output[0] if inner.output else f"node {index}")
+            custom = inner.domain not in ("", "ai.onnx")
+            if custom or inner.op_type not in known:
+                op = f"{inner.domain}::{inner.op_type}" if custom else inner.op_type
+                found.append((f"unsupported op {op} (inside {where})", name))
+            for attr in inner.attribute:
+                for body in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                    walk(body, f"{inner.op_type} '{name}' {attr.name}")
+
+    for node in graph.nodes:
+        if node.name not in refused:
+            continue
+        for key, value in node.attrs.items():
+            for body in value if isinstance(value, list) else [value]:
+                if isinstance(body, onnx.GraphProto):
+                    op = f"{node.domain}::{node.op_type}" if node.domain else node.op_type
+                    walk(body, f"{op} '{node.name}' {key}")
+    return found
 
 
 def check_supported(graph: Graph) -> None:
