@@ -5,7 +5,10 @@ Oracles are the models' own runtimes: onnxruntime on the QDQ .onnx that its quan
 QuantizeLinear, the ONNX meaning of a QDQ graph: its fused int8 kernels differ by CPU, see
 ``onnxruntime_int8_bound``), and LiteRT on the full-integer .tflite. Their requantization rounds
 differently from ours (float rounding / gemmlowp fixed point), so outputs are compared in LSBs of
-the output's own scale: >= 99% within 1 LSB, and the distribution (0 / 1 / >1 LSB) is printed.
+the output's own scale: none more than 1 LSB apart and >= 90% equal (measured here: 100% equal on
+every output; the 1-LSB room is their rounding, up to 10% of MobileNetV2's logits at 224x224 in
+docs/IMPORT_INT8.md), and the distribution (0 / 1 / >1 LSB) is printed. Against our own simulation
+the same models are exact (the tests at the end).
 The tests also check that the imported models really run int8 ops, so an import that silently
 fell back to fp32 would fail.
 """
@@ -26,7 +29,7 @@ from lite_converter.ir import ConversionError
 from lite_converter.reader import LiteModel, read_model
 from runtime_arm import Interpreter
 
-MIN_WITHIN_ONE_LSB = 0.99
+MIN_EQUAL = 0.90
 
 
 # -- models -----------------------------------------------------------------------------------------
@@ -116,7 +119,7 @@ def check_against(ours: dict[str, np.ndarray], theirs: dict[str, np.ndarray], sc
         assert ours[name].shape == expected.shape and ours[name].dtype == expected.dtype, name
         zero, one, more = lsb_distribution(ours[name], expected, scales[name])
         print(f"{label} {name}: 0 LSB {zero:.4f}, 1 LSB {one:.4f}, >1 LSB {more:.4f}")
-        assert zero + one >= MIN_WITHIN_ONE_LSB, (name, zero, one, more)
+        assert more == 0 and zero >= MIN_EQUAL, (name, zero, one, more)
 
 
 def run_lite(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -436,3 +439,34 @@ def test_bench_runs_int8_peers(mobilenet_v2_qdq: Path, mobilenet_v2_lite: Path) 
         assert peer.max_abs_diff is not None, peer
         bound = onnxruntime_int8_bound(scale) if peer.name == "onnxruntime" else 1.01 * scale
         assert peer.max_abs_diff <= bound, (peer.name, peer.max_abs_diff, scale)
+
+
+
+# -- imported int8 models against our own simulation ----------------------------------------------------
+# The peers above round differently from us (1 LSB apart is their arithmetic, not a fault); against our
+# own simulation every int8 tensor of an imported model is exact (0 LSB), QUANTIZE / DEQUANTIZE
+# included, as for the models slim quantizes (tests/slim_oracle.py).
+def _assert_imported_int8_exact(path: Path | bytes, feeds: dict[str, np.ndarray], minimum_nodes: int) -> None:
+    from lite_converter.convert import lower
+    from tests.slim_oracle import assert_exact, int8_mismatches
+
+    assert_exact(int8_mismatches(lower(path), feeds), minimum_nodes=minimum_nodes)
+
+
+def test_imported_qdq_every_op_net_equals_the_simulation(every_op_qdq: Path) -> None:
+    _assert_imported_int8_exact(every_op_qdq, random_feeds("x", (1, 3, 16, 16), 600), 20)
+
+
+@pytest.mark.parametrize("source", ["mobilenet_v2_qdq", "mobilenet_v2_tflite"])
+def test_imported_mobilenet_v2_equals_the_simulation(source: str, request: pytest.FixtureRequest) -> None:
+    feeds = random_feeds("input", (1, 3, 64, 64), 601)
+    _assert_imported_int8_exact(request.getfixturevalue(source), feeds, 60)
+
+
+def test_imported_tf_style_tflite_equals_the_simulation() -> None:
+    """int8 graph input: the convs, ADD, RESHAPE, FULLY_CONNECTED and 6 QUANTIZE / DEQUANTIZE borders are
+    exact (11 nodes); AVERAGE_POOL_2D, MEAN and SOFTMAX run fp32 between those borders."""
+    from tests.tflite_int8_net import tflite_int8_net
+
+    feeds = {"x": np.random.default_rng(7).integers(-128, 128, (1, 9, 9, 3)).astype(np.int8)}
+    _assert_imported_int8_exact(tflite_int8_net(), feeds, 11)

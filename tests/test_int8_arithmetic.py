@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from lite_converter import int8
-from lite_converter.int8.params import weight_per_channel
+from lite_converter.int8.params import activation_params, bias_int32, weight_per_channel
 
 ROOT = Path(__file__).resolve().parents[1]
 REF = ROOT / "kernels_neon" / "ref"
@@ -184,6 +184,26 @@ def test_quantize_rounds_half_to_even_on_exact_ties() -> None:
     expected = [min(max(round(Fraction(v)) + 3, -128), 127) for v in steps.tolist()]  # round(): half even
     assert ours.tolist() == expected
 
+
+
+def test_activation_zero_points_round_half_to_even_on_exact_ties() -> None:
+    """Ranges whose zero point -128 - low / scale is exactly k + 1/2 (a power-of-two scale, spans of 255
+    steps): the documented rule, half to even, decides (Python's round() on exact fractions)."""
+    for exponent in (-9, -4, 0, 3):
+        step = 2.0 ** exponent
+        for k in range(0, 255):
+            low = -(k + 0.5) * step
+            params = activation_params(low, low + 255 * step)
+            assert float(params.scale[0]) == step
+            expected = min(max(round(Fraction(-128) + Fraction(k) + Fraction(1, 2)), -128), 127)
+            assert int(params.zero_point[0]) == expected, (exponent, k)
+
+
+def test_int32_bias_rounds_half_to_even_on_exact_ties() -> None:
+    scale = np.float32(2.0 ** -10)
+    halves = np.arange(-2000, 2000) + 0.5
+    q = bias_int32((halves * float(scale)).astype(np.float32), np.float32(1.0), np.full(halves.size, scale))
+    assert q.tolist() == [round(Fraction(v)) for v in halves.tolist()]
 
 @pytest.mark.parametrize(("scale", "zero_point"), SCALES)
 def test_dequantize_every_byte(c_ref: ctypes.CDLL, scale: float, zero_point: int) -> None:

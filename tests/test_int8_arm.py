@@ -1,4 +1,4 @@
-"""int8 models on ARM (qemu-user): every int8 tensor equals slim's fake-quant simulation within 1 LSB.
+"""int8 models on ARM (qemu-user): every int8 tensor equals slim's fake-quant simulation (0 LSB).
 
 The cross-built ``run_model`` runs a quantized .lite model with every activation exposed as a graph
 output (slim.calibrate.with_outputs); each int8 op's output is then re-computed by
@@ -27,7 +27,7 @@ from onnx import TensorProto, helper, numpy_helper
 import slim
 from lite_converter.ir import Graph
 from slim.calibrate import with_outputs
-from tests.slim_oracle import simulation_mismatches
+from tests.slim_oracle import assert_exact, simulation_mismatches
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("LITE_CROSS_BUILD_ROOT") or REPO / "build")  # as `make cross`
@@ -82,7 +82,8 @@ def run_all_tensors_on_arm(cross_builds: Path, cpu: str, graph: Graph, feeds: di
         offset += count * dtype.itemsize
     assert offset == len(raw), f"{cpu}: listed outputs take {offset} bytes, the file has {len(raw)}"
     assert set(names) - set(graph.inputs) <= set(values), f"{cpu}: outputs missing from run_model"
-    return {**values, **feeds}
+    constants = {name: t.data for name, t in graph.tensors.items() if t.data is not None}  # int8 operands
+    return {**values, **feeds, **constants}
 
 
 def arm_int8_mismatches(graph: Graph, values: dict[str, np.ndarray]) -> dict[str, float]:
@@ -164,7 +165,7 @@ def test_small_net_int8_on_arm_matches_simulation(cross_builds: Path, small_net:
                                                   cpu: str, tmp_path: Path):
     graph, feeds = small_net
     errors = arm_int8_mismatches(graph, run_all_tensors_on_arm(cross_builds, cpu, graph, feeds, tmp_path))
-    assert len(errors) >= 10 and max(errors.values()) <= 1.0, errors
+    assert_exact(errors, minimum_nodes=10)
 
 
 @pytest.mark.parametrize("cpu", list(EMULATED))
@@ -172,8 +173,7 @@ def test_mobilenet_v2_int8_on_arm_matches_simulation(cross_builds: Path, mobilen
                                                      cpu: str, tmp_path: Path):
     graph, feeds = mobilenet_v2
     errors = arm_int8_mismatches(graph, run_all_tensors_on_arm(cross_builds, cpu, graph, feeds, tmp_path))
-    assert len(errors) >= 60, len(errors)
-    assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
+    assert_exact(errors, minimum_nodes=60)
 
 
 @pytest.mark.parametrize("cpu", list(EMULATED))
@@ -187,5 +187,23 @@ def test_int8_transposed_convolutions_on_arm_match_simulation(cross_builds: Path
     assert {"up1", "up2"} <= set(result.int8_nodes)
     on_arm = run_all_tensors_on_arm(cross_builds, cpu, result.graph, {"x": data[0]}, tmp_path)
     errors = arm_int8_mismatches(result.graph, on_arm)
-    assert errors["up1"] == 0 and errors["up2"] == 0, errors
-    assert max(errors.values()) <= 1.0, errors
+    assert {"up1", "up2"} <= set(errors)
+    assert_exact(errors)
+
+
+@pytest.mark.parametrize("cpu", list(EMULATED))
+def test_every_int8_op_family_on_arm_matches_simulation(cross_builds: Path, cpu: str, tmp_path: Path):
+    """tests/test_int8_op_families.py's net (every int8 op of lite_ops, grouped convs on the reference
+    int8 conv, composed and uncomposed tables) on each ARM CPU's kernels."""
+    from tests.test_int8_op_families import INPUT_SHAPE, INT8_OPS, op_families_net
+    from tests.test_slim_int8_ops import _quantize_with
+
+    data = _batches(INPUT_SHAPE, 4, seed=8)
+    covered: set[str] = set()
+    for compose in (True, False):
+        graph, _ = _quantize_with(op_families_net(), data, compose_tables=compose)
+        on_arm = run_all_tensors_on_arm(cross_builds, cpu, graph, {"x": data[1]}, tmp_path)
+        errors = arm_int8_mismatches(graph, on_arm)
+        assert_exact(errors, minimum_nodes=30)
+        covered |= {node.op_type for node in graph.nodes if node.name in errors}
+    assert covered == INT8_OPS, sorted(INT8_OPS - covered)

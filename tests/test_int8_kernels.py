@@ -1,7 +1,7 @@
 """The fast int8 conv / depthwise / FC / max pool paths (packed int8 GEMM, im2col, depthwise and max pool
 kernels) in the runtime.
 
-Every int8 tensor must equal the fake-quant simulation (slim/fake_quant.py) within 1 LSB, the bytes
+Every int8 tensor must equal the fake-quant simulation (slim/fake_quant.py) exactly (0 LSB), the bytes
 must not depend on the thread count, and the fast kernels must give exactly the bytes of the portable
 C paths (LITE_CPU_FEATURES_MASK=0: portable GEMM microkernel and max pool, reference depthwise), which a fresh
 process reads once at start. Channel counts (40, 72) straddle the 16 / 32-column tiles and the
@@ -24,7 +24,7 @@ import slim
 from lite_converter.ir import Graph
 from runtime_arm import Interpreter
 from slim.calibrate import with_outputs
-from tests.slim_oracle import int8_mismatches
+from tests.slim_oracle import assert_exact, int8_mismatches
 
 INPUT_SHAPE = (1, 3, 13, 11)
 
@@ -92,7 +92,7 @@ def test_fast_int8_paths_match_simulation() -> None:
     graph, feeds = _quantized()
     errors = int8_mismatches(graph, feeds)
     assert {"stem", "maxpool", "expand", "dw3", "dw5", "project", "conv1x7", "fc"} <= set(errors)
-    assert max(errors.values()) <= 1.0, errors
+    assert_exact(errors)
 
 
 def _assert_same_bytes_on_2_and_4_threads(model: bytes, feeds: dict[str, np.ndarray]) -> None:
@@ -213,7 +213,7 @@ def test_rows_gemm_convs_match_simulation_threads_and_portable(tmp_path: Path) -
     graph, feeds = _quantized_rows()
     errors = int8_mismatches(graph, feeds)
     assert {"conv3x3", "conv3x3_s2", "conv1x1_s2", "conv3x3_44"} <= set(errors)
-    assert max(errors.values()) <= 1.0, errors
+    assert_exact(errors)
     model = _probe_model(graph)
     _assert_same_bytes_on_2_and_4_threads(model, feeds)
     _assert_equal_to_portable_paths(model, feeds, tmp_path, min_int8_outputs=4)

@@ -1,4 +1,6 @@
-"""int8 runtime ops against the fake-quant simulation (within 1 LSB) on small nets and MobileNetV2."""
+"""int8 runtime ops against the fake-quant simulation on small nets, MobileNetV2 and PP-OCR: every int8 tensor
+(and every DEQUANTIZE output, in LSB of its scale) equals it exactly (tests/slim_oracle.py: the arithmetic is
+integer, or one float32 operation done the same way on both sides)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import slim
 from lite_converter.int8 import quantize_multiplier, rounding_shift_right
 from runtime_arm import Interpreter
 from tests.conftest import small_conv_net
-from tests.slim_oracle import int8_mismatches
+from tests.slim_oracle import assert_exact, int8_mismatches
 
 
 def every_int8_op_net() -> onnx.ModelProto:
@@ -75,7 +77,7 @@ def test_small_net_every_op_matches_simulation(algorithm: str) -> None:
                 "flatten", "fc"}
     assert set(result.int8_nodes) == expected
     errors = int8_mismatches(result.graph, {"x": data[0]})
-    assert len(errors) >= 10 and max(errors.values()) <= 1.0, errors
+    assert_exact(errors, minimum_nodes=10)
 
 
 def test_dynamic_shape_net_and_skip_list() -> None:
@@ -84,7 +86,7 @@ def test_dynamic_shape_net_and_skip_list() -> None:
     result = slim.compress(small_conv_net(), None, data, config)
     assert "conv2" not in result.int8_nodes and "conv1" in result.int8_nodes
     errors = int8_mismatches(result.graph, {"x": data[0]})
-    assert max(errors.values()) <= 1.0, errors
+    assert_exact(errors)
 
 
 def test_mobilenet_v2_every_int8_tensor_matches_simulation(tmp_path) -> None:
@@ -102,7 +104,7 @@ def test_mobilenet_v2_every_int8_tensor_matches_simulation(tmp_path) -> None:
     convs = [n for n in result.graph.nodes if n.op_type == "CONV_2D"]
     assert len(convs) == 52 and all(n.name in result.int8_nodes for n in convs)
     errors = int8_mismatches(result.graph, {"input": data[0]})
-    assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
+    assert_exact(errors, minimum_nodes=60)
     ratio = (tmp_path / "mobilenet_v2.lite").stat().st_size / path.stat().st_size
     assert ratio <= 0.27, ratio
 
@@ -119,7 +121,7 @@ def test_ppocr_int8_ops_match_simulation(key: str, shape: tuple[int, ...]) -> No
     result = slim.compress(path, None, data, slim.QuantConfig(progress=False))
     assert len(result.int8_nodes) >= 20
     errors = int8_mismatches(result.graph, {result.graph.inputs[0]: data[0]})
-    assert max(errors.values()) <= 1.0, {k: v for k, v in errors.items() if v > 1.0}
+    assert_exact(errors, minimum_nodes=20)
 
 
 def test_concat_of_int8_convs_shares_one_scale() -> None:
@@ -145,7 +147,7 @@ def test_concat_of_int8_convs_shares_one_scale() -> None:
     scales = {float(result.graph.tensors[name].quant.scale[0]) for name in shared}
     assert len(scales) == 1
     errors = int8_mismatches(result.graph, {"x": data[0]})
-    assert errors["concat"] == 0 and max(errors.values()) <= 1.0, errors
+    assert_exact(errors, minimum_nodes=4)
 
 
 def test_weight_only_int8_for_ops_that_stay_fp32() -> None:
@@ -202,25 +204,53 @@ def dequantize_weight(tensor) -> np.ndarray:  # noqa: ANN001 - an IR tensor
     return dequantize(tensor.data, tensor.quant.scale, 0, tensor.quant.axis)
 
 
-@pytest.mark.parametrize("op", ["HARD_SWISH", "HARD_SIGMOID", "SIGMOID", "TANH", "SILU"])
-def test_lookup_table_is_the_quantized_fp32_function(op: str) -> None:
-    """The simulated 256-entry table against numpy's float64 functions (an independent spelling)."""
-    from lite_converter.int8 import lookup_table
+# numpy's float64 spelling of the table activations (vectorized exp / tanh: not the C library's calls)
+NUMPY_ACTIVATIONS = {
+    "HARD_SWISH": lambda x: x * np.clip(x / 6 + 0.5, 0, 1),
+    "HARD_SIGMOID": lambda x: np.clip(np.float64(np.float32(0.2)) * x + 0.5, 0, 1),
+    "SIGMOID": lambda x: 1 / (1 + np.exp(-x)),
+    "TANH": np.tanh,
+    "SILU": lambda x: x / (1 + np.exp(-x)),
+}
+# (input, output) (scale, zero point): a generic pair, a saturating one, a fine input grid
+TABLE_PARAMS = [((0.05, -10), (0.013, -100)), ((0.2, 40), (0.004, 0)), ((0.004, -128), (0.02, 17))]
 
-    functions = {
-        "HARD_SWISH": lambda x: x * np.clip(x / 6 + 0.5, 0, 1),
-        "HARD_SIGMOID": lambda x: np.clip(np.float64(np.float32(0.2)) * x + 0.5, 0, 1),
-        "SIGMOID": lambda x: 1 / (1 + np.exp(-x)),
-        "TANH": np.tanh,
-        "SILU": lambda x: x / (1 + np.exp(-x)),
-    }
-    qx, qy = (0.05, -10), (0.013, -100)
-    table = lookup_table(op, {"alpha": 0.2, "beta": 0.5}, qx, qy)
+
+@pytest.mark.parametrize("op", list(NUMPY_ACTIVATIONS))
+def test_lookup_tables_are_the_quantized_fp32_function(op: str) -> None:
+    """The simulated 256-entry table (lite_converter.int8.lookup_table) and the runtime's (C++, built at
+    prepare) against numpy's float64 functions, an independent spelling, on every input byte. HARD_SWISH
+    and HARD_SIGMOID are the same IEEE double operations in all three: 0 LSB. SIGMOID / TANH / SILU go
+    through exp / tanh, whose last bit may differ between numpy and the C library: an entry may differ,
+    by 1 LSB, only where numpy's real / s_out lies within 1e-9 (relative) of a rounding tie."""
+    from lite_converter.int8 import ALL_INT8, lookup_table
+    from lite_converter.ir import Graph, Node, QuantParams
+    from lite_converter.writer import serialize
+
+    attrs = {"alpha": 0.2, "beta": 0.5}
     q = np.arange(-128, 128)
-    real = functions[op](np.float64(np.float32(qx[0])) * (q - qx[1]))
-    expected = np.clip(np.rint(real / np.float64(np.float32(qy[0]))) + qy[1], -128, 127)
-    assert np.abs(table.astype(np.int64) - expected).max() <= 1
-    assert np.mean(table == expected) >= 0.99
+    distinct = []
+    for qx, qy in TABLE_PARAMS:
+        real = NUMPY_ACTIVATIONS[op](np.float64(np.float32(qx[0])) * (q - qx[1]))
+        steps = real / np.float64(np.float32(qy[0]))
+        expected = np.clip(np.rint(steps) + qy[1], -128, 127)
+        near_tie = np.abs(steps - np.floor(steps) - 0.5) <= 1e-9 * np.maximum(1.0, np.abs(steps))
+        graph = Graph()
+        for name, quant in (("x", qx), ("y", qy)):
+            graph.add_tensor(name, np.int8, [1, 256])
+            graph.tensors[name].quant = QuantParams(np.array([quant[0]], np.float32),
+                                                    np.array([quant[1]], np.int64))
+        graph.nodes, graph.inputs, graph.outputs = [Node(op, "act", ["x"], ["y"], dict(attrs))], ["x"], ["y"]
+        with Interpreter(model_content=serialize(graph)) as interpreter:
+            runtime = np.array(interpreter.run({"x": ALL_INT8.reshape(1, 256)})["y"]).reshape(-1)
+        for label, table in (("simulation", lookup_table(op, attrs, qx, qy)), ("runtime", runtime)):
+            diff = np.abs(table.astype(np.int64) - expected)
+            wrong = np.flatnonzero(diff != 0)
+            assert diff.max() <= 1 and near_tie[wrong].all(), (label, qx, qy, wrong, steps[wrong])
+            if op.startswith("HARD_"):
+                assert diff.max() == 0, (label, qx, qy)
+        distinct.append(np.unique(expected).size)
+    assert max(distinct) >= 40, f"a weak check: the tables map to few bytes ({distinct})"
 
 
 @pytest.mark.parametrize(("kind", "tolerance"),
@@ -317,8 +347,8 @@ def test_int8_add_broadcasts_a_constant_and_a_per_channel_operand() -> None:
     g, int8_nodes = _quantize_with(model, data, broadcast_binary=True)
     assert {"add_constant", "add_per_channel"} <= set(int8_nodes)
     errors = int8_mismatches(g, {"x": data[0]})
-    assert errors["add_constant"] == 0 and errors["add_per_channel"] == 0, errors
-    assert max(errors.values()) <= 1.0, errors
+    assert {"add_constant", "add_per_channel"} <= set(errors)
+    assert_exact(errors)
     _, default_nodes = _quantize_with(model, data)  # on by default
     assert {"add_constant", "add_per_channel"} <= set(default_nodes)
     _, off_nodes = _quantize_with(model, data, broadcast_binary=False)
@@ -426,5 +456,5 @@ def test_nearest_upsampling_and_concat_move_int8_bytes(linear_branch: bool) -> N
         assert [n.op_type for n in g.nodes].count("QUANTIZE") == 1  # the graph input's only
     errors = int8_mismatches(g, {"x": data[0]})
     moved = ["up_c3", "up_p2", "up_c3_4", "merge"] + ([] if linear_branch else ["cat"])
-    assert all(errors[name] == 0.0 for name in moved), errors
-    assert max(errors.values()) <= 1.0, errors
+    assert set(moved) <= set(errors)
+    assert_exact(errors)
