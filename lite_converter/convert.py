@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,7 @@ from lite_converter.frontends.onnx_qdq_int8 import quantize_from_qdq
 from lite_converter.frontends.paddle import is_paddle_model, load_paddle
 from lite_converter.frontends.tflite_frontend import TFLITE_IDENTIFIER, load_tflite
 from lite_converter.ir import ConversionError, Graph
+from lite_converter.passes.keep_tensors import check_known, keep_as_outputs
 from lite_converter.passes.layout_nhwc import to_channels_last
 from lite_converter.passes.lower_to_lite import lower_to_lite
 from lite_converter.passes.memory_plan import plan_memory
@@ -142,17 +144,24 @@ def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
     return LoadedModel(graph, "onnx", quantized=qdq, qdq=qdq)
 
 
-def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = None) -> Graph:
+def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = None,
+          keep_tensors: Sequence[str] = ()) -> Graph:
     """The lowered, channels-last IR graph of ``model`` (everything but memory plan and serialization);
-    ``model`` may be what :func:`load_model` returned (then ``input_shapes`` was given there)."""
+    ``model`` may be what :func:`load_model` returned (then ``input_shapes`` was given there).
+
+    ``keep_tensors``: source tensor names to keep as extra graph outputs where they survive the
+    fusions (passes/keep_tensors.py); a name the source model does not have is refused.
+    """
     loaded = model if isinstance(model, LoadedModel) else load_model(model, input_shapes)
     graph = loaded.graph
+    check_known(graph, keep_tensors)
     if loaded.source_format == "tflite":
+        keep_as_outputs(graph, keep_tensors)  # already lowered, in the model's own (NHWC) layout
         return graph  # the frontend produced the lowered, channels-last IR
     if loaded.source_format != "paddle":
-        return _lower_onnx_vocabulary(graph, loaded.qdq)
+        return _lower_onnx_vocabulary(graph, loaded.qdq, keep_tensors)
     try:
-        return _lower_onnx_vocabulary(graph, loaded.qdq)
+        return _lower_onnx_vocabulary(graph, loaded.qdq, keep_tensors)
     except (ValueError, IndexError, KeyError, TypeError, ArithmeticError) as err:
         # A Paddle file carries no checker of its own: ops whose declared shapes contradict each
         # other get this far (tests/test_paddle_fuzz.py); say so instead of crashing.
@@ -160,9 +169,11 @@ def lower(model: ModelSource | LoadedModel, input_shapes: InputShapes | None = N
                               f"{type(err).__name__}: {err}") from err
 
 
-def _lower_onnx_vocabulary(graph: Graph, qdq: bool) -> Graph:
+def _lower_onnx_vocabulary(graph: Graph, qdq: bool, keep_tensors: Sequence[str] = ()) -> Graph:
     """Support check, optimization, lowering and layout of a frontend's ONNX-vocabulary graph; a graph
-    with QuantizeLinear / DequantizeLinear nodes becomes an int8 graph with the scales they carry."""
+    with QuantizeLinear / DequantizeLinear nodes becomes an int8 graph with the scales they carry.
+    ``keep_tensors`` become outputs after the fusions and before the layout pass, which brings them
+    back to the source layout like any output."""
     int8_weighted = strip_qdq(graph) if qdq else set()
     with boundaries_kept(graph) if qdq else contextlib.nullcontext():
         check_supported(graph)
@@ -170,6 +181,7 @@ def _lower_onnx_vocabulary(graph: Graph, qdq: bool) -> Graph:
         saved_tags = dense_tags(graph) if qdq else {}
         lower_to_lite(graph)
         restore_dense_tags(graph, saved_tags)
+    keep_as_outputs(graph, keep_tensors)
     to_channels_last(graph)
     if qdq:
         quantize_from_qdq(graph, int8_weighted)
@@ -185,15 +197,19 @@ def convert(
     model: ModelSource | LoadedModel,
     output_path: str | os.PathLike | None = None,
     input_shapes: InputShapes | None = None,
+    keep_tensors: Sequence[str] = (),
 ) -> bytes:
     """Converts an ONNX (float or QDQ), .tflite (float or full-integer int8) or Paddle inference
     (float or quantized) model and returns the .lite bytes; when ``output_path`` is given they are
     also written there, atomically.
 
     ``input_shapes`` fixes ONNX input shapes; dims left dynamic in the model stay dynamic otherwise.
+    ``keep_tensors`` names intermediate tensors of the source model to keep as extra outputs, in
+    the source model's layout, for layer-by-layer debugging (passes/keep_tensors.py; those a fusion
+    removed are not kept: the file's output list says which were).
     Raises lite_converter.ir.ConversionError with a user-facing message when conversion fails.
     """
-    data = to_lite_bytes(lower(model, input_shapes))
+    data = to_lite_bytes(lower(model, input_shapes, keep_tensors))
     if output_path is not None:
         write_atomically(output_path, data)
     return data
@@ -203,9 +219,10 @@ def convert_onnx(
     model: str | os.PathLike | onnx.ModelProto,
     output_path: str | os.PathLike | None = None,
     input_shapes: InputShapes | None = None,
+    keep_tensors: Sequence[str] = (),
 ) -> bytes:
     """:func:`convert` of an ONNX model (path or ModelProto)."""
-    return convert(model, output_path, input_shapes)
+    return convert(model, output_path, input_shapes, keep_tensors)
 
 
 def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None) -> bytes:

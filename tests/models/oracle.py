@@ -15,14 +15,16 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import onnx
 
 TOLERANCE = 1e-4
 SPREAD_FACTOR = 2.0
 
 
-def onnxruntime_outputs(model_path: str | os.PathLike, feeds: dict[str, np.ndarray],
+def onnxruntime_outputs(model: str | os.PathLike | onnx.ModelProto, feeds: dict[str, np.ndarray],
                         optimized: bool = True) -> dict[str, np.ndarray]:
-    """Runs the ONNX model with onnxruntime (CPU, one thread: the machine is shared) by output name."""
+    """Runs the ONNX model (a path or a ModelProto) with onnxruntime (CPU, one thread: the machine is
+    shared) and returns every output by name."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -30,7 +32,8 @@ def onnxruntime_outputs(model_path: str | os.PathLike, feeds: dict[str, np.ndarr
     options.inter_op_num_threads = 1
     if not optimized:
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = onnxruntime.InferenceSession(os.fspath(model_path), options, providers=["CPUExecutionProvider"])
+    source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else os.fspath(model)
+    session = onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
     names = [output.name for output in session.get_outputs()]
     return dict(zip(names, session.run(names, feeds), strict=True))
 
