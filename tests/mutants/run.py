@@ -244,8 +244,9 @@ def run_mutant(scratch: Path, env: dict[str, str], mutant: Mutant) -> Outcome:
         if mutant.native:
             ok, log = build(scratch, env, build_targets(mutant.tests))
             if not ok:
-                return Outcome(mutant.id, "error", time.monotonic() - start, "build failed: " + log[-300:],
-                               mutant.audit)
+                errors = [line for line in log.splitlines() if "error" in line]
+                return Outcome(mutant.id, "error", time.monotonic() - start,
+                               "build failed: " + (errors[0] if errors else log[-200:]).strip(), mutant.audit)
         code, output = run_tests(scratch, env, mutant.tests, mutant.timeout)
     finally:
         (scratch / mutant.file).write_text(original)
