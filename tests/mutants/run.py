@@ -253,12 +253,13 @@ def run_mutant(scratch: Path, env: dict[str, str], mutant: Mutant) -> Outcome:
     seconds = time.monotonic() - start
     if code is None:
         return Outcome(mutant.id, "timeout", seconds, f"> {mutant.timeout} s", mutant.audit)
+    tail = {"output_tail": output[-1500:]}
     if code in PYTEST_KILLED:
-        return Outcome(mutant.id, "killed", seconds, first_failure(output), mutant.audit)
+        return Outcome(mutant.id, "killed", seconds, first_failure(output), mutant.audit, tail)
     if code < 0:  # the tests crashed (a signal): the fault was noticed
-        return Outcome(mutant.id, "killed", seconds, f"crashed (signal {-code})", mutant.audit)
+        return Outcome(mutant.id, "killed", seconds, f"crashed (signal {-code})", mutant.audit, tail)
     if code == 0:
-        return Outcome(mutant.id, "survived", seconds, summary_line(output), mutant.audit)
+        return Outcome(mutant.id, "survived", seconds, summary_line(output), mutant.audit, tail)
     return Outcome(mutant.id, "error", seconds, f"pytest exit {code}: {first_failure(output)}", mutant.audit)
 
 
