@@ -109,3 +109,30 @@ def test_int8_conv_with_relu6_clamps_below_the_top_of_a_shared_scale() -> None:
     assert six < 120, f"6.0 is int8 {six:.0f}: the clamp would not matter"
     errors = int8_mismatches(result.graph, {"x": data[0]})
     assert max(errors.values()) <= 1.0, errors
+
+
+@pytest.mark.parametrize("opcode", ["CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D"])
+def test_tflite_same_padding_puts_the_odd_row_at_the_end(opcode: str, tmp_path):
+    """TFLite SAME with stride 2 on an even input: the one padded row / column is at the bottom / right,
+    against LiteRT (every other SAME case in the suite pads symmetrically). Kills
+    ``tflite-same-padding-extra-at-start``."""
+    from ai_edge_litert import schema_py_generated as s  # the dev extra: LiteRT is the TFLite oracle
+
+    from tests.tflite_builder import TfliteModel, assert_matches_litert, options
+
+    rng = np.random.default_rng(12)
+    m = TfliteModel()
+    channels = 4
+    x, y = m.tensor("x", [1, 8, 10, channels]), m.tensor("y", [1, 4, 5, channels])
+    window = {"padding": s.Padding.SAME, "strideH": 2, "strideW": 2}
+    if opcode == "AVERAGE_POOL_2D":
+        m.op(opcode, [x], [y], options(s.Pool2DOptionsT(), filterHeight=3, filterWidth=3, **window))
+    else:
+        depthwise = opcode == "DEPTHWISE_CONV_2D"
+        weight = rng.standard_normal((1 if depthwise else channels, 3, 3, channels)).astype(np.float32)
+        opts = (options(s.DepthwiseConv2DOptionsT(), depthMultiplier=1, **window) if depthwise
+                else options(s.Conv2DOptionsT(), **window))
+        bias = rng.standard_normal(channels).astype(np.float32)
+        m.op(opcode, [x, m.constant("w", weight), m.constant("b", bias)], [y], opts)
+    feeds = [rng.standard_normal((1, 8, 10, channels)).astype(np.float32)]
+    assert_matches_litert(m.finish([x], [y]), feeds, tmp_path)
