@@ -136,3 +136,43 @@ def test_tflite_same_padding_puts_the_odd_row_at_the_end(opcode: str, tmp_path):
         m.op(opcode, [x, m.constant("w", weight), m.constant("b", bias)], [y], opts)
     feeds = [rng.standard_normal((1, 8, 10, channels)).astype(np.float32)]
     assert_matches_litert(m.finish([x], [y]), feeds, tmp_path)
+
+
+def _depthwise_model(weight: np.ndarray, bias: np.ndarray, scales: np.ndarray | None) -> bytes:
+    """x [1, 8, 8, C] -> DEPTHWISE_CONV_2D (3x3 SAME) -> y; ``weight`` int8 with per-channel ``scales``
+    on axis 3 (a weight-only quantized file), or float32 when ``scales`` is None."""
+    from ai_edge_litert import schema_py_generated as s
+
+    from tests.tflite_builder import TfliteModel, options
+
+    channels = weight.shape[3]
+    m = TfliteModel()
+    x, y = m.tensor("x", [1, 8, 8, channels]), m.tensor("y", [1, 8, 8, channels])
+    w = m.tensor("w", list(weight.shape), weight.dtype, weight)
+    if scales is not None:
+        m.tensors[w].quantization = options(s.QuantizationParametersT(), scale=[float(v) for v in scales],
+                                            zeroPoint=[0] * channels, quantizedDimension=3)
+    opts = options(s.DepthwiseConv2DOptionsT(), padding=s.Padding.SAME, strideH=1, strideW=1,
+                   depthMultiplier=1)
+    m.op("DEPTHWISE_CONV_2D", [x, w, m.constant("b", bias)], [y], opts)
+    return m.finish([x], [y])
+
+
+def test_tflite_weight_only_int8_depthwise_filter_uses_its_quantized_dimension(tmp_path):
+    """A float DEPTHWISE_CONV_2D whose filter [1, KH, KW, C] is int8 with per-channel scales on axis 3
+    (quantizedDimension), against LiteRT running the float filter ``scale[c] * q``: LiteRT's own hybrid
+    kernel quantizes the input on the fly, so it is no oracle for this. Written for the mutant
+    ``tflite-per-channel-axis-ignored``, which it showed to be equivalent: the importer derives the
+    channel axis of conv / depthwise / FC weights from the op (docs/TESTING.md)."""
+    from tests.tflite_builder import run_litert, run_ours
+
+    rng = np.random.default_rng(3)
+    q = rng.integers(-127, 128, (1, 3, 3, 4)).astype(np.int8)
+    scales = np.array([0.01, 0.02, 0.05, 0.1], np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    feeds = [rng.standard_normal((1, 8, 8, 4)).astype(np.float32)]
+    path = tmp_path / "float.tflite"
+    path.write_bytes(_depthwise_model((q.astype(np.float32) * scales).astype(np.float32), bias, None))
+    (expected,) = run_litert(path, feeds)
+    (ours,) = run_ours(_depthwise_model(q, bias, scales), feeds)
+    np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-5 * max(1.0, float(np.abs(expected).max())))
