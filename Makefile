@@ -143,7 +143,7 @@ $(MUTMUT_STAMP): pyproject.toml | $(PACKAGE_STAMP)
 	@touch $@
 
 mutmut: $(MUTMUT_STAMP)
-	rm -rf mutants
+	rm -rf mutants && mkdir -p build
 	PYTHONPATH=$(CURDIR)/tests/mutants/site \
 	  LITE_RUNTIME_LIBRARY=$$($(PY) -c "from runtime_arm._library import library_path; print(library_path())") \
 	  $(VENV)/bin/mutmut run --max-children $(JOBS) > build/mutmut.log 2>&1 || { tail -40 build/mutmut.log; exit 1; }
