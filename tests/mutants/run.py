@@ -276,11 +276,12 @@ def baseline(scratch: Path, env: dict[str, str], mutants: list[Mutant]) -> None:
         raise SystemExit(f"baseline: the unmutated tests do not pass (exit {code}):\n{output}")
     if "skipped" in summary_line(output):  # a skipped test cannot kill anything
         raise SystemExit(f"baseline: selected tests skip: {summary_line(output)}\n{output}")
-    print(f"baseline: {len(tests)} selections pass unmutated ({time.monotonic() - start:.0f} s)", flush=True)
+    print(f"baseline: {len(tests)} test ids of {len(selections)} selections pass unmutated "
+          f"({time.monotonic() - start:.0f} s)", flush=True)
 
 
-def print_table(outcomes: list[Outcome], wall: float) -> None:
-    """mutant / status / seconds / detail, then the killed figure."""
+def print_table(outcomes: list[Outcome], wall: float) -> float:
+    """mutant / status / seconds / detail, then the killed figure; returns the killed percentage."""
     width = max(len(o.mutant) for o in outcomes)
     print(f"\n{'mutant':<{width}}  {'status':<8}  {'s':>6}  detail")
     for o in outcomes:
@@ -292,6 +293,7 @@ def print_table(outcomes: list[Outcome], wall: float) -> None:
     others = {s: sum(o.status == s for o in outcomes) for s in ("survived", "timeout", "stale", "error")}
     print(f"\nkilled {killed}/{len(counted)} ({share:.1f}%); "
           + ", ".join(f"{k} {v}" for k, v in others.items()) + f"; wall {wall / 60:.1f} min")
+    return share
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -300,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run of the selections")
     parser.add_argument("--fresh", action="store_true", help="delete the scratch copy and its build first")
+    parser.add_argument("--min-killed", type=float, default=95.0,
+                        help="fail when fewer than this percentage of the mutants run are killed")
     args = parser.parse_args(argv)
 
     mutants = load_mutants()
@@ -336,11 +340,11 @@ def main(argv: list[str] | None = None) -> int:
     if any(m.native for m in mutants):
         build(SCRATCH, env)  # leave the scratch build matching the unmutated tree
     wall = time.monotonic() - wall
-    print_table(outcomes, wall)
+    share = print_table(outcomes, wall)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"wall_s": wall, "outcomes": [o.__dict__ for o in outcomes]}, indent=1))
     bad = [o for o in outcomes if o.status in ("stale", "error")]
-    return 1 if bad else 0
+    return 1 if bad or share < args.min_killed else 0
 
 
 if __name__ == "__main__":
