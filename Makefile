@@ -23,7 +23,7 @@ TORCH_CONSTRAINTS := build/torch-cpu-constraints.txt
 ASAN_DIR := build/asan
 
 .PHONY: help demo test test-training training-deps install asan schema lint clean bench bench-deps test-opencl \
-	eval-int8 fuzz fuzz-build fuzz-ci tsan
+	eval-int8 fuzz fuzz-build fuzz-ci tsan mutants mutmut
 
 help:
 	@echo "make demo    convert and run the PaddleOCR mobile models, compare with onnxruntime"
@@ -44,6 +44,8 @@ help:
 	@echo "make test-packages  those installed into Debian userlands and run under qemu (docs/RASPBERRY_PI.md)"
 	@echo "make test-opencl  the OpenCL backend's tests on PoCL, rusticl, oclgrind and Intel's CPU runtime"
 	@echo "make eval-int8  int8 vs fp32 on the hard rendered lines / pages (benchmarks/COMPRESSION.md)"
+	@echo "make mutmut   mutmut over lite_converter/int8/ (pyproject.toml [tool.mutmut])"
+	@echo "make mutants  apply each fault of tests/mutants/mutants.toml to a scratch copy, run its tests (MUTANTS=id,...)"
 
 $(SYSTEM_STAMP): Makefile  # the package list lives here: a new one is checked again
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -127,6 +129,29 @@ test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-pl
 
 test-training: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP)
 	$(PY) -m pytest -q -s -m training
+
+# Mutation testing (docs/TESTING.md): each mutant of tests/mutants/mutants.toml, one at a time, in a
+# scratch copy (build/mutants/tree, its own incremental build); prints killed / survived per mutant.
+# MUTANTS=id1,id2 runs a subset (ids or id prefixes).
+MUTANTS ?=
+mutants: $(PACKAGE_STAMP) $(PADDLE_STAMP)
+	$(PY) tests/mutants/run.py $(if $(MUTANTS),--only $(MUTANTS))
+
+# mutmut (the `mutation` extra, pinned) over lite_converter/int8/, configured in pyproject.toml's
+# [tool.mutmut]; its copy is mutants/ (ignored). `.venv/bin/mutmut browse` shows the survivors.
+MUTMUT_STAMP := $(VENV)/.mutmut-deps
+
+$(MUTMUT_STAMP): pyproject.toml | $(PACKAGE_STAMP)
+	$(PY) -m pip install -q $$($(PY) -c "import tomllib; \
+	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['mutation']))")
+	@touch $@
+
+mutmut: $(MUTMUT_STAMP)
+	rm -rf mutants && mkdir -p build
+	PYTHONPATH=$(CURDIR)/tests/mutants/site \
+	  LITE_RUNTIME_LIBRARY=$$($(PY) -c "from runtime_arm._library import library_path; print(library_path())") \
+	  $(VENV)/bin/mutmut run --max-children $(JOBS) > build/mutmut.log 2>&1 || { tail -40 build/mutmut.log; exit 1; }
+	$(VENV)/bin/mutmut results --all true | awk '{print $$NF}' | sort | uniq -c
 
 schema:
 	runtime_arm/schema/generate.sh
