@@ -37,7 +37,8 @@ def write_atomically(path: str | os.PathLike, data: bytes) -> None:
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise FileNotFoundError(errno.ENOENT, f"cannot write {path}: the output folder does not exist", directory)
+        raise FileNotFoundError(errno.ENOENT, f"cannot write {path}: the output folder does not exist",
+                                directory)
     name = os.path.basename(path)
     mode = _mode_for(path)
     remove_stale_temp_files(directory, name)
