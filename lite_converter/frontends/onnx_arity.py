@@ -35,9 +35,20 @@ def _arity_problem(node: Node, schema: onnx.defs.OpSchema) -> str | None:
                       else f"at least {low}")
             return f"{node.op_type} '{node.name}' has {count} {what}, the ONNX schema wants {wanted}"
         for position, formal in enumerate(formals[:count]):
-            if formal.option == _SINGLE and not given[position]:
+            if formal.option == _SINGLE and not given[position] and not _optional_later(node, what, position):
                 return f"{node.op_type} '{node.name}' leaves its required {what[:-1]} '{formal.name}' empty"
     return None
+
+
+def _optional_later(node: Node, what: str, position: int) -> bool:
+    """Whether a newer opset made this slot optional (Resize's roi before opset 13, for one): exporters
+    leave such slots empty at the older opsets too and onnxruntime takes them as absent, so do we."""
+    try:
+        latest = onnx.defs.get_schema(node.op_type, node.domain or "")
+    except onnx.defs.SchemaError:
+        return False
+    formals = latest.inputs if what == "inputs" else latest.outputs
+    return position < len(formals) and formals[position].option != _SINGLE
 
 
 def check_arity(graph: Graph) -> None:
