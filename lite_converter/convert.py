@@ -136,7 +136,10 @@ def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
     if kind == "paddle" and input_values:
         raise ConversionError("input values can be pinned for ONNX models only")
     if kind == "paddle":
-        graph = load_paddle(model, params=params, input_shapes=input_shapes)  # type: ignore[arg-type]
+        try:
+            graph = load_paddle(model, params=params, input_shapes=input_shapes)  # type: ignore[arg-type]
+        except _INCONSISTENCIES as err:  # e.g. a pool2d ksize of 0 (make fuzz's paddle target)
+            raise _inconsistent("Paddle", err) from err
         qdq = is_qdq_model(graph)
         return LoadedModel(graph, "paddle", quantized=qdq, qdq=qdq)
     if kind == "tflite":

@@ -110,7 +110,7 @@ def test_resize_re_decides_the_fusion():
     """A smaller input makes the intermediate fit L2: the ops run separately, results still right."""
     model, feeds = _model("s1_pad1_batch2", expose_intermediate=False)
     small_model, small = _model("s1_pad1_batch2", expose_intermediate=False, size=(1, 9, 11))
-    for dim, name in zip(model.graph.input[0].type.tensor_type.shape.dim, ("n", None, "h", "w")):
+    for dim, name in zip(model.graph.input[0].type.tensor_type.shape.dim, ("n", None, "h", "w"), strict=True):
         if name is not None:
             dim.dim_param = name  # only dynamic dims may be resized
     data = convert_onnx(model)

@@ -169,3 +169,22 @@ def test_tflite_fuzzer_findings_are_clear_conversion_errors(name: str, tmp_path:
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     ran = lite("run", str(tmp_path / "out.lite"))
     assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr
+
+
+# The Paddle reader's findings (make fuzz's paddle target, fed ProgramDesc seeds since 2026-11-27):
+# each program file alone in a model folder, as the target runs it.
+PADDLE_EXPECTED = {
+    "pool2d_zero_ksize.pdmodel": "the Paddle model is inconsistent, conversion stopped at ZeroDivisionError",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PADDLE_EXPECTED))
+def test_paddle_fuzzer_findings_are_clear_conversion_errors(name: str, tmp_path: Path) -> None:
+    directory = REGRESSIONS.parent / "paddle"
+    assert sorted(p.name for p in directory.iterdir()) == sorted(PADDLE_EXPECTED)
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "inference.pdmodel").write_bytes((directory / name).read_bytes())
+    result = lite("convert", str(model), "-o", str(tmp_path / "out.lite"))
+    assert_user_error(result, "convert", PADDLE_EXPECTED[name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]

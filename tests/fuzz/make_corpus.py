@@ -16,6 +16,7 @@ from pathlib import Path
 import onnx
 
 NODE_CASES = 120  # ONNX node test cases converted (those the converter supports)
+PADDLE_EVERY = 3  # every third exported Paddle op case is a paddle reader seed
 
 
 def _node_case_models() -> list[tuple[str, onnx.ModelProto]]:
@@ -76,7 +77,22 @@ def main(out: Path) -> None:
 
     (dirs["tflite"] / "int8.tflite").write_bytes(tflite_int8_net())
     (dirs["paddle"] / "empty.pdmodel").write_bytes(b"")
+    _paddle_programs(dirs["paddle"])
     print(f"corpus in {out}: {lite_count + converted} .lite, {len(list(dirs['onnx'].iterdir()))} .onnx")
+
+
+def _paddle_programs(out: Path) -> None:
+    """ProgramDesc seeds for the paddle reader: the exported op cases' inference.pdmodel files (the
+    test suite exports and caches them anyway). Without them the target never gets past the parser."""
+    try:
+        from tests.paddle_fixtures import export_fixtures
+
+        programs = sorted((export_fixtures() / "legacy").glob("*/inference.pdmodel"))
+    except Exception as error:  # noqa: BLE001 - Paddle is optional here: fuzz with the empty seed
+        warnings.warn(f"paddle seeds without exported programs: {error}", stacklevel=1)
+        return
+    for program in programs[::PADDLE_EVERY]:
+        (out / f"{program.parent.name}.pdmodel").write_bytes(program.read_bytes())
 
 
 if __name__ == "__main__":
