@@ -85,6 +85,8 @@ def source_format(model: ModelSource) -> str:
     if isinstance(model, bytes | bytearray):
         return "tflite"
     path = Path(model)
+    if path.exists() and not path.is_dir() and not path.is_file():  # a FIFO or device: reading blocks
+        raise ConversionError(f"{path} is not a regular file")
     if is_paddle_model(path):
         return "paddle"
     if path.suffix.lower() == ".tflite":

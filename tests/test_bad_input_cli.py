@@ -221,3 +221,15 @@ def test_lite_compress_with_all_nan_data_is_a_user_error(small_onnx: Path, tmp_p
     result = lite("compress", str(small_onnx), "-o", str(tmp_path / "q.lite"), "--data", str(data))
     assert_user_error(result, "compress", "calibration batch 0, input 'x': 192 NaN and 0 Inf values")
     assert not (tmp_path / "q.lite").exists()
+
+
+def test_a_fifo_given_to_the_python_api_is_refused_at_once(tmp_path: Path) -> None:
+    """The converter's own entry refuses it too (not only the CLI): reading a FIFO would block."""
+    from lite_converter.convert import convert
+    from lite_converter.ir import ConversionError
+
+    for name in ("m.tflite", "m.onnx"):
+        fifo = tmp_path / name
+        os.mkfifo(fifo)
+        with pytest.raises(ConversionError, match="is not a regular file"):
+            convert(fifo)

@@ -104,8 +104,6 @@ def command_convert(args: argparse.Namespace) -> int:
                             "to pin inputs")
         return convert_folder(source, output_dir, lambda model, out: _convert_one(model, out, None, None),
                               USER_ERRORS)
-    if source.exists() and not source.is_dir() and not source.is_file():  # a FIFO would block the reader
-        raise UserError(f"{source} is not a regular file")
     if not source.exists():
         kind = "TFLite" if source.suffix.lower() == ".tflite" else "ONNX"
         raise UserError(f"no such {kind} file: {source}")

@@ -20,7 +20,10 @@ FORMAT_NAMES = {"onnx": "ONNX", "tflite": "TFLite", "paddle": "Paddle", "lite": 
 
 def model_format(path: Path) -> str:
     """"lite", "tflite", "onnx" or "paddle"; ConversionError for a file in no format we read. A .lite
-    name is a .lite (a broken one is refused by the reader, which says what is wrong with it)."""
+    name is a .lite (a broken one is refused by the reader, which says what is wrong with it). A path
+    that is neither a file nor a folder (a FIFO, a device) is refused before anything reads it."""
+    if path.exists() and not path.is_dir() and not path.is_file():  # reading a FIFO blocks forever
+        raise UserError(f"{path} is not a regular file")
     if path.suffix.lower() == ".lite":
         return "lite"
     if path.is_file():
@@ -33,11 +36,9 @@ def model_format(path: Path) -> str:
 def lite_bytes(path: Path, input_shapes: InputShapes | None = None) -> tuple[bytes, str]:
     """(.lite bytes, source format) of ``path``: a .lite file read, any other model converted in memory
     (``input_shapes`` fix ONNX / Paddle input dims there)."""
-    if path.exists() and not path.is_dir() and not path.is_file():  # a FIFO would block the reader forever
-        raise UserError(f"{path} is not a regular file")
+    kind = model_format(path)
     if not path.is_file() and not is_paddle_model(path):
         raise UserError(f"no such file: {path}")
-    kind = model_format(path)
     if kind == "lite":
         return path.read_bytes(), kind
     shapes = input_shapes if kind != "tflite" else None
