@@ -23,7 +23,8 @@ from lite_converter.reader import read_model
 RNG = np.random.default_rng(0)
 
 
-def lite(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def lite(*args: str, cwd: Path | None = None, umask: int | None = None) -> subprocess.CompletedProcess:
+    """`lite ARGS` in a fresh interpreter (``umask``: the process umask it runs under)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
     env.pop("LITE_DEBUG", None)
@@ -34,6 +35,7 @@ def lite(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         env=env,
         cwd=cwd,
         timeout=300,
+        preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,
     )
 
 

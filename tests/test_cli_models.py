@@ -5,10 +5,7 @@ of the real command (a subprocess)."""
 
 from __future__ import annotations
 
-import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,20 +16,8 @@ from onnx import TensorProto, helper, numpy_helper
 pytest.importorskip("ai_edge_litert", reason="needs the tflite extra (ai-edge-litert)")
 from ai_edge_litert import schema_py_generated as s  # noqa: E402
 
+from tests.test_cli import lite  # noqa: E402
 from tests.tflite_builder import TfliteModel, options, run_litert  # noqa: E402
-
-
-def lite(*args: str, umask: int | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    env.pop("LITE_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "lite_converter.app", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,
-    )
 
 
 class Result:
