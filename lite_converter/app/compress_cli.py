@@ -38,9 +38,10 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
     compress.add_argument("--data", required=True,
                           help="directory of calibration batches (.npy, or .npz named by model input)")
     compress.add_argument("--config", default="int8",
-                          help="an int8 preset (default: int8): "
-                               + "; ".join(f"{name}: {what}" for name, what in PRESET_HELP.items())
-                               + "; or prune_R / prune_R+int8 with R the fraction of FLOPs kept")
+                          help=("an int8 preset (default: int8): "
+                                + "; ".join(f"{name}: {what}" for name, what in PRESET_HELP.items())
+                                + "; or prune_R / prune_R+int8 with R the fraction of FLOPs kept"
+                                ).replace("%", "%%"))  # argparse %-formats help strings
     pruning = compress.add_argument_group("pruning (prune_R configs)")
     length = pruning.add_mutually_exclusive_group()
     length.add_argument("--epochs", type=float, help="fine-tuning epochs over the data (default 1)")
