@@ -247,3 +247,63 @@ def test_if_with_hand_written_bodies_runs():
     for cond in (True, False):
         out = interpreter.run({"cond": np.array([cond]), "x": x})
         np.testing.assert_array_equal(out["y"], -x)
+
+
+# ---- TFLite IF / WHILE against LiteRT ----------------------------------------------------------------
+
+def _tflite_if() -> bytes:
+    from ai_edge_litert import schema_py_generated as s
+
+    from tests.tflite_builder import TfliteModel, options
+
+    m = TfliteModel()
+    cond, x, y = m.tensor("cond", [1], np.bool_), m.tensor("x", [2, 3]), m.tensor("y", [2, 3])
+    m.op("IF", [cond, x], [y], options(s.IfOptionsT(), thenSubgraphIndex=1, elseSubgraphIndex=2))
+    m.end_subgraph([cond, x], [y], "main")
+    for name, op in (("then", "ADD"), ("else", "MUL")):
+        a, out = m.tensor("a", [2, 3]), m.tensor("out", [2, 3])
+        opts = s.AddOptionsT() if op == "ADD" else s.MulOptionsT()
+        m.op(op, [a, a], [out], opts)
+        m.end_subgraph([a], [out], name)
+    return m.finish()
+
+
+def _tflite_while() -> bytes:
+    """(i, x) -> while i < 5: (i + 1, x * 1.5), with i and x graph inputs (LiteRT's while_loop form)."""
+    from ai_edge_litert import schema_py_generated as s
+
+    from tests.tflite_builder import TfliteModel, options
+
+    m = TfliteModel()
+    i, x = m.tensor("i", [1], np.int32), m.tensor("x", [3])
+    i_out, x_out = m.tensor("i_out", [1], np.int32), m.tensor("x_out", [3])
+    m.op("WHILE", [i, x], [i_out, x_out],
+         options(s.WhileOptionsT(), condSubgraphIndex=1, bodySubgraphIndex=2))
+    m.end_subgraph([i, x], [i_out, x_out], "main")
+    ci, cx, c = m.tensor("i", [1], np.int32), m.tensor("x", [3]), m.tensor("c", [1], np.bool_)
+    five = m.constant("five", np.array([5], np.int32))
+    m.op("LESS", [ci, five], [c])
+    m.end_subgraph([ci, cx], [c], "cond")
+    bi, bx = m.tensor("i", [1], np.int32), m.tensor("x", [3])
+    one, scale = m.constant("one", np.array([1], np.int32)), m.constant("scale", np.full(3, 1.5, np.float32))
+    bi2, bx2 = m.tensor("i2", [1], np.int32), m.tensor("x2", [3])
+    m.op("ADD", [bi, one], [bi2], s.AddOptionsT())
+    m.op("MUL", [bx, scale], [bx2], s.MulOptionsT())
+    m.end_subgraph([bi, bx], [bi2, bx2], "body")
+    return m.finish()
+
+
+def test_tflite_if_against_litert(tmp_path):
+    from tests.tflite_builder import assert_matches_litert
+
+    x = np.random.default_rng(3).standard_normal((2, 3)).astype(np.float32)
+    for cond in (True, False):
+        assert_matches_litert(_tflite_if(), [np.array([cond]), x], tmp_path)
+
+
+@pytest.mark.parametrize("start", [0, 3, 5, 9])
+def test_tflite_while_against_litert(tmp_path, start: int):
+    from tests.tflite_builder import assert_matches_litert
+
+    feeds = [np.array([start], np.int32), np.array([1.0, -2.0, 0.5], np.float32)]
+    assert_matches_litert(_tflite_while(), feeds, tmp_path)
