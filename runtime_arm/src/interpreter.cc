@@ -644,8 +644,8 @@ Status Interpreter::run_ops() {
   if (mixed_) {
     s = run_ops_across_backends();
   } else {
-    for (Node& node : nodes_) {
-      if (&node - nodes_.data() == planned_end_) break;
+    for (Node* it = nodes_.data(), *end = it + planned_end_; it != end; ++it) {  // (no eager tail: all ops)
+      Node& node = *it;
       if (node.done_at_prepare || node.absorbed) continue;
       error_.clear();
       s = profiling_ ? eval_profiled(static_cast<size_t>(&node - nodes_.data())) : node.kernel->eval(&node.ctx);
