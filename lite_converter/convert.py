@@ -32,6 +32,7 @@ import numpy as np
 import onnx
 
 from lite_converter.atomic_write import write_atomically
+from lite_converter.frontends.onnx_control_flow import BODY_ATTRS, body_model, take_constant_captures
 from lite_converter.frontends.onnx_frontend import load_onnx
 from lite_converter.frontends.onnx_qdq import (
     boundaries_kept,
@@ -47,6 +48,8 @@ from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.keep_tensors import check_known, keep_as_outputs
 from lite_converter.passes.layout_nhwc import to_channels_last
 from lite_converter.passes.lower_to_lite import lower_to_lite
+from lite_converter.passes.lowering import SHAPE_INPUTS
+from lite_converter.passes.lowering.conversion_time import value_inputs_read_at_prepare
 from lite_converter.passes.memory_plan import plan_memory
 from lite_converter.passes.optimize import optimize
 from lite_converter.passes.support import check_supported
@@ -203,6 +206,7 @@ def _lower_onnx_vocabulary(graph: Graph, qdq: bool, keep_tensors: Sequence[str] 
     with boundaries_kept(graph) if qdq else contextlib.nullcontext():
         check_supported(graph)
         optimize(graph)
+        convert_bodies(graph)
         saved_tags = dense_tags(graph) if qdq else {}
         lower_to_lite(graph)
         restore_dense_tags(graph, saved_tags)
@@ -211,6 +215,26 @@ def _lower_onnx_vocabulary(graph: Graph, qdq: bool, keep_tensors: Sequence[str] 
     if qdq:
         quantize_from_qdq(graph, int8_weighted)
     return graph
+
+
+def convert_bodies(graph: Graph) -> None:
+    """Each If / Loop / Scan body becomes a lowered graph of its own, converted like a model whose
+    inputs are the body's formal inputs and the outer values it reads (frontends/onnx_control_flow.py);
+    the lowering then emits IF / LOOP / SCAN over them."""
+    for node in graph.nodes:
+        attrs = BODY_ATTRS.get(node.op_type, ()) if not node.domain else ()
+        if not any(isinstance(node.attrs.get(attr), onnx.GraphProto) for attr in attrs):
+            continue
+        constants = take_constant_captures(graph, node)
+        for attr in attrs:
+            if isinstance(node.attrs.get(attr), onnx.GraphProto):
+                body = load_onnx(body_model(graph, node, attr, constants))
+                # Small integer inputs (a loop's iteration number) may feed shape inputs (a Slice
+                # start): those become value inputs, known when the body is prepared.
+                body.value_inputs = [n for n in body.inputs if body.tensors[n].dtype is not None
+                                     and body.tensors[n].dtype.kind in "iub"]
+                body.value_inputs = value_inputs_read_at_prepare(body, SHAPE_INPUTS)
+                node.attrs[attr] = _lower_onnx_vocabulary(body, is_qdq_model(body))
 
 
 def to_lite_bytes(graph: Graph) -> bytes:

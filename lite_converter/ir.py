@@ -83,6 +83,9 @@ class Graph:
     # How the user feeds / reads each graph input / output, e.g. "NCHW" ("" when not an image).
     input_layouts: dict[str, str] = dataclasses.field(default_factory=dict)
     output_layouts: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Control-flow bodies only: graph inputs whose values are known when the body is prepared (its
+    # interpreter prepares again when they change), so they may feed shape inputs.
+    value_inputs: list[str] = dataclasses.field(default_factory=list)
     _counter: Iterator[int] = dataclasses.field(default_factory=itertools.count, repr=False)
 
     # -- lookups --------------------------------------------------------------------------------

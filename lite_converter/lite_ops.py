@@ -125,6 +125,10 @@ _add("TRILU", "TriluOptions", _L.LOGICAL, dtype_generic=True)
 _add("REVERSE_SEQUENCE", "ReverseSequenceOptions", _L.LOGICAL, dtype_generic=True)
 # -- recurrent
 _add("LSTM GRU RNN", "RecurrentOptions", _L.LOGICAL)
+# -- control flow (bodies are subgraphs of the model; values pass through in their own dtype)
+_add("IF", "IfOptions", _L.LOGICAL, dtype_generic=True)
+_add("LOOP", "LoopOptions", _L.LOGICAL, dtype_generic=True)
+_add("SCAN", "ScanOptions", _L.LOGICAL, dtype_generic=True)
 # -- quantization
 _add("QUANTIZE DEQUANTIZE REQUANTIZE", "QuantizeOptions", _L.ELEMENTWISE, dtype_generic=True, int8=_I.CONVERT)
 

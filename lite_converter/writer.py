@@ -43,31 +43,25 @@ def serialize(graph: Graph, plan: MemoryPlan | None = None) -> bytes:
     that is not a .lite op code, an attr that is not a field of its options table, a
     channels-last op still in NCHW, a tensor without a dtype.
     """
-    _check_ops(graph)
-    names = _tensor_order(graph)
-    constant_bytes = sum(graph.tensors[n].data.nbytes for n in names if graph.tensors[n].is_constant)
-    builder = flatbuffers.Builder(constant_bytes + BUFFER_ALIGNMENT * (len(names) + 16) + (1 << 16))
+    bodies = subgraphs_of(graph)  # control-flow bodies: subgraph i + 1 of the file
+    graphs = [graph, *bodies]
+    for g in graphs:
+        _check_ops(g)
+    all_names = [_tensor_order(g) for g in graphs]
+    constant_bytes = sum(g.tensors[n].data.nbytes for g, names in zip(graphs, all_names, strict=True)
+                         for n in names if g.tensors[n].is_constant)
+    total_names = sum(len(names) for names in all_names)
+    builder = flatbuffers.Builder(constant_bytes + BUFFER_ALIGNMENT * (total_names + 16) + (1 << 16))
 
-    buffer_index, buffers = _write_buffers(builder, graph, names)
-    index = {name: i for i, name in enumerate(names)}
+    buffer_indices, buffers = _write_buffers(builder, graphs, all_names)
     shared: dict[tuple, int] = {}  # identical shape / dim-name / quantization objects written once
-    # Symbolic dim names only where users see them (graph inputs and outputs): inside, they are the
-    # exporter's inventions ("unk__77") that nothing reads.
-    boundary = set(graph.inputs) | set(graph.outputs)
-    tensors = [_write_tensor(builder, graph.tensors[name], buffer_index.get(name, 0), shared,
-                             with_dim_names=name in boundary) for name in names]
-    operators = [_write_operator(builder, node, index) for node in graph.nodes]
-
-    tensors_vec = _offset_vector(builder, fb_graph.GraphStartTensorsVector, tensors)
-    operators_vec = _offset_vector(builder, fb_graph.GraphStartOperatorsVector, operators)
-    inputs_vec = builder.CreateNumpyVector(np.array([index[n] for n in graph.inputs], np.int32))
-    outputs_vec = builder.CreateNumpyVector(np.array([index[n] for n in graph.outputs], np.int32))
-    fb_graph.GraphStart(builder)
-    fb_graph.GraphAddTensors(builder, tensors_vec)
-    fb_graph.GraphAddOperators(builder, operators_vec)
-    fb_graph.GraphAddInputs(builder, inputs_vec)
-    fb_graph.GraphAddOutputs(builder, outputs_vec)
-    graph_table = fb_graph.GraphEnd(builder)
+    subgraph_index = {id(body): i + 1 for i, body in enumerate(bodies)}
+    graph_tables = [_write_graph(builder, g, names, buffer_index, shared, subgraph_index)
+                    for g, names, buffer_index in zip(graphs, all_names, buffer_indices, strict=True)]
+    graph_table = graph_tables[0]
+    names = all_names[0]
+    subgraphs_vec = (_offset_vector(builder, fb_model.ModelStartSubgraphsVector, graph_tables[1:])
+                     if bodies else None)
 
     buffers_vec = _offset_vector(builder, fb_model.ModelStartBuffersVector, buffers)
     metadata_vec = _offset_vector(
@@ -94,8 +88,51 @@ def serialize(graph: Graph, plan: MemoryPlan | None = None) -> bytes:
     fb_model.ModelAddOutputLayouts(builder, output_layouts_vec)
     if plan_table is not None:
         fb_model.ModelAddMemoryPlan(builder, plan_table)
+    if subgraphs_vec is not None:
+        fb_model.ModelAddSubgraphs(builder, subgraphs_vec)
     builder.Finish(fb_model.ModelEnd(builder), FILE_IDENTIFIER)
     return bytes(builder.Output())
+
+
+def subgraphs_of(graph: Graph) -> list[Graph]:
+    """The bodies of the control-flow ops (IR Graphs held in their attrs), nested ones too, each once,
+    in the order they are first met: the file's subgraphs 1, 2, ..."""
+    found: dict[int, Graph] = {}
+
+    def walk(g: Graph) -> None:
+        for node in g.nodes:
+            for value in node.attrs.values():
+                if isinstance(value, Graph) and id(value) not in found:
+                    found[id(value)] = value
+                    walk(value)
+
+    walk(graph)
+    return list(found.values())
+
+
+def _write_graph(builder: flatbuffers.Builder, graph: Graph, names: list[str], buffer_index: dict[str, int],
+                 shared: dict[tuple, int], subgraph_index: dict[int, int]) -> int:
+    index = {name: i for i, name in enumerate(names)}
+    # Symbolic dim names only where users see them (graph inputs and outputs): inside, they are the
+    # exporter's inventions ("unk__77") that nothing reads.
+    boundary = set(graph.inputs) | set(graph.outputs)
+    tensors = [_write_tensor(builder, graph.tensors[name], buffer_index.get(name, 0), shared,
+                             with_dim_names=name in boundary) for name in names]
+    operators = [_write_operator(builder, node, index, subgraph_index) for node in graph.nodes]
+    tensors_vec = _offset_vector(builder, fb_graph.GraphStartTensorsVector, tensors)
+    operators_vec = _offset_vector(builder, fb_graph.GraphStartOperatorsVector, operators)
+    inputs_vec = builder.CreateNumpyVector(np.array([index[n] for n in graph.inputs], np.int32))
+    outputs_vec = builder.CreateNumpyVector(np.array([index[n] for n in graph.outputs], np.int32))
+    value_inputs = [graph.inputs.index(n) for n in graph.value_inputs if n in graph.inputs]
+    value_inputs_vec = builder.CreateNumpyVector(np.array(value_inputs, np.int32)) if value_inputs else None
+    fb_graph.GraphStart(builder)
+    fb_graph.GraphAddTensors(builder, tensors_vec)
+    fb_graph.GraphAddOperators(builder, operators_vec)
+    fb_graph.GraphAddInputs(builder, inputs_vec)
+    fb_graph.GraphAddOutputs(builder, outputs_vec)
+    if value_inputs_vec is not None:
+        fb_graph.GraphAddValueInputs(builder, value_inputs_vec)
+    return fb_graph.GraphEnd(builder)
 
 
 def _check_ops(graph: Graph) -> None:
@@ -143,26 +180,31 @@ def _aligned_byte_vector(builder: flatbuffers.Builder, payload: bytes) -> int:
 
 
 def _write_buffers(
-    builder: flatbuffers.Builder, graph: Graph, names: list[str]
-) -> tuple[dict[str, int], list[int]]:
+    builder: flatbuffers.Builder, graphs: list[Graph], all_names: list[list[str]]
+) -> tuple[list[dict[str, int]], list[int]]:
+    """The constants of every graph (main graph and bodies) as buffers, identical bytes once; per
+    graph, tensor name -> buffer index."""
     fb_buffer.BufferStart(builder)
     buffers = [fb_buffer.BufferEnd(builder)]  # buffer 0: "no data"
     by_digest: dict[bytes, int] = {}
-    buffer_index: dict[str, int] = {}
-    for name in names:
-        tensor = graph.tensors[name]
-        if tensor.data is None:
-            continue
-        payload = _little_endian_bytes(tensor.data)
-        key = hashlib.blake2b(payload, digest_size=32).digest()  # raw bytes: dtype does not matter
-        if key not in by_digest:
-            data = _aligned_byte_vector(builder, payload)
-            fb_buffer.BufferStart(builder)
-            fb_buffer.BufferAddData(builder, data)
-            by_digest[key] = len(buffers)
-            buffers.append(fb_buffer.BufferEnd(builder))
-        buffer_index[name] = by_digest[key]
-    return buffer_index, buffers
+    indices: list[dict[str, int]] = []
+    for graph, names in zip(graphs, all_names, strict=True):
+        buffer_index: dict[str, int] = {}
+        for name in names:
+            tensor = graph.tensors[name]
+            if tensor.data is None:
+                continue
+            payload = _little_endian_bytes(tensor.data)
+            key = hashlib.blake2b(payload, digest_size=32).digest()  # raw bytes: dtype does not matter
+            if key not in by_digest:
+                data = _aligned_byte_vector(builder, payload)
+                fb_buffer.BufferStart(builder)
+                fb_buffer.BufferAddData(builder, data)
+                by_digest[key] = len(buffers)
+                buffers.append(fb_buffer.BufferEnd(builder))
+            buffer_index[name] = by_digest[key]
+        indices.append(buffer_index)
+    return indices, buffers
 
 
 def _shared(shared: dict[tuple, int], key: tuple, create: Callable[[], int]) -> int:
@@ -244,9 +286,11 @@ def _node_options(node: Node) -> dict[str, Any]:
     return attrs
 
 
-def _write_operator(builder: flatbuffers.Builder, node: Node, index: dict[str, int]) -> int:
+def _write_operator(builder: flatbuffers.Builder, node: Node, index: dict[str, int],
+                    subgraph_index: dict[int, int]) -> int:
     where = f"node '{node.name}' ({node.op_type})"
-    attrs = _node_options(node)
+    attrs = {key: subgraph_index[id(value)] if isinstance(value, Graph) else value
+             for key, value in _node_options(node).items()}
     table = OPTIONS_TABLE[node.op_type]
     if table is None and attrs:
         raise ConversionError(f"{where}: takes no attributes, got {', '.join(sorted(attrs))}")

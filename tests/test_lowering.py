@@ -21,6 +21,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from lite_converter.convert import convert_bodies
 from lite_converter.frontends.onnx_frontend import load_onnx
 from lite_converter.ir import ConversionError, Graph
 from lite_converter.lite_ops import OPTIONS_TABLE
@@ -81,7 +82,8 @@ def encode(node) -> None:
 
     from lite_converter.options_codec import encode_options
 
-    attrs = {k: v for k, v in node.attrs.items() if k != "layout"}
+    # (a control-flow body is written as its subgraph index)
+    attrs = {k: 1 if isinstance(v, Graph) else v for k, v in node.attrs.items() if k != "layout"}
     table = OPTIONS_TABLE[node.op_type]
     if table is None:
         assert not attrs, f"{node.op_type} has no options table but attrs {attrs}"
@@ -122,6 +124,7 @@ def test_every_claimed_node_case_lowers_to_encodable_lite_ops():
             continue
         try:
             optimize(graph)
+            convert_bodies(graph)
             lower_to_lite(graph)
             for node in graph.nodes:
                 assert node.op_type in OPTIONS_TABLE, node.op_type

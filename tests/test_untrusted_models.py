@@ -280,3 +280,14 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
                             check=False, env=dict(os.environ, PYTHONPATH=str(Path.cwd())))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"IO_ERROR '{fifo}' is not a regular file"
+
+
+def test_recursive_subgraphs_refused_before_anything_runs():
+    """A body that runs itself through IF ops (a stack overflow at invoke if it ran) is refused at load
+    with the verifier's message."""
+    from tests.test_control_flow import _recursive_model
+
+    with pytest.raises(LiteError) as error:
+        Interpreter(model_content=_recursive_model())
+    assert error.value.code == Status.INVALID_MODEL
+    assert "runs itself through control-flow ops" in error.value.message

@@ -16,6 +16,7 @@ from onnx import helper, numpy_helper
 
 from lite_converter.frontends import fused_activation
 from lite_converter.frontends.onnx_attributes import numpy_to_elem_type
+from lite_converter.frontends.onnx_control_flow import CAPTURED
 from lite_converter.ir import Graph, Node, Tensor
 
 DEFAULT_OPSET = 17
@@ -85,6 +86,9 @@ def export_nodes(graph: Graph, nodes: list[Node], opset: int,
         act = attrs.pop(fused_activation.ATTR, None)
         outputs = list(node.outputs)
         inputs = list(node.inputs)
+        captured = attrs.pop(CAPTURED, None)
+        if captured:  # ONNX reads them from the outer scope, not as inputs
+            inputs = inputs[:len(inputs) - len(captured)]
         if act is not None:
             outputs[0] = f"{node.outputs[0]}__preact"
             if act["kind"] == "PRELU":

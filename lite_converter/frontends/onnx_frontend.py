@@ -30,6 +30,7 @@ from lite_converter.frontends.onnx_attributes import (
     sparse_to_numpy,
     tensor_to_numpy,
 )
+from lite_converter.frontends.onnx_control_flow import capture_outer_values
 from lite_converter.frontends.onnx_if_folding import fold_constant_ifs, pin_input_values
 from lite_converter.frontends.onnx_type_inference import infer_types, shape_from_type
 from lite_converter.ir import ConversionError, Graph, Node, Tensor
@@ -233,6 +234,7 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
     # Inference runs on the IR re-exported with weights passed by type only: as good as on the
     # file (same nodes, same small constants) and it never serializes gigabytes of weights.
     infer_types(graph)
+    capture_outer_values(graph)
     graph.toposort()
     graph.input_layouts = guess_input_layouts(graph)
     graph.output_layouts = {name: "" for name in graph.outputs}

@@ -53,11 +53,15 @@ def _enum_names(enum_class: Any) -> dict[int, str]:  # noqa: ANN401 - generated 
 class TfliteGraphBuilder:
     """Turns one TFLite subgraph into IR: tensors first, then ops through tflite_ops' converters."""
 
-    def __init__(self, model: Any, file_bytes: bytes = b"") -> None:  # noqa: ANN401 - generated ModelT
+    def __init__(self, model: Any, file_bytes: bytes = b"", index: int = 0,  # noqa: ANN401 - generated ModelT
+                 bodies: dict[int, Graph | None] | None = None) -> None:
         self.s = schema()
         self.model = model
         self.file_bytes = file_bytes  # buffers stored after the flatbuffer (offset / size) are read here
-        self.subgraph = model.subgraphs[0]
+        self.index = index
+        self.subgraph = model.subgraphs[index]
+        # subgraphs imported for IF / WHILE, shared by every builder of the file (None: being built)
+        self.bodies: dict[int, Graph | None] = bodies if bodies is not None else {}
         self.graph = Graph(source_format="tflite")
         self.names: list[str] = []
         self.type_names = _enum_names(self.s.TensorType)
@@ -169,6 +173,23 @@ class TfliteGraphBuilder:
     def opcode_name(self, operator: Any) -> str:  # noqa: ANN401
         return opcode_name(self.model, operator, self.op_names)
 
+    def body(self, index: int) -> Graph:
+        """Subgraph ``index`` imported as a control-flow body (once per file, shared by its callers)."""
+        count = len(self.model.subgraphs)
+        if not 0 < index < count:
+            raise ConversionError(f"subgraph {self.index} runs subgraph {index}, which does not exist "
+                                  f"({count} subgraphs; 0 is the main graph)")
+        if index in self.bodies:
+            body = self.bodies[index]
+            if body is None:
+                raise ConversionError(f"subgraph {index} runs itself through control flow: recursion is "
+                                      "not supported")
+            return body
+        self.bodies[index] = None
+        body = TfliteGraphBuilder(self.model, self.file_bytes, index, self.bodies).build()
+        self.bodies[index] = body
+        return body
+
     def _raise_problems(self) -> None:
         if self.problems:
             listed = "\n  - ".join(group_node_problems(self.problems))
@@ -176,8 +197,9 @@ class TfliteGraphBuilder:
 
     # -- the whole graph --------------------------------------------------------------------------
     def build(self) -> Graph:
-        self.problems += unknown_op_lines(self.model, 0, self.op_names)
-        self.problems += subgraph_problems(self.model, self.op_names)
+        self.problems += unknown_op_lines(self.model, self.index, self.op_names)
+        if self.index == 0:
+            self.problems += subgraph_problems(self.model, self.op_names)
         self.read_tensors()
         operators = list(self.subgraph.operators or [])
         count = len(self.names)

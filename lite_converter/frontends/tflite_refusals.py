@@ -58,6 +58,10 @@ def _subgraph_name(subgraph: Any) -> str:  # noqa: ANN401
     return (raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw or "")) or "unnamed"
 
 
+# Control-flow ops whose subgraphs are imported (tflite_ops_control_flow.py).
+IMPORTED_CONTROL_FLOW = ("IF", "WHILE")
+
+
 def _called_subgraphs(operator: Any) -> list[int]:  # noqa: ANN401
     """Subgraph indices an operator's options name (IF, WHILE, CALL_ONCE, CALL, composites)."""
     options = operator.builtinOptions
@@ -88,6 +92,8 @@ def subgraph_problems(model: Any, op_names: dict[int, str]) -> list[str]:  # noq
                         f"({len(subgraphs)} subgraphs)"
                     )
                     continue
+                if opcode in IMPORTED_CONTROL_FLOW:
+                    continue  # imported as a body (its own problems are reported when it is built)
                 lines.append(
                     f"subgraph {index} '{_subgraph_name(subgraphs[index])}' is run by {opcode} in "
                     f"subgraph {caller}: .lite imports one graph, and control flow (IF, WHILE, "

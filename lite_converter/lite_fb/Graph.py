@@ -132,7 +132,34 @@ class Graph(object):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         return o == 0
 
-def GraphStart(builder): builder.StartObject(4)
+    # Graph
+    def ValueInputs(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # Graph
+    def ValueInputsAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # Graph
+    def ValueInputsLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # Graph
+    def ValueInputsIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        return o == 0
+
+def GraphStart(builder): builder.StartObject(5)
 def Start(builder):
     return GraphStart(builder)
 def GraphAddTensors(builder, tensors): builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(tensors), 0)
@@ -159,6 +186,12 @@ def AddOutputs(builder, outputs):
 def GraphStartOutputsVector(builder, numElems): return builder.StartVector(4, numElems, 4)
 def StartOutputsVector(builder, numElems):
     return GraphStartOutputsVector(builder, numElems)
+def GraphAddValueInputs(builder, valueInputs): builder.PrependUOffsetTRelativeSlot(4, flatbuffers.number_types.UOffsetTFlags.py_type(valueInputs), 0)
+def AddValueInputs(builder, valueInputs):
+    return GraphAddValueInputs(builder, valueInputs)
+def GraphStartValueInputsVector(builder, numElems): return builder.StartVector(4, numElems, 4)
+def StartValueInputsVector(builder, numElems):
+    return GraphStartValueInputsVector(builder, numElems)
 def GraphEnd(builder): return builder.EndObject()
 def End(builder):
     return GraphEnd(builder)

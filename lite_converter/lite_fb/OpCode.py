@@ -129,3 +129,6 @@ class OpCode(object):
     LSTM = 220
     GRU = 221
     RNN = 222
+    IF = 230
+    LOOP = 231
+    SCAN = 232

@@ -39,3 +39,6 @@ class OpOptions(object):
     QuantizeOptions = 33
     ReverseSequenceOptions = 34
     RecurrentOptions = 35
+    IfOptions = 36
+    LoopOptions = 37
+    ScanOptions = 38

@@ -34,17 +34,12 @@ def find_problems(graph: Graph) -> list[str]:
         if node.domain or node.op_type not in LOWERINGS:
             op = f"{node.domain}::{node.op_type}" if node.domain else node.op_type
             unsupported[op].append(node.name)
-            if op == "If":
-                attribute_problems.append(
-                    f"node '{node.name}' (If): its condition '{node.inputs[0]}' depends on graph input data; "
-                    "an If converts only when the condition is known at conversion (pin inputs with "
-                    "input_values, `lite convert --input-value NAME=VALUE`)")
             continue
         check = CHECKS.get(node.op_type)
         for reason in check(graph, node) if check else []:
             attribute_problems.append(f"node '{node.name}' ({node.op_type}): {reason}")
     lines = grouped_lines((f"unsupported op {op}", n) for op, names in unsupported.items() for n in names)
-    lines += grouped_lines(_inside_subgraphs(graph, unsupported))
+    lines += grouped_lines(_inside_subgraphs(graph))
     lines += attribute_problems
     bad_dtypes: dict[str, list[str]] = collections.defaultdict(list)
     for name, tensor in graph.tensors.items():
@@ -59,10 +54,9 @@ def find_problems(graph: Graph) -> list[str]:
     return lines
 
 
-def _inside_subgraphs(graph: Graph, unsupported: dict[str, list[str]]) -> list[tuple[str, str]]:
+def _inside_subgraphs(graph: Graph) -> list[tuple[str, str]]:
     """(what, node) for the ops without a lowering inside the branches and bodies (If, Loop, Scan
-    subgraphs, nested too) of the unsupported nodes, so that one refusal lists all of them."""
-    refused = {name for names in unsupported.values() for name in names}
+    subgraphs, nested too) of every node, so that one refusal lists all of them."""
     known = set(supported_op_types())
     found: list[tuple[str, str]] = []
 
@@ -78,8 +72,6 @@ def _inside_subgraphs(graph: Graph, unsupported: dict[str, list[str]]) -> list[t
                     walk(body, f"{inner.op_type} '{name}' {attr.name}")
 
     for node in graph.nodes:
-        if node.name not in refused:
-            continue
         for key, value in node.attrs.items():
             for body in value if isinstance(value, list) else [value]:
                 if isinstance(body, onnx.GraphProto):

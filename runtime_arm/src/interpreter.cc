@@ -63,8 +63,35 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
     it->pool_ = ThreadPool::create(it->num_threads_, cpus);
     if (it->pool_ == nullptr) return error->set(Status::kOutOfMemory, "cannot start %d threads", it->num_threads_);
   }
-  const lite_fb::Graph* g = model->graph();
-  int n = model->num_tensors();
+  it->init_graph(0, it->pool_.get());
+  *out = std::move(it);
+  return Status::kOk;
+}
+
+// A body's interpreter: the parent's threads (its pool, borrowed), the CPU backend, and the parent's
+// memory bound as its own bound (the parent's control-flow op checks what it keeps across iterations).
+Status Interpreter::create_child(int subgraph, std::unique_ptr<Interpreter>* out) {
+  std::unique_ptr<Interpreter> it(new (std::nothrow) Interpreter());
+  if (it == nullptr) return error_.set(Status::kOutOfMemory, "out of memory");
+  it->model_ = model_;
+  it->backends_.resize(1);
+  it->backends_[0].backend.reset(new (std::nothrow) CpuBackend(model_->registry()));
+  if (it->backends_[0].backend == nullptr) return error_.set(Status::kOutOfMemory, "out of memory");
+  it->num_threads_ = num_threads_;
+  it->memory_.set_limit(memory_.limit());
+  it->init_graph(subgraph, pool_view_);
+  *out = std::move(it);
+  return Status::kOk;
+}
+
+void Interpreter::init_graph(int subgraph, ThreadPool* pool) {
+  const Model* model = model_;
+  Interpreter* it = this;
+  it->subgraph_ = subgraph;
+  it->pool_view_ = pool;
+  const lite_fb::Graph* g = model->graph(subgraph);
+  it->graph_ = g;
+  int n = model->num_tensors(subgraph);
   it->tensors_.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     const lite_fb::Tensor* t = g->tensors()->Get(static_cast<flatbuffers::uoffset_t>(i));
@@ -77,7 +104,7 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
       for (int d = 0; d < slot.ref.shape.rank; ++d)
         slot.ref.shape.dims[d] = t->shape()->Get(static_cast<flatbuffers::uoffset_t>(d));
     }
-    const void* constant = model->constant_data(i);
+    const void* constant = model->constant_data(subgraph, i);
     if (constant != nullptr) {
       slot.ref.data = const_cast<void*>(constant);  // ops only read inputs
       slot.ref.is_constant = true;
@@ -92,6 +119,10 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
       it->tensors_[static_cast<size_t>(index)].is_graph_input = true;
     }
   }
+  it->input_values_.resize(it->inputs_.size());
+  if (g->value_inputs() != nullptr) {
+    for (int32_t position : *g->value_inputs()) it->input_values_[static_cast<size_t>(position)].is_value = true;
+  }
   for (int32_t index : *g->outputs()) {
     it->outputs_.push_back(index);
     it->tensors_[static_cast<size_t>(index)].is_graph_output = true;
@@ -99,6 +130,7 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
 
   int num_ops = g->operators() != nullptr ? static_cast<int>(g->operators()->size()) : 0;
   it->nodes_.resize(static_cast<size_t>(num_ops));
+  it->planned_end_ = num_ops;
   for (int k = 0; k < num_ops; ++k) {
     Node& node = it->nodes_[static_cast<size_t>(k)];
     node.op = g->operators()->Get(static_cast<flatbuffers::uoffset_t>(k));
@@ -118,14 +150,13 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
     node.ctx.outputs = node.outputs.data();
     node.ctx.num_outputs = static_cast<int>(node.outputs.size());
     node.ctx.num_threads = it->num_threads_;
-    node.ctx.pool = it->pool_.get();
+    node.ctx.pool = pool;
     node.ctx.backend = it->backends_[0].backend.get();
     node.ctx.memory = &it->memory_;
     node.ctx.error_sink = &it->error_;
     node.ctx.report = &ErrorSink::report;
+    node.ctx.interpreter = it;
   }
-  *out = std::move(it);
-  return Status::kOk;
 }
 
 Interpreter::~Interpreter() {
@@ -157,7 +188,7 @@ Status Interpreter::resize_input(int i, const int64_t* dims, int rank) {
   // The caller's shape against the model's declaration: a wrong rank or static dim is the caller's
   // bug, reported here rather than as some op's failure later (which would blame the model).
   const int index = inputs_[static_cast<size_t>(i)];
-  const auto* declared = model_->graph()->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->shape();
+  const auto* declared = graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->shape();
   const char* name = tensors_[static_cast<size_t>(index)].ref.name;
   const int declared_rank = declared != nullptr ? static_cast<int>(declared->size()) : 0;  // none: a scalar
   if (declared_rank != rank)
@@ -184,7 +215,7 @@ Status Interpreter::resize_input(int i, const int64_t* dims, int rank) {
 }
 
 void Interpreter::reset_tensors() {
-  const lite_fb::Graph* g = model_->graph();
+  const lite_fb::Graph* g = graph_;
   for (size_t i = 0; i < tensors_.size(); ++i) {
     TensorSlot& slot = tensors_[i];
     if (slot.ref.is_constant) continue;
@@ -237,7 +268,7 @@ Status Interpreter::op_error(const Node& node, Status status, const char* phase)
 // the converter and an op disagree on semantics, so it is refused before anything runs.
 Status Interpreter::check_declared(const Node& node, int output) {
   int index = node.op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(output));
-  const lite_fb::Tensor* declared = model_->graph()->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const lite_fb::Tensor* declared = graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
   const TensorRef& t = tensors_[static_cast<size_t>(index)].ref;
   const char* op = opcode_name(node.op->opcode());
   if (t.dtype != declared->dtype())
@@ -258,18 +289,24 @@ Status Interpreter::check_declared(const Node& node, int output) {
                     format_shape(want).c_str());
 }
 
-Status Interpreter::prepare_node(int k) {
+Status Interpreter::prepare_node(int k, bool eager) {
   Node& node = nodes_[static_cast<size_t>(k)];
-  if (node.ctx.state != nullptr && node.kernel->free_state != nullptr) node.kernel->free_state(node.ctx.state);
-  node.ctx.state = nullptr;
+  // A dynamic-output op prepared again at invoke keeps its state (its bodies' interpreters, which
+  // re-plan themselves only when the shapes fed to them change).
+  const bool keep_state = eager && node.ctx.outputs_dynamic && node.backend == 0;
+  if (!keep_state && node.ctx.state != nullptr && node.kernel->free_state != nullptr)
+    node.kernel->free_state(node.ctx.state);
+  if (!keep_state) node.ctx.state = nullptr;
   node.ctx.scratch_bytes_requested = 0;
   node.ctx.scratch = nullptr;
   node.done_at_prepare = false;
   node.absorbed = false;
+  node.ctx.outputs_dynamic = false;
   if (node.backend != 0) use_cpu_views(node);
   error_.clear();
   Status s = node.kernel->prepare(&node.ctx);
   if (s != Status::kOk) return op_error(node, s, "prepare");
+  if (node.ctx.outputs_dynamic) return Status::kOk;  // shapes known at eval (run_eager checks them)
 
   for (int o = 0; o < node.ctx.num_outputs; ++o) {
     TensorRef* t = node.outputs[static_cast<size_t>(o)];
@@ -306,7 +343,7 @@ Status Interpreter::prepare_node(int k) {
   if (inputs_known && (output_elements <= kMaxPrepareTimeElements ||
                        evaluated_at_prepare_at_any_size(node.op->opcode())))
     return evaluate_at_prepare(k);
-  if (backends_.size() > 1) {
+  if (backends_.size() > 1 && !eager) {
     s = place_node(k);
     if (s != Status::kOk) return s;
   }
@@ -364,7 +401,7 @@ void Interpreter::absorb_producers() {
     for (int32_t index : *node.op->inputs())
       if (index >= 0) ++readers[static_cast<size_t>(index)];
   }
-  for (size_t k = 1; k < nodes_.size(); ++k) {
+  for (size_t k = 1; k < static_cast<size_t>(planned_end_); ++k) {
     Node& consumer = nodes_[k];
     Node& producer = nodes_[k - 1];
     // (a producer that absorbed its own producer reads a tensor that no longer exists)
@@ -383,7 +420,7 @@ void Interpreter::absorb_producers() {
 }
 
 Status Interpreter::plan_memory() {
-  const int n = static_cast<int>(nodes_.size());
+  const int n = planned_end_;  // the eager tail's ops get their memory at invoke
   const int end = n + 1;  // step 0: graph inputs are set; step k+1: op k runs; `end`: outputs are read
   const size_t num = tensors_.size();
   // Which activations live on another backend, and which of those need a host copy too.
@@ -399,7 +436,7 @@ Status Interpreter::plan_memory() {
   for (size_t i = 0; i < num; ++i) {
     const TensorSlot& slot = tensors_[i];
     if (slot.storage != Storage::kNone) continue;  // constants and prepare-time values
-    bool produced_at_invoke = slot.producer >= 0 && !nodes_[static_cast<size_t>(slot.producer)].done_at_prepare &&
+    bool produced_at_invoke = slot.producer >= 0 && slot.producer < n && !nodes_[static_cast<size_t>(slot.producer)].done_at_prepare &&
                               !nodes_[static_cast<size_t>(slot.producer)].absorbed;
     if (!slot.is_graph_input && !produced_at_invoke) continue;
     if (slot.home == 0 || host_needed[i]) {
@@ -464,6 +501,12 @@ Status Interpreter::plan_memory() {
     for (int32_t index : *node.op->inputs())
       if (index >= 0 && in_arena[static_cast<size_t>(index)]) touch(static_cast<size_t>(index), step);
   }
+  for (size_t k = static_cast<size_t>(n); k < nodes_.size(); ++k) {  // the eager tail reads them last
+    const Node& node = nodes_[k];
+    if (node.op->inputs() == nullptr) continue;
+    for (int32_t index : *node.op->inputs())
+      if (index >= 0 && in_arena[static_cast<size_t>(index)]) touch(static_cast<size_t>(index), end);
+  }
 
   std::vector<ArenaRequest> requests;
   std::vector<size_t> request_root;
@@ -478,8 +521,8 @@ Status Interpreter::plan_memory() {
   if (!plan_arena(requests, kTensorAlignment, kMaxArenaBytes, &plan))
     return error_.set(Status::kOutOfMemory, "the activation arena size overflows");
   size_t scratch_bytes = 0;
-  for (const Node& node : nodes_)
-    if (!node.done_at_prepare) scratch_bytes = std::max(scratch_bytes, node.ctx.scratch_bytes_requested);
+  for (int k = 0; k < n; ++k)
+    if (const Node& node = nodes_[static_cast<size_t>(k)]; !node.done_at_prepare) scratch_bytes = std::max(scratch_bytes, node.ctx.scratch_bytes_requested);
   // The whole plan is checked against the bound before the arena or the scratch is allocated.
   size_t plan_bytes = 0;
   if (!checked_add(plan.total_bytes, scratch_bytes, &plan_bytes) || !memory_.reserve(plan_bytes)) {
@@ -515,11 +558,12 @@ Status Interpreter::plan_memory() {
     if (slot.is_graph_input) std::memset(slot.ref.data, 0, slot.ref.bytes());
   }
   memory_bytes_ = memory_.used();
+  planned_memory_ = memory_.used() + scratch_bytes;
 
   if (scratch_bytes > 0 && !scratch_.allocate(scratch_bytes, false))
     return error_.set(Status::kOutOfMemory, "cannot allocate %zu bytes of op scratch", scratch_bytes);
-  for (Node& node : nodes_)
-    node.ctx.scratch = !node.done_at_prepare && node.ctx.scratch_bytes_requested > 0 ? scratch_.data() : nullptr;
+  for (int k = 0; k < n; ++k)
+    if (Node& node = nodes_[static_cast<size_t>(k)]; true) node.ctx.scratch = !node.done_at_prepare && node.ctx.scratch_bytes_requested > 0 ? scratch_.data() : nullptr;
   if (!mixed_) return Status::kOk;
   Status s = allocate_backend_memory();
   if (s != Status::kOk) return s;
@@ -556,11 +600,27 @@ Status Interpreter::allocate() {
     Status s_fits = check_tensor_fits(slot.ref, bytes, "input");
     if (s_fits != Status::kOk) return s_fits;
   }
+  for (size_t i = 0; i < input_values_.size(); ++i) {
+    InputValue& value = input_values_[i];
+    if (!value.is_value) continue;
+    TensorSlot& slot = tensors_[static_cast<size_t>(inputs_[i])];
+    if (value.data.data() == nullptr || value.bytes != slot.ref.bytes())
+      return error_.set(Status::kInvalidArgument, "value input %zu '%s' has no value of %zu bytes", i, slot.ref.name,
+                        slot.ref.bytes());
+    slot.ref.data = value.data.data();
+    slot.ref.value_known = true;
+    slot.storage = Storage::kPrepared;
+  }
+  planned_end_ = static_cast<int>(nodes_.size());
   for (int k = 0; k < static_cast<int>(nodes_.size()); ++k) {
     Status s = prepare_node(k);
     if (s != Status::kOk) {
       reset_tensors();
       return s;
+    }
+    if (nodes_[static_cast<size_t>(k)].ctx.outputs_dynamic) {
+      planned_end_ = k;  // this op and every later one are prepared at invoke
+      break;
     }
   }
   absorb_producers();
@@ -581,13 +641,114 @@ Status Interpreter::invoke() {
 Status Interpreter::run_ops() {
   Status s = allocate();
   if (s != Status::kOk) return s;
-  if (mixed_) return run_ops_across_backends();
-  for (Node& node : nodes_) {
-    if (node.done_at_prepare || node.absorbed) continue;
-    error_.clear();
-    s = profiling_ ? eval_profiled(static_cast<size_t>(&node - nodes_.data())) : node.kernel->eval(&node.ctx);
-    if (s != Status::kOk) return op_error(node, s, "eval");
+  if (mixed_) {
+    s = run_ops_across_backends();
+  } else {
+    for (Node* it = nodes_.data(), *end = it + planned_end_; it != end; ++it) {  // (no eager tail: all ops)
+      Node& node = *it;
+      if (node.done_at_prepare || node.absorbed) continue;
+      error_.clear();
+      s = profiling_ ? eval_profiled(static_cast<size_t>(&node - nodes_.data())) : node.kernel->eval(&node.ctx);
+      if (s != Status::kOk) return op_error(node, s, "eval");
+    }
   }
+  if (s != Status::kOk || planned_end_ == static_cast<int>(nodes_.size())) return s;
+  return run_eager();
+}
+
+// The eager tail's values of the last invoke: memory back to the plan's, shapes back to the declared.
+void Interpreter::release_eager() {
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    TensorSlot& slot = tensors_[i];
+    if (slot.producer < planned_end_) continue;
+    const lite_fb::Tensor* t = graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    slot.ref.shape = Shape();
+    if (t->shape() != nullptr) {
+      slot.ref.shape.rank = static_cast<int>(t->shape()->size());
+      for (int d = 0; d < slot.ref.shape.rank; ++d)
+        slot.ref.shape.dims[d] = t->shape()->Get(static_cast<flatbuffers::uoffset_t>(d));
+    }
+    slot.ref.dtype = t->dtype();
+    slot.ref.data = nullptr;
+    slot.ref.value_known = false;
+    slot.storage = Storage::kNone;
+    slot.prepared.reset();
+  }
+  memory_.release_to(planned_memory_);
+}
+
+// Ops from the first dynamic-output op on: each is prepared with the shapes the ops before it just
+// produced, its outputs get heap memory counted against max_memory_bytes, then it runs.
+Status Interpreter::run_eager() {
+  release_eager();
+  for (size_t k = static_cast<size_t>(planned_end_); k < nodes_.size(); ++k) {
+    Node& node = nodes_[k];
+    Status s = prepare_node(static_cast<int>(k), true);
+    if (s != Status::kOk) return s;
+    if (node.done_at_prepare) continue;
+    if (!node.ctx.outputs_dynamic) {
+      for (int o = 0; o < node.ctx.num_outputs; ++o) {
+        s = allocate_output(&node.ctx, o);
+        if (s != Status::kOk) return op_error(node, s, "eval");
+      }
+    }
+    node.ctx.scratch = nullptr;
+    if (node.ctx.scratch_bytes_requested > 0) {
+      if (!memory_.fits(node.ctx.scratch_bytes_requested))
+        return error_.set(Status::kOutOfMemory, "%s '%s': %zu bytes of scratch, over max_memory_bytes (%zu)",
+                          opcode_name(node.op->opcode()), node_name(node.op), node.ctx.scratch_bytes_requested,
+                          memory_.limit());
+      if (eager_scratch_.size() < node.ctx.scratch_bytes_requested &&
+          !eager_scratch_.allocate(node.ctx.scratch_bytes_requested, false))
+        return error_.set(Status::kOutOfMemory, "cannot allocate %zu bytes of op scratch",
+                          node.ctx.scratch_bytes_requested);
+      node.ctx.scratch = eager_scratch_.data();
+    }
+    error_.clear();
+    s = profiling_ ? eval_profiled(k) : node.kernel->eval(&node.ctx);
+    if (s != Status::kOk) return op_error(node, s, "eval");
+    for (int o = 0; o < node.ctx.num_outputs; ++o) {
+      if (node.outputs[static_cast<size_t>(o)]->data == nullptr)
+        return error_.set(Status::kInternal, "%s '%s': output %d has no memory after eval",
+                          opcode_name(node.op->opcode()), node_name(node.op), o);
+      s = check_declared(node, o);
+      if (s != Status::kOk) return s;
+    }
+  }
+  return Status::kOk;
+}
+
+Status Interpreter::set_input_value(int i, const void* data, size_t bytes) {
+  InputValue& value = input_values_[static_cast<size_t>(i)];
+  if (value.data.data() != nullptr && value.bytes == bytes && std::memcmp(value.data.data(), data, bytes) == 0)
+    return Status::kOk;
+  if (bytes > kMaxTensorBytes || !value.data.allocate(bytes, false))
+    return error_.set(Status::kOutOfMemory, "cannot hold a value input of %zu bytes", bytes);
+  if (bytes > 0) std::memcpy(value.data.data(), data, bytes);
+  value.bytes = bytes;
+  needs_prepare_ = true;
+  return Status::kOk;
+}
+
+Status Interpreter::allocate_output(OpContext* ctx, int o) {
+  const int index = ctx->op->outputs()->Get(static_cast<flatbuffers::uoffset_t>(o));
+  TensorSlot& slot = tensors_[static_cast<size_t>(index)];
+  size_t bytes;
+  if (slot.ref.shape.rank < 0 || slot.ref.shape.rank > kMaxRank ||
+      std::any_of(slot.ref.shape.dims, slot.ref.shape.dims + slot.ref.shape.rank, [](int64_t d) { return d < 0; }) ||
+      !tensor_bytes(slot.ref, kMaxTensorBytes, &bytes))
+    return fail(ctx, Status::kShapeError, "output %d '%s' of shape %s %s is invalid or exceeds 2 GiB", o,
+                slot.ref.name, format_shape(slot.ref.shape).c_str(), dtype_name(slot.ref.dtype));
+  if (!memory_.reserve(bytes))
+    return fail(ctx, Status::kOutOfMemory,
+                "output '%s' of shape %s %s needs %zu bytes, over max_memory_bytes (%zu, of which %zu already "
+                "committed)",
+                slot.ref.name, format_shape(slot.ref.shape).c_str(), dtype_name(slot.ref.dtype), bytes,
+                memory_.limit(), memory_.used());
+  if (!slot.prepared.allocate(bytes, false))
+    return fail(ctx, Status::kOutOfMemory, "cannot allocate %zu bytes for output '%s'", bytes, slot.ref.name);
+  slot.ref.data = slot.prepared.data();
+  slot.storage = Storage::kPrepared;
   return Status::kOk;
 }
 

@@ -148,11 +148,32 @@ class Interpreter {
   ErrorSink& error() { return error_; }
   const ErrorSink& error() const { return error_; }
 
+  // Control flow (ops/control_flow.cc). The interpreter of body `subgraph` (>= 1), sharing this one's
+  // model, threads and memory bound; the caller owns it.
+  Status create_child(int subgraph, std::unique_ptr<Interpreter>* out);
+  // The graph input / output tensors of this interpreter, to feed a body and read its results.
+  TensorRef& input_ref(int i) { return tensors_[static_cast<size_t>(inputs_[static_cast<size_t>(i)])].ref; }
+  const TensorRef& output_ref(int i) const {
+    return tensors_[static_cast<size_t>(outputs_[static_cast<size_t>(i)])].ref;
+  }
+  // Memory for output `o` of a dynamic-output op (OpContext::outputs_dynamic) at its eval, once the op set
+  // the output's dtype and shape; counted against max_memory_bytes until the next invoke.
+  Status allocate_output(OpContext* ctx, int o);
+  // A body's value input (Graph.value_inputs): its value is known at prepare; a new value (bytes
+  // differing from the last) makes the next allocate prepare again. Call before allocate.
+  bool is_value_input(int i) const { return input_values_[static_cast<size_t>(i)].is_value; }
+  Status set_input_value(int i, const void* data, size_t bytes);
+  // Ops [0, planned_end) run from the arena plan; the rest are prepared at invoke (the eager tail).
+  int planned_end() const { return planned_end_; }
+
  private:
   Interpreter() = default;
+  void init_graph(int subgraph, ThreadPool* pool);
+  Status run_eager();
+  void release_eager();
   void reset_tensors();
   void free_op_states();
-  Status prepare_node(int k);
+  Status prepare_node(int k, bool eager = false);
   void absorb_producers();
   Status evaluate_at_prepare(int k);
   Status plan_memory();
@@ -178,6 +199,18 @@ class Interpreter {
   };
 
   const Model* model_ = nullptr;
+  int subgraph_ = 0;                          // 0: the main graph; >= 1: a control-flow body
+  const lite_fb::Graph* graph_ = nullptr;     // model_->graph(subgraph_)
+  ThreadPool* pool_view_ = nullptr;           // pool_, or the parent's for a body
+  int planned_end_ = 0;                       // first op of the eager tail (num_ops: none)
+  size_t planned_memory_ = 0;                 // memory_.used() after the plan: the tail's start
+  AlignedBuffer eager_scratch_;
+  struct InputValue {
+    bool is_value = false;
+    AlignedBuffer data;
+    size_t bytes = 0;
+  };
+  std::vector<InputValue> input_values_;     // per graph input
   int num_threads_ = 1;
   std::vector<int> cpus_;
   std::unique_ptr<ThreadPool> pool_;  // lent to ops as ctx.pool; null with one thread

@@ -209,7 +209,7 @@ Status Interpreter::run_copies(int begin, int end) {
 Status Interpreter::run_ops_across_backends() {
   Status s = run_copies(0, input_copies_end_);
   if (s != Status::kOk) return s;
-  for (size_t k = 0; k < nodes_.size(); ++k) {
+  for (size_t k = 0; k < static_cast<size_t>(planned_end_); ++k) {
     Node& node = nodes_[k];
     if (node.done_at_prepare || node.absorbed) continue;
     error_.clear();

@@ -23,6 +23,11 @@ class MemoryBudget {
   bool fits(size_t bytes) const { return used_ <= limit_ && bytes <= limit_ - used_; }
   // Counts `bytes` when they fit; false (nothing counted) when they do not.
   bool reserve(size_t bytes);
+  // Forgets what was counted after the count was `used` (the interpreter's eager tail, re-run each
+  // invoke after a control-flow op whose output shapes only its eval knows).
+  void release_to(size_t used) {
+    if (used < used_) used_ = used;
+  }
   // `bytes` (at least 1) of uninitialized 64-byte aligned memory, counted; nullptr when they do not
   // fit (`over_limit` true) or the system has none. Release with std::free.
   void* allocate(size_t bytes, bool* over_limit);

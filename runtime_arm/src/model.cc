@@ -78,31 +78,37 @@ Status Model::finish_load(ErrorSink* error) {
   Status s = verify_model_semantics(*fb_, *registry_, error);
   if (s != Status::kOk) return s;
 
-  // Constant data: in place when 64-byte aligned, else an aligned copy.
-  const lite_fb::Graph* g = fb_->graph();
-  int n = g->tensors() != nullptr ? static_cast<int>(g->tensors()->size()) : 0;
-  constant_data_.assign(static_cast<size_t>(n), nullptr);
+  // Constant data: in place when 64-byte aligned, else an aligned copy (a buffer shared by several
+  // tensors, in any subgraph, is copied once).
+  const int num_graphs = 1 + (fb_->subgraphs() != nullptr ? static_cast<int>(fb_->subgraphs()->size()) : 0);
+  constant_data_.resize(static_cast<size_t>(num_graphs));
   std::vector<const void*> buffer_data(fb_->buffers() != nullptr ? fb_->buffers()->size() : 0, nullptr);
-  for (int i = 0; i < n; ++i) {
-    uint32_t b = g->tensors()->Get(static_cast<flatbuffers::uoffset_t>(i))->buffer();
-    if (b == 0) continue;
-    if (buffer_data[b] == nullptr) {
-      const flatbuffers::Vector<uint8_t>* bytes = fb_->buffers()->Get(b)->data();
-      if (bytes == nullptr || bytes->size() == 0) {
-        buffer_data[b] = kEmptyConstant;
-      } else if (reinterpret_cast<uintptr_t>(bytes->data()) % kTensorAlignment == 0) {
-        buffer_data[b] = bytes->data();
-      } else {
-        AlignedBuffer copy;
-        if (!copy.allocate(bytes->size(), false))
-          return error->set(Status::kOutOfMemory, "cannot allocate %u bytes to align buffer %u", bytes->size(), b);
-        std::memcpy(copy.data(), bytes->data(), bytes->size());
-        buffer_data[b] = copy.data();
-        realigned_bytes_ += bytes->size();
-        realigned_.push_back(std::move(copy));
+  for (int s = 0; s < num_graphs; ++s) {
+    const lite_fb::Graph* g = graph(s);
+    int n = g->tensors() != nullptr ? static_cast<int>(g->tensors()->size()) : 0;
+    std::vector<const void*>& constants = constant_data_[static_cast<size_t>(s)];
+    constants.assign(static_cast<size_t>(n), nullptr);
+    for (int i = 0; i < n; ++i) {
+      uint32_t b = g->tensors()->Get(static_cast<flatbuffers::uoffset_t>(i))->buffer();
+      if (b == 0) continue;
+      if (buffer_data[b] == nullptr) {
+        const flatbuffers::Vector<uint8_t>* bytes = fb_->buffers()->Get(b)->data();
+        if (bytes == nullptr || bytes->size() == 0) {
+          buffer_data[b] = kEmptyConstant;
+        } else if (reinterpret_cast<uintptr_t>(bytes->data()) % kTensorAlignment == 0) {
+          buffer_data[b] = bytes->data();
+        } else {
+          AlignedBuffer copy;
+          if (!copy.allocate(bytes->size(), false))
+            return error->set(Status::kOutOfMemory, "cannot allocate %u bytes to align buffer %u", bytes->size(), b);
+          std::memcpy(copy.data(), bytes->data(), bytes->size());
+          buffer_data[b] = copy.data();
+          realigned_bytes_ += bytes->size();
+          realigned_.push_back(std::move(copy));
+        }
       }
+      constants[static_cast<size_t>(i)] = buffer_data[b];
     }
-    constant_data_[static_cast<size_t>(i)] = buffer_data[b];
   }
   return Status::kOk;
 }

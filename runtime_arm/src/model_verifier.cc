@@ -57,8 +57,8 @@ Status verify_quantization(const lite_fb::Tensor* t, int index, int rank, ErrorS
   return Status::kOk;
 }
 
-Status verify_tensor(const lite_fb::Model& model, int index, ErrorSink* error) {
-  const lite_fb::Tensor* t = model.graph()->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
+Status verify_tensor(const lite_fb::Model& model, const lite_fb::Graph* graph, int index, ErrorSink* error) {
+  const lite_fb::Tensor* t = graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
   const char* name = name_of(t);
   size_t elem = dtype_size(t->dtype());
   if (elem == 0)
@@ -136,21 +136,15 @@ Status report_unsupported(const std::vector<UnsupportedOp>& ops, ErrorSink* erro
   return error->set(Status::kUnsupported, "%s", message.c_str());
 }
 
-}  // namespace
-
-Status verify_model_semantics(const lite_fb::Model& model, const OpRegistry& registry, ErrorSink* error) {
-  const lite_fb::Graph* graph = model.graph();
-  if (graph == nullptr) return error->set(Status::kInvalidModel, "the model has no graph");
-  if (model.buffers() != nullptr && model.buffers()->size() > 0) {
-    const lite_fb::Buffer* b0 = model.buffers()->Get(0);
-    if (b0 != nullptr && b0->data() != nullptr && b0->data()->size() != 0)
-      return error->set(Status::kInvalidModel, "buffer 0 must be empty (it means 'no constant data')");
-  }
+// One graph (the main graph or a body): tensors, topological order, options, registered op codes.
+// `unsupported` collects the op codes without a kernel across all graphs (reported once, together).
+Status verify_graph(const lite_fb::Model& model, const lite_fb::Graph* graph, const OpRegistry& registry,
+                    std::vector<UnsupportedOp>& unsupported, ErrorSink* error) {
   if (graph->tensors() != nullptr && graph->tensors()->size() > (1u << 24))
     return error->set(Status::kInvalidModel, "the graph has %u tensors (at most 16M)", graph->tensors()->size());
   int num_tensors = graph->tensors() != nullptr ? static_cast<int>(graph->tensors()->size()) : 0;
   for (int i = 0; i < num_tensors; ++i) {
-    Status s = verify_tensor(model, i, error);
+    Status s = verify_tensor(model, graph, i, error);
     if (s != Status::kOk) return s;
   }
   auto is_constant = [&](int index) {
@@ -175,7 +169,6 @@ Status verify_model_semantics(const lite_fb::Model& model, const OpRegistry& reg
     }
   }
 
-  std::vector<UnsupportedOp> unsupported;
   int num_ops = graph->operators() != nullptr ? static_cast<int>(graph->operators()->size()) : 0;
   for (int k = 0; k < num_ops; ++k) {
     const lite_fb::Operator* op = graph->operators()->Get(static_cast<flatbuffers::uoffset_t>(k));
@@ -225,6 +218,13 @@ Status verify_model_semantics(const lite_fb::Model& model, const OpRegistry& reg
     }
   }
 
+  if (graph->value_inputs() != nullptr) {
+    const int num_inputs = graph->inputs() != nullptr ? static_cast<int>(graph->inputs()->size()) : 0;
+    for (int32_t position : *graph->value_inputs())
+      if (position < 0 || position >= num_inputs)
+        return error->set(Status::kInvalidModel, "value input position %d out of range (%d graph inputs)", position,
+                          num_inputs);
+  }
   if (graph->outputs() == nullptr || graph->outputs()->size() == 0)
     return error->set(Status::kInvalidModel, "the graph has no outputs");
   for (int32_t index : *graph->outputs()) {
@@ -233,6 +233,147 @@ Status verify_model_semantics(const lite_fb::Model& model, const OpRegistry& reg
     if (!available[static_cast<size_t>(index)])
       return error->set(Status::kInvalidModel, "graph output %d '%s' is never written", index,
                         name_of(graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))));
+  }
+  return Status::kOk;
+}
+
+int graph_inputs(const lite_fb::Graph* g) { return g->inputs() != nullptr ? static_cast<int>(g->inputs()->size()) : 0; }
+int graph_outputs(const lite_fb::Graph* g) {
+  return g->outputs() != nullptr ? static_cast<int>(g->outputs()->size()) : 0;
+}
+int op_inputs(const lite_fb::Operator* op) { return op->inputs() != nullptr ? static_cast<int>(op->inputs()->size()) : 0; }
+int op_outputs(const lite_fb::Operator* op) { return static_cast<int>(op->outputs()->size()); }
+
+// A control-flow op's subgraph references and arity (schema: IfOptions, LoopOptions, ScanOptions).
+// `bodies` receives the subgraph indices it runs.
+Status verify_control_flow(const lite_fb::Model& model, const lite_fb::Operator* op, const char* what,
+                           std::vector<int>* bodies, ErrorSink* error) {
+  const int num_graphs = 1 + (model.subgraphs() != nullptr ? static_cast<int>(model.subgraphs()->size()) : 0);
+  auto body = [&](int s, const char* field, const lite_fb::Graph** out) {
+    if (s < 1 || s >= num_graphs)
+      return error->set(Status::kInvalidModel, "%s: %s %d out of range (subgraphs 1..%d; 0 is the main graph)",
+                        what, field, s, num_graphs - 1);
+    *out = model.subgraphs()->Get(static_cast<flatbuffers::uoffset_t>(s - 1));
+    bodies->push_back(s);
+    return Status::kOk;
+  };
+  auto arity = [&](const lite_fb::Graph* g, int s, int inputs, int outputs) {
+    if (graph_inputs(g) == inputs && graph_outputs(g) == outputs) return Status::kOk;
+    return error->set(Status::kInvalidModel, "%s: subgraph %d has %d inputs and %d outputs, the op needs %d and %d",
+                      what, s, graph_inputs(g), graph_outputs(g), inputs, outputs);
+  };
+  const int n_in = op_inputs(op), n_out = op_outputs(op);
+  const lite_fb::Graph* g = nullptr;
+  Status st = Status::kOk;
+  switch (op->opcode()) {
+    case lite_fb::OpCode::IF: {
+      const lite_fb::IfOptions* o = op->options_as_IfOptions();
+      if (o == nullptr) return error->set(Status::kInvalidModel, "%s has no IfOptions", what);
+      if (n_in < 1) return error->set(Status::kInvalidModel, "%s has no condition input", what);
+      if ((st = body(o->then_subgraph(), "then_subgraph", &g)) != Status::kOk) return st;
+      if ((st = arity(g, o->then_subgraph(), n_in - 1, n_out)) != Status::kOk) return st;
+      if ((st = body(o->else_subgraph(), "else_subgraph", &g)) != Status::kOk) return st;
+      return arity(g, o->else_subgraph(), n_in - 1, n_out);
+    }
+    case lite_fb::OpCode::LOOP: {
+      const lite_fb::LoopOptions* o = op->options_as_LoopOptions();
+      if (o == nullptr) return error->set(Status::kInvalidModel, "%s has no LoopOptions", what);
+      const int carried = o->num_carried();
+      if (carried < 0 || carried > n_out || 2 + carried > n_in)
+        return error->set(Status::kInvalidModel, "%s: num_carried %d does not fit %d inputs and %d outputs", what,
+                          carried, n_in, n_out);
+      if ((st = body(o->body_subgraph(), "body_subgraph", &g)) != Status::kOk) return st;
+      return arity(g, o->body_subgraph(), n_in, 1 + n_out);
+    }
+    case lite_fb::OpCode::SCAN: {
+      const lite_fb::ScanOptions* o = op->options_as_ScanOptions();
+      if (o == nullptr) return error->set(Status::kInvalidModel, "%s has no ScanOptions", what);
+      const int state = o->num_state(), scans = o->num_scan_inputs();
+      if (state < 0 || scans < 1 || state > n_out || state + scans > n_in)
+        return error->set(Status::kInvalidModel,
+                          "%s: num_state %d and num_scan_inputs %d do not fit %d inputs and %d outputs", what, state,
+                          scans, n_in, n_out);
+      auto check_list = [&](const flatbuffers::Vector<int32_t>* v, int want, const char* field, int limit) {
+        if (v == nullptr || v->size() == 0) return Status::kOk;
+        if (static_cast<int>(v->size()) != want)
+          return error->set(Status::kInvalidModel, "%s: %s has %u entries, expected %d", what, field, v->size(), want);
+        for (int32_t x : *v)
+          if (x < 0 || x >= limit)
+            return error->set(Status::kInvalidModel, "%s: %s holds %d (expected 0..%d)", what, field, x, limit - 1);
+        return Status::kOk;
+      };
+      if ((st = check_list(o->scan_input_axes(), scans, "scan_input_axes", kMaxRank)) != Status::kOk ||
+          (st = check_list(o->scan_input_directions(), scans, "scan_input_directions", 2)) != Status::kOk ||
+          (st = check_list(o->scan_output_axes(), n_out - state, "scan_output_axes", kMaxRank)) != Status::kOk ||
+          (st = check_list(o->scan_output_directions(), n_out - state, "scan_output_directions", 2)) != Status::kOk)
+        return st;
+      if ((st = body(o->body_subgraph(), "body_subgraph", &g)) != Status::kOk) return st;
+      return arity(g, o->body_subgraph(), n_in, n_out);
+    }
+    default:
+      return Status::kOk;
+  }
+}
+
+}  // namespace
+
+Status verify_model_semantics(const lite_fb::Model& model, const OpRegistry& registry, ErrorSink* error) {
+  if (model.graph() == nullptr) return error->set(Status::kInvalidModel, "the model has no graph");
+  if (model.buffers() != nullptr && model.buffers()->size() > 0) {
+    const lite_fb::Buffer* b0 = model.buffers()->Get(0);
+    if (b0 != nullptr && b0->data() != nullptr && b0->data()->size() != 0)
+      return error->set(Status::kInvalidModel, "buffer 0 must be empty (it means 'no constant data')");
+  }
+  const int num_subgraphs = model.subgraphs() != nullptr ? static_cast<int>(model.subgraphs()->size()) : 0;
+  if (num_subgraphs > 4096)
+    return error->set(Status::kInvalidModel, "the model has %d subgraphs (at most 4096)", num_subgraphs);
+  std::vector<UnsupportedOp> unsupported;
+  // calls[s]: the subgraphs graph s runs through its control-flow ops.
+  std::vector<std::vector<int>> calls(static_cast<size_t>(1 + num_subgraphs));
+  for (int s = 0; s <= num_subgraphs; ++s) {
+    const lite_fb::Graph* graph =
+        s == 0 ? model.graph() : model.subgraphs()->Get(static_cast<flatbuffers::uoffset_t>(s - 1));
+    if (graph == nullptr) return error->set(Status::kInvalidModel, "subgraph %d is missing", s);
+    Status st = verify_graph(model, graph, registry, unsupported, error);
+    if (st != Status::kOk) {
+      if (s > 0) {
+        std::string message = "subgraph " + std::to_string(s) + ": " + error->message();
+        error->set(st, "%s", message.c_str());
+      }
+      return st;
+    }
+    int num_ops = graph->operators() != nullptr ? static_cast<int>(graph->operators()->size()) : 0;
+    for (int k = 0; k < num_ops; ++k) {
+      const lite_fb::Operator* op = graph->operators()->Get(static_cast<flatbuffers::uoffset_t>(k));
+      char what[200];
+      std::snprintf(what, sizeof(what), "subgraph %d op %d '%s' (%s)", s, k, name_of(op), opcode_name(op->opcode()));
+      st = verify_control_flow(model, op, what, &calls[static_cast<size_t>(s)], error);
+      if (st != Status::kOk) return st;
+    }
+  }
+  // No subgraph may reach itself: a depth-first walk from the main graph (0 unseen, 1 on the path,
+  // 2 done); a body no op runs is never run and needs no check.
+  std::vector<char> state(calls.size(), 0);
+  std::vector<std::pair<int, size_t>> stack = {{0, 0}};
+  state[0] = 1;
+  while (!stack.empty()) {
+    const int s = stack.back().first;
+    const std::vector<int>& callees = calls[static_cast<size_t>(s)];
+    if (stack.back().second == callees.size()) {
+      state[static_cast<size_t>(s)] = 2;
+      stack.pop_back();
+      continue;
+    }
+    const int callee = callees[stack.back().second++];
+    if (state[static_cast<size_t>(callee)] == 1)
+      return error->set(Status::kInvalidModel,
+                        "subgraph %d runs itself through control-flow ops (subgraph %d calls it again): recursion "
+                        "is refused",
+                        callee, s);
+    if (state[static_cast<size_t>(callee)] == 0) {
+      state[static_cast<size_t>(callee)] = 1;
+      stack.push_back({callee, 0});
+    }
   }
   if (!unsupported.empty()) return report_unsupported(unsupported, error);
   return Status::kOk;

@@ -58,6 +58,7 @@ struct TensorRef {
 class ThreadPool;    // defined by the core (issue 3); ops may ignore it
 class Backend;       // backend.h
 class MemoryBudget;  // memory_budget.h
+class Interpreter;   // interpreter.h: control-flow ops run the model's other subgraphs through it
 
 struct OpContext {
   const lite_fb::Operator* op = nullptr;  // options: op->options_as_Conv2DOptions() etc.
@@ -81,6 +82,14 @@ struct OpContext {
   // The interpreter's bound on model-sized memory: op state sized from the model (packed weights,
   // tables) is allocated with op_allocate() below, never with malloc or std::vector growth.
   MemoryBudget* memory = nullptr;
+
+  // Control-flow ops (ops/control_flow.cc) only: the interpreter running this op, which creates the
+  // interpreters of its bodies and gives memory to outputs whose shapes only eval knows.
+  Interpreter* interpreter = nullptr;
+  // Set by prepare when the output shapes depend on the data (a loop's trip count, an If whose branches
+  // disagree): the core then prepares this op and every later op at invoke, right before its eval,
+  // and eval sets each output's shape and calls Interpreter::allocate_output.
+  bool outputs_dynamic = false;
 
   // Error sink owned by the core. Use fail() below.
   void* error_sink = nullptr;

@@ -135,6 +135,9 @@ lite_fb::OpOptions expected_options(lite_fb::OpCode opcode) {
     case OpCode::LSTM: return OpOptions::RecurrentOptions;
     case OpCode::GRU: return OpOptions::RecurrentOptions;
     case OpCode::RNN: return OpOptions::RecurrentOptions;
+    case OpCode::IF: return OpOptions::IfOptions;
+    case OpCode::LOOP: return OpOptions::LoopOptions;
+    case OpCode::SCAN: return OpOptions::ScanOptions;
   }
   return OpOptions::NONE;  // a value outside the enum (the verifier refuses unknown op codes)
 }

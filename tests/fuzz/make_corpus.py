@@ -17,6 +17,8 @@ import onnx
 
 NODE_CASES = 120  # ONNX node test cases converted (those the converter supports)
 PADDLE_EVERY = 3  # every third exported Paddle op case is a paddle reader seed
+# Node cases always seeded: the recurrent ops and the control-flow ops (whose files hold subgraphs).
+ALWAYS_SEEDED = ("test_lstm", "test_gru", "test_rnn", "test_if", "test_loop", "test_scan9")
 
 
 def _node_case_models() -> list[tuple[str, onnx.ModelProto]]:
@@ -29,7 +31,7 @@ def _node_case_models() -> list[tuple[str, onnx.ModelProto]]:
     sampled = cases[::step]
     chosen = {name for name, _ in sampled}
     sampled += [(name, model) for name, model in cases
-                if name.startswith(("test_lstm", "test_gru", "test_rnn")) and name not in chosen]
+                if name.startswith(ALWAYS_SEEDED) and name not in chosen]
     return sampled
 
 
@@ -55,7 +57,7 @@ def main(out: Path) -> None:
             lite_count += 1
         converted = 0
         for name, model in _node_case_models():
-            if converted >= NODE_CASES and not name.startswith(("test_lstm", "test_gru", "test_rnn")):
+            if converted >= NODE_CASES and not name.startswith(ALWAYS_SEEDED):
                 continue
             try:
                 data = convert_onnx(model)
@@ -76,6 +78,11 @@ def main(out: Path) -> None:
     from tests.tflite_int8_net import tflite_int8_net
 
     (dirs["tflite"] / "int8.tflite").write_bytes(tflite_int8_net())
+    from tests.test_control_flow import _loop_model, _tflite_while
+
+    with every_option_field_written():  # a LOOP over a body subgraph: the fuzzer mutates its indices
+        (dirs["c_api"] / "loop.lite").write_bytes(convert_onnx(_loop_model()))
+    (dirs["tflite"] / "while.tflite").write_bytes(_tflite_while())
     (dirs["paddle"] / "empty.pdmodel").write_bytes(b"")
     _paddle_programs(dirs["paddle"])
     print(f"corpus in {out}: {lite_count + converted} .lite, {len(list(dirs['onnx'].iterdir()))} .onnx")

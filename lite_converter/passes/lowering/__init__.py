@@ -5,6 +5,7 @@ Importing this package registers every family's lowerings and support checks.
 
 from lite_converter.passes.lowering import (  # noqa: F401 - imported for their registrations
     composite_norms,
+    control_flow,
     convolution,
     dense,
     einsum,
@@ -18,6 +19,6 @@ from lite_converter.passes.lowering import (  # noqa: F401 - imported for their 
     shape_ops,
     softmax,
 )
-from lite_converter.passes.lowering.registry import CHECKS, LOWERINGS
+from lite_converter.passes.lowering.registry import CHECKS, LOWERINGS, SHAPE_INPUTS
 
-__all__ = ["CHECKS", "LOWERINGS"]
+__all__ = ["CHECKS", "LOWERINGS", "SHAPE_INPUTS"]

@@ -25,6 +25,8 @@ def known_at_prepare(graph: Graph, name: str) -> bool:
         seen[tensor] = False  # cycles are not constant
         if graph.constant(tensor) is not None:
             result = True
+        elif tensor in graph.value_inputs:
+            result = True
         elif tensor in graph.inputs or tensor not in producers:
             result = False
         else:
@@ -39,3 +41,24 @@ def known_at_prepare(graph: Graph, name: str) -> bool:
 def input_known_at_prepare(graph: Graph, inputs: list[str], index: int) -> bool:
     """``known_at_prepare`` for an optional input: an absent one counts as known."""
     return index >= len(inputs) or not inputs[index] or known_at_prepare(graph, inputs[index])
+
+
+def value_inputs_read_at_prepare(graph: Graph, shape_inputs: dict[str, tuple[int, ...]]) -> list[str]:
+    """The ``graph.value_inputs`` that some shape input (``shape_inputs[op_type]``: input indices) is
+    computed from: those a body's interpreter must know at prepare; the others stay plain inputs."""
+    producers = graph.producers()
+    candidates = set(graph.value_inputs)
+    reached: set[str] = set()
+    seen: set[str] = set()
+    stack = [node.inputs[i] for node in graph.nodes for i in shape_inputs.get(node.op_type, ())
+             if i < len(node.inputs) and node.inputs[i]]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in candidates:
+            reached.add(name)
+        elif name in producers:
+            stack.extend(n for n in producers[name].inputs if n)
+    return [n for n in graph.value_inputs if n in reached]

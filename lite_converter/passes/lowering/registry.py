@@ -20,6 +20,8 @@ CheckFn = Callable[[Graph, Node], list[str]]
 
 LOWERINGS: dict[str, LowerFn] = {}
 CHECKS: dict[str, CheckFn] = {}
+# The inputs whose value the .lite op needs at prepare, per ONNX op type (``shape_inputs``).
+SHAPE_INPUTS: dict[str, tuple[int, ...]] = {}
 
 
 def lowers(*op_types: str, check: CheckFn | None = None,
@@ -43,6 +45,7 @@ def lowers(*op_types: str, check: CheckFn | None = None,
             if op_type in LOWERINGS:
                 raise ValueError(f"{op_type} is lowered twice")
             LOWERINGS[op_type] = fn
+            SHAPE_INPUTS[op_type] = shape_inputs
             if check is not None or shape_inputs:
                 CHECKS[op_type] = shape_input_check
         return fn

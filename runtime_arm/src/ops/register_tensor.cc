@@ -30,6 +30,9 @@ void register_tensor_ops(OpRegistry& registry) {
   registry.add(OpCode::TRILU, trilu_kernel());
   registry.add(OpCode::NON_ZERO, non_zero_kernel());
   registry.add(OpCode::REVERSE_SEQUENCE, reverse_sequence_kernel());
+  registry.add(OpCode::IF, if_kernel());
+  registry.add(OpCode::LOOP, loop_kernel());
+  registry.add(OpCode::SCAN, scan_kernel());
 }
 
 }  // namespace lite

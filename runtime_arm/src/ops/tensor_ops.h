@@ -28,6 +28,9 @@ OpKernel range_kernel();              // range.cc
 OpKernel constant_of_shape_kernel();  // constant_of_shape.cc
 OpKernel one_hot_kernel();            // one_hot.cc
 OpKernel trilu_kernel();              // trilu.cc
+OpKernel if_kernel();                 // control_flow.cc: bodies run in child interpreters
+OpKernel loop_kernel();
+OpKernel scan_kernel();
 OpKernel non_zero_kernel();           // non_zero.cc
 OpKernel reverse_sequence_kernel();   // reverse_sequence.cc
 

@@ -131,6 +131,15 @@ struct QuantizeOptionsBuilder;
 struct RecurrentOptions;
 struct RecurrentOptionsBuilder;
 
+struct IfOptions;
+struct IfOptionsBuilder;
+
+struct LoopOptions;
+struct LoopOptionsBuilder;
+
+struct ScanOptions;
+struct ScanOptionsBuilder;
+
 struct Operator;
 struct OperatorBuilder;
 
@@ -360,11 +369,14 @@ enum class OpCode : uint16_t {
   LSTM = 220,
   GRU = 221,
   RNN = 222,
+  IF = 230,
+  LOOP = 231,
+  SCAN = 232,
   MIN = ADD,
-  MAX = RNN
+  MAX = SCAN
 };
 
-inline const OpCode (&EnumValuesOpCode())[126] {
+inline const OpCode (&EnumValuesOpCode())[129] {
   static const OpCode values[] = {
     OpCode::ADD,
     OpCode::SUB,
@@ -491,13 +503,16 @@ inline const OpCode (&EnumValuesOpCode())[126] {
     OpCode::REQUANTIZE,
     OpCode::LSTM,
     OpCode::GRU,
-    OpCode::RNN
+    OpCode::RNN,
+    OpCode::IF,
+    OpCode::LOOP,
+    OpCode::SCAN
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpCode() {
-  static const char * const names[224] = {
+  static const char * const names[234] = {
     "ADD",
     "SUB",
     "MUL",
@@ -721,13 +736,23 @@ inline const char * const *EnumNamesOpCode() {
     "LSTM",
     "GRU",
     "RNN",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "IF",
+    "LOOP",
+    "SCAN",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpCode(OpCode e) {
-  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::RNN)) return "";
+  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::SCAN)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpCode()[index];
 }
@@ -1063,11 +1088,14 @@ enum class OpOptions : uint8_t {
   QuantizeOptions = 33,
   ReverseSequenceOptions = 34,
   RecurrentOptions = 35,
+  IfOptions = 36,
+  LoopOptions = 37,
+  ScanOptions = 38,
   MIN = NONE,
-  MAX = RecurrentOptions
+  MAX = ScanOptions
 };
 
-inline const OpOptions (&EnumValuesOpOptions())[36] {
+inline const OpOptions (&EnumValuesOpOptions())[39] {
   static const OpOptions values[] = {
     OpOptions::NONE,
     OpOptions::BinaryOptions,
@@ -1104,13 +1132,16 @@ inline const OpOptions (&EnumValuesOpOptions())[36] {
     OpOptions::TriluOptions,
     OpOptions::QuantizeOptions,
     OpOptions::ReverseSequenceOptions,
-    OpOptions::RecurrentOptions
+    OpOptions::RecurrentOptions,
+    OpOptions::IfOptions,
+    OpOptions::LoopOptions,
+    OpOptions::ScanOptions
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpOptions() {
-  static const char * const names[37] = {
+  static const char * const names[40] = {
     "NONE",
     "BinaryOptions",
     "UnaryOptions",
@@ -1147,13 +1178,16 @@ inline const char * const *EnumNamesOpOptions() {
     "QuantizeOptions",
     "ReverseSequenceOptions",
     "RecurrentOptions",
+    "IfOptions",
+    "LoopOptions",
+    "ScanOptions",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpOptions(OpOptions e) {
-  if (flatbuffers::IsOutRange(e, OpOptions::NONE, OpOptions::RecurrentOptions)) return "";
+  if (flatbuffers::IsOutRange(e, OpOptions::NONE, OpOptions::ScanOptions)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpOptions()[index];
 }
@@ -1300,6 +1334,18 @@ template<> struct OpOptionsTraits<lite_fb::ReverseSequenceOptions> {
 
 template<> struct OpOptionsTraits<lite_fb::RecurrentOptions> {
   static const OpOptions enum_value = OpOptions::RecurrentOptions;
+};
+
+template<> struct OpOptionsTraits<lite_fb::IfOptions> {
+  static const OpOptions enum_value = OpOptions::IfOptions;
+};
+
+template<> struct OpOptionsTraits<lite_fb::LoopOptions> {
+  static const OpOptions enum_value = OpOptions::LoopOptions;
+};
+
+template<> struct OpOptionsTraits<lite_fb::ScanOptions> {
+  static const OpOptions enum_value = OpOptions::ScanOptions;
 };
 
 bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, OpOptions type);
@@ -3788,6 +3834,237 @@ inline flatbuffers::Offset<RecurrentOptions> CreateRecurrentOptionsDirect(
       batch_major);
 }
 
+struct IfOptions FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
+  typedef IfOptionsBuilder Builder;
+  enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
+    VT_THEN_SUBGRAPH = 4,
+    VT_ELSE_SUBGRAPH = 6
+  };
+  int32_t then_subgraph() const {
+    return GetField<int32_t>(VT_THEN_SUBGRAPH, 0);
+  }
+  int32_t else_subgraph() const {
+    return GetField<int32_t>(VT_ELSE_SUBGRAPH, 0);
+  }
+  bool Verify(flatbuffers::Verifier &verifier) const {
+    return VerifyTableStart(verifier) &&
+           VerifyField<int32_t>(verifier, VT_THEN_SUBGRAPH, 4) &&
+           VerifyField<int32_t>(verifier, VT_ELSE_SUBGRAPH, 4) &&
+           verifier.EndTable();
+  }
+};
+
+struct IfOptionsBuilder {
+  typedef IfOptions Table;
+  flatbuffers::FlatBufferBuilder &fbb_;
+  flatbuffers::uoffset_t start_;
+  void add_then_subgraph(int32_t then_subgraph) {
+    fbb_.AddElement<int32_t>(IfOptions::VT_THEN_SUBGRAPH, then_subgraph, 0);
+  }
+  void add_else_subgraph(int32_t else_subgraph) {
+    fbb_.AddElement<int32_t>(IfOptions::VT_ELSE_SUBGRAPH, else_subgraph, 0);
+  }
+  explicit IfOptionsBuilder(flatbuffers::FlatBufferBuilder &_fbb)
+        : fbb_(_fbb) {
+    start_ = fbb_.StartTable();
+  }
+  flatbuffers::Offset<IfOptions> Finish() {
+    const auto end = fbb_.EndTable(start_);
+    auto o = flatbuffers::Offset<IfOptions>(end);
+    return o;
+  }
+};
+
+inline flatbuffers::Offset<IfOptions> CreateIfOptions(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    int32_t then_subgraph = 0,
+    int32_t else_subgraph = 0) {
+  IfOptionsBuilder builder_(_fbb);
+  builder_.add_else_subgraph(else_subgraph);
+  builder_.add_then_subgraph(then_subgraph);
+  return builder_.Finish();
+}
+
+struct LoopOptions FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
+  typedef LoopOptionsBuilder Builder;
+  enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
+    VT_BODY_SUBGRAPH = 4,
+    VT_NUM_CARRIED = 6
+  };
+  int32_t body_subgraph() const {
+    return GetField<int32_t>(VT_BODY_SUBGRAPH, 0);
+  }
+  int32_t num_carried() const {
+    return GetField<int32_t>(VT_NUM_CARRIED, 0);
+  }
+  bool Verify(flatbuffers::Verifier &verifier) const {
+    return VerifyTableStart(verifier) &&
+           VerifyField<int32_t>(verifier, VT_BODY_SUBGRAPH, 4) &&
+           VerifyField<int32_t>(verifier, VT_NUM_CARRIED, 4) &&
+           verifier.EndTable();
+  }
+};
+
+struct LoopOptionsBuilder {
+  typedef LoopOptions Table;
+  flatbuffers::FlatBufferBuilder &fbb_;
+  flatbuffers::uoffset_t start_;
+  void add_body_subgraph(int32_t body_subgraph) {
+    fbb_.AddElement<int32_t>(LoopOptions::VT_BODY_SUBGRAPH, body_subgraph, 0);
+  }
+  void add_num_carried(int32_t num_carried) {
+    fbb_.AddElement<int32_t>(LoopOptions::VT_NUM_CARRIED, num_carried, 0);
+  }
+  explicit LoopOptionsBuilder(flatbuffers::FlatBufferBuilder &_fbb)
+        : fbb_(_fbb) {
+    start_ = fbb_.StartTable();
+  }
+  flatbuffers::Offset<LoopOptions> Finish() {
+    const auto end = fbb_.EndTable(start_);
+    auto o = flatbuffers::Offset<LoopOptions>(end);
+    return o;
+  }
+};
+
+inline flatbuffers::Offset<LoopOptions> CreateLoopOptions(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    int32_t body_subgraph = 0,
+    int32_t num_carried = 0) {
+  LoopOptionsBuilder builder_(_fbb);
+  builder_.add_num_carried(num_carried);
+  builder_.add_body_subgraph(body_subgraph);
+  return builder_.Finish();
+}
+
+struct ScanOptions FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
+  typedef ScanOptionsBuilder Builder;
+  enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
+    VT_BODY_SUBGRAPH = 4,
+    VT_NUM_STATE = 6,
+    VT_NUM_SCAN_INPUTS = 8,
+    VT_SCAN_INPUT_AXES = 10,
+    VT_SCAN_INPUT_DIRECTIONS = 12,
+    VT_SCAN_OUTPUT_AXES = 14,
+    VT_SCAN_OUTPUT_DIRECTIONS = 16
+  };
+  int32_t body_subgraph() const {
+    return GetField<int32_t>(VT_BODY_SUBGRAPH, 0);
+  }
+  int32_t num_state() const {
+    return GetField<int32_t>(VT_NUM_STATE, 0);
+  }
+  int32_t num_scan_inputs() const {
+    return GetField<int32_t>(VT_NUM_SCAN_INPUTS, 0);
+  }
+  const flatbuffers::Vector<int32_t> *scan_input_axes() const {
+    return GetPointer<const flatbuffers::Vector<int32_t> *>(VT_SCAN_INPUT_AXES);
+  }
+  const flatbuffers::Vector<int32_t> *scan_input_directions() const {
+    return GetPointer<const flatbuffers::Vector<int32_t> *>(VT_SCAN_INPUT_DIRECTIONS);
+  }
+  const flatbuffers::Vector<int32_t> *scan_output_axes() const {
+    return GetPointer<const flatbuffers::Vector<int32_t> *>(VT_SCAN_OUTPUT_AXES);
+  }
+  const flatbuffers::Vector<int32_t> *scan_output_directions() const {
+    return GetPointer<const flatbuffers::Vector<int32_t> *>(VT_SCAN_OUTPUT_DIRECTIONS);
+  }
+  bool Verify(flatbuffers::Verifier &verifier) const {
+    return VerifyTableStart(verifier) &&
+           VerifyField<int32_t>(verifier, VT_BODY_SUBGRAPH, 4) &&
+           VerifyField<int32_t>(verifier, VT_NUM_STATE, 4) &&
+           VerifyField<int32_t>(verifier, VT_NUM_SCAN_INPUTS, 4) &&
+           VerifyOffset(verifier, VT_SCAN_INPUT_AXES) &&
+           verifier.VerifyVector(scan_input_axes()) &&
+           VerifyOffset(verifier, VT_SCAN_INPUT_DIRECTIONS) &&
+           verifier.VerifyVector(scan_input_directions()) &&
+           VerifyOffset(verifier, VT_SCAN_OUTPUT_AXES) &&
+           verifier.VerifyVector(scan_output_axes()) &&
+           VerifyOffset(verifier, VT_SCAN_OUTPUT_DIRECTIONS) &&
+           verifier.VerifyVector(scan_output_directions()) &&
+           verifier.EndTable();
+  }
+};
+
+struct ScanOptionsBuilder {
+  typedef ScanOptions Table;
+  flatbuffers::FlatBufferBuilder &fbb_;
+  flatbuffers::uoffset_t start_;
+  void add_body_subgraph(int32_t body_subgraph) {
+    fbb_.AddElement<int32_t>(ScanOptions::VT_BODY_SUBGRAPH, body_subgraph, 0);
+  }
+  void add_num_state(int32_t num_state) {
+    fbb_.AddElement<int32_t>(ScanOptions::VT_NUM_STATE, num_state, 0);
+  }
+  void add_num_scan_inputs(int32_t num_scan_inputs) {
+    fbb_.AddElement<int32_t>(ScanOptions::VT_NUM_SCAN_INPUTS, num_scan_inputs, 0);
+  }
+  void add_scan_input_axes(flatbuffers::Offset<flatbuffers::Vector<int32_t>> scan_input_axes) {
+    fbb_.AddOffset(ScanOptions::VT_SCAN_INPUT_AXES, scan_input_axes);
+  }
+  void add_scan_input_directions(flatbuffers::Offset<flatbuffers::Vector<int32_t>> scan_input_directions) {
+    fbb_.AddOffset(ScanOptions::VT_SCAN_INPUT_DIRECTIONS, scan_input_directions);
+  }
+  void add_scan_output_axes(flatbuffers::Offset<flatbuffers::Vector<int32_t>> scan_output_axes) {
+    fbb_.AddOffset(ScanOptions::VT_SCAN_OUTPUT_AXES, scan_output_axes);
+  }
+  void add_scan_output_directions(flatbuffers::Offset<flatbuffers::Vector<int32_t>> scan_output_directions) {
+    fbb_.AddOffset(ScanOptions::VT_SCAN_OUTPUT_DIRECTIONS, scan_output_directions);
+  }
+  explicit ScanOptionsBuilder(flatbuffers::FlatBufferBuilder &_fbb)
+        : fbb_(_fbb) {
+    start_ = fbb_.StartTable();
+  }
+  flatbuffers::Offset<ScanOptions> Finish() {
+    const auto end = fbb_.EndTable(start_);
+    auto o = flatbuffers::Offset<ScanOptions>(end);
+    return o;
+  }
+};
+
+inline flatbuffers::Offset<ScanOptions> CreateScanOptions(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    int32_t body_subgraph = 0,
+    int32_t num_state = 0,
+    int32_t num_scan_inputs = 0,
+    flatbuffers::Offset<flatbuffers::Vector<int32_t>> scan_input_axes = 0,
+    flatbuffers::Offset<flatbuffers::Vector<int32_t>> scan_input_directions = 0,
+    flatbuffers::Offset<flatbuffers::Vector<int32_t>> scan_output_axes = 0,
+    flatbuffers::Offset<flatbuffers::Vector<int32_t>> scan_output_directions = 0) {
+  ScanOptionsBuilder builder_(_fbb);
+  builder_.add_scan_output_directions(scan_output_directions);
+  builder_.add_scan_output_axes(scan_output_axes);
+  builder_.add_scan_input_directions(scan_input_directions);
+  builder_.add_scan_input_axes(scan_input_axes);
+  builder_.add_num_scan_inputs(num_scan_inputs);
+  builder_.add_num_state(num_state);
+  builder_.add_body_subgraph(body_subgraph);
+  return builder_.Finish();
+}
+
+inline flatbuffers::Offset<ScanOptions> CreateScanOptionsDirect(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    int32_t body_subgraph = 0,
+    int32_t num_state = 0,
+    int32_t num_scan_inputs = 0,
+    const std::vector<int32_t> *scan_input_axes = nullptr,
+    const std::vector<int32_t> *scan_input_directions = nullptr,
+    const std::vector<int32_t> *scan_output_axes = nullptr,
+    const std::vector<int32_t> *scan_output_directions = nullptr) {
+  auto scan_input_axes__ = scan_input_axes ? _fbb.CreateVector<int32_t>(*scan_input_axes) : 0;
+  auto scan_input_directions__ = scan_input_directions ? _fbb.CreateVector<int32_t>(*scan_input_directions) : 0;
+  auto scan_output_axes__ = scan_output_axes ? _fbb.CreateVector<int32_t>(*scan_output_axes) : 0;
+  auto scan_output_directions__ = scan_output_directions ? _fbb.CreateVector<int32_t>(*scan_output_directions) : 0;
+  return lite_fb::CreateScanOptions(
+      _fbb,
+      body_subgraph,
+      num_state,
+      num_scan_inputs,
+      scan_input_axes__,
+      scan_input_directions__,
+      scan_output_axes__,
+      scan_output_directions__);
+}
+
 struct Operator FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   typedef OperatorBuilder Builder;
   enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
@@ -3921,6 +4198,15 @@ struct Operator FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   }
   const lite_fb::RecurrentOptions *options_as_RecurrentOptions() const {
     return options_type() == lite_fb::OpOptions::RecurrentOptions ? static_cast<const lite_fb::RecurrentOptions *>(options()) : nullptr;
+  }
+  const lite_fb::IfOptions *options_as_IfOptions() const {
+    return options_type() == lite_fb::OpOptions::IfOptions ? static_cast<const lite_fb::IfOptions *>(options()) : nullptr;
+  }
+  const lite_fb::LoopOptions *options_as_LoopOptions() const {
+    return options_type() == lite_fb::OpOptions::LoopOptions ? static_cast<const lite_fb::LoopOptions *>(options()) : nullptr;
+  }
+  const lite_fb::ScanOptions *options_as_ScanOptions() const {
+    return options_type() == lite_fb::OpOptions::ScanOptions ? static_cast<const lite_fb::ScanOptions *>(options()) : nullptr;
   }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
@@ -4078,6 +4364,18 @@ template<> inline const lite_fb::RecurrentOptions *Operator::options_as<lite_fb:
   return options_as_RecurrentOptions();
 }
 
+template<> inline const lite_fb::IfOptions *Operator::options_as<lite_fb::IfOptions>() const {
+  return options_as_IfOptions();
+}
+
+template<> inline const lite_fb::LoopOptions *Operator::options_as<lite_fb::LoopOptions>() const {
+  return options_as_LoopOptions();
+}
+
+template<> inline const lite_fb::ScanOptions *Operator::options_as<lite_fb::ScanOptions>() const {
+  return options_as_ScanOptions();
+}
+
 struct OperatorBuilder {
   typedef Operator Table;
   flatbuffers::FlatBufferBuilder &fbb_;
@@ -4156,7 +4454,8 @@ struct Graph FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
     VT_TENSORS = 4,
     VT_OPERATORS = 6,
     VT_INPUTS = 8,
-    VT_OUTPUTS = 10
+    VT_OUTPUTS = 10,
+    VT_VALUE_INPUTS = 12
   };
   const flatbuffers::Vector<flatbuffers::Offset<lite_fb::Tensor>> *tensors() const {
     return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<lite_fb::Tensor>> *>(VT_TENSORS);
@@ -4170,6 +4469,9 @@ struct Graph FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const flatbuffers::Vector<int32_t> *outputs() const {
     return GetPointer<const flatbuffers::Vector<int32_t> *>(VT_OUTPUTS);
   }
+  const flatbuffers::Vector<int32_t> *value_inputs() const {
+    return GetPointer<const flatbuffers::Vector<int32_t> *>(VT_VALUE_INPUTS);
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyOffset(verifier, VT_TENSORS) &&
@@ -4182,6 +4484,8 @@ struct Graph FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
            verifier.VerifyVector(inputs()) &&
            VerifyOffset(verifier, VT_OUTPUTS) &&
            verifier.VerifyVector(outputs()) &&
+           VerifyOffset(verifier, VT_VALUE_INPUTS) &&
+           verifier.VerifyVector(value_inputs()) &&
            verifier.EndTable();
   }
 };
@@ -4202,6 +4506,9 @@ struct GraphBuilder {
   void add_outputs(flatbuffers::Offset<flatbuffers::Vector<int32_t>> outputs) {
     fbb_.AddOffset(Graph::VT_OUTPUTS, outputs);
   }
+  void add_value_inputs(flatbuffers::Offset<flatbuffers::Vector<int32_t>> value_inputs) {
+    fbb_.AddOffset(Graph::VT_VALUE_INPUTS, value_inputs);
+  }
   explicit GraphBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
     start_ = fbb_.StartTable();
@@ -4218,8 +4525,10 @@ inline flatbuffers::Offset<Graph> CreateGraph(
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<lite_fb::Tensor>>> tensors = 0,
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<lite_fb::Operator>>> operators = 0,
     flatbuffers::Offset<flatbuffers::Vector<int32_t>> inputs = 0,
-    flatbuffers::Offset<flatbuffers::Vector<int32_t>> outputs = 0) {
+    flatbuffers::Offset<flatbuffers::Vector<int32_t>> outputs = 0,
+    flatbuffers::Offset<flatbuffers::Vector<int32_t>> value_inputs = 0) {
   GraphBuilder builder_(_fbb);
+  builder_.add_value_inputs(value_inputs);
   builder_.add_outputs(outputs);
   builder_.add_inputs(inputs);
   builder_.add_operators(operators);
@@ -4232,17 +4541,20 @@ inline flatbuffers::Offset<Graph> CreateGraphDirect(
     const std::vector<flatbuffers::Offset<lite_fb::Tensor>> *tensors = nullptr,
     const std::vector<flatbuffers::Offset<lite_fb::Operator>> *operators = nullptr,
     const std::vector<int32_t> *inputs = nullptr,
-    const std::vector<int32_t> *outputs = nullptr) {
+    const std::vector<int32_t> *outputs = nullptr,
+    const std::vector<int32_t> *value_inputs = nullptr) {
   auto tensors__ = tensors ? _fbb.CreateVector<flatbuffers::Offset<lite_fb::Tensor>>(*tensors) : 0;
   auto operators__ = operators ? _fbb.CreateVector<flatbuffers::Offset<lite_fb::Operator>>(*operators) : 0;
   auto inputs__ = inputs ? _fbb.CreateVector<int32_t>(*inputs) : 0;
   auto outputs__ = outputs ? _fbb.CreateVector<int32_t>(*outputs) : 0;
+  auto value_inputs__ = value_inputs ? _fbb.CreateVector<int32_t>(*value_inputs) : 0;
   return lite_fb::CreateGraph(
       _fbb,
       tensors__,
       operators__,
       inputs__,
-      outputs__);
+      outputs__,
+      value_inputs__);
 }
 
 struct KeyValue FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
@@ -4384,7 +4696,8 @@ struct Model FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
     VT_METADATA = 14,
     VT_INPUT_LAYOUTS = 16,
     VT_OUTPUT_LAYOUTS = 18,
-    VT_MEMORY_PLAN = 20
+    VT_MEMORY_PLAN = 20,
+    VT_SUBGRAPHS = 22
   };
   uint32_t schema_version() const {
     return GetField<uint32_t>(VT_SCHEMA_VERSION, 0);
@@ -4413,6 +4726,9 @@ struct Model FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const lite_fb::MemoryPlan *memory_plan() const {
     return GetPointer<const lite_fb::MemoryPlan *>(VT_MEMORY_PLAN);
   }
+  const flatbuffers::Vector<flatbuffers::Offset<lite_fb::Graph>> *subgraphs() const {
+    return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<lite_fb::Graph>> *>(VT_SUBGRAPHS);
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyField<uint32_t>(verifier, VT_SCHEMA_VERSION, 4) &&
@@ -4436,6 +4752,9 @@ struct Model FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
            verifier.VerifyVectorOfStrings(output_layouts()) &&
            VerifyOffset(verifier, VT_MEMORY_PLAN) &&
            verifier.VerifyTable(memory_plan()) &&
+           VerifyOffset(verifier, VT_SUBGRAPHS) &&
+           verifier.VerifyVector(subgraphs()) &&
+           verifier.VerifyVectorOfTables(subgraphs()) &&
            verifier.EndTable();
   }
 };
@@ -4471,6 +4790,9 @@ struct ModelBuilder {
   void add_memory_plan(flatbuffers::Offset<lite_fb::MemoryPlan> memory_plan) {
     fbb_.AddOffset(Model::VT_MEMORY_PLAN, memory_plan);
   }
+  void add_subgraphs(flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<lite_fb::Graph>>> subgraphs) {
+    fbb_.AddOffset(Model::VT_SUBGRAPHS, subgraphs);
+  }
   explicit ModelBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
     start_ = fbb_.StartTable();
@@ -4492,8 +4814,10 @@ inline flatbuffers::Offset<Model> CreateModel(
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<lite_fb::KeyValue>>> metadata = 0,
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> input_layouts = 0,
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> output_layouts = 0,
-    flatbuffers::Offset<lite_fb::MemoryPlan> memory_plan = 0) {
+    flatbuffers::Offset<lite_fb::MemoryPlan> memory_plan = 0,
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<lite_fb::Graph>>> subgraphs = 0) {
   ModelBuilder builder_(_fbb);
+  builder_.add_subgraphs(subgraphs);
   builder_.add_memory_plan(memory_plan);
   builder_.add_output_layouts(output_layouts);
   builder_.add_input_layouts(input_layouts);
@@ -4516,13 +4840,15 @@ inline flatbuffers::Offset<Model> CreateModelDirect(
     const std::vector<flatbuffers::Offset<lite_fb::KeyValue>> *metadata = nullptr,
     const std::vector<flatbuffers::Offset<flatbuffers::String>> *input_layouts = nullptr,
     const std::vector<flatbuffers::Offset<flatbuffers::String>> *output_layouts = nullptr,
-    flatbuffers::Offset<lite_fb::MemoryPlan> memory_plan = 0) {
+    flatbuffers::Offset<lite_fb::MemoryPlan> memory_plan = 0,
+    const std::vector<flatbuffers::Offset<lite_fb::Graph>> *subgraphs = nullptr) {
   auto producer__ = producer ? _fbb.CreateString(producer) : 0;
   auto source_format__ = source_format ? _fbb.CreateString(source_format) : 0;
   auto buffers__ = buffers ? _fbb.CreateVector<flatbuffers::Offset<lite_fb::Buffer>>(*buffers) : 0;
   auto metadata__ = metadata ? _fbb.CreateVector<flatbuffers::Offset<lite_fb::KeyValue>>(*metadata) : 0;
   auto input_layouts__ = input_layouts ? _fbb.CreateVector<flatbuffers::Offset<flatbuffers::String>>(*input_layouts) : 0;
   auto output_layouts__ = output_layouts ? _fbb.CreateVector<flatbuffers::Offset<flatbuffers::String>>(*output_layouts) : 0;
+  auto subgraphs__ = subgraphs ? _fbb.CreateVector<flatbuffers::Offset<lite_fb::Graph>>(*subgraphs) : 0;
   return lite_fb::CreateModel(
       _fbb,
       schema_version,
@@ -4533,7 +4859,8 @@ inline flatbuffers::Offset<Model> CreateModelDirect(
       metadata__,
       input_layouts__,
       output_layouts__,
-      memory_plan);
+      memory_plan,
+      subgraphs__);
 }
 
 inline bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, OpOptions type) {
@@ -4679,6 +5006,18 @@ inline bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, Op
     }
     case OpOptions::RecurrentOptions: {
       auto ptr = reinterpret_cast<const lite_fb::RecurrentOptions *>(obj);
+      return verifier.VerifyTable(ptr);
+    }
+    case OpOptions::IfOptions: {
+      auto ptr = reinterpret_cast<const lite_fb::IfOptions *>(obj);
+      return verifier.VerifyTable(ptr);
+    }
+    case OpOptions::LoopOptions: {
+      auto ptr = reinterpret_cast<const lite_fb::LoopOptions *>(obj);
+      return verifier.VerifyTable(ptr);
+    }
+    case OpOptions::ScanOptions: {
+      auto ptr = reinterpret_cast<const lite_fb::ScanOptions *>(obj);
       return verifier.VerifyTable(ptr);
     }
     default: return true;

@@ -1,0 +1,160 @@
+"""ONNX If / Loop / Scan kept as control flow: their bodies become subgraphs of the .lite model.
+
+An ONNX body reads values of the enclosing graph by name (outer scope). The .lite format has no
+scopes: each body is a graph of its own. So the frontend makes those reads explicit
+(:func:`capture_outer_values`): every outer name a body reads (its nested bodies included) is
+appended to the node's inputs, in order, and listed in the node's ``captured_names`` attr. Passes that
+rename a tensor then rename the node's input too, and dead-code elimination keeps what a body reads.
+
+:func:`body_model` turns one body into a standalone ModelProto whose graph inputs are the body's own
+(ONNX's formal inputs: none for If, iteration / condition / carried values for Loop, state and scan
+slices for Scan) followed by the captured values, typed from the enclosing graph; the converter
+then converts it like any model (convert.py) and the lowering emits IF / LOOP / SCAN with the
+converted graphs as their subgraphs (passes/lowering/control_flow.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from lite_converter.ir import ConversionError, Dim, Graph, Node
+
+# Attributes holding the bodies of each control-flow op, in the order the .lite op lists them.
+BODY_ATTRS: dict[str, tuple[str, ...]] = {"If": ("then_branch", "else_branch"), "Loop": ("body",),
+                                          "Scan": ("body",)}
+CAPTURED = "captured_names"
+
+
+def _defined_and_read(body: onnx.GraphProto) -> tuple[set[str], list[str]]:
+    """Names a body defines (inputs, initializers, node outputs) and the names it reads, nested bodies
+    included (in order of first read)."""
+    defined = {v.name for v in body.input} | {t.name for t in body.initializer}
+    defined |= {t.values.name for t in body.sparse_initializer}
+    read: list[str] = []
+    for node in body.node:
+        read.extend(n for n in node.input if n)
+        for attr in node.attribute:
+            for inner in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                inner_defined, inner_read = _defined_and_read(inner)
+                read.extend(n for n in inner_read if n not in inner_defined)
+        defined.update(n for n in node.output if n)
+    read.extend(v.name for v in body.output)
+    return defined, read
+
+
+def outer_names(body: onnx.GraphProto) -> list[str]:
+    """The names ``body`` reads from its enclosing scopes, each once, in order of first read."""
+    defined, read = _defined_and_read(body)
+    return list(dict.fromkeys(n for n in read if n not in defined))
+
+
+def capture_outer_values(graph: Graph) -> None:
+    """Appends every outer value a control-flow node's bodies read to its inputs (``captured_names``)."""
+    for node in graph.nodes:
+        attrs = BODY_ATTRS.get(node.op_type) if not node.domain else None
+        if not attrs or CAPTURED in node.attrs:
+            continue
+        names: list[str] = []
+        for attr in attrs:
+            body = node.attrs.get(attr)
+            if isinstance(body, onnx.GraphProto):
+                names.extend(n for n in outer_names(body) if n not in names)
+        missing = [n for n in names if n not in graph.tensors]
+        if missing:
+            raise ConversionError(f"node '{node.name}' ({node.op_type}): its body reads "
+                                  f"{', '.join(missing)}, which no enclosing graph defines")
+        node.inputs = [*node.inputs, *names]
+        node.attrs[CAPTURED] = names
+
+
+def formal_input_count(node: Node) -> int:
+    """How many of the node's inputs are ONNX's own (the rest are captured outer values)."""
+    return len(node.inputs) - len(node.attrs.get(CAPTURED, []))
+
+
+def _value_info(name: str, dtype: np.dtype | None, shape: list[Dim] | None) -> onnx.ValueInfoProto:
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype)) if dtype is not None else onnx.TensorProto.FLOAT
+    dims = None if shape is None else [d if isinstance(d, int) and d >= 0 else f"{name}_d{i}"
+                                       for i, d in enumerate(shape)]
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def _dynamic(shape: list[Dim] | None) -> list[Dim] | None:
+    return None if shape is None else [None] * len(shape)
+
+
+def _formal_inputs(graph: Graph, node: Node, body: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
+    """The body's own inputs, typed: Loop and Scan values may change shape between iterations, so only
+    their rank is fixed (from the value first fed in); a body's declared element type wins."""
+    formal = formal_input_count(node)
+    outer = [graph.tensors.get(n) if n else None for n in node.inputs[:formal]]
+    infos: list[onnx.ValueInfoProto] = []
+    for position, declared in enumerate(body.input):
+        if node.op_type == "Loop" and position < 2:
+            dtype, shape = (np.int64, []) if position == 0 else (np.bool_, [])
+        elif node.op_type == "Loop":
+            source = outer[position] if position < len(outer) else None
+            dtype, shape = (source.dtype, _dynamic(source.shape)) if source is not None else (None, None)
+        else:  # Scan: states, then one slice of each scan input
+            num_scan = int(node.attrs.get("num_scan_inputs", 0))
+            source = outer[position] if position < len(outer) else None
+            shape = _dynamic(source.shape) if source is not None else None
+            if shape is not None and position >= formal - num_scan:
+                shape = shape[1:]
+            dtype = source.dtype if source is not None else None
+        elem = declared.type.tensor_type.elem_type
+        if elem:
+            dtype = helper.tensor_dtype_to_np_dtype(elem)
+        infos.append(_value_info(declared.name, dtype, shape))
+    return infos
+
+
+def take_constant_captures(graph: Graph, node: Node) -> dict[str, np.ndarray]:
+    """Removes the captured values that are constants (by now) from the node's inputs; returns them by
+    the name the bodies use, for :func:`body_model` to give the bodies as their own initializers (so
+    a body's shape inputs read from outer constants stay known at conversion)."""
+    captured = node.attrs.get(CAPTURED, [])
+    formal = formal_input_count(node)
+    kept_names, kept_values, constants = [], [], {}
+    for name, value in zip(captured, node.inputs[formal:], strict=True):
+        data = graph.constant(value)
+        if data is not None:
+            constants[name] = data
+        else:
+            kept_names.append(name)
+            kept_values.append(value)
+    node.inputs = [*node.inputs[:formal], *kept_values]
+    node.attrs[CAPTURED] = kept_names
+    return constants
+
+
+def body_model(graph: Graph, node: Node, attr: str,
+               constants: dict[str, np.ndarray] | None = None) -> onnx.ModelProto:
+    """The body ``attr`` of ``node`` as a standalone model: formal inputs, then the captured values;
+    ``constants`` (outer constants it reads) become its initializers."""
+    body = onnx.GraphProto()
+    body.CopyFrom(node.attrs[attr])
+    for name, value in (constants or {}).items():
+        body.initializer.append(numpy_helper.from_array(np.asarray(value), name))
+    captured = node.attrs.get(CAPTURED, [])
+    values = node.inputs[formal_input_count(node):]
+    inputs = _formal_inputs(graph, node, body)
+    for name, value in zip(captured, values, strict=True):
+        tensor = graph.tensors[value]
+        inputs.append(_value_info(name, tensor.dtype, tensor.shape))
+    del body.input[:]
+    body.input.extend(inputs)
+    if not body.node:
+        # A body that only passes values through: one Identity per output keeps the graph non-empty.
+        for output in body.output:
+            source = output.name
+            output.name = f"{source}__{attr}_out"
+            body.node.append(helper.make_node("Identity", [source], [output.name], name=output.name))
+    opset = graph.opset or 17
+    model = helper.make_model(body, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="lite_converter body")
+    model.ir_version = max(7, helper.find_min_ir_version_for([helper.make_opsetid("", opset)],
+                                                             ignore_unknown=True))
+    return model

@@ -1,0 +1,310 @@
+"""ONNX If / Loop / Scan run as control flow (IF, LOOP, SCAN over the model's subgraphs), against
+onnxruntime; malformed and recursive subgraphs refused by the runtime's verifier; a loop whose
+stacked outputs outgrow max_memory_bytes stopped cleanly.
+
+Float results within 1e-5 relative (the bodies run the same fp32 kernels as any graph; onnxruntime
+accumulates in another order), integers exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from lite_converter.convert import convert_onnx
+from lite_converter.ir import Graph, Node, Tensor
+from lite_converter.writer import serialize
+from runtime_arm import Interpreter, LiteError, Status
+
+F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def _model(nodes: list[onnx.NodeProto], inputs: list, outputs: list, inits: list | None = None,
+           opset: int = 17) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "cf", inputs, outputs, inits or [])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+    return model
+
+
+def _onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    import onnxruntime as ort  # the oracle
+
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def _check(model: onnx.ModelProto, feed_list: list[dict[str, np.ndarray]]) -> None:
+    """Each feed through one interpreter (shapes and branches change between invokes) vs onnxruntime."""
+    interpreter = Interpreter(model_content=convert_onnx(model))
+    for feeds in feed_list:
+        want = _onnxruntime(model, feeds)
+        got = list(interpreter.run(feeds).values())
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
+            if w.dtype.kind == "f":
+                np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+            else:
+                np.testing.assert_array_equal(g, w)
+
+
+def _if_model(same_shapes: bool) -> onnx.ModelProto:
+    """y = If(sum(x) > 0, then: MatMul(x, w) + b, else: x * 2 (or x[:, :2] * 2)), then Relu after it.
+    The branches read x, w, b from the outer graph by name."""
+    w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32), "w")
+    b = numpy_helper.from_array(np.linspace(-1, 1, 4).astype(np.float32), "b")
+    then_branch = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["mm"]), helper.make_node("Add", ["mm", "b"], ["t_out"])],
+        "then", [], [helper.make_tensor_value_info("t_out", F32, None)])
+    two = numpy_helper.from_array(np.array(2.0, np.float32), "two")
+    if same_shapes:
+        else_nodes = [helper.make_node("Mul", ["x", "two"], ["e_out"])]
+        else_inits = [two]
+    else:
+        starts = numpy_helper.from_array(np.array([0], np.int64), "starts")
+        ends = numpy_helper.from_array(np.array([2], np.int64), "ends")
+        axes = numpy_helper.from_array(np.array([1], np.int64), "axes")
+        else_nodes = [helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["xs"]),
+                      helper.make_node("Mul", ["xs", "two"], ["e_out"])]
+        else_inits = [two, starts, ends, axes]
+    else_branch = helper.make_graph(else_nodes, "else", [],
+                                    [helper.make_tensor_value_info("e_out", F32, None)], else_inits)
+    nodes = [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+             helper.make_node("Greater", ["s", "zero"], ["cond"]),
+             helper.make_node("If", ["cond"], ["y"], then_branch=then_branch, else_branch=else_branch),
+             helper.make_node("Relu", ["y"], ["out"])]
+    zero = numpy_helper.from_array(np.array(0.0, np.float32), "zero")
+    return _model(nodes, [helper.make_tensor_value_info("x", F32, ["n", 4])],
+                  [helper.make_tensor_value_info("out", F32, None)], [w, b, zero])
+
+
+@pytest.mark.parametrize("same_shapes", [True, False], ids=["static_outputs", "dynamic_outputs"])
+def test_if_condition_from_data(same_shapes: bool):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    feeds = [{"x": np.abs(x)}, {"x": -np.abs(x)}, {"x": np.abs(x[:2])}, {"x": -np.abs(x)}]
+    _check(_if_model(same_shapes), feeds)
+
+
+def _loop_model() -> onnx.ModelProto:
+    """Loop(M, cond): acc += x * i, stops when acc's sum passes `limit`; scan output acc each step;
+    x and limit come from the outer scope; the trip count is a graph input."""
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=F32),
+         helper.make_node("Mul", ["x", "fi"], ["xi"]),
+         helper.make_node("Add", ["acc_in", "xi"], ["acc_out"]),
+         helper.make_node("ReduceSum", ["acc_out"], ["total"], keepdims=0),
+         helper.make_node("Less", ["total", "limit"], ["cond_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond_in", BOOL, []),
+         helper.make_tensor_value_info("acc_in", F32, None)],
+        [helper.make_tensor_value_info("cond_out", BOOL, []),
+         helper.make_tensor_value_info("acc_out", F32, None),
+         helper.make_tensor_value_info("scan_out", F32, None)])
+    nodes = [helper.make_node("Loop", ["trip", "cond0", "acc0"], ["acc_final", "stacked"], body=body)]
+    limit = numpy_helper.from_array(np.array(40.0, np.float32), "limit")
+    cond0 = numpy_helper.from_array(np.array(True), "cond0")
+    return _model(nodes, [helper.make_tensor_value_info("trip", I64, []),
+                          helper.make_tensor_value_info("acc0", F32, ["n"]),
+                          helper.make_tensor_value_info("x", F32, ["n"])],
+                  [helper.make_tensor_value_info("acc_final", F32, None),
+                   helper.make_tensor_value_info("stacked", F32, None)], [limit, cond0])
+
+
+def test_loop_trip_count_condition_and_scan_outputs():
+    x = np.array([1.0, 2.0, 0.5], np.float32)
+    acc0 = np.array([0.1, -0.2, 0.3], np.float32)
+    feeds = [{"trip": np.array(t, np.int64), "acc0": acc0, "x": x} for t in (3, 0, 100, 1)]
+    _check(_loop_model(), feeds)
+
+
+def test_scan_axes_and_directions():
+    """Scan (opset 16): a running sum over axis 1 of one input read backwards, and a per-step product
+    with a second input over axis 0; the scan outputs stacked along axes 1 and 0, one reversed."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["sum_in", "a_t"], ["sum_out"]),
+         helper.make_node("Mul", ["sum_out", "b_t"], ["prod"]),
+         helper.make_node("Mul", ["prod", "scale"], ["scaled"])],
+        "body",
+        [helper.make_tensor_value_info("sum_in", F32, [2]), helper.make_tensor_value_info("a_t", F32, [2]),
+         helper.make_tensor_value_info("b_t", F32, [2])],
+        [helper.make_tensor_value_info("sum_out", F32, [2]), helper.make_tensor_value_info("prod", F32, [2]),
+         helper.make_tensor_value_info("scaled", F32, [2])])
+    node = helper.make_node("Scan", ["s0", "a", "b"], ["s_final", "p", "q"], body=body, num_scan_inputs=2,
+                            scan_input_axes=[1, 0], scan_input_directions=[1, 0], scan_output_axes=[1, -2],
+                            scan_output_directions=[0, 1])
+    scale = numpy_helper.from_array(np.array(0.5, np.float32), "scale")
+    model = _model([node], [helper.make_tensor_value_info("s0", F32, [2]),
+                            helper.make_tensor_value_info("a", F32, [2, "t"]),
+                            helper.make_tensor_value_info("b", F32, ["t", 2])],
+                   [helper.make_tensor_value_info(n, F32, None) for n in ("s_final", "p", "q")], [scale],
+                   opset=16)
+    rng = np.random.default_rng(2)
+    feeds = [{"s0": rng.standard_normal(2).astype(np.float32),
+              "a": rng.standard_normal((2, t)).astype(np.float32),
+              "b": rng.standard_normal((t, 2)).astype(np.float32)} for t in (5, 1, 7)]
+    _check(model, feeds)
+
+
+def test_loop_output_bounded_by_max_memory_bytes():
+    """A loop stacking 12 KB per iteration for 10^6 iterations stops at the 4 MiB bound with a status."""
+    model = _loop_model()
+    interpreter = Interpreter(model_content=convert_onnx(model), max_memory_bytes=4 << 20)
+    big = np.zeros(3000, np.float32)  # the sum stays 0 < limit: the condition never stops it
+    with pytest.raises(LiteError) as error:
+        interpreter.run({"trip": np.array(10**6, np.int64), "acc0": big, "x": big})
+    assert error.value.code == Status.OUT_OF_MEMORY
+    assert "max_memory_bytes" in str(error.value)
+
+
+# ---- malformed subgraphs, written with the converter's own writer ----------------------------------
+
+def _tensor(name: str, shape: list[int]) -> Tensor:
+    return Tensor(name, np.dtype(np.float32), shape)
+
+
+def _if_graph(then_body: Graph | None, else_body: Graph | None, **extra: object) -> Graph:
+    """cond, x -> IF(then_body, else_body) -> y; a body of None is the IF's own graph (recursion)."""
+    graph = Graph(source_format="onnx")
+    graph.tensors = {"cond": Tensor("cond", np.dtype(np.bool_), [1]), "x": _tensor("x", [2]),
+                     "y": _tensor("y", [2])}
+    graph.inputs, graph.outputs = ["cond", "x"], ["y"]
+    attrs = {"then_subgraph": then_body or graph, "else_subgraph": else_body or graph, **extra}
+    graph.nodes = [Node("IF", "if", ["cond", "x"], ["y"], attrs)]
+    return graph
+
+
+def _neg_body() -> Graph:
+    body = Graph(source_format="onnx")
+    body.tensors = {"x": _tensor("x", [2]), "y": _tensor("y", [2])}
+    body.inputs, body.outputs = ["x"], ["y"]
+    body.nodes = [Node("NEG", "neg", ["x"], ["y"])]
+    return body
+
+
+def _recursive_model() -> bytes:
+    """Main graph: IF -> subgraph 1; subgraph 1: an IF whose branches are subgraph 1 itself."""
+    inner = _if_graph(None, None)
+    inner.inputs = ["cond", "x"]
+    outer = Graph(source_format="onnx")
+    outer.tensors = {"cond": Tensor("cond", np.dtype(np.bool_), [1]), "x": _tensor("x", [2]),
+                     "y": _tensor("y", [2])}
+    outer.inputs, outer.outputs = ["cond", "x"], ["y"]
+    wrapper = Graph(source_format="onnx")  # subgraph: cond', x -> IF(inner) (arity: captured = cond, x)
+    wrapper.tensors = dict(outer.tensors)
+    wrapper.inputs, wrapper.outputs = ["cond", "x"], ["y"]
+    wrapper.nodes = [Node("IF", "inner_if", ["cond", "cond", "x"], ["y"],
+                          {"then_subgraph": wrapper, "else_subgraph": wrapper})]
+    outer.nodes = [Node("IF", "if", ["cond", "cond", "x"], ["y"],
+                        {"then_subgraph": wrapper, "else_subgraph": wrapper})]
+    return serialize(outer)
+
+
+def test_recursive_subgraph_refused():
+    with pytest.raises(LiteError) as error:
+        Interpreter(model_content=_recursive_model())
+    assert error.value.code == Status.INVALID_MODEL
+    assert "recursion is refused" in str(error.value)
+
+
+def test_body_arity_mismatch_refused():
+    body = _neg_body()
+    body.inputs = []  # the IF passes one captured value, the body takes none
+    body.tensors["x"] = Tensor("x", np.dtype(np.float32), [2], np.zeros(2, np.float32))
+    with pytest.raises(LiteError) as error:
+        Interpreter(model_content=serialize(_if_graph(body, _neg_body())))
+    assert error.value.code == Status.INVALID_MODEL
+    assert "subgraph 1 has 0 inputs and 1 outputs, the op needs 1 and 1" in str(error.value)
+
+
+def test_subgraph_index_out_of_range_refused():
+    data = serialize(_if_graph(_neg_body(), _neg_body()))
+    from lite_converter.lite_fb.IfOptions import IfOptions
+    from lite_converter.lite_fb.Model import Model
+
+    model = Model.GetRootAs(data, 0)
+    options = IfOptions()
+    table = model.Graph().Operators(0).Options()
+    options.Init(table.Bytes, table.Pos)
+    field = options._tab.Offset(6)  # else_subgraph
+    assert field != 0
+    patched = bytearray(data)
+    position = options._tab.Pos + field
+    patched[position:position + 4] = (7).to_bytes(4, "little")
+    with pytest.raises(LiteError) as error:
+        Interpreter(model_content=bytes(patched))
+    assert error.value.code == Status.INVALID_MODEL
+    assert "else_subgraph 7 out of range" in str(error.value)
+
+
+def test_if_with_hand_written_bodies_runs():
+    """The writer's subgraphs as the runtime reads them: both branches NEG, one through a second body."""
+    interpreter = Interpreter(model_content=serialize(_if_graph(_neg_body(), _neg_body())))
+    x = np.array([1.5, -2.0], np.float32)
+    for cond in (True, False):
+        out = interpreter.run({"cond": np.array([cond]), "x": x})
+        np.testing.assert_array_equal(out["y"], -x)
+
+
+# ---- TFLite IF / WHILE against LiteRT ----------------------------------------------------------------
+
+def _tflite_if() -> bytes:
+    from ai_edge_litert import schema_py_generated as s
+
+    from tests.tflite_builder import TfliteModel, options
+
+    m = TfliteModel()
+    cond, x, y = m.tensor("cond", [1], np.bool_), m.tensor("x", [2, 3]), m.tensor("y", [2, 3])
+    m.op("IF", [cond, x], [y], options(s.IfOptionsT(), thenSubgraphIndex=1, elseSubgraphIndex=2))
+    m.end_subgraph([cond, x], [y], "main")
+    for name, op in (("then", "ADD"), ("else", "MUL")):
+        a, out = m.tensor("a", [2, 3]), m.tensor("out", [2, 3])
+        opts = s.AddOptionsT() if op == "ADD" else s.MulOptionsT()
+        m.op(op, [a, a], [out], opts)
+        m.end_subgraph([a], [out], name)
+    return m.finish()
+
+
+def _tflite_while() -> bytes:
+    """(i, x) -> while i < 5: (i + 1, x * 1.5), with i and x graph inputs (LiteRT's while_loop form)."""
+    from ai_edge_litert import schema_py_generated as s
+
+    from tests.tflite_builder import TfliteModel, options
+
+    m = TfliteModel()
+    i, x = m.tensor("i", [1], np.int32), m.tensor("x", [3])
+    i_out, x_out = m.tensor("i_out", [1], np.int32), m.tensor("x_out", [3])
+    m.op("WHILE", [i, x], [i_out, x_out],
+         options(s.WhileOptionsT(), condSubgraphIndex=1, bodySubgraphIndex=2))
+    m.end_subgraph([i, x], [i_out, x_out], "main")
+    ci, cx, c = m.tensor("i", [1], np.int32), m.tensor("x", [3]), m.tensor("c", [1], np.bool_)
+    five = m.constant("five", np.array([5], np.int32))
+    m.op("LESS", [ci, five], [c])
+    m.end_subgraph([ci, cx], [c], "cond")
+    bi, bx = m.tensor("i", [1], np.int32), m.tensor("x", [3])
+    one, scale = m.constant("one", np.array([1], np.int32)), m.constant("scale", np.full(3, 1.5, np.float32))
+    bi2, bx2 = m.tensor("i2", [1], np.int32), m.tensor("x2", [3])
+    m.op("ADD", [bi, one], [bi2], s.AddOptionsT())
+    m.op("MUL", [bx, scale], [bx2], s.MulOptionsT())
+    m.end_subgraph([bi, bx], [bi2, bx2], "body")
+    return m.finish()
+
+
+def test_tflite_if_against_litert(tmp_path):
+    from tests.tflite_builder import assert_matches_litert
+
+    x = np.random.default_rng(3).standard_normal((2, 3)).astype(np.float32)
+    for cond in (True, False):
+        assert_matches_litert(_tflite_if(), [np.array([cond]), x], tmp_path)
+
+
+@pytest.mark.parametrize("start", [0, 3, 5, 9])
+def test_tflite_while_against_litert(tmp_path, start: int):
+    from tests.tflite_builder import assert_matches_litert
+
+    feeds = [np.array([start], np.int32), np.array([1.0, -2.0, 0.5], np.float32)]
+    assert_matches_litert(_tflite_while(), feeds, tmp_path)
+
