@@ -125,6 +125,8 @@ _add("TRILU", "TriluOptions", _L.LOGICAL, dtype_generic=True)
 _add("REVERSE_SEQUENCE", "ReverseSequenceOptions", _L.LOGICAL, dtype_generic=True)
 # -- recurrent
 _add("LSTM GRU RNN", "RecurrentOptions", _L.LOGICAL)
+# -- state across invokes: writes input 1 into the variable tensor input 0 (no outputs)
+_add("ASSIGN_VARIABLE", None, _L.LOGICAL, dtype_generic=True)
 # -- quantization
 _add("QUANTIZE DEQUANTIZE REQUANTIZE", "QuantizeOptions", _L.ELEMENTWISE, dtype_generic=True, int8=_I.CONVERT)
 

@@ -1,6 +1,7 @@
 """TFLite builtin name -> the converter that imports it: one table over the per-family modules
 (tflite_ops.py: convolutions, pools, the int8-aware core; tflite_ops_elementwise.py; tflite_ops_shape.py;
-tflite_ops_spatial.py; tflite_ops_composite.py). An op missing here is refused by name
+tflite_ops_spatial.py; tflite_ops_composite.py; tflite_variables.py;
+tflite_ops_recurrent.py). An op missing here is refused by name
 (tflite_refusals.py)."""
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from lite_converter.frontends import (
     tflite_ops,
     tflite_ops_composite,
     tflite_ops_elementwise,
+    tflite_ops_recurrent,
     tflite_ops_shape,
     tflite_ops_spatial,
+    tflite_variables,
 )
 
 CONVERTERS: dict[str, tflite_ops.Converter] = {
@@ -19,4 +22,6 @@ CONVERTERS: dict[str, tflite_ops.Converter] = {
     **tflite_ops_shape.CONVERTERS,
     **tflite_ops_spatial.CONVERTERS,
     **tflite_ops_composite.CONVERTERS,
+    **tflite_variables.CONVERTERS,
+    **tflite_ops_recurrent.CONVERTERS,
 }

@@ -129,3 +129,4 @@ class OpCode(object):
     LSTM = 220
     GRU = 221
     RNN = 222
+    ASSIGN_VARIABLE = 240

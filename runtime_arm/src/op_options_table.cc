@@ -135,6 +135,7 @@ lite_fb::OpOptions expected_options(lite_fb::OpCode opcode) {
     case OpCode::LSTM: return OpOptions::RecurrentOptions;
     case OpCode::GRU: return OpOptions::RecurrentOptions;
     case OpCode::RNN: return OpOptions::RecurrentOptions;
+    case OpCode::ASSIGN_VARIABLE: return OpOptions::NONE;
   }
   return OpOptions::NONE;  // a value outside the enum (the verifier refuses unknown op codes)
 }

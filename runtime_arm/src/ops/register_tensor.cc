@@ -30,6 +30,7 @@ void register_tensor_ops(OpRegistry& registry) {
   registry.add(OpCode::TRILU, trilu_kernel());
   registry.add(OpCode::NON_ZERO, non_zero_kernel());
   registry.add(OpCode::REVERSE_SEQUENCE, reverse_sequence_kernel());
+  registry.add(OpCode::ASSIGN_VARIABLE, assign_variable_kernel());
 }
 
 }  // namespace lite

@@ -30,5 +30,6 @@ OpKernel one_hot_kernel();            // one_hot.cc
 OpKernel trilu_kernel();              // trilu.cc
 OpKernel non_zero_kernel();           // non_zero.cc
 OpKernel reverse_sequence_kernel();   // reverse_sequence.cc
+OpKernel assign_variable_kernel();    // assign_variable.cc
 
 }  // namespace lite

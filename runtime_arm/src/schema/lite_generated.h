@@ -360,11 +360,12 @@ enum class OpCode : uint16_t {
   LSTM = 220,
   GRU = 221,
   RNN = 222,
+  ASSIGN_VARIABLE = 240,
   MIN = ADD,
-  MAX = RNN
+  MAX = ASSIGN_VARIABLE
 };
 
-inline const OpCode (&EnumValuesOpCode())[126] {
+inline const OpCode (&EnumValuesOpCode())[127] {
   static const OpCode values[] = {
     OpCode::ADD,
     OpCode::SUB,
@@ -491,13 +492,14 @@ inline const OpCode (&EnumValuesOpCode())[126] {
     OpCode::REQUANTIZE,
     OpCode::LSTM,
     OpCode::GRU,
-    OpCode::RNN
+    OpCode::RNN,
+    OpCode::ASSIGN_VARIABLE
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpCode() {
-  static const char * const names[224] = {
+  static const char * const names[242] = {
     "ADD",
     "SUB",
     "MUL",
@@ -721,13 +723,31 @@ inline const char * const *EnumNamesOpCode() {
     "LSTM",
     "GRU",
     "RNN",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "ASSIGN_VARIABLE",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpCode(OpCode e) {
-  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::RNN)) return "";
+  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::ASSIGN_VARIABLE)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpCode()[index];
 }
@@ -1428,7 +1448,8 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
     VT_SHAPE = 8,
     VT_DIM_NAMES = 10,
     VT_BUFFER = 12,
-    VT_QUANTIZATION = 14
+    VT_QUANTIZATION = 14,
+    VT_VARIABLE = 16
   };
   const flatbuffers::String *name() const {
     return GetPointer<const flatbuffers::String *>(VT_NAME);
@@ -1448,6 +1469,9 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const lite_fb::Quantization *quantization() const {
     return GetPointer<const lite_fb::Quantization *>(VT_QUANTIZATION);
   }
+  bool variable() const {
+    return GetField<uint8_t>(VT_VARIABLE, 0) != 0;
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyOffset(verifier, VT_NAME) &&
@@ -1461,6 +1485,7 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
            VerifyField<uint32_t>(verifier, VT_BUFFER, 4) &&
            VerifyOffset(verifier, VT_QUANTIZATION) &&
            verifier.VerifyTable(quantization()) &&
+           VerifyField<uint8_t>(verifier, VT_VARIABLE, 1) &&
            verifier.EndTable();
   }
 };
@@ -1487,6 +1512,9 @@ struct TensorBuilder {
   void add_quantization(flatbuffers::Offset<lite_fb::Quantization> quantization) {
     fbb_.AddOffset(Tensor::VT_QUANTIZATION, quantization);
   }
+  void add_variable(bool variable) {
+    fbb_.AddElement<uint8_t>(Tensor::VT_VARIABLE, static_cast<uint8_t>(variable), 0);
+  }
   explicit TensorBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
     start_ = fbb_.StartTable();
@@ -1505,13 +1533,15 @@ inline flatbuffers::Offset<Tensor> CreateTensor(
     flatbuffers::Offset<flatbuffers::Vector<int64_t>> shape = 0,
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> dim_names = 0,
     uint32_t buffer = 0,
-    flatbuffers::Offset<lite_fb::Quantization> quantization = 0) {
+    flatbuffers::Offset<lite_fb::Quantization> quantization = 0,
+    bool variable = false) {
   TensorBuilder builder_(_fbb);
   builder_.add_quantization(quantization);
   builder_.add_buffer(buffer);
   builder_.add_dim_names(dim_names);
   builder_.add_shape(shape);
   builder_.add_name(name);
+  builder_.add_variable(variable);
   builder_.add_dtype(dtype);
   return builder_.Finish();
 }
@@ -1523,7 +1553,8 @@ inline flatbuffers::Offset<Tensor> CreateTensorDirect(
     const std::vector<int64_t> *shape = nullptr,
     const std::vector<flatbuffers::Offset<flatbuffers::String>> *dim_names = nullptr,
     uint32_t buffer = 0,
-    flatbuffers::Offset<lite_fb::Quantization> quantization = 0) {
+    flatbuffers::Offset<lite_fb::Quantization> quantization = 0,
+    bool variable = false) {
   auto name__ = name ? _fbb.CreateString(name) : 0;
   auto shape__ = shape ? _fbb.CreateVector<int64_t>(*shape) : 0;
   auto dim_names__ = dim_names ? _fbb.CreateVector<flatbuffers::Offset<flatbuffers::String>>(*dim_names) : 0;
@@ -1534,7 +1565,8 @@ inline flatbuffers::Offset<Tensor> CreateTensorDirect(
       shape__,
       dim_names__,
       buffer,
-      quantization);
+      quantization,
+      variable);
 }
 
 struct Buffer FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
