@@ -93,7 +93,7 @@ def subgraph_problems(model: Any, op_names: dict[int, str]) -> list[str]:  # noq
                 lines.append(
                     f"subgraph {index} '{_subgraph_name(subgraphs[index])}' is run by {opcode} in "
                     f"subgraph {caller}: .lite imports one graph, and control flow (IF, WHILE, "
-                    "CALL_ONCE) between subgraphs is not imported"
+                    "CALL) between subgraphs is not imported"
                 )
                 if index not in seen:
                     seen.add(index)
