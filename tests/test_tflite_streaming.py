@@ -127,7 +127,13 @@ def test_streaming_model_matches_litert_at_every_step_and_resets(tmp_path: Path)
     with Interpreter(model_content=convert_tflite(data)) as interpreter:
         assert interpreter.variable_count == 2
         ours = [list(interpreter.run([frame]).values()) for frame in frames]
-        storages = {d["name"]: d["storage"] for d in interpreter.tensor_details()}
+        details = interpreter.tensor_details()
+        storages = {d["name"]: d["storage"] for d in details}
+        arena = [d for d in details if d["storage"] == "arena"]
+        base = arena[0]["address"] - arena[0]["arena_offset"]
+        for variable in (d for d in details if d["storage"] == "variable"):  # never in the arena
+            end = variable["address"] + variable["bytes"]
+            assert end <= base or variable["address"] >= base + interpreter.arena_bytes
         interpreter.reset_state()
         again = list(interpreter.run([frames[0]]).values())
     assert sorted(name for name, kind in storages.items() if kind == "variable") == ["variable_hidden",
