@@ -89,11 +89,13 @@ def unidirectional_rnn(time_major: bool, act: int) -> bytes:
     return m.finish([x], [y])
 
 
-def _check_against_litert(data: bytes, tmp_path: Path, time_major: bool) -> None:
+def _check_against_litert(data: bytes, tmp_path: Path, time_major: bool, oracle: bytes | None = None) -> None:
+    """``oracle``: the model LiteRT runs instead of ``data``, whose outputs concatenated along the
+    last axis are ``data``'s one output."""
     from ai_edge_litert import interpreter as litert
 
     path = tmp_path / "model.tflite"
-    path.write_bytes(data)
+    path.write_bytes(data if oracle is None else oracle)
     rng = np.random.default_rng(11)
     feeds = [rng.standard_normal(_shape(time_major)).astype(np.float32) for _ in range(INVOKES)]
     ref = litert.Interpreter(model_path=str(path),
@@ -103,7 +105,8 @@ def _check_against_litert(data: bytes, tmp_path: Path, time_major: bool) -> None
     for feed in feeds:
         ref.set_tensor(ref.get_input_details()[0]["index"], feed)
         ref.invoke()
-        theirs.append([ref.get_tensor(d["index"]).copy() for d in ref.get_output_details()])
+        outputs = [ref.get_tensor(d["index"]).copy() for d in ref.get_output_details()]
+        theirs.append(outputs if oracle is None else [np.concatenate(outputs, axis=-1)])
     assert not np.allclose(theirs[0][0], theirs[1][0])
     with Interpreter(model_content=convert_tflite(data)) as ours:
         for step, feed in enumerate(feeds):
@@ -133,7 +136,10 @@ def test_unidirectional_lstm_relu_cell(tmp_path: Path) -> None:
                          [(False, True), (False, False), (True, True), (True, False)])
 def test_bidirectional_lstm_matches_litert_across_invokes(tmp_path: Path, time_major: bool,
                                                           merge: bool) -> None:
-    _check_against_litert(bidirectional_lstm(time_major, merge), tmp_path, time_major)
+    # LiteRT 2.3.0's batch-major merged output reads memory it never wrote (fresh interpreters of
+    # one model disagree by up to 0.75): there the oracle is its separate outputs, concatenated
+    oracle = bidirectional_lstm(time_major, False) if merge and not time_major else None
+    _check_against_litert(bidirectional_lstm(time_major, merge), tmp_path, time_major, oracle)
 
 
 @pytest.mark.parametrize(("time_major", "act"), [(False, _ACT.TANH), (True, _ACT.RELU)])
