@@ -273,3 +273,24 @@ def test_micro_wake_word_streams_like_litert(name: str) -> None:
     assert max(logit_steps) <= 3 and float(np.mean(logit_steps)) < 1.0, logit_steps
     for a, b in zip(again, mine[0], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_state_survives_a_resize() -> None:
+    """v := v + sum over rows of x, with x [n, 3] resizable: a re-allocation (new n) keeps the stream."""
+    from lite_converter.ir import Graph, Node
+    from lite_converter.writer import serialize
+
+    g = Graph(source_format="tflite")
+    x = g.add_tensor("x", np.float32, [-1, 3])
+    v = g.add_tensor("v", np.float32, [1, 3])
+    g.tensors[v].variable, g.tensors[v].data = True, np.full((1, 3), 0.5, np.float32)
+    rows, y = g.add_tensor("rows", np.float32, [1, 3]), g.add_tensor("y", np.float32, [1, 3])
+    g.nodes += [Node("REDUCE_SUM", "rows", [x], [rows], {"axes": [0], "keepdims": True}),
+                Node("ADD", "add", [rows, v], [y], {}), Node("ASSIGN_VARIABLE", "assign", [v, y], [], {})]
+    g.inputs, g.outputs = [x], [y]
+    total = np.full((1, 3), 0.5)
+    with Interpreter(model_content=serialize(g)) as interpreter:
+        for n in (2, 4, 4, 1):
+            feed = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
+            total = total + feed.sum(axis=0, keepdims=True)
+            np.testing.assert_allclose(interpreter.run([feed])["y"], total, rtol=1e-6)
