@@ -207,6 +207,21 @@ def test_accumulator_counts_invokes_and_resets() -> None:
         np.testing.assert_array_equal(interpreter.run([x])["y"], 1 + x)
 
 
+def test_variables_count_against_max_memory_bytes() -> None:
+    from lite_converter.ir import Graph, Node
+    from lite_converter.writer import serialize
+    from runtime_arm.errors import LiteError
+
+    g = Graph(source_format="tflite")
+    x = g.add_tensor("x", np.float32, [1, 1])
+    v, y = (g.add_tensor(n, np.float32, [256, 1024]) for n in ("v", "y"))
+    g.tensors[v].variable, g.tensors[v].data = True, np.zeros((256, 1024), np.float32)  # 1 MiB of state
+    g.nodes += [Node("ADD", "add", [x, v], [y], {}), Node("ASSIGN_VARIABLE", "assign", [v, y], [], {})]
+    g.inputs, g.outputs = [x], [y]
+    with pytest.raises(LiteError, match=r"variable 'v' of 1048576 bytes is over max_memory_bytes \(524288\)"):
+        Interpreter(model_content=serialize(g), max_memory_bytes=1 << 19).allocate_tensors()
+
+
 @pytest.mark.parametrize(("variable", "initial", "message"), [
     (False, True, "the first a variable tensor"),  # ASSIGN_VARIABLE of a constant
     (False, False, "reads tensor 1 'v' before any op writes it"),  # an activation nothing writes
