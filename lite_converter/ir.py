@@ -47,10 +47,13 @@ class Tensor:
     shape: list[Dim] | None = None
     data: np.ndarray | None = None
     quant: QuantParams | None = None
+    # A variable (state kept across invokes): ``data`` is its initial value, which the runtime copies
+    # into memory of its own; only ASSIGN_VARIABLE writes it, so it is never a constant.
+    variable: bool = False
 
     @property
     def is_constant(self) -> bool:
-        return self.data is not None
+        return self.data is not None and not self.variable
 
     @property
     def is_static(self) -> bool:
@@ -97,7 +100,7 @@ class Graph:
 
     def constant(self, name: str) -> np.ndarray | None:
         """The constant value of ``name``, or None for an activation or an absent input."""
-        if not name or name not in self.tensors:
+        if not name or name not in self.tensors or self.tensors[name].variable:
             return None
         return self.tensors[name].data
 

@@ -129,6 +129,8 @@ _add("LSTM GRU RNN", "RecurrentOptions", _L.LOGICAL)
 _add("IF", "IfOptions", _L.LOGICAL, dtype_generic=True)
 _add("LOOP", "LoopOptions", _L.LOGICAL, dtype_generic=True)
 _add("SCAN", "ScanOptions", _L.LOGICAL, dtype_generic=True)
+# -- state across invokes: writes input 1 into the variable tensor input 0 (no outputs)
+_add("ASSIGN_VARIABLE", None, _L.LOGICAL, dtype_generic=True)
 # -- quantization
 _add("QUANTIZE DEQUANTIZE REQUANTIZE", "QuantizeOptions", _L.ELEMENTWISE, dtype_generic=True, int8=_I.CONVERT)
 

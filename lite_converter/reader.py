@@ -41,10 +41,11 @@ class TensorInfo:
     data: np.ndarray | None  # constants only: a read-only view into the file
     data_offset: int | None  # file offset of the constant's first byte
     quantization: dict[str, Any] | None
+    variable: bool = False  # state kept across invokes; ``data`` is its initial value
 
     @property
     def is_constant(self) -> bool:
-        return self.buffer != 0
+        return self.buffer != 0 and not self.variable
 
     @property
     def nbytes(self) -> int | None:
@@ -145,6 +146,7 @@ class LiteModel:
                     "shape": t.shape,
                     "dim_names": t.dim_names,
                     "constant": t.is_constant,
+                    "variable": t.variable,
                     "buffer": t.buffer,
                     "data_offset": t.data_offset,
                     "bytes": t.nbytes,
@@ -264,7 +266,8 @@ def _tensor(fb: Any, index: int, buffers: list[Any], data: bytes) -> TensorInfo:
             or [0] * quant.ScaleLength(),
             "axis": int(quant.Axis()),
         }
-    return TensorInfo(index, name, dtype, shape, dim_names, buffer, array, offset, quantization)
+    return TensorInfo(index, name, dtype, shape, dim_names, buffer, array, offset, quantization,
+                      bool(fb.Variable()))
 
 
 def _constant(

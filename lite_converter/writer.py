@@ -251,6 +251,8 @@ def _write_tensor(builder: flatbuffers.Builder, tensor: Tensor, buffer: int, sha
     fb_tensor.TensorAddBuffer(builder, buffer)
     if quant is not None:
         fb_tensor.TensorAddQuantization(builder, quant)
+    if tensor.variable:
+        fb_tensor.TensorAddVariable(builder, True)
     return fb_tensor.TensorEnd(builder)
 
 

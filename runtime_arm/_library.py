@@ -123,6 +123,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_input_data": (c_void_p, [c_void_p, c_int]),
     "lite_interpreter_output_data": (c_void_p, [c_void_p, c_int]),
     "lite_interpreter_invoke": (c_int, [c_void_p]),
+    "lite_interpreter_reset_variables": (c_int, [c_void_p]),
+    "lite_interpreter_variable_count": (c_int, [c_void_p]),
     "lite_interpreter_get_output": (c_int, [c_void_p, c_int, c_void_p, c_size_t]),
     "lite_interpreter_arena_bytes": (c_size_t, [c_void_p]),
     "lite_interpreter_memory_bytes": (c_size_t, [c_void_p]),

@@ -283,6 +283,16 @@ class Interpreter:
         """Runs the graph."""
         self._check(self._lib.lite_interpreter_invoke(self._live()))
 
+    def reset_state(self) -> None:
+        """Restores the model's variables (a streaming model's state, kept across invokes) to their
+        initial values: the next invoke starts a new stream. A stateless model is unaffected."""
+        self._check(self._lib.lite_interpreter_reset_variables(self._live()))
+
+    @property
+    def variable_count(self) -> int:
+        """How many variables (state tensors kept across invokes) the model has; 0 if stateless."""
+        return int(self._lib.lite_interpreter_variable_count(self._live()))
+
     def get_tensor(self, index_or_name: int | str) -> np.ndarray:
         """A copy of an output (by output index or name), or of an input given by name."""
         if isinstance(index_or_name, str) and index_or_name not in self._output_names \
@@ -335,10 +345,10 @@ class Interpreter:
 
     def tensor_details(self) -> list[dict[str, Any]]:
         """Every graph tensor as of the last allocation: name, dtype, shape, storage ("constant",
-        "arena", "prepared" for values computed at prepare time, "backend" for a value only in a
-        non-CPU backend's memory, or "none"), arena offset and data address. For tests and tools:
-        addresses are valid until the next re-allocation."""
-        storage_names = ("none", "constant", "arena", "prepared", "backend")
+        "arena", "prepared" for values computed at prepare time, "variable" for state kept across
+        invokes, "backend" for a value only in a non-CPU backend's memory, or "none"), arena offset
+        and data address. For tests and tools: addresses are valid until the next re-allocation."""
+        storage_names = ("none", "constant", "arena", "prepared", "backend", "variable")
         details = []
         info = TensorInfoStruct()
         for i in range(self._lib.lite_interpreter_tensor_count(self._live())):

@@ -363,3 +363,21 @@ def test_nan_propagates_on_opencl(case: str) -> None:
         expected = run_onnxruntime(model, {"x": x})["y"]
     assert np.isnan(expected).any()
     assert_close(case, ours, expected)
+
+
+def test_streaming_model_keeps_variable_readers_on_the_cpu() -> None:
+    """A variable changes between invokes with no op writing it, so nothing would upload it to the
+    device: the ops reading one run on the CPU, the rest where they can, and the stream matches the
+    CPU interpreter's at every step."""
+    from lite_converter.convert import convert_tflite
+    from tests.test_tflite_streaming import _frames, streaming_model
+
+    lite = convert_tflite(streaming_model())
+    with Interpreter(model_content=lite) as cpu, Interpreter(model_content=lite, backend="opencl") as gpu:
+        for frame in _frames()[:6]:
+            expected, actual = cpu.run([frame]), gpu.run([frame])
+            for name in expected:
+                _assert_close(name, actual[name], expected[name], FP32_TOLERANCE)
+        placed = {entry["op"]: entry["backend"] for entry in gpu.profile()}
+    assert placed["CONV_2D"] == "opencl"  # the device is really used
+    assert placed["CONCAT"] == "cpu" and placed["ASSIGN_VARIABLE"] == "cpu"

@@ -64,12 +64,13 @@ def test_tflite_node_problems_of_one_kind_make_one_line() -> None:
     ]
 
 
-def _streaming_model() -> bytes:
+def _streaming_model(init_op: str | None = None) -> bytes:
     """The shape of the streaming models of the issue: subgraph 0 runs an init subgraph once
-    (CALL_ONCE) that assigns a resource variable, then reads, updates and assigns it."""
+    (CALL_ONCE) that assigns a resource variable, then reads, updates and assigns it; ``init_op``
+    computes the first value in the init subgraph instead."""
     m = TfliteModel()
     x = m.tensor("x", [1, 4])
-    handle = m.tensor("state_handle", [], np.int32)
+    handle = m.resource("state_handle")
     state, y = m.tensor("state", [1, 4]), m.tensor("y", [1, 4])
     m.op("CALL_ONCE", [], [], options(s.CallOnceOptionsT(), initSubgraphIndex=1))
     m.op("VAR_HANDLE", [], [handle], options(s.VarHandleOptionsT(), sharedName=b"state"))
@@ -77,29 +78,30 @@ def _streaming_model() -> bytes:
     m.op("ADD", [x, state], [y], options(s.AddOptionsT()))
     m.op("ASSIGN_VARIABLE", [handle, y], [])
     m.end_subgraph([x], [y], name="main")
-    init_handle = m.tensor("init_handle", [], np.int32)
-    zeros = m.constant("zeros", np.zeros((1, 4), np.float32))
+    init_handle = m.resource("init_handle")
+    value = m.constant("zeros", np.zeros((1, 4), np.float32))
     m.op("VAR_HANDLE", [], [init_handle], options(s.VarHandleOptionsT(), sharedName=b"state"))
-    m.op("ASSIGN_VARIABLE", [init_handle, zeros], [])
+    if init_op is not None:
+        computed = m.tensor("computed", [1, 4])
+        m.op("CUSTOM", [value], [computed], custom=init_op)
+        value = computed
+    m.op("ASSIGN_VARIABLE", [init_handle, value], [])
     m.end_subgraph([], [], name="init")
     return m.finish()
 
 
-def test_tflite_called_subgraphs_are_explained_and_their_ops_listed() -> None:
+def test_tflite_call_once_init_that_computes_is_explained() -> None:
+    """The init subgraph is evaluated at conversion only when it assigns constants (the streaming
+    model itself imports: tests/test_tflite_streaming.py)."""
+    convert_tflite(_streaming_model())
     with pytest.raises(ConversionError) as error:
-        convert_tflite(_streaming_model())
-    lines = _problem_lines(error)
-    assert lines == [
-        "unsupported op ASSIGN_VARIABLE: 1 node(s) 'operator 4'",
-        "unsupported op CALL_ONCE: 1 node(s) 'operator 0'",
-        "unsupported op READ_VARIABLE: 1 node(s) 'state'",
-        "unsupported op VAR_HANDLE: 1 node(s) 'state_handle'",
-        "subgraph 1 'init' is run by CALL_ONCE in subgraph 0: .lite imports one graph, and control flow "
-        "(IF, WHILE, CALL_ONCE) between subgraphs is not imported",
-        "unsupported op ASSIGN_VARIABLE (in subgraph 1 'init'): 1 node(s) 'operator 1'",
-        "unsupported op VAR_HANDLE (in subgraph 1 'init'): 1 node(s) 'init_handle'",
-    ], lines
-    assert "only one is imported" not in str(error.value)
+        convert_tflite(_streaming_model(init_op="RandomInit"))
+    assert _problem_lines(error) == [
+        "the CALL_ONCE init subgraph 1 'init' runs CUSTOM:RandomInit (operator 1); only VAR_HANDLE and "
+        "ASSIGN_VARIABLE of constants are evaluated at conversion",
+        "the CALL_ONCE init subgraph 1 'init': ASSIGN_VARIABLE (operator 2) assigns a computed value; only "
+        "constants are evaluated at conversion",
+    ], _problem_lines(error)
 
 
 def test_tflite_subgraph_nothing_runs_is_left_out(tmp_path: Path) -> None:

@@ -75,6 +75,13 @@ class TfliteModel:
         self.tensors.append(t)
         return len(self.tensors) - 1
 
+    def resource(self, name: str) -> int:
+        """A RESOURCE tensor of the current subgraph: the handle VAR_HANDLE writes."""
+        t = s.TensorT()
+        t.name, t.shape, t.type, t.buffer = name.encode(), [], s.TensorType.RESOURCE, 0
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
     def constant(self, name: str, value: Any, dtype: Any = None) -> int:  # noqa: ANN401
         array = np.asarray(value, dtype)
         return self.tensor(name, list(array.shape), array.dtype, array)

@@ -93,8 +93,11 @@ def inspect_text(model: LiteModel, path: str) -> str:
     lines.append(f"operators: {len(model.operators)}")
     lines += table_lines([[op, str(n)] for op, n in model.op_counts().items()])
     constants = [t for t in model.tensors if t.is_constant]
-    activations = len(model.tensors) - len(constants)
-    lines.append(f"tensors: {len(model.tensors)} ({activations} activations, {len(constants)} constants)")
+    variables = sum(1 for t in model.tensors if t.variable)
+    activations = len(model.tensors) - len(constants) - variables
+    state = f", {variables} variables (state kept across invokes)" if variables else ""
+    lines.append(f"tensors: {len(model.tensors)} ({activations} activations, {len(constants)} "
+                 f"constants{state})")
     rows = [["#", "name", "dtype", "shape", "bytes", "kind"]]
     rows += [
         [
@@ -103,7 +106,7 @@ def inspect_text(model: LiteModel, path: str) -> str:
             t.dtype,
             shape_text(t),
             human_bytes(t.nbytes),
-            "const" if t.is_constant else "",
+            "const" if t.is_constant else ("variable" if t.variable else ""),
         ]
         for t in model.tensors
     ]

@@ -28,12 +28,14 @@ from lite_converter.frontends.tflite_refusals import (
     unknown_op_lines,
 )
 from lite_converter.frontends.tflite_sparsity import SparsityError, densify
+from lite_converter.frontends.tflite_variables import VariableImport
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
 
 TFLITE_IDENTIFIER = b"TFL3"
 # TFLite TensorType name -> numpy dtype of the tensors imported as they are.
 _DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT32": np.int32, "INT64": np.int64,
-           "FLOAT16": np.float16, "BOOL": np.bool_}
+           "FLOAT16": np.float16, "BOOL": np.bool_,
+           "UINT8_OUTPUT": np.uint8}  # only a QUANTIZE's int8 -> uint8 output (tflite_ops.py::_quantize)
 
 
 def schema() -> Any:  # noqa: ANN401 - generated module
@@ -69,6 +71,11 @@ class TfliteGraphBuilder:
         self.problems: list[str] = []
         self.readers: dict[str, list[Any]] = {}  # tensor name -> the TFLite operators reading it
         self.folded_pads: dict[str, tuple[str, list[int]]] = {}  # PAD output -> (its input, pads)
+        self.variables = VariableImport(self)  # resource variables (tflite_variables.py)
+        # uint8 tensors that a QUANTIZE writes (a model's uint8 output); other uint8 tensors are refused
+        self.uint8_outputs = {int(o.outputs[0]) for o in self.subgraph.operators or []
+                              if o.outputs is not None and len(o.outputs) == 1
+                              and self.opcode_name(o) == "QUANTIZE"}
 
     # -- tensors ----------------------------------------------------------------------------------
     def read_tensors(self) -> None:
@@ -78,6 +85,11 @@ class TfliteGraphBuilder:
             name = self.graph.unique_name(raw_name or f"tensor_{index}")
             self.names.append(name)
             type_name = self.type_names.get(tensor.type, str(tensor.type))
+            if type_name == "RESOURCE":  # a variable handle: VAR_HANDLE's output (tflite_variables.py)
+                self.graph.tensors[name] = self.graph.tensor(name)
+                continue
+            if type_name == "UINT8" and index in self.uint8_outputs:
+                type_name = "UINT8_OUTPUT"
             if type_name not in _DTYPES:
                 self.problems.append(f"tensor '{name}': type {type_name} is not imported (int8 / float only)")
                 self.graph.tensors[name] = self.graph.tensor(name)
@@ -124,6 +136,17 @@ class TfliteGraphBuilder:
             self.problems.append(f"tensor '{name}': {values.size} values stored for shape {shape}")
             return None
         return values.reshape(shape).copy()
+
+    def constant_value(self, tensor: Any) -> np.ndarray | None:  # noqa: ANN401 - a TensorT of any subgraph
+        """The constant data of a tensor of any subgraph (float16 widened), None if it has none."""
+        type_name = self.type_names.get(tensor.type, "")
+        if type_name not in _DTYPES:
+            return None
+        shape = [int(d) for d in (tensor.shape if tensor.shape is not None else [])]
+        raw = tensor.name
+        name = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw or "")
+        data = self._buffer(tensor, name, np.dtype(_DTYPES[type_name]), shape)
+        return data.astype(np.float32) if data is not None and data.dtype == np.float16 else data
 
     def _quant(self, params: Any, name: str) -> QuantParams | None:  # noqa: ANN401
         if params is None or params.scale is None or len(params.scale) == 0:
@@ -215,6 +238,8 @@ class TfliteGraphBuilder:
         for index in [*_ints(self.subgraph.inputs), *_ints(self.subgraph.outputs)]:
             if not 0 <= index < count:
                 self.problems.append(f"the graph's inputs / outputs name tensor {index} of {count}")
+        self._raise_problems()
+        self.problems += self.variables.prepare()
         self._raise_problems()
         for position, operator in enumerate(operators):
             opcode = self.opcode_name(operator)

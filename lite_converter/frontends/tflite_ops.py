@@ -274,8 +274,24 @@ def _quantize(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[s
         b.add_node("DEQUANTIZE", out, [x], [out])
     elif _all_int8(b, [x, out]):  # requantization
         b.add_node("QUANTIZE", out, [b.dequantized(x)], [out])
+    elif target.dtype == np.uint8 and _is_int8_to_uint8_shift(b, x, out):
+        # TFLite's uint8 output of an int8 model: same scale, zero point + 128, i.e. q + 128 exactly
+        wide = b.graph.add_tensor(f"{out}_int32", np.int32, target.shape)
+        b.add_node("CAST", f"{out}_widen", [x], [wide], to="INT32")
+        shifted = b.graph.add_tensor(f"{out}_shifted", np.int32, target.shape)
+        b.add_node("ADD", f"{out}_shift", [wide, b.graph.add_constant(f"{out}_128", np.array(128, np.int32))],
+                   [shifted])
+        b.add_node("CAST", out, [shifted], [out], to="UINT8")
+        target.quant = None
     else:
         b.problems.append(f"op writing '{out}': {b.opcode_name(op)} from {source.dtype} to {target.dtype}")
+
+
+def _is_int8_to_uint8_shift(b: TfliteGraphBuilder, x: str, out: str) -> bool:
+    source, target = b.graph.tensors[x].quant, b.graph.tensors[out].quant
+    return (b.is_int8(x) and source is not None and target is not None and source.scale.size == 1
+            and target.scale.size == 1 and float(source.scale[0]) == float(target.scale[0])
+            and int(target.zero_point[0]) == int(source.zero_point[0]) + 128)
 
 
 def _pad(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401

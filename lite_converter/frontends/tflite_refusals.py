@@ -84,8 +84,10 @@ def subgraph_problems(model: Any, op_names: dict[int, str]) -> list[str]:  # noq
     while todo:
         caller = todo.pop()
         for operator in subgraphs[caller].operators or []:
+            opcode = opcode_name(model, operator, op_names)
+            if opcode == "CALL_ONCE":
+                continue  # evaluated at conversion by tflite_variables.py, which reports its own problems
             for index in _called_subgraphs(operator):
-                opcode = opcode_name(model, operator, op_names)
                 if not 0 <= index < len(subgraphs):
                     lines.append(
                         f"{opcode} in subgraph {caller} names subgraph {index}, which does not exist "
@@ -97,7 +99,7 @@ def subgraph_problems(model: Any, op_names: dict[int, str]) -> list[str]:  # noq
                 lines.append(
                     f"subgraph {index} '{_subgraph_name(subgraphs[index])}' is run by {opcode} in "
                     f"subgraph {caller}: .lite imports one graph, and control flow (IF, WHILE, "
-                    "CALL_ONCE) between subgraphs is not imported"
+                    "CALL) between subgraphs is not imported"
                 )
                 if index not in seen:
                     seen.add(index)

@@ -132,3 +132,4 @@ class OpCode(object):
     IF = 230
     LOOP = 231
     SCAN = 232
+    ASSIGN_VARIABLE = 240

@@ -107,7 +107,14 @@ class Tensor(object):
             return obj
         return None
 
-def TensorStart(builder): builder.StartObject(6)
+    # Tensor
+    def Variable(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
+        return False
+
+def TensorStart(builder): builder.StartObject(7)
 def Start(builder):
     return TensorStart(builder)
 def TensorAddName(builder, name): builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(name), 0)
@@ -134,6 +141,9 @@ def AddBuffer(builder, buffer):
 def TensorAddQuantization(builder, quantization): builder.PrependUOffsetTRelativeSlot(5, flatbuffers.number_types.UOffsetTFlags.py_type(quantization), 0)
 def AddQuantization(builder, quantization):
     return TensorAddQuantization(builder, quantization)
+def TensorAddVariable(builder, variable): builder.PrependBoolSlot(6, variable, 0)
+def AddVariable(builder, variable):
+    return TensorAddVariable(builder, variable)
 def TensorEnd(builder): return builder.EndObject()
 def End(builder):
     return TensorEnd(builder)

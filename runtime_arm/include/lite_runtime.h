@@ -264,8 +264,18 @@ LITE_API lite_status lite_interpreter_set_input(lite_interpreter* interpreter, i
 LITE_API void* lite_interpreter_input_data(lite_interpreter* interpreter, int index);
 LITE_API const void* lite_interpreter_output_data(lite_interpreter* interpreter, int index);
 
-/* Runs the graph (allocates first when needed). */
+/* Runs the graph (allocates first when needed). A model with variables (state kept across
+ * invokes: a streaming model's memory, e.g. an imported TFLite resource variable) reads the values
+ * the previous invoke left and updates them; a resize or re-allocation keeps them. */
 LITE_API lite_status lite_interpreter_invoke(lite_interpreter* interpreter);
+
+/* Restores every variable to the model's initial value, so the next invoke starts a new stream
+ * (a new utterance, a new video). LITE_INVALID_ARGUMENT when interpreter is NULL; a model without
+ * variables is left as it is (LITE_OK). */
+LITE_API lite_status lite_interpreter_reset_variables(lite_interpreter* interpreter);
+
+/* Number of variables of the model (0 for a stateless model). */
+LITE_API int lite_interpreter_variable_count(const lite_interpreter* interpreter);
 
 /* Copies output `index` into `dst`; `bytes` must equal lite_interpreter_output_bytes. */
 LITE_API lite_status lite_interpreter_get_output(lite_interpreter* interpreter, int index, void* dst,
@@ -286,7 +296,8 @@ typedef enum lite_storage {
   LITE_STORAGE_CONSTANT = 1, /* model weights */
   LITE_STORAGE_ARENA = 2,    /* the activation arena (own region or shared with an alias group) */
   LITE_STORAGE_PREPARED = 3, /* computed at prepare time (shape subgraphs), heap */
-  LITE_STORAGE_BACKEND = 4   /* only in the memory of the non-CPU backend whose op writes it; data NULL */
+  LITE_STORAGE_BACKEND = 4,  /* only in the memory of the non-CPU backend whose op writes it; data NULL */
+  LITE_STORAGE_VARIABLE = 5  /* a variable: interpreter memory kept across invokes (reset_variables) */
 } lite_storage;
 
 typedef struct lite_tensor_info {

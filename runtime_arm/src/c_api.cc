@@ -365,6 +365,16 @@ lite_status lite_interpreter_invoke(lite_interpreter* it) {
   return to_c(it->it->invoke());
 }
 
+lite_status lite_interpreter_reset_variables(lite_interpreter* it) {
+  if (it == nullptr) return LITE_INVALID_ARGUMENT;
+  it->it->reset_variables();
+  return LITE_OK;
+}
+
+int lite_interpreter_variable_count(const lite_interpreter* it) {
+  return it == nullptr ? 0 : it->it->num_variables();
+}
+
 lite_status lite_interpreter_get_output(lite_interpreter* it, int index, void* dst, size_t bytes) {
   if (!valid_output(it, index)) return index_error(it, false, index);
   lite::Status s = it->it->allocate();
@@ -404,6 +414,7 @@ lite_status lite_interpreter_tensor_info(const lite_interpreter* it, int index, 
     case lite::Storage::kArena: info->storage = LITE_STORAGE_ARENA; break;
     case lite::Storage::kPrepared: info->storage = LITE_STORAGE_PREPARED; break;
     case lite::Storage::kBackend: info->storage = LITE_STORAGE_BACKEND; break;
+    case lite::Storage::kVariable: info->storage = LITE_STORAGE_VARIABLE; break;
   }
   info->arena_offset = slot.storage == lite::Storage::kArena ? slot.arena_offset : -1;
   info->data = slot.ref.data;

@@ -105,7 +105,9 @@ void Interpreter::init_graph(int subgraph, ThreadPool* pool) {
         slot.ref.shape.dims[d] = t->shape()->Get(static_cast<flatbuffers::uoffset_t>(d));
     }
     const void* constant = model->constant_data(subgraph, i);
-    if (constant != nullptr) {
+    if (t->variable()) {
+      slot.is_variable = true;  // its buffer is the initial value, copied at allocate (bind_variables)
+    } else if (constant != nullptr) {
       slot.ref.data = const_cast<void*>(constant);  // ops only read inputs
       slot.ref.is_constant = true;
       slot.ref.value_known = true;
@@ -455,6 +457,8 @@ Status Interpreter::plan_memory() {
     TensorSlot& src = tensors_[static_cast<size_t>(in)];
     TensorSlot& dst = tensors_[static_cast<size_t>(out)];
     if (src.ref.bytes() != dst.ref.bytes()) continue;
+    // A view of a variable would change when ASSIGN_VARIABLE writes it later in the same invoke.
+    if (src.storage == Storage::kVariable) continue;
     if (src.storage == Storage::kConstant || src.storage == Storage::kPrepared) {
       // Use the known memory directly (never written: only this op could, and it skips).
       dst.storage = src.storage;
@@ -612,6 +616,11 @@ Status Interpreter::allocate() {
     slot.storage = Storage::kPrepared;
   }
   planned_end_ = static_cast<int>(nodes_.size());
+  Status s_variables = bind_variables();
+  if (s_variables != Status::kOk) {
+    reset_tensors();
+    return s_variables;
+  }
   for (int k = 0; k < static_cast<int>(nodes_.size()); ++k) {
     Status s = prepare_node(k);
     if (s != Status::kOk) {
@@ -631,6 +640,37 @@ Status Interpreter::allocate() {
   }
   needs_prepare_ = false;
   return Status::kOk;
+}
+
+// Variables keep their memory and value across allocates (a resize does not restart a stream); the
+// bytes count against max_memory_bytes at every allocate like the rest of the model's memory.
+Status Interpreter::bind_variables() {
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    TensorSlot& slot = tensors_[i];
+    if (!slot.is_variable) continue;
+    const size_t bytes = slot.ref.bytes();  // static and checked against its buffer by the verifier
+    if (!memory_.reserve(bytes)) {
+      memory_bytes_ = memory_.used() + bytes;
+      return error_.set(Status::kOutOfMemory, "variable '%s' of %zu bytes is over max_memory_bytes (%zu)",
+                        slot.ref.name, bytes, memory_.limit());
+    }
+    if (slot.variable_value.data() == nullptr) {
+      if (!slot.variable_value.allocate(bytes, false))
+        return error_.set(Status::kOutOfMemory, "cannot allocate %zu bytes for variable '%s'", bytes, slot.ref.name);
+      std::memcpy(slot.variable_value.data(), model_->constant_data(subgraph_, static_cast<int>(i)), bytes);
+    }
+    slot.ref.data = slot.variable_value.data();
+    slot.storage = Storage::kVariable;
+  }
+  return Status::kOk;
+}
+
+void Interpreter::reset_variables() {
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    TensorSlot& slot = tensors_[i];
+    if (slot.is_variable && slot.variable_value.data() != nullptr)
+      std::memcpy(slot.variable_value.data(), model_->constant_data(subgraph_, static_cast<int>(i)), slot.ref.bytes());
+  }
 }
 
 Status Interpreter::invoke() {

@@ -3,6 +3,7 @@
 // is used by one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ enum class Storage {
   kArena,     // the activation arena
   kPrepared,  // computed at prepare time, heap (or an alias of such a value)
   kBackend,   // only in the memory of the (non-CPU) backend that produces it; no host copy
+  kVariable,  // a variable: TensorSlot::variable_value, kept across invokes and allocates
 };
 
 struct TensorSlot {
@@ -33,10 +35,12 @@ struct TensorSlot {
   Storage storage = Storage::kNone;
   int64_t arena_offset = -1;
   AlignedBuffer prepared;  // kPrepared values owned by this tensor
+  AlignedBuffer variable_value;  // a variable's current value (allocated at the first allocate)
   int producer = -1;       // index of the op writing it, -1 for none
   int home = 0;            // backend whose op writes it at invoke (0: the CPU; also every non-activation)
   bool is_graph_input = false;
   bool is_graph_output = false;
+  bool is_variable = false;  // lite_fb::Tensor::variable: state that persists across invokes
 };
 
 struct Node {
@@ -108,6 +112,12 @@ class Interpreter {
   // Prepares every op and plans memory when a resize (or creation) made it necessary.
   Status allocate();
   Status invoke();
+  // Restores every variable to the model's initial value (a no-op before the first allocate, which
+  // initialises them); the next invoke starts a stream afresh.
+  void reset_variables();
+  int num_variables() const {
+    return static_cast<int>(std::count_if(tensors_.begin(), tensors_.end(), [](const TensorSlot& t) { return t.is_variable; }));
+  }
   const std::vector<int>& cpus() const { return cpus_; }  // empty: no pinning
   bool needs_allocate() const { return needs_prepare_; }
   size_t arena_bytes() const { return needs_prepare_ ? 0 : arena_bytes_; }
@@ -177,6 +187,7 @@ class Interpreter {
   void absorb_producers();
   Status evaluate_at_prepare(int k);
   Status plan_memory();
+  Status bind_variables();
   Status op_error(const Node& node, Status status, const char* phase);
   Status check_tensor_fits(const TensorRef& t, size_t bytes, const char* what);
   Status check_declared(const Node& node, int output);

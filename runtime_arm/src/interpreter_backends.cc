@@ -46,6 +46,12 @@ void Interpreter::use_cpu_views(Node& node) {
 // backend in order of preference; the first whose kernel prepares it takes it, else it stays.
 Status Interpreter::place_node(int k) {
   Node& node = nodes_[static_cast<size_t>(k)];
+  // A variable changes between invokes with no op producing it, so no upload is ever planned for it:
+  // its readers stay on the CPU.
+  if (node.op->inputs() != nullptr) {
+    for (int32_t index : *node.op->inputs())
+      if (index >= 0 && tensors_[static_cast<size_t>(index)].is_variable) return Status::kOk;
+  }
   for (size_t b = 1; b < backends_.size(); ++b) {
     PlacedBackend& placed = backends_[b];
     const OpKernel* kernel = placed.backend->kernel_for(node.ctx);

@@ -86,6 +86,9 @@ Status verify_tensor(const lite_fb::Model& model, const lite_fb::Graph* graph, i
 
   uint32_t buffer = t->buffer();
   uint32_t num_buffers = model.buffers() != nullptr ? model.buffers()->size() : 0;
+  if (buffer == 0 && t->variable())
+    return error->set(Status::kInvalidModel, "tensor %d '%s': a variable needs a buffer (its initial value)", index,
+                      name);
   if (buffer == 0) return Status::kOk;
   if (buffer >= num_buffers)
     return error->set(Status::kInvalidModel, "tensor %d '%s': buffer index %u out of range (%u buffers)", index,
@@ -186,9 +189,19 @@ Status verify_graph(const lite_fb::Model& model, const lite_fb::Graph* graph, co
                             what, index, name_of(graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))));
       }
     }
-    if (op->outputs() == nullptr || op->outputs()->size() == 0)
+    if (op->opcode() == lite_fb::OpCode::ASSIGN_VARIABLE) {
+      // the one op without outputs: it writes its input 0, which must be a variable
+      const int32_t target = op->inputs() != nullptr && op->inputs()->size() == 2 ? op->inputs()->Get(0) : -1;
+      if (target < 0 || !graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(target))->variable())
+        return error->set(Status::kInvalidModel, "%s must have 2 inputs, the first a variable tensor", what);
+      if (op->outputs() != nullptr && op->outputs()->size() != 0)
+        return error->set(Status::kInvalidModel, "%s has outputs (it writes its variable input)", what);
+    } else if (op->outputs() == nullptr || op->outputs()->size() == 0) {
       return error->set(Status::kInvalidModel, "%s has no outputs", what);
-    for (int32_t index : *op->outputs()) {
+    }
+    const flatbuffers::Vector<int32_t>* outputs = op->outputs();
+    for (flatbuffers::uoffset_t o = 0; outputs != nullptr && o < outputs->size(); ++o) {
+      const int32_t index = outputs->Get(o);
       Status s = verify_index(index, num_tensors, false, what, error);
       if (s != Status::kOk) return s;
       const char* name = name_of(graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index)));

@@ -138,6 +138,7 @@ lite_fb::OpOptions expected_options(lite_fb::OpCode opcode) {
     case OpCode::IF: return OpOptions::IfOptions;
     case OpCode::LOOP: return OpOptions::LoopOptions;
     case OpCode::SCAN: return OpOptions::ScanOptions;
+    case OpCode::ASSIGN_VARIABLE: return OpOptions::NONE;
   }
   return OpOptions::NONE;  // a value outside the enum (the verifier refuses unknown op codes)
 }

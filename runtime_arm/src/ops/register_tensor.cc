@@ -33,6 +33,7 @@ void register_tensor_ops(OpRegistry& registry) {
   registry.add(OpCode::IF, if_kernel());
   registry.add(OpCode::LOOP, loop_kernel());
   registry.add(OpCode::SCAN, scan_kernel());
+  registry.add(OpCode::ASSIGN_VARIABLE, assign_variable_kernel());
 }
 
 }  // namespace lite

@@ -33,5 +33,6 @@ OpKernel loop_kernel();
 OpKernel scan_kernel();
 OpKernel non_zero_kernel();           // non_zero.cc
 OpKernel reverse_sequence_kernel();   // reverse_sequence.cc
+OpKernel assign_variable_kernel();    // assign_variable.cc
 
 }  // namespace lite

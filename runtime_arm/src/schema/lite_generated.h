@@ -372,11 +372,12 @@ enum class OpCode : uint16_t {
   IF = 230,
   LOOP = 231,
   SCAN = 232,
+  ASSIGN_VARIABLE = 240,
   MIN = ADD,
-  MAX = SCAN
+  MAX = ASSIGN_VARIABLE
 };
 
-inline const OpCode (&EnumValuesOpCode())[129] {
+inline const OpCode (&EnumValuesOpCode())[130] {
   static const OpCode values[] = {
     OpCode::ADD,
     OpCode::SUB,
@@ -506,13 +507,14 @@ inline const OpCode (&EnumValuesOpCode())[129] {
     OpCode::RNN,
     OpCode::IF,
     OpCode::LOOP,
-    OpCode::SCAN
+    OpCode::SCAN,
+    OpCode::ASSIGN_VARIABLE
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpCode() {
-  static const char * const names[234] = {
+  static const char * const names[242] = {
     "ADD",
     "SUB",
     "MUL",
@@ -746,13 +748,21 @@ inline const char * const *EnumNamesOpCode() {
     "IF",
     "LOOP",
     "SCAN",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "ASSIGN_VARIABLE",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpCode(OpCode e) {
-  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::SCAN)) return "";
+  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::ASSIGN_VARIABLE)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpCode()[index];
 }
@@ -1474,7 +1484,8 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
     VT_SHAPE = 8,
     VT_DIM_NAMES = 10,
     VT_BUFFER = 12,
-    VT_QUANTIZATION = 14
+    VT_QUANTIZATION = 14,
+    VT_VARIABLE = 16
   };
   const flatbuffers::String *name() const {
     return GetPointer<const flatbuffers::String *>(VT_NAME);
@@ -1494,6 +1505,9 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const lite_fb::Quantization *quantization() const {
     return GetPointer<const lite_fb::Quantization *>(VT_QUANTIZATION);
   }
+  bool variable() const {
+    return GetField<uint8_t>(VT_VARIABLE, 0) != 0;
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyOffset(verifier, VT_NAME) &&
@@ -1507,6 +1521,7 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
            VerifyField<uint32_t>(verifier, VT_BUFFER, 4) &&
            VerifyOffset(verifier, VT_QUANTIZATION) &&
            verifier.VerifyTable(quantization()) &&
+           VerifyField<uint8_t>(verifier, VT_VARIABLE, 1) &&
            verifier.EndTable();
   }
 };
@@ -1533,6 +1548,9 @@ struct TensorBuilder {
   void add_quantization(flatbuffers::Offset<lite_fb::Quantization> quantization) {
     fbb_.AddOffset(Tensor::VT_QUANTIZATION, quantization);
   }
+  void add_variable(bool variable) {
+    fbb_.AddElement<uint8_t>(Tensor::VT_VARIABLE, static_cast<uint8_t>(variable), 0);
+  }
   explicit TensorBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
     start_ = fbb_.StartTable();
@@ -1551,13 +1569,15 @@ inline flatbuffers::Offset<Tensor> CreateTensor(
     flatbuffers::Offset<flatbuffers::Vector<int64_t>> shape = 0,
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> dim_names = 0,
     uint32_t buffer = 0,
-    flatbuffers::Offset<lite_fb::Quantization> quantization = 0) {
+    flatbuffers::Offset<lite_fb::Quantization> quantization = 0,
+    bool variable = false) {
   TensorBuilder builder_(_fbb);
   builder_.add_quantization(quantization);
   builder_.add_buffer(buffer);
   builder_.add_dim_names(dim_names);
   builder_.add_shape(shape);
   builder_.add_name(name);
+  builder_.add_variable(variable);
   builder_.add_dtype(dtype);
   return builder_.Finish();
 }
@@ -1569,7 +1589,8 @@ inline flatbuffers::Offset<Tensor> CreateTensorDirect(
     const std::vector<int64_t> *shape = nullptr,
     const std::vector<flatbuffers::Offset<flatbuffers::String>> *dim_names = nullptr,
     uint32_t buffer = 0,
-    flatbuffers::Offset<lite_fb::Quantization> quantization = 0) {
+    flatbuffers::Offset<lite_fb::Quantization> quantization = 0,
+    bool variable = false) {
   auto name__ = name ? _fbb.CreateString(name) : 0;
   auto shape__ = shape ? _fbb.CreateVector<int64_t>(*shape) : 0;
   auto dim_names__ = dim_names ? _fbb.CreateVector<flatbuffers::Offset<flatbuffers::String>>(*dim_names) : 0;
@@ -1580,7 +1601,8 @@ inline flatbuffers::Offset<Tensor> CreateTensorDirect(
       shape__,
       dim_names__,
       buffer,
-      quantization);
+      quantization,
+      variable);
 }
 
 struct Buffer FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {

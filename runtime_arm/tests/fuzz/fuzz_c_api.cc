@@ -123,7 +123,13 @@ lite_status run(lite_interpreter* it) {
     if (s != LITE_OK) return s;
     if (!out.empty()) expect(lite_interpreter_output_data(it, i) != nullptr, "output data after invoke");
   }
-  return LITE_OK;
+  // a stateful model's variables back to their initial values, then one more step of the stream
+  expect(lite_interpreter_reset_variables(nullptr) == LITE_INVALID_ARGUMENT, "reset_variables: NULL");
+  expect(lite_interpreter_reset_variables(it) == LITE_OK, "reset_variables");
+  expect(lite_interpreter_variable_count(it) >= 0, "variable_count");
+  s = lite_interpreter_invoke(it);
+  expect_message(it, s);
+  return s;
 }
 
 }  // namespace
