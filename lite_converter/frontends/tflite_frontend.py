@@ -65,6 +65,9 @@ class TfliteGraphBuilder:
         self.problems: list[str] = []
         self.readers: dict[str, list[Any]] = {}  # tensor name -> the TFLite operators reading it
         self.folded_pads: dict[str, tuple[str, list[int]]] = {}  # PAD output -> (its input, pads)
+        # fp32 constants dequantized from int8 weights: their tags are the source's parameters, which
+        # keep_weights_narrow uses to store them back as int8 (every other fp32 tag is dropped)
+        self.weight_tags: set[str] = set()
 
     # -- tensors ----------------------------------------------------------------------------------
     def read_tensors(self) -> None:
@@ -217,7 +220,8 @@ class TfliteGraphBuilder:
         graph.remove_unused_tensors()
         for tensor in graph.tensors.values():
             dtype = tensor.data.dtype if tensor.data is not None else tensor.dtype
-            if tensor.quant is not None and dtype not in (np.int8, np.int32):
+            if tensor.quant is not None and dtype not in (np.int8, np.int32) \
+                    and tensor.name not in self.weight_tags:
                 tensor.quant = None  # fp32 tensors of a TFLite model may carry stale min/max-only params
         return graph
 
