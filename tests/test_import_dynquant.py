@@ -1,12 +1,11 @@
-"""Dynamic-quantized ONNX and narrow weights (docs/IMPORT_INT8.md, "Dynamic quantization" and
-"Weights kept small").
+"""Dynamic-quantized ONNX ops and narrow weights (docs/IMPORT_INT8.md, "Dynamic quantization" and
+"Weights kept small"); the quantize_dynamic'd models are in tests/test_import_dynquant_models.py.
 
-Oracles: onnxruntime on the same .onnx (the per-op nets, and what ``quantize_dynamic`` writes), LiteRT
-on the float16 / weight-only int8 .tflite. DynamicQuantizeLinear must be bit-exact (uint8 output, scale
-bits, zero point) against onnxruntime, MatMulInteger / ConvInteger equal in int32 to ONNX's reference
-implementation (onnxruntime's int8 kernels saturate on this CPU, see run_reference), on data chosen to
-hit the special cases (ties at .5, an all-zero input, all-positive / all-negative inputs, saturation). Files
-must keep their weights narrow: the .lite at most 1.1x the source file.
+Oracles: onnxruntime (DynamicQuantizeLinear: bit-exact uint8 output, scale bits and zero point, on data
+chosen to hit the special cases: ties at .5, an all-zero input, all-positive / all-negative inputs,
+saturation), ONNX's reference implementation (MatMulInteger / ConvInteger equal in int32: onnxruntime's
+int8 kernels saturate on this CPU, see run_reference), LiteRT / onnxruntime on float16 and weight-only
+int8 sources, whose .lite must keep the weights narrow: at most 1.1x the source file and its constants.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
-from onnxruntime import quantization
 
 from lite_converter.convert import convert_onnx, convert_tflite
 from lite_converter.reader import read_model
@@ -177,81 +175,6 @@ def test_conv_integer_is_exact(w_dtype: type, group: int, per_channel: bool) -> 
     model = conv_integer_net(w, 131, w_zp, [1, 0, 1, 2], [2, 1], group, [1, 8, 11, 13])
     ours = run_lite(convert_onnx(model), {"x": x})
     np.testing.assert_array_equal(ours["y"], run_reference(model, {"x": x})["y"])
-
-
-# -- quantize_dynamic'd models --------------------------------------------------------------------------
-def _transformer_block(path: Path) -> Path:
-    """A BERT-like encoder block (attention + GELU feed-forward, LayerNorms) in torch, exported."""
-    torch = pytest.importorskip("torch")
-    nn = torch.nn
-
-    class Block(nn.Module):
-        def __init__(self, width: int = 256, heads: int = 4) -> None:
-            super().__init__()
-            self.heads = heads
-            self.qkv, self.out = nn.Linear(width, 3 * width), nn.Linear(width, width)
-            self.up, self.down = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
-            self.norm1, self.norm2 = nn.LayerNorm(width), nn.LayerNorm(width)
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            b, t, c = x.shape
-            q, k, v = self.qkv(x).reshape(b, t, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
-            attention = torch.softmax(q @ k.transpose(-1, -2) / (c // self.heads) ** 0.5, dim=-1)
-            x = self.norm1(x + self.out((attention @ v).transpose(1, 2).reshape(b, t, c)))
-            return self.norm2(x + self.down(nn.functional.gelu(self.up(x))))
-
-    torch.manual_seed(0)
-    model = Block().eval()
-    with torch.no_grad():
-        torch.onnx.export(model, (torch.randn(1, 16, 256),), str(path), input_names=["x"], output_names=["y"],
-                          opset_version=17, dynamo=False)
-    return path
-
-
-def _mobilenet_v2(path: Path) -> Path:
-    torch = pytest.importorskip("torch")
-    from tests.models import ARCHITECTURES, build_seeded
-
-    model = build_seeded(ARCHITECTURES["mobilenet_v2_legacy"])
-    with torch.no_grad():
-        torch.onnx.export(model, (torch.randn(1, 3, 96, 96),), str(path), input_names=["x"],
-                          output_names=["y"], opset_version=13, dynamo=False)
-    return path
-
-
-# Against ONNX's reference implementation of the quantized model: DynamicQuantizeLinear is bit-exact
-# and the integer products exact, so only the fp32 ops (Mul by the scales, LayerNorm, Softmax, GELU)
-# differ by rounding (measured: 1.3e-7 relative on the transformer, 0 on MobileNetV2) -- unless an
-# fp32 rounding moves a value across a rounding boundary of the next DynamicQuantizeLinear, which
-# the bound of the issue's real-model tests leaves room for.
-DYNAMIC_TOLERANCE = 1e-4
-
-
-# quantize_dynamic's default QInt8 weights for both; QUInt8 for the MatMul model (its conv path is the same)
-@pytest.mark.parametrize(("kind", "weight_type"), [
-    ("transformer", "QInt8"), ("transformer", "QUInt8"), ("mobilenet_v2", "QInt8")])
-def test_quantize_dynamic_model_matches_reference(tmp_path: Path, kind: str, weight_type: str) -> None:
-    source = (_transformer_block if kind == "transformer" else _mobilenet_v2)(tmp_path / f"{kind}.onnx")
-    quantized = tmp_path / f"{kind}_dynamic.onnx"
-    quantization.quantize_dynamic(source, quantized, weight_type=getattr(quantization.QuantType, weight_type))
-    model = onnx.load(quantized)
-    ops = {node.op_type for node in model.graph.node}
-    assert "DynamicQuantizeLinear" in ops and ({"MatMulInteger", "ConvInteger"} & ops), ops
-    lite = convert_onnx(quantized)
-    print(f"{kind} {weight_type}: .onnx {quantized.stat().st_size} bytes, .lite {len(lite)}")
-    assert len(lite) <= SIZE_BOUND * quantized.stat().st_size
-    shape = (1, 16, 256) if kind == "transformer" else (1, 3, 96, 96)
-    feeds = {"x": np.random.default_rng(3).standard_normal(shape).astype(np.float32)}
-    expected = run_reference(model, feeds)["y"]
-    ours = run_lite(lite, feeds)["y"]
-    scale = max(1.0, float(np.abs(expected).max()))
-    error = float(np.abs(ours - expected).max()) / scale
-    onnxruntime_error = float(np.abs(run_onnxruntime(quantized, feeds)["y"] - expected).max()) / scale
-    print(f"  max|diff| / max(1, max|ref|) from ONNX's reference: ours {error:.2e}, "
-          f"onnxruntime {onnxruntime_error:.2e}")
-    assert error <= DYNAMIC_TOLERANCE
-    if weight_type == "QUInt8":  # u8 x u8: onnxruntime's kernels are exact on every CPU
-        assert onnxruntime_error <= DYNAMIC_TOLERANCE
 
 
 # -- narrow weights ------------------------------------------------------------------------------------
