@@ -22,6 +22,7 @@ from onnx.reference import ReferenceEvaluator
 from lite_converter.convert import convert_onnx, convert_tflite
 from lite_converter.reader import read_model
 from runtime_arm import Interpreter
+from tests.tflite_builder import assert_matches_litert
 from tests.tflite_narrow_weights_net import constant_bytes, narrow_weights_tflite
 
 SIZE_BOUND = 1.1  # .lite bytes / source file bytes (both hold the same weights and quantization parameters)
@@ -179,8 +180,7 @@ def test_conv_integer_is_exact(w_dtype: type, group: int, per_channel: bool) -> 
 
 # -- narrow weights ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("weight_type", ["float16", "int8"])
-def test_tflite_narrow_weights_stay_narrow(weight_type: str) -> None:
-    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="LiteRT (dev extra) not installed")
+def test_tflite_narrow_weights_stay_narrow(weight_type: str, tmp_path: Path) -> None:
     source = narrow_weights_tflite(weight_type)
     lite = convert_tflite(source)
     weights = read_model(lite).weights_bytes
@@ -188,13 +188,7 @@ def test_tflite_narrow_weights_stay_narrow(weight_type: str) -> None:
           f".lite {len(lite)} ({weights} of constants)")
     assert weights <= SIZE_BOUND * constant_bytes(source) and len(lite) <= SIZE_BOUND * len(source)
     x = np.random.default_rng(1).standard_normal((1, 12, 12, 16)).astype(np.float32)
-    interpreter = litert.Interpreter(model_content=source)
-    interpreter.allocate_tensors()
-    interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
-    interpreter.invoke()
-    expected = interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
-    ours = run_lite(lite, {"x": x})["logits"]
-    np.testing.assert_allclose(ours, expected, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(expected).max())))
+    assert_matches_litert(source, [x], tmp_path, rtol=1e-4)
 
 
 def fp16_initializer_net(seed: int = 0) -> onnx.ModelProto:
