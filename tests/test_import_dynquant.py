@@ -243,3 +243,27 @@ def test_onnx_narrow_weights_stay_narrow(kind: str) -> None:
     expected = run_onnxruntime(model, {"x": x})["y"]
     ours = run_lite(lite, {"x": x})["y"]
     np.testing.assert_allclose(ours, expected, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(expected).max())))
+
+
+def test_qlinear_matmul_matches_onnxruntime() -> None:
+    """u8 x u8 with a constant weight and per-column scales: onnxruntime's kernel is exact here and
+    requantizes in float32 as we do, so every output byte must be equal."""
+    rng = np.random.default_rng(11)
+    b = rng.integers(0, 256, (200, 32)).astype(np.uint8)
+    constants = {"a_scale": np.float32(0.02), "a_zp": np.uint8(120), "b": b,
+                 "b_scale": (rng.random(32) * 0.01 + 0.002).astype(np.float32),
+                 "b_zp": rng.integers(100, 150, 32).astype(np.uint8), "y_scale": np.float32(0.06),
+                 "y_zp": np.uint8(128)}
+    inputs = ["a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "y_scale", "y_zp"]
+    node = helper.make_node("QLinearMatMul", inputs,
+                            ["y"], name="qmm")
+    model = _model([node], [helper.make_tensor_value_info("a", TensorProto.UINT8, [3, 7, 200])],
+                   [helper.make_tensor_value_info("y", TensorProto.UINT8, [3, 7, 32])],
+                   [numpy_helper.from_array(np.asarray(v), k) for k, v in constants.items()])
+    feeds = {"a": rng.integers(0, 256, (3, 7, 200)).astype(np.uint8)}
+    lite = convert_onnx(model)
+    ours, expected = run_lite(lite, feeds)["y"], run_onnxruntime(model, feeds)["y"]
+    assert ours.dtype == np.uint8
+    np.testing.assert_array_equal(ours, expected)
+    assert 0 < np.count_nonzero((expected == 0) | (expected == 255)) < expected.size / 2  # saturation hit
+    assert read_model(lite).weights_bytes <= SIZE_BOUND * _constant_bytes(model)

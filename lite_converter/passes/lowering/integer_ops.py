@@ -1,4 +1,5 @@
-"""onnxruntime's dynamic quantization: DynamicQuantizeLinear, MatMulInteger, ConvInteger.
+"""onnxruntime's dynamic quantization: DynamicQuantizeLinear, MatMulInteger, ConvInteger (and
+QLinearMatMul, the same integer product requantized to 8 bits).
 
 ``onnxruntime.quantization.quantize_dynamic`` writes ``x -> DynamicQuantizeLinear -> (x_q, s, zp)``,
 ``MatMulInteger(x_q, W_q, zp, w_zp)`` / ``ConvInteger(...)`` (int32), ``Cast`` to float and a ``Mul``
@@ -143,3 +144,47 @@ def lower_conv_integer(graph: Graph, node: Node) -> list[Node]:
     product = e.tensor("product", np.float32, e.shape(out))
     conv = Node("Conv", f"{node.name}/conv", [x_float, w_float], [product], dict(node.attrs))
     return _as_int32(e, lower_conv(graph, conv), product, out)
+
+
+def _scale_f32(e: Emitter, name: str, shape: list[int] | None) -> str:
+    """A scale input as float32 (float16 scales widened), reshaped to broadcast when ``shape``."""
+    scale = name if e.dtype(name) == np.float32 else \
+        e.op("CAST", [name], np.float32, e.shape(name), to="FLOAT32")
+    if shape:
+        scale = e.op("RESHAPE", [scale, e.const("scale_shape", np.array(shape, np.int64))], np.float32, shape)
+    return scale
+
+
+def _check_qlinear_matmul(graph: Graph, node: Node) -> list[str]:
+    problems = []
+    for index in (0, 3, 7):
+        name = node.inputs[index] if index < len(node.inputs) else ""
+        tensor = graph.tensors.get(name) if name else None
+        if tensor is not None and tensor.dtype is not None and np.dtype(tensor.dtype) not in _INTEGER_INPUTS:
+            problems.append(f"input '{name}' is {np.dtype(tensor.dtype)} (uint8 / int8 only)")
+    return problems
+
+
+@lowers("QLinearMatMul", check=_check_qlinear_matmul)
+def lower_qlinear_matmul(graph: Graph, node: Node) -> list[Node]:
+    """The integer product of MatMulInteger, scaled by ``a_scale * b_scale / y_scale`` in float32 (as
+    onnxruntime's requantization), rounded half to even, plus ``y_zero_point``, saturated."""
+    e = Emitter(graph, node)
+    a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp = (list(node.inputs) + [""] * 8)[:8]
+    out = node.outputs[0]
+    a_float = _centered(e, a, a_zp, _per_row_shape(e, a_zp, e.rank(a)))
+    b_float = _centered(e, b, b_zp, None)
+    product = e.tensor("product", np.float32, e.shape(out))
+    e.nodes.extend(lower_matmul(graph, Node("MatMul", f"{node.name}/matmul", [a_float, b_float], [product])))
+    row_scales = _scale_f32(e, a_scale, _per_row_shape(e, a_scale, e.rank(a)))
+    scales = _binary(e, "MUL", row_scales, _scale_f32(e, b_scale, None))
+    multiplier = _binary(e, "DIV", scales, _scale_f32(e, y_scale, None))
+    steps = e.op("ROUND", [_binary(e, "MUL", product, multiplier, e.shape(out))], np.float32, e.shape(out))
+    out_dtype = e.dtype(out)
+    if y_zp:
+        steps = _binary(e, "ADD", steps, e.op("CAST", [y_zp], np.float32, e.shape(y_zp), to="FLOAT32"),
+                        e.shape(out))
+    info = np.iinfo(out_dtype)
+    saturated = e.op("CLIP", [steps], np.float32, e.shape(out), alpha=float(info.min), beta=float(info.max))
+    e.emit("CAST", [saturated], [out], to="UINT8" if out_dtype == np.uint8 else "INT8")
+    return e.nodes
