@@ -267,3 +267,14 @@ def test_qlinear_matmul_matches_onnxruntime() -> None:
     np.testing.assert_array_equal(ours, expected)
     assert 0 < np.count_nonzero((expected == 0) | (expected == 255)) < expected.size / 2  # saturation hit
     assert read_model(lite).weights_bytes <= SIZE_BOUND * _constant_bytes(model)
+
+
+def test_float32_weights_stay_float32() -> None:
+    """Only exact narrowing: a weight whose values are not fp16 ones (here the conv's, made so by
+    adding 1e-4 in float32) keeps its four bytes per value; the fp16 FC weight beside it is FLOAT16."""
+    model = fp16_initializer_net()
+    conv_weight = numpy_helper.to_array(model.graph.initializer[0]).astype(np.float32) + np.float32(1e-4)
+    model.graph.initializer[0].CopyFrom(numpy_helper.from_array(conv_weight, "w_conv_f16"))
+    constants = {t.name: t for t in read_model(convert_onnx(model)).tensors if t.data is not None}
+    dtypes = {name: (t.dtype, t.data.size) for name, t in constants.items() if t.data.size >= 256}
+    assert sorted(dtypes.values()) == [("FLOAT16", 10 * 2048), ("FLOAT32", 32 * 16 * 3 * 3)], dtypes

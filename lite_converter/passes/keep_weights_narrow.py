@@ -26,6 +26,7 @@ import numpy as np
 from lite_converter.ir import Graph, Node, QuantParams
 
 MIN_ELEMENTS = 256  # below this the extra node and parameters cost about what they save
+MIN_CHANNEL_ELEMENTS = 16  # per-channel int8 only for channels at least this long
 INT8_MIN, INT8_MAX = -128, 127
 
 
@@ -70,8 +71,10 @@ def _integers(value: np.ndarray) -> tuple[np.ndarray, QuantParams] | None:
     or None."""
     if value.ndim == 0 or not np.array_equal(np.rint(value), value):
         return None
-    rows = value.reshape(1 if value.max() - value.min() <= INT8_MAX - INT8_MIN else value.shape[0], -1)
-    rows = rows.astype(np.int64)
+    per_tensor = value.max() - value.min() <= INT8_MAX - INT8_MIN
+    if not per_tensor and (value.ndim < 2 or value.size // value.shape[0] < MIN_CHANNEL_ELEMENTS):
+        return None  # the per-channel parameters (12 bytes) would cost more than they save
+    rows = value.reshape(1 if per_tensor else value.shape[0], -1).astype(np.int64)
     low, high = rows.min(axis=1), rows.max(axis=1)
     if np.any(high - low > INT8_MAX - INT8_MIN):
         return None
