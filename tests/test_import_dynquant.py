@@ -278,3 +278,26 @@ def test_float32_weights_stay_float32() -> None:
     constants = {t.name: t for t in read_model(convert_onnx(model)).tensors if t.data is not None}
     dtypes = {name: (t.dtype, t.data.size) for name, t in constants.items() if t.data.size >= 256}
     assert sorted(dtypes.values()) == [("FLOAT16", 10 * 2048), ("FLOAT32", 32 * 16 * 3 * 3)], dtypes
+
+
+def test_float16_model_stays_float16() -> None:
+    """A float16 ONNX model (fp16 inputs, initializers and compute): its weights stay FLOAT16 in the
+    .lite. We compute in float32 between casts and onnxruntime in float16, so outputs agree within a few
+    fp16 steps (fp16 epsilon is 9.8e-4): bound 4e-3 * max|ref|."""
+    rng = np.random.default_rng(0)
+    weights = {"w": rng.standard_normal((64, 32, 3, 3)) * 0.1, "wf": rng.standard_normal((64 * 4 * 4, 10)) * 0.05}
+    initializers = [numpy_helper.from_array(value.astype(np.float16), name) for name, value in weights.items()]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("Flatten", ["r"], ["f"], name="flatten"),
+             helper.make_node("MatMul", ["f", "wf"], ["y"], name="fc")]
+    model = _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 32, 4, 4])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, 10])], initializers)
+    lite = convert_onnx(model)
+    assert read_model(lite).weights_bytes <= SIZE_BOUND * _constant_bytes(model)
+    assert len(lite) <= SIZE_BOUND * len(model.SerializeToString())
+    feeds = {"x": rng.standard_normal((1, 32, 4, 4)).astype(np.float16)}
+    expected = run_onnxruntime(model, feeds)["y"].astype(np.float32)
+    ours = run_lite(lite, feeds)["y"]
+    assert ours.dtype == np.float16
+    assert np.abs(ours.astype(np.float32) - expected).max() <= 4e-3 * np.abs(expected).max()
