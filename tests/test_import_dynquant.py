@@ -285,8 +285,9 @@ def test_float16_model_stays_float16() -> None:
     .lite. We compute in float32 between casts and onnxruntime in float16, so outputs agree within a few
     fp16 steps (fp16 epsilon is 9.8e-4): bound 4e-3 * max|ref|."""
     rng = np.random.default_rng(0)
-    weights = {"w": rng.standard_normal((64, 32, 3, 3)) * 0.1, "wf": rng.standard_normal((64 * 4 * 4, 10)) * 0.05}
-    initializers = [numpy_helper.from_array(value.astype(np.float16), name) for name, value in weights.items()]
+    weights = {"w": rng.standard_normal((64, 32, 3, 3)) * 0.1,
+               "wf": rng.standard_normal((64 * 4 * 4, 10)) * 0.05}
+    initializers = [numpy_helper.from_array(v.astype(np.float16), name) for name, v in weights.items()]
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
              helper.make_node("Relu", ["c"], ["r"], name="relu"),
              helper.make_node("Flatten", ["r"], ["f"], name="flatten"),
