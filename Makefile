@@ -94,7 +94,7 @@ ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_
 	test_int8_op_families.py test_int8_quantize_onnxruntime.py \
 	test_hostile_models.py test_runtime_binding.py test_profiling.py test_cpu_affinity.py \
 	test_onnx_node_conformance.py test_layout_nhwc.py test_control_flow.py test_tflite_streaming.py \
-	test_tflite_recurrent.py)
+	test_tflite_recurrent.py test_import_dynquant.py)
 
 # Paddle inference is the oracle of the Paddle frontend tests (never a dependency of the converter).
 PADDLE_STAMP := $(VENV)/.paddle-deps

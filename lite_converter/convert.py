@@ -15,7 +15,8 @@ with its .pdiparams) is Paddle. ``lower`` then brings any source to the lowered,
 
 For a float source the graph ``lower`` returns is the lowered fp32 graph right after the layout
 pass: where slim's int8 pass goes (slim/pipeline.py calls ``load_model`` and ``lower`` rather than
-spelling the steps again). ``to_lite_bytes`` = plan_memory -> serialize. The output file is written
+spelling the steps again). ``to_lite_bytes`` = keep_weights_narrow -> plan_memory -> serialize.
+The output file is written
 only once every step succeeded, atomically: a failed conversion leaves no file (and no temp file)
 behind, and never a truncated .lite that a device could try to load.
 """
@@ -46,6 +47,7 @@ from lite_converter.frontends.paddle import is_paddle_model, load_paddle
 from lite_converter.frontends.tflite_frontend import TFLITE_IDENTIFIER, load_tflite
 from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.keep_tensors import check_known, keep_as_outputs
+from lite_converter.passes.keep_weights_narrow import keep_weights_narrow
 from lite_converter.passes.layout_nhwc import to_channels_last
 from lite_converter.passes.lower_to_lite import lower_to_lite
 from lite_converter.passes.lowering import SHAPE_INPUTS
@@ -238,7 +240,9 @@ def convert_bodies(graph: Graph) -> None:
 
 
 def to_lite_bytes(graph: Graph) -> bytes:
-    """The .lite file of a lowered graph: its arena plan for the declared shapes, then serialization."""
+    """The .lite file of a lowered graph: fp16 / int8 source weights narrowed back (exactly), its arena
+    plan for the declared shapes, then serialization."""
+    graph = keep_weights_narrow(graph)
     return serialize(graph, plan_memory(graph))
 
 

@@ -114,7 +114,8 @@ def _is_tensor_io(values: list[onnx.ValueInfoProto]) -> bool:
 
 
 def _only_arrays(values: object) -> bool:
-    return isinstance(values, list | tuple) and all(isinstance(v, np.ndarray) for v in values)
+    """Arrays or numpy scalars (ConvInteger's zero point, DynamicQuantizeLinear's scale: 0-d tensors)."""
+    return isinstance(values, list | tuple) and all(isinstance(v, np.ndarray | np.generic) for v in values)
 
 
 @functools.cache
@@ -138,7 +139,8 @@ def collect_node_cases() -> tuple[NodeCase, ...]:
         base = _EXPANDED_SUFFIX.sub("", case.name)
         op_types = frozenset(_qualified_op_type(node) for node in graph.node)
         op = single_op.get(case.name) or single_op.get(base) or "+".join(sorted(op_types))
-        cases.append(NodeCase(case.name, op, op_types, case.model, tuple(inputs), tuple(expected)))
+        cases.append(NodeCase(case.name, op, op_types, case.model, tuple(np.asarray(v) for v in inputs),
+                              tuple(np.asarray(v) for v in expected)))
     return tuple(cases)
 
 

@@ -44,7 +44,11 @@ def _params(graph: Graph, node: Node) -> tuple[np.ndarray, np.ndarray, np.dtype,
     if scale is None:
         raise ValueError("its scale is not a constant")
     has_zero_point = len(node.inputs) > 2 and node.inputs[2]
-    zero_point = graph.constant(node.inputs[2]) if has_zero_point else np.zeros((), np.uint8)
+    # without a zero point: 0 of the quantized type, DequantizeLinear's input type (int8 weights
+    # are often written so), QuantizeLinear's uint8 default
+    source = graph.tensors.get(node.inputs[0]) if node.op_type == "DequantizeLinear" else None
+    default_dtype = source.dtype if source is not None and source.dtype is not None else np.uint8
+    zero_point = graph.constant(node.inputs[2]) if has_zero_point else np.zeros((), default_dtype)
     if zero_point is None:
         raise ValueError("its zero point is not a constant")
     if node.attrs.get("block_size"):

@@ -128,6 +128,7 @@ class _Int8Builder:
         self.nodes: list[Node] = []
         self.int8_nodes: list[str] = []
         self.dequantized_of: dict[str, str] = {}  # fp32 tensor -> its DEQUANTIZE(QUANTIZE(...)) twin
+        self.grid_constants: set[str] = set()  # fp32 constants rounded to their grid (keep their tag)
 
     def quantized_input(self, name: str) -> str:
         if name in self.int8_of:
@@ -184,8 +185,11 @@ class _Int8Builder:
             steps = quantize_steps(value, quant.scale, quant.zero_point, quant.axis)
             if steps.size and (steps.min() < INT8_MIN or steps.max() > INT8_MAX):
                 return name
-            self.dequantized_of[name] = self.graph.add_constant(
+            on_grid = self.graph.add_constant(
                 f"{name}_on_grid", fake_quantize(value, quant.scale, quant.zero_point, quant.axis))
+            self.graph.tensors[on_grid].quant = quant
+            self.grid_constants.add(on_grid)
+            self.dequantized_of[name] = on_grid
         return self.dequantized_of[name]
 
     def fp32_node(self, node: Node) -> None:
@@ -287,6 +291,7 @@ def quantize_from_qdq(graph: Graph, int8_weighted: set[str] | None = None) -> li
     eliminate_dead_code(graph)
     for tensor in graph.tensors.values():
         dtype = tensor.data.dtype if tensor.data is not None else tensor.dtype
-        if tensor.quant is not None and dtype not in (np.int8, np.int32):
-            tensor.quant = None
+        if tensor.quant is not None and dtype not in (np.int8, np.int32) \
+                and tensor.name not in builder.grid_constants:
+            tensor.quant = None  # weights on their grid keep it: keep_weights_narrow stores them as int8
     return builder.int8_nodes

@@ -76,6 +76,9 @@ class TfliteGraphBuilder:
         self.uint8_outputs = {int(o.outputs[0]) for o in self.subgraph.operators or []
                               if o.outputs is not None and len(o.outputs) == 1
                               and self.opcode_name(o) == "QUANTIZE"}
+        # fp32 constants dequantized from int8 weights: their tags are the source's parameters, which
+        # keep_weights_narrow uses to store them back as int8 (every other fp32 tag is dropped)
+        self.weight_tags: set[str] = set()
 
     # -- tensors ----------------------------------------------------------------------------------
     def read_tensors(self) -> None:
@@ -264,7 +267,8 @@ class TfliteGraphBuilder:
         graph.remove_unused_tensors()
         for tensor in graph.tensors.values():
             dtype = tensor.data.dtype if tensor.data is not None else tensor.dtype
-            if tensor.quant is not None and dtype not in (np.int8, np.int32):
+            if tensor.quant is not None and dtype not in (np.int8, np.int32) \
+                    and tensor.name not in self.weight_tags:
                 tensor.quant = None  # fp32 tensors of a TFLite model may carry stale min/max-only params
         return graph
 

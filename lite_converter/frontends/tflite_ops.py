@@ -153,6 +153,8 @@ def _conv(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
         return
     w_name = b.graph.add_constant(f"{w}_ohwi", data)
     b.graph.tensors[w_name].quant = None if quant is None else _per_channel(quant, data.shape[0], 0)
+    if w in b.weight_tags:
+        b.weight_tags.add(w_name)
     fp32_op(b, "CONV_2D", out, [x, w_name, *([bias] if bias else [])], out, **attrs)
 
 
@@ -266,7 +268,10 @@ def _quantize(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[s
     if b.opcode_name(op) == "DEQUANTIZE" and source.data is not None:  # fp16 / int8 weights
         value = np.asarray(b.graph.constant(b.dequantized(x)), np.float32)
         target.data, target.dtype, target.shape = value, np.dtype(np.float32), list(value.shape)
-        target.quant = None
+        # int8 weights keep their tag: keep_weights_narrow stores them back as int8 (fp16 ones as fp16)
+        target.quant = source.quant if source.dtype == np.int8 else None
+        if target.quant is not None:
+            b.weight_tags.add(out)
         return
     if target.dtype == np.int8 and source.dtype == np.float32:
         b.add_node("QUANTIZE", out, [x], [out])

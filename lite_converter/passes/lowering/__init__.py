@@ -11,6 +11,7 @@ from lite_converter.passes.lowering import (  # noqa: F401 - imported for their 
     einsum,
     elementwise,
     indexing,
+    integer_ops,
     normalization,
     pooling,
     recurrent,

@@ -5,8 +5,11 @@
 // DEQUANTIZE also reads per-axis scales: that is how a constant int8 weight of an op that stays fp32
 // becomes its fp32 weight (weight-only int8, docs/INT8_OPS.md). The core evaluates it once at
 // prepare because its input is constant, so the fp32 op sees a constant weight and packs it as usual.
+// DEQUANTIZE of a FLOAT16 tensor (no quantization) widens it: fp16 weights stay fp16 in the file
+// (TFLite's float16 quantization, ONNX fp16 initializers; docs/IMPORT_INT8.md).
 #include <cmath>
 
+#include "lite_kernels/cast.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_elementwise.h"
 #include "lite_kernels/qs8_quantize.h"
@@ -85,15 +88,22 @@ Status dequantize_prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   TensorRef* y = ctx->output(0);
   if (x == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one input and one output");
-  DequantizeLayout layout;
-  Status s = dequantize_layout(ctx, x, &layout);
-  if (s != Status::kOk) return s;
   y->dtype = lite_fb::DType::FLOAT32;
   y->shape = x->shape;
-  return Status::kOk;
+  if (x->dtype == lite_fb::DType::FLOAT16) return Status::kOk;
+  DequantizeLayout layout;
+  Status s = dequantize_layout(ctx, x, &layout);
+  return s;
 }
 
 Status dequantize_eval(OpContext* ctx) {
+  if (ctx->input(0)->dtype == lite_fb::DType::FLOAT16) {
+    const uint16_t* h = static_cast<const uint16_t*>(ctx->input(0)->data);
+    float* y = static_cast<float*>(ctx->output(0)->data);
+    const int64_t n = ctx->input(0)->shape.num_elements();
+    for (int64_t i = 0; i < n; ++i) y[i] = lite_f16_to_f32(h[i]);
+    return Status::kOk;
+  }
   DequantizeLayout layout;
   Status s = dequantize_layout(ctx, ctx->input(0), &layout);
   if (s != Status::kOk) return s;
