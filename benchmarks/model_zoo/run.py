@@ -32,6 +32,7 @@ import numpy as np
 from benchmarks.model_zoo.corpus import BY_KEY, CORPUS, ZooEntry
 from benchmarks.model_zoo.fetch import fetch
 from benchmarks.model_zoo.inputs import make_input
+from benchmarks.model_zoo.litert_custom import has_custom_transpose_conv, with_builtin_transpose_conv
 from lite_converter.convert import convert
 from lite_converter.ir import ConversionError
 from runtime_arm import Interpreter
@@ -71,6 +72,7 @@ class Reference:
     def __init__(self, entry: ZooEntry, path: Path, input_shapes: list[tuple[int, ...]]) -> None:
         self.input_names: list[str] = []
         self.output_names: list[str] = []
+        self.note = ""  # how the reference had to be helped, if it was
         if entry.format == "onnx":
             self._optimized = self._onnxruntime(path, True)
             self._plain = self._onnxruntime(path, False)
@@ -99,8 +101,12 @@ class Reference:
         resolver = (
             litert.OpResolverType.AUTO if xnnpack else litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
         )
+        data = path.read_bytes()
+        if has_custom_transpose_conv(data):
+            data = with_builtin_transpose_conv(data)
+            self.note = "LiteRT runs it with Convolution2DTransposeBias as TRANSPOSE_CONV + bias"
         interpreter = litert.Interpreter(
-            model_path=str(path), num_threads=1, experimental_op_resolver_type=resolver
+            model_content=data, num_threads=1, experimental_op_resolver_type=resolver
         )
         for detail, shape in zip(interpreter.get_input_details(), input_shapes, strict=True):
             if tuple(detail["shape"]) != shape:  # a dynamic input (shape_signature -1)
@@ -198,6 +204,8 @@ def run_entry(entry: ZooEntry, path: Path, seconds: float, timed: bool = True) -
             None,
             _short(f"the reference cannot run it: {type(err).__name__}: {err}", 200),
         )
+    if reference is not None and reference.note:
+        result.notes = "; ".join(filter(None, [result.notes, reference.note]))
     input_names = reference.input_names if reference else [spec.name for spec in entry.inputs]
     if len(entry.inputs) != len(input_names):
         raise AssertionError(
