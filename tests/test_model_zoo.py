@@ -9,11 +9,15 @@ the benchmark's business, never asserted here.
 
 from __future__ import annotations
 
+import zipfile
+from pathlib import Path
+
 import pytest
 
 from benchmarks.model_zoo.corpus import BY_KEY, CI_SLICE, CORPUS
-from benchmarks.model_zoo.fetch import fetch
+from benchmarks.model_zoo.fetch import cached_path, extract, fetch, is_cached
 from benchmarks.model_zoo.run import run_entry
+from lite_converter.app.zoo import ZooError
 
 pytest.importorskip("ai_edge_litert", reason="needs the tflite extra (ai-edge-litert)")
 
@@ -36,3 +40,15 @@ def test_corpus_slice_converts_and_matches(key: str) -> None:
         f"(reference spread {result.spread:.3g}) {result.notes}"
     )
     assert result.bound < 0.05 * max(1.0, result.reference_max), "a bound that loose would prove nothing"
+
+
+def test_fetch_refuses_a_file_whose_hash_differs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wheel whose model is not the recorded one (a re-upload, a corrupted mirror) lands nothing."""
+    monkeypatch.setenv("LITE_CACHE_DIR", str(tmp_path / "cache"))
+    entry = BY_KEY["silero_vad_v6_fw"]
+    wheel = tmp_path / "faster_whisper-1.2.1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr(entry.path, b"not the model")
+    with pytest.raises(ZooError, match="has sha256 .* expected " + entry.sha256):
+        extract(wheel, [entry])
+    assert not cached_path(entry).exists() and not is_cached(entry)

