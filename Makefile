@@ -94,7 +94,7 @@ ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_
 	test_int8_elementwise_threads.py test_int8_input_transpose.py test_compose_tables_int8.py test_import_int8.py \
 	test_int8_op_families.py test_int8_quantize_onnxruntime.py \
 	test_hostile_models.py test_runtime_binding.py test_profiling.py test_cpu_affinity.py \
-	test_onnx_node_conformance.py test_layout_nhwc.py)
+	test_onnx_node_conformance.py test_layout_nhwc.py test_tflite_conv_prelu.py)
 
 # Paddle inference is the oracle of the Paddle frontend tests (never a dependency of the converter).
 PADDLE_STAMP := $(VENV)/.paddle-deps
