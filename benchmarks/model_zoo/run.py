@@ -9,8 +9,8 @@ For each model of benchmarks/model_zoo/corpus.py:
   far the reference is from itself: onnxruntime with all graph optimizations against none, LiteRT with
   XNNPACK against its builtin kernels (measured from the reference alone, never from our output);
 * **time**: one thread each, interleaved (ours, reference, ours, ...) so that the shared machine's
-  load hits both alike, medians; ours times ``invoke`` after the inputs are set, the reference its
-  ``run`` / ``invoke`` likewise (onnxruntime's run copies its small inputs too).
+  load hits both alike, medians; each side is timed over a whole call from Python (inputs set,
+  invoke, outputs read back).
 
     python -m benchmarks.model_zoo.run [--only KEY,...] [--seconds S] [--write-doc docs/MODEL_ZOO.md]
 """
@@ -152,11 +152,12 @@ def compare(
     for actual, expected, literal in zip(ours, reference, plain, strict=True):
         expected = np.asarray(expected)
         if actual.shape != expected.shape:
+            note = f"output shape {actual.shape} != reference {expected.shape}"
+            result.notes = "; ".join(filter(None, [result.notes, note]))
             if actual.size != expected.size:
-                result.notes = f"output shape {actual.shape} != reference {expected.shape}"
                 result.matches = False
                 return
-            actual = actual.reshape(expected.shape)
+            actual = actual.reshape(expected.shape)  # same values, compared; the note says so
         spread = _max_abs(literal, expected)
         bound = max(TOLERANCE * max(1.0, float(np.abs(expected).max(initial=0.0))), SPREAD_FACTOR * spread)
         error = _max_abs(actual, expected) if np.isfinite(actual).all() else float("inf")
@@ -267,7 +268,7 @@ def _run_and_compare(
     if seconds is None:
         return
     result.ours_ms, result.reference_ms = time_interleaved(
-        interpreter.invoke, lambda: reference.run(feeds), seconds
+        lambda: interpreter.run(our_feeds), lambda: reference.run(feeds), seconds
     )
 
 
