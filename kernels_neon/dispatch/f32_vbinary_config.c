@@ -6,7 +6,8 @@
 #include "lite_kernels/f32_vbinary.h"
 
 int lite_f32_vbinary_supports(int op) {
-  return op == LITE_BIN_ADD || op == LITE_BIN_SUB || op == LITE_BIN_MUL || op == LITE_BIN_DIV;
+  return op == LITE_BIN_ADD || op == LITE_BIN_SUB || op == LITE_BIN_MUL || op == LITE_BIN_DIV ||
+         op == LITE_BIN_PRELU;
 }
 
 lite_f32_vbinary_fn lite_f32_vbinary_select(uint32_t features) {

@@ -1,6 +1,6 @@
 /* Body of the vectorized fp32 binary rows (lite_kernels/f32_vbinary.h), included once per ISA after
  * the VB_* interface is defined: VB_T, VB_W, VB_LOAD, VB_STORE (unaligned), VB_SET1, VB_ADD, VB_SUB,
- * VB_MUL, VB_DIV, VB_FN (the function name). No include guard on purpose. */
+ * VB_MUL, VB_DIV, VB_PRELU (x < 0 ? slope * x : x, as the reference), VB_FN (the function name). No include guard on purpose. */
 
 /* One loop per (operation, operand pattern). The tail (and a scalar op scalar row) goes through the
  * vector operation on a padded copy, so every value is computed by the same instruction wherever
@@ -37,6 +37,7 @@ void VB_FN(int op, size_t n, const float* a, int a_step, const float* b, int b_s
     case LITE_BIN_SUB: VB_LOOPS(VB_SUB) break;
     case LITE_BIN_MUL: VB_LOOPS(VB_MUL) break;
     case LITE_BIN_DIV: VB_LOOPS(VB_DIV) break;
+    case LITE_BIN_PRELU: VB_LOOPS(VB_PRELU) break;
     default: break;
   }
 }

@@ -1,4 +1,4 @@
-/* Portable fp32 ADD/SUB/MUL/DIV rows: the body of lite_kernels/f32_vbinary.h with one-float
+/* Portable fp32 ADD/SUB/MUL/DIV/PRELU rows: the body of lite_kernels/f32_vbinary.h with one-float
  * "vectors", for CPUs (or LITE_CPU_FEATURES_MASK settings) without a SIMD variant. */
 #include "lite_kernels/elementwise_binary.h"
 #include "lite_kernels/f32_vbinary.h"
@@ -15,6 +15,7 @@ static inline void vb_store(float* p, float v) { *p = v; }
 #define VB_SUB(a, b) ((a) - (b))
 #define VB_MUL(a, b) ((a) * (b))
 #define VB_DIV(a, b) ((a) / (b))
+#define VB_PRELU(a, b) ((a) < 0 ? (b) * (a) : (a))
 #define VB_FN lite_f32_vbinary_portable
 
 #include "f32_vbinary_body.h"

@@ -1,4 +1,4 @@
-/* The vectorized fp32 ADD/SUB/MUL/DIV rows (lite_kernels/f32_vbinary.h) against the reference
+/* The vectorized fp32 ADD/SUB/MUL/DIV/PRELU rows (lite_kernels/f32_vbinary.h) against the reference
  * elementwise kernel (lite_binary_ref over a broadcast plan), for every variant this CPU runs: all
  * four operand patterns (vector op vector, vector op scalar, scalar op vector, scalar op scalar),
  * every length up to 3 vectors and a long row, random values plus the special ones (+-0, +-inf,
@@ -83,9 +83,9 @@ int main(void) {
   const size_t ns = sizeof(specials) / sizeof(specials[0]);
   for (size_t i = 0; i < ns; ++i)
     for (size_t j = 0; j < ns; ++j) a[100 + i * ns + j] = specials[i], b[100 + i * ns + j] = specials[j];
-  const int ops[] = {LITE_BIN_ADD, LITE_BIN_SUB, LITE_BIN_MUL, LITE_BIN_DIV};
+  const int ops[] = {LITE_BIN_ADD, LITE_BIN_SUB, LITE_BIN_MUL, LITE_BIN_DIV, LITE_BIN_PRELU};
   for (int v = 0; v < count; ++v) {
-    for (size_t o = 0; o < 4; ++o) {
+    for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); ++o) {
       KT_CHECK(lite_f32_vbinary_supports(ops[o]));
       for (int pattern = 0; pattern < 4; ++pattern) {
         const int a_step = pattern & 1, b_step = (pattern >> 1) & 1;

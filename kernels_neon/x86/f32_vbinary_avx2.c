@@ -1,4 +1,4 @@
-/* fp32 ADD/SUB/MUL/DIV rows, AVX2 (8 floats per vector); the body is portable/f32_vbinary_body.h. */
+/* fp32 ADD/SUB/MUL/DIV/PRELU rows, AVX2 (8 floats per vector); the body is portable/f32_vbinary_body.h. */
 #include <immintrin.h>
 
 #include "lite_kernels/elementwise_binary.h"
@@ -13,6 +13,8 @@
 #define VB_SUB(a, b) _mm256_sub_ps((a), (b))
 #define VB_MUL(a, b) _mm256_mul_ps((a), (b))
 #define VB_DIV(a, b) _mm256_div_ps((a), (b))
+#define VB_PRELU(a, b) \
+  _mm256_blendv_ps((a), _mm256_mul_ps((a), (b)), _mm256_cmp_ps((a), _mm256_setzero_ps(), _CMP_LT_OQ))
 #define VB_FN lite_f32_vbinary_avx2
 
 #include "../portable/f32_vbinary_body.h"

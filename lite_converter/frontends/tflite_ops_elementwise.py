@@ -75,7 +75,30 @@ def _gelu(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
 
 
 def _prelu(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
-    fp32_op(b, "PRELU", outputs[0], inputs[:2], outputs[0], activation=dict(NO_ACTIVATION))
+    if not _fused_into_conv(b, inputs[0], inputs[1], outputs[0]):
+        fp32_op(b, "PRELU", outputs[0], inputs[:2], outputs[0], activation=dict(NO_ACTIVATION))
+
+
+def _fused_into_conv(b: TfliteGraphBuilder, x: str, slope: str, out: str) -> bool:
+    """CONV_2D (or depthwise) -> PRELU with one slope per output channel becomes the conv's fused PRELU
+    (its ``prelu_slope`` input 3), as the ONNX path's activation fusion does: MediaPipe's face and
+    iris models have dozens. Only when the conv is fp32, has no activation of its own, and its output
+    is read by this PRELU alone and is not a graph output."""
+    conv = next((n for n in reversed(b.graph.nodes) if x in n.outputs), None)
+    if conv is None or conv.op_type != "CONV_2D" or len(conv.inputs) > 3 or \
+            conv.attrs.get("activation", {}).get("kind") != "NONE" or b.is_int8(x) or b.is_int8(out):
+        return False
+    graph_outputs = {b.name(i) for i in b.subgraph.outputs if 0 <= i < len(b.names)}
+    value = b.graph.tensors[slope].data
+    channels = int(b.graph.tensors[conv.inputs[1]].data.shape[0])
+    if len(b.readers.get(x, [])) != 1 or x in graph_outputs or value is None or \
+            value.size != channels or value.shape[-1] != channels:
+        return False
+    per_channel = b.graph.add_constant(f"{slope}_per_channel", value.reshape(channels).astype(np.float32))
+    conv.inputs = [*(conv.inputs + [""])[:3], per_channel]
+    conv.attrs["activation"] = {"kind": "PRELU", "alpha": 0.0, "beta": 0.0}
+    conv.outputs = [out]
+    return True
 
 
 def _binary(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
