@@ -12,6 +12,10 @@ optimized-vs-unoptimized spread when that is larger, see tests/models/oracle.py)
 for the CNNs (tests/datasets/photos.py), on rendered text for the OCR models, whose answers (text mask,
 decoded string, rotation) must also agree. tests/test_layer_oracles.py holds every layer of these
 models to a bound of its own, which a model-level tolerance cannot do.
+
+Agreement with onnxruntime does not say which of the two is more accurate: the float64 tests
+evaluate the same ONNX file in float64 (tests/models/float64_reference.py) and hold our error to at
+most twice onnxruntime's, on the same inputs (figures of both in the failure message).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
 from tests.datasets.photos import photograph
 from tests.models import ARCHITECTURES, export_onnx
+from tests.models.float64_reference import assert_float64_bound
 from tests.models.oracle import assert_matches_onnxruntime
 
 OCR_INPUT = "x"
@@ -153,3 +158,30 @@ def test_ppocr_rec_character_list_in_metadata(paddleocr: dict[str, Path],
     characters = "\n".join(_characters(paddleocr["rec"]))
     assert len(characters.splitlines()) > 6000  # the Chinese dictionary, read from the ONNX file
     assert reader.read_model(paddleocr_lite("rec")).metadata.get("character") == characters
+
+
+# -- accuracy against float64 -----------------------------------------------------------------------
+# A cheap subset (float64 evaluation costs seconds per model): the CNNs with the most layers of each
+# kind (depthwise + 1x1, 3x3 + residual, squeeze-excitation + HardSwish) and the three OCR models.
+FLOAT64_CNNS = ["mobilenet_v2", "resnet18", "mobilenet_v3_small"]
+
+
+@pytest.mark.parametrize("name", FLOAT64_CNNS)
+def test_torch_cnn_float64_within_twice_onnxruntime(name: str, torch_export: Callable[[str], Path]):
+    arch = ARCHITECTURES[name]
+    path = torch_export(name)
+    feeds = {"input": photograph(arch.input_shape)}
+    ours = Interpreter(model_content=convert_onnx(path), threads=1).run(feeds)
+    assert_float64_bound(ours, path, feeds, name)
+
+
+# det at 320x320: a page whose text map has both saturated and steep pixels, at a fifth of the cost
+# of 640x640 in float64.
+@pytest.mark.parametrize(("key", "shape"), [("det", (1, 3, 320, 320)), ("rec", (1, 3, 48, 320)),
+                                            ("cls", (1, 3, 48, 192))])
+def test_ppocr_float64_within_twice_onnxruntime(key: str, shape: tuple[int, ...], paddleocr: dict[str, Path],
+                                                paddleocr_lite: Callable[[str], bytes]):
+    image, _ = ocr_input(key, shape, seed=2)
+    feeds = {OCR_INPUT: image}
+    ours = Interpreter(model_content=paddleocr_lite(key), threads=1).run(feeds)
+    assert_float64_bound(ours, paddleocr[key], feeds, f"{key} {shape}")

@@ -3,7 +3,10 @@
  * 2 loads of B and 6 broadcasts feed 12 FMAs, enough independent chains to hide FMA latency
  * (4-5 cycles x 2 ports).
  * Edge tiles with fewer rows run the same loop for 4, 2 or 1 rows: each accumulator still sums
- * bias, then k = 0, 1, ... in order, so a row's result does not depend on the variant. */
+ * k = 0, 1, ... in order, then adds the bias, so a row's result does not depend on the variant.
+ * The bias comes last, not first: an accumulator that starts at a (BatchNorm-folded, often large)
+ * bias rounds every product at the bias's magnitude; 3x onnxruntime's error against float64 at
+ * K = 384 that way, 1.7x bias-last (docs/ACCURACY.md). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -17,21 +20,31 @@ static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, s
                                                             size_t c_stride, const lite_f32_minmax_params* params) {
   const float* rows[MR];
   for (size_t i = 0; i < ROWS; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
-  __m256 acc[MR][2];
-  acc[0][0] = _mm256_loadu_ps(w);
-  acc[0][1] = _mm256_loadu_ps(w + 8);
-  for (size_t i = 1; i < ROWS; ++i) {
-    acc[i][0] = acc[0][0];
-    acc[i][1] = acc[0][1];
-  }
+  __m256 acc[MR][2], total[MR][2];
+  const float* bias = w;
   w += NR;
-  for (size_t p = 0; p < k; ++p) {
-    const __m256 bl = _mm256_loadu_ps(w), bh = _mm256_loadu_ps(w + 8);
-    w += NR;
+  for (size_t p0 = 0; p0 < k || p0 == 0; p0 += LITE_F32_GEMM_K_CHUNK) {
+    const size_t end = k - p0 < LITE_F32_GEMM_K_CHUNK ? k : p0 + LITE_F32_GEMM_K_CHUNK;
+    for (size_t i = 0; i < ROWS; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+    for (size_t p = p0; p < end; ++p) {
+      const __m256 bl = _mm256_loadu_ps(w), bh = _mm256_loadu_ps(w + 8);
+      w += NR;
+      for (size_t i = 0; i < ROWS; ++i) {
+        const __m256 x = _mm256_broadcast_ss(rows[i] + p);
+        acc[i][0] = _mm256_fmadd_ps(x, bl, acc[i][0]);
+        acc[i][1] = _mm256_fmadd_ps(x, bh, acc[i][1]);
+      }
+    }
     for (size_t i = 0; i < ROWS; ++i) {
-      const __m256 x = _mm256_broadcast_ss(rows[i] + p);
-      acc[i][0] = _mm256_fmadd_ps(x, bl, acc[i][0]);
-      acc[i][1] = _mm256_fmadd_ps(x, bh, acc[i][1]);
+      total[i][0] = p0 == 0 ? acc[i][0] : _mm256_add_ps(total[i][0], acc[i][0]);
+      total[i][1] = p0 == 0 ? acc[i][1] : _mm256_add_ps(total[i][1], acc[i][1]);
+    }
+  }
+  {
+    const __m256 bias_l = _mm256_loadu_ps(bias), bias_h = _mm256_loadu_ps(bias + 8);
+    for (size_t i = 0; i < ROWS; ++i) {
+      acc[i][0] = _mm256_add_ps(total[i][0], bias_l);
+      acc[i][1] = _mm256_add_ps(total[i][1], bias_h);
     }
   }
   const __m256 lo = _mm256_set1_ps(params->min), hi = _mm256_set1_ps(params->max);
