@@ -7,27 +7,21 @@ enum { MR = 4, NR = 8 };
 
 void lite_f32_gemm_ukernel_4x8_portable(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                         const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params) {
-  float acc[MR][NR], total[MR][NR];
+  float acc[MR][NR];
+  for (size_t i = 0; i < MR; ++i)
+    for (size_t j = 0; j < NR; ++j) acc[i][j] = 0.0f;
   const float* restrict wk = w + NR;
   /* Rows past mr repeat the last valid row (their results are dropped). */
   const float* rows[MR];
   for (size_t i = 0; i < MR; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
-  /* Chunks of LITE_F32_GEMM_K_CHUNK products summed from zero, then the bias (f32_gemm_packed.h). */
-  for (size_t p0 = 0; p0 < k || p0 == 0; p0 += LITE_F32_GEMM_K_CHUNK) {
-    const size_t end = k - p0 < LITE_F32_GEMM_K_CHUNK ? k : p0 + LITE_F32_GEMM_K_CHUNK;
-    for (size_t i = 0; i < MR; ++i)
-      for (size_t j = 0; j < NR; ++j) acc[i][j] = 0.0f;
-    for (size_t p = p0; p < end; ++p, wk += NR) {
-      for (size_t i = 0; i < MR; ++i) {
-        const float x = rows[i][p];
-        for (size_t j = 0; j < NR; ++j) acc[i][j] += x * wk[j];
-      }
+  for (size_t p = 0; p < k; ++p, wk += NR) {
+    for (size_t i = 0; i < MR; ++i) {
+      const float x = rows[i][p];
+      for (size_t j = 0; j < NR; ++j) acc[i][j] += x * wk[j];
     }
-    for (size_t i = 0; i < MR; ++i)
-      for (size_t j = 0; j < NR; ++j) total[i][j] = p0 == 0 ? acc[i][j] : total[i][j] + acc[i][j];
   }
-  for (size_t i = 0; i < MR; ++i)
-    for (size_t j = 0; j < NR; ++j) acc[i][j] = total[i][j] + w[j];
+  for (size_t i = 0; i < MR; ++i) /* the bias last (f32_gemm_packed.h) */
+    for (size_t j = 0; j < NR; ++j) acc[i][j] += w[j];
   const float lo = params->min, hi = params->max;
   for (size_t i = 0; i < mr; ++i) {
     float* restrict out = c + i * c_stride;

@@ -4,9 +4,7 @@
  * (4-5 cycles x 2 ports).
  * Edge tiles with fewer rows run the same loop for 4, 2 or 1 rows: each accumulator still sums
  * k = 0, 1, ... in order, then adds the bias, so a row's result does not depend on the variant.
- * The bias comes last, not first: an accumulator that starts at a (BatchNorm-folded, often large)
- * bias rounds every product at the bias's magnitude; 3x onnxruntime's error against float64 at
- * K = 384 that way, 1.7x bias-last (docs/ACCURACY.md). */
+ * The bias comes last, not first (f32_gemm_packed.h says why). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -20,40 +18,32 @@ static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, s
                                                             size_t c_stride, const lite_f32_minmax_params* params) {
   const float* rows[MR];
   for (size_t i = 0; i < ROWS; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
-  __m256 acc[MR][2], total[MR][2];
-  const float* bias = w;
+  __m256 acc[MR][2];
+  acc[0][0] = _mm256_setzero_ps();
+  acc[0][1] = _mm256_setzero_ps();
+  for (size_t i = 1; i < ROWS; ++i) {
+    acc[i][0] = acc[0][0];
+    acc[i][1] = acc[0][1];
+  }
   w += NR;
-  for (size_t p0 = 0; p0 < k || p0 == 0; p0 += LITE_F32_GEMM_K_CHUNK) {
-    const size_t end = k - p0 < LITE_F32_GEMM_K_CHUNK ? k : p0 + LITE_F32_GEMM_K_CHUNK;
-    for (size_t i = 0; i < ROWS; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
-    for (size_t p = p0; p < end; ++p) {
-      const __m256 bl = _mm256_loadu_ps(w), bh = _mm256_loadu_ps(w + 8);
-      w += NR;
-      for (size_t i = 0; i < ROWS; ++i) {
-        const __m256 x = _mm256_broadcast_ss(rows[i] + p);
-        acc[i][0] = _mm256_fmadd_ps(x, bl, acc[i][0]);
-        acc[i][1] = _mm256_fmadd_ps(x, bh, acc[i][1]);
-      }
-    }
+  for (size_t p = 0; p < k; ++p) {
+    const __m256 bl = _mm256_loadu_ps(w), bh = _mm256_loadu_ps(w + 8);
+    w += NR;
     for (size_t i = 0; i < ROWS; ++i) {
-      total[i][0] = p0 == 0 ? acc[i][0] : _mm256_add_ps(total[i][0], acc[i][0]);
-      total[i][1] = p0 == 0 ? acc[i][1] : _mm256_add_ps(total[i][1], acc[i][1]);
+      const __m256 x = _mm256_broadcast_ss(rows[i] + p);
+      acc[i][0] = _mm256_fmadd_ps(x, bl, acc[i][0]);
+      acc[i][1] = _mm256_fmadd_ps(x, bh, acc[i][1]);
     }
   }
-  {
-    const __m256 bias_l = _mm256_loadu_ps(bias), bias_h = _mm256_loadu_ps(bias + 8);
-    for (size_t i = 0; i < ROWS; ++i) {
-      acc[i][0] = _mm256_add_ps(total[i][0], bias_l);
-      acc[i][1] = _mm256_add_ps(total[i][1], bias_h);
-    }
-  }
+  const float* bias = w - (k + 1) * NR; /* recomputed: one pointer less live in the k loop */
+  const __m256 bias_l = _mm256_loadu_ps(bias), bias_h = _mm256_loadu_ps(bias + 8);
   const __m256 lo = _mm256_set1_ps(params->min), hi = _mm256_set1_ps(params->max);
   const int hard_swish = params->hard_swish;
 #pragma GCC unroll 6
   for (size_t i = 0; i < ROWS; ++i) { /* unrolled: acc stays in registers */
     if (i >= mr) break;
-    __m256 vl = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][0]));  /* NaN stays */
-    __m256 vh = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][1]));
+    __m256 vl = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(acc[i][0], bias_l)));  /* NaN stays */
+    __m256 vh = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(acc[i][1], bias_h)));
     if (hard_swish) { /* x * clamp(x * (1/6) + 0.5, 0, 1): one FMA (a division per vector cost more than a k step) */
       const __m256 sixth = _mm256_set1_ps(1.0f / 6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
                    one = _mm256_set1_ps(1.0f);
