@@ -9,7 +9,7 @@ void lite_f32_gemm_ukernel_4x8_portable(size_t mr, size_t nc, size_t k, const fl
                                         const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params) {
   float acc[MR][NR];
   for (size_t i = 0; i < MR; ++i)
-    for (size_t j = 0; j < NR; ++j) acc[i][j] = 0.0f;
+    for (size_t j = 0; j < NR; ++j) acc[i][j] = w[j];
   const float* restrict wk = w + NR;
   /* Rows past mr repeat the last valid row (their results are dropped). */
   const float* rows[MR];
@@ -20,8 +20,6 @@ void lite_f32_gemm_ukernel_4x8_portable(size_t mr, size_t nc, size_t k, const fl
       for (size_t j = 0; j < NR; ++j) acc[i][j] += x * wk[j];
     }
   }
-  for (size_t i = 0; i < MR; ++i) /* the bias last (f32_gemm_packed.h) */
-    for (size_t j = 0; j < NR; ++j) acc[i][j] += w[j];
   const float lo = params->min, hi = params->max;
   for (size_t i = 0; i < mr; ++i) {
     float* restrict out = c + i * c_stride;

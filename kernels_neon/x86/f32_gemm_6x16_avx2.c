@@ -3,8 +3,7 @@
  * 2 loads of B and 6 broadcasts feed 12 FMAs, enough independent chains to hide FMA latency
  * (4-5 cycles x 2 ports).
  * Edge tiles with fewer rows run the same loop for 4, 2 or 1 rows: each accumulator still sums
- * k = 0, 1, ... in order, then adds the bias, so a row's result does not depend on the variant.
- * The bias comes last, not first (f32_gemm_packed.h says why). */
+ * bias, then k = 0, 1, ... in order, so a row's result does not depend on the variant. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -19,8 +18,8 @@ static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, s
   const float* rows[MR];
   for (size_t i = 0; i < ROWS; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
   __m256 acc[MR][2];
-  acc[0][0] = _mm256_setzero_ps();
-  acc[0][1] = _mm256_setzero_ps();
+  acc[0][0] = _mm256_loadu_ps(w);
+  acc[0][1] = _mm256_loadu_ps(w + 8);
   for (size_t i = 1; i < ROWS; ++i) {
     acc[i][0] = acc[0][0];
     acc[i][1] = acc[0][1];
@@ -35,15 +34,13 @@ static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, s
       acc[i][1] = _mm256_fmadd_ps(x, bh, acc[i][1]);
     }
   }
-  const float* bias = w - (k + 1) * NR; /* recomputed: one pointer less live in the k loop */
-  const __m256 bias_l = _mm256_loadu_ps(bias), bias_h = _mm256_loadu_ps(bias + 8);
   const __m256 lo = _mm256_set1_ps(params->min), hi = _mm256_set1_ps(params->max);
   const int hard_swish = params->hard_swish;
 #pragma GCC unroll 6
   for (size_t i = 0; i < ROWS; ++i) { /* unrolled: acc stays in registers */
     if (i >= mr) break;
-    __m256 vl = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(acc[i][0], bias_l)));  /* NaN stays */
-    __m256 vh = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(acc[i][1], bias_h)));
+    __m256 vl = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][0]));  /* NaN stays */
+    __m256 vh = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][1]));
     if (hard_swish) { /* x * clamp(x * (1/6) + 0.5, 0, 1): one FMA (a division per vector cost more than a k step) */
       const __m256 sixth = _mm256_set1_ps(1.0f / 6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
                    one = _mm256_set1_ps(1.0f);

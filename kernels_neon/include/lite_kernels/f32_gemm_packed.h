@@ -3,7 +3,7 @@
  * B (the weights) is packed once into panels of NR columns: per panel NR bias values, then k rows
  * of NR weights (columns past n are zero). A microkernel computes an MR x NR tile of C from MR rows
  * of A (read in place, any row stride: the NHWC activation itself for a 1x1 convolution) and one
- * panel, with the bias added after the products (see LITE_F32_GEMM_K_CHUNK) and a min/max clamp (None, Relu, Clip /
+ * panel, with the bias folded into the accumulator start and a min/max clamp (None, Relu, Clip /
  * Relu6) or HardSwish before the store; other activations run on the tile right after it, while it
  * is in cache.
  *
@@ -20,12 +20,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The summation order of the AVX2 and portable microkernels: the products summed from zero, k = 0,
- * 1, ... in order, the bias added last. An accumulator that starts at the bias (BatchNorm-folded,
- * often larger than the products) rounds every product at the bias's magnitude: a 384-deep 1x1
- * convolution's rms error against float64 was 3x onnxruntime's that way, 1.7x bias-last
- * (docs/ACCURACY.md). The AVX-512 and ARM kernels still start at the bias. */
 
 typedef struct {
   float min, max; /* clamp of the sum (None: -inf/+inf, Relu: 0/+inf, Clip / Relu6) */
