@@ -12,10 +12,7 @@ optimized-vs-unoptimized spread when that is larger, see tests/models/oracle.py)
 for the CNNs (tests/datasets/photos.py), on rendered text for the OCR models, whose answers (text mask,
 decoded string, rotation) must also agree. tests/test_layer_oracles.py holds every layer of these
 models to a bound of its own, which a model-level tolerance cannot do.
-
-Agreement with onnxruntime does not say which of the two is more accurate: the float64 tests
-evaluate the same ONNX file in float64 (tests/models/float64_reference.py) and hold our error to at
-most twice onnxruntime's, on the same inputs (figures of both in the failure message).
+tests/test_real_models_float64.py holds the same models' error against a float64 evaluation.
 """
 
 from __future__ import annotations
@@ -28,33 +25,17 @@ import onnx
 import pytest
 
 from lite_converter import reader
-from lite_converter.app import zoo
 from lite_converter.app.demo import DET_PROBABILITY_THRESHOLD, ctc_greedy_decode, ocr_input
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
 from tests.datasets.photos import photograph
-from tests.models import ARCHITECTURES, export_onnx
-from tests.models.float64_reference import assert_float64_bound
+from tests.models import ARCHITECTURES
 from tests.models.oracle import assert_matches_onnxruntime
 
 OCR_INPUT = "x"
 
 
 # -- torch-built CNNs -------------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def torch_export(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """Exports an architecture on first request, then reuses the file for the whole session."""
-    directory = tmp_path_factory.mktemp("torch_exports")
-    cache: dict[str, Path] = {}
-
-    def get(name: str) -> Path:
-        if name not in cache:
-            cache[name] = export_onnx(ARCHITECTURES[name], directory)
-        return cache[name]
-
-    return get
-
-
 @pytest.mark.parametrize("name", sorted(ARCHITECTURES))
 def test_torch_cnn_matches_onnxruntime(name: str, torch_export: Callable[[str], Path]):
     arch = ARCHITECTURES[name]
@@ -70,25 +51,6 @@ def test_torch_cnn_matches_onnxruntime(name: str, torch_export: Callable[[str], 
 
 
 # -- PaddleOCR mobile models ------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def paddleocr() -> dict[str, Path]:
-    """The three PaddleOCR ONNX files, from the cache or downloaded once."""
-    return zoo.fetch_all()
-
-
-@pytest.fixture(scope="session")
-def paddleocr_lite(paddleocr: dict[str, Path]) -> Callable[[str], bytes]:
-    """The .lite conversion of a PaddleOCR model with its dynamic dims kept, converted once."""
-    cache: dict[str, bytes] = {}
-
-    def get(key: str) -> bytes:
-        if key not in cache:
-            cache[key] = convert_onnx(paddleocr[key])
-        return cache[key]
-
-    return get
-
-
 def _check_ocr_run(interpreter: Interpreter, onnx_path: Path, key: str, shape: tuple[int, ...],
                    seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Runs rendered text through both engines, compares; returns (ours, onnxruntime's) first output.
@@ -159,36 +121,3 @@ def test_ppocr_rec_character_list_in_metadata(paddleocr: dict[str, Path],
     assert len(characters.splitlines()) > 6000  # the Chinese dictionary, read from the ONNX file
     assert reader.read_model(paddleocr_lite("rec")).metadata.get("character") == characters
 
-
-# -- accuracy against float64 -----------------------------------------------------------------------
-# A cheap subset (float64 evaluation costs seconds per model): the CNNs with the most layers of each
-# kind (depthwise + 1x1, 3x3 + residual, squeeze-excitation + HardSwish) and the three OCR models.
-# MobileNetV2 is over the bound today: 5.2e-7 against onnxruntime's 1.95e-7 on its logits (2.68x).
-# Its 1x1 convolutions start each GEMM accumulator at the BatchNorm-folded bias. Bias-last brings it to
-# 0.94x but makes PP-OCRv4 det worse on other pages (docs/ACCURACY.md), so it stays a known failure.
-# strict: whichever change fixes it must also update this list.
-FLOAT64_CNNS = [
-    pytest.param("mobilenet_v2", marks=pytest.mark.xfail(
-        strict=True, reason="2.68x onnxruntime's error against float64 (docs/ACCURACY.md)")),
-    "resnet18", "mobilenet_v3_small"]
-
-
-@pytest.mark.parametrize("name", FLOAT64_CNNS)
-def test_torch_cnn_float64_within_twice_onnxruntime(name: str, torch_export: Callable[[str], Path]):
-    arch = ARCHITECTURES[name]
-    path = torch_export(name)
-    feeds = {"input": photograph(arch.input_shape)}
-    ours = Interpreter(model_content=convert_onnx(path), threads=1).run(feeds)
-    assert_float64_bound(ours, path, feeds, name)
-
-
-# det at 320x320: a page whose text map has both saturated and steep pixels, at a fifth of the cost
-# of 640x640 in float64.
-@pytest.mark.parametrize(("key", "shape"), [("det", (1, 3, 320, 320)), ("rec", (1, 3, 48, 320)),
-                                            ("cls", (1, 3, 48, 192))])
-def test_ppocr_float64_within_twice_onnxruntime(key: str, shape: tuple[int, ...], paddleocr: dict[str, Path],
-                                                paddleocr_lite: Callable[[str], bytes]):
-    image, _ = ocr_input(key, shape, seed=2)
-    feeds = {OCR_INPUT: image}
-    ours = Interpreter(model_content=paddleocr_lite(key), threads=1).run(feeds)
-    assert_float64_bound(ours, paddleocr[key], feeds, f"{key} {shape}")
