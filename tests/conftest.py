@@ -4,6 +4,7 @@ that every skip of a session is on the explicit list tests/expected_skips.txt (t
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -123,3 +124,44 @@ def tsan_build() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+# The real models of tests/test_real_models.py and tests/test_real_models_float64.py, shared so
+# that a session exports and converts each once.
+@pytest.fixture(scope="session")
+def torch_export(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """Exports an architecture on first request, then reuses the file for the whole session."""
+    directory = tmp_path_factory.mktemp("torch_exports")
+    cache: dict[str, Path] = {}
+
+    from tests.models import ARCHITECTURES, export_onnx
+
+    def get(name: str) -> Path:
+        if name not in cache:
+            cache[name] = export_onnx(ARCHITECTURES[name], directory)
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def paddleocr() -> dict[str, Path]:
+    """The three PaddleOCR ONNX files, from the cache or downloaded once."""
+    from lite_converter.app import zoo
+
+    return zoo.fetch_all()
+
+
+@pytest.fixture(scope="session")
+def paddleocr_lite(paddleocr: dict[str, Path]) -> Callable[[str], bytes]:
+    """The .lite conversion of a PaddleOCR model with its dynamic dims kept, converted once."""
+    from lite_converter.convert import convert_onnx
+
+    cache: dict[str, bytes] = {}
+
+    def get(key: str) -> bytes:
+        if key not in cache:
+            cache[key] = convert_onnx(paddleocr[key])
+        return cache[key]
+
+    return get

