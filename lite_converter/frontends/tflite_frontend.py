@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from lite_converter.frontends.tflite_op_table import CONVERTERS
+from lite_converter.frontends.tflite_ops import enum_names
 from lite_converter.frontends.tflite_refusals import (
     group_node_problems,
     opcode_name,
@@ -48,10 +49,6 @@ def schema() -> Any:  # noqa: ANN401 - generated module
     return schema_py_generated
 
 
-def _enum_names(enum_class: Any) -> dict[int, str]:  # noqa: ANN401 - generated enum class
-    return {v: k for k, v in vars(enum_class).items() if not k.startswith("_") and isinstance(v, int)}
-
-
 class TfliteGraphBuilder:
     """Turns one TFLite subgraph into IR: tensors first, then ops through tflite_ops' converters."""
 
@@ -66,8 +63,8 @@ class TfliteGraphBuilder:
         self.bodies: dict[int, Graph | None] = bodies if bodies is not None else {}
         self.graph = Graph(source_format="tflite")
         self.names: list[str] = []
-        self.type_names = _enum_names(self.s.TensorType)
-        self.op_names = _enum_names(self.s.BuiltinOperator)
+        self.type_names = enum_names(self.s.TensorType)
+        self.op_names = enum_names(self.s.BuiltinOperator)
         self.problems: list[str] = []
         self.readers: dict[str, list[Any]] = {}  # tensor name -> the TFLite operators reading it
         self.folded_pads: dict[str, tuple[str, list[int]]] = {}  # PAD output -> (its input, pads)

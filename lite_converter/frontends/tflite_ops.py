@@ -26,10 +26,14 @@ CONV_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D")
 Converter = Callable[["TfliteGraphBuilder", Any, list[str], list[str]], None]
 
 
+def enum_names(enum_class: Any) -> dict[int, str]:  # noqa: ANN401 - generated enum class
+    """{value: name} of a generated flatbuffer enum class."""
+    return {v: k for k, v in vars(enum_class).items() if not k.startswith("_") and isinstance(v, int)}
+
+
 def activation(b: TfliteGraphBuilder, options: Any, where: str) -> dict[str, Any]:  # noqa: ANN401
     code = getattr(options, "fusedActivationFunction", 0) if options is not None else 0
-    kinds = {v: k for k, v in vars(b.s.ActivationFunctionType).items() if not k.startswith("_")}
-    kind = kinds.get(code, str(code))
+    kind = enum_names(b.s.ActivationFunctionType).get(code, str(code))
     table = {"NONE": NO_ACTIVATION, "RELU": {"kind": "RELU", "alpha": 0.0, "beta": 0.0},
              "RELU6": {"kind": "CLIP", "alpha": 0.0, "beta": 6.0},
              "RELU_N1_TO_1": {"kind": "CLIP", "alpha": -1.0, "beta": 1.0}}

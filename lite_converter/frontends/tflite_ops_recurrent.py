@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lite_converter.frontends.tflite_ops import enum_names
 from lite_converter.lite_fb.RecurrentActivation import RecurrentActivation
 
 if TYPE_CHECKING:
@@ -33,10 +34,8 @@ _ONNX_LSTM_GATES = (0, 3, 1, 2)  # ONNX i, o, f, c as positions in TFLite's i, f
 
 
 def _fused_name(b: TfliteGraphBuilder, options: Any) -> str:  # noqa: ANN401
-    from lite_converter.frontends.tflite_frontend import _enum_names
-
     code = int(getattr(options, "fusedActivationFunction", 0) or 0)
-    return _enum_names(b.s.ActivationFunctionType).get(code, str(code))
+    return enum_names(b.s.ActivationFunctionType).get(code, str(code))
 
 
 def _constants(b: TfliteGraphBuilder, names: list[str], where: str, what: str) -> list[np.ndarray] | None:
