@@ -235,6 +235,19 @@ struct Held {
   Value value() const { return Value{dtype, shape, buffer.data()}; }
 };
 
+// Outputs 0..count-1 of a LOOP / SCAN: the values its body carried to the end.
+Status emit_held(OpContext* ctx, const std::vector<Held>& held, int count) {
+  for (int i = 0; i < count; ++i) {
+    const Held& h = held[static_cast<size_t>(i)];
+    TensorRef value;
+    value.dtype = h.dtype;
+    value.shape = h.shape;
+    Status s = emit_output(ctx, i, value, h.buffer.data());
+    if (s != Status::kOk) return s;
+  }
+  return Status::kOk;
+}
+
 bool same_shape(const Shape& a, const Shape& b) {
   if (a.rank != b.rank) return false;
   for (int d = 0; d < a.rank; ++d)
@@ -318,14 +331,8 @@ Status loop_eval(OpContext* ctx) {
       if (s != Status::kOk) return s;
     }
   }
-  for (int i = 0; i < carried; ++i) {
-    const Held& h = state[static_cast<size_t>(i)];
-    TensorRef value;
-    value.dtype = h.dtype;
-    value.shape = h.shape;
-    s = emit_output(ctx, i, value, h.buffer.data());
-    if (s != Status::kOk) return s;
-  }
+  s = emit_held(ctx, state, carried);
+  if (s != Status::kOk) return s;
   for (int k = 0; k < scans; ++k) {
     Held& h = stacked[static_cast<size_t>(k)];
     TensorRef value;
@@ -440,14 +447,8 @@ Status scan_eval(OpContext* ctx) {
       if (s != Status::kOk) return s;
     }
   }
-  for (int i = 0; i < num_state; ++i) {
-    const Held& h = state[static_cast<size_t>(i)];
-    TensorRef value;
-    value.dtype = h.dtype;
-    value.shape = h.shape;
-    s = emit_output(ctx, i, value, h.buffer.data());
-    if (s != Status::kOk) return s;
-  }
+  s = emit_held(ctx, state, num_state);
+  if (s != Status::kOk) return s;
   for (int k = 0; k < num_scan_out; ++k) {
     const Held& h = stacked[static_cast<size_t>(k)];
     const int axis = list_at(o->scan_output_axes(), k);
