@@ -149,6 +149,72 @@ def test_scan_axes_and_directions():
     _check(model, feeds)
 
 
+_info, _node, _graph = helper.make_tensor_value_info, helper.make_node, helper.make_graph
+
+
+def _rank_changing_if(name: str, source: str, out: str) -> list[onnx.NodeProto]:
+    """out = If(max(source) > 1, then: Unsqueeze(source, 0), else: Identity(source)): its rank is
+    known only at run time, so ONNX gives ``out`` no shape (as torch's squeeze(dim) exports do)."""
+    one = numpy_helper.from_array(np.array(1.0, np.float32), f"{name}_one")
+    axes = numpy_helper.from_array(np.array([0], np.int64), f"{name}_axes")
+    then_branch = _graph([_node("Unsqueeze", [source, axes.name], [f"{name}_u"])], f"{name}_then", [],
+                         [_info(f"{name}_u", F32, None)], [axes])
+    else_branch = _graph([_node("Identity", [source], [f"{name}_i"])], f"{name}_else", [],
+                         [_info(f"{name}_i", F32, None)])
+    return [_node("ReduceMax", [source], [f"{name}_max"], keepdims=0),
+            _node("Constant", [], [one.name], value=one),
+            _node("Greater", [f"{name}_max", one.name], [f"{name}_cond"]),
+            _node("If", [f"{name}_cond"], [out], then_branch=then_branch, else_branch=else_branch)]
+
+
+def _unknown_rank_model() -> onnx.ModelProto:
+    """Values whose rank is unknown at conversion crossing into bodies (silero-vad's family): an outer If
+    (sum(x) > 0) whose then-branch makes ``a`` with a rank-changing If, then reads it (1) captured by a
+    nested If, (2) captured by a Loop body and carried by it, (3) captured by a Scan body over x's rows
+    (onnxruntime needs a Scan's state shapes known); the else-branch gives x * 3. Every body input
+    declared from ``a`` must take whatever rank arrives."""
+    neg = _graph([_node("Neg", ["a"], ["neg_a"])], "neg", [], [_info("neg_a", F32, None)])
+    dbl = _graph([_node("Add", ["a", "a"], ["dbl_a"])], "dbl", [], [_info("dbl_a", F32, None)])
+    loop_body = _graph(
+        [_node("Add", ["v_in", "a"], ["v_out"]), _node("Identity", ["c_in"], ["c_out"])], "loop_body",
+        [_info("i", I64, []), _info("c_in", BOOL, []), _info("v_in", F32, None)],
+        [_info("c_out", BOOL, []), _info("v_out", F32, None)])
+    scan_body = _graph(
+        [_node("ReduceSum", ["a"], ["a_sum"], keepdims=0), _node("Mul", ["row", "a_sum"], ["scaled_row"]),
+         _node("Add", ["st_in", "scaled_row"], ["st_out"]), _node("Mul", ["row", "row"], ["sq"])],
+        "scan_body", [_info("st_in", F32, [4]), _info("row", F32, [4])],
+        [_info("st_out", F32, [4]), _info("sq", F32, [4])])
+    trip = numpy_helper.from_array(np.array(2, np.int64), "trip")
+    true = numpy_helper.from_array(np.array(True), "true")
+    s0 = numpy_helper.from_array(np.linspace(-1, 1, 4).astype(np.float32), "s0")
+    then_nodes = [*_rank_changing_if("r", "x", "a"),
+                  _node("ReduceMin", ["x"], ["x_min"], keepdims=0),
+                  _node("Less", ["x_min", "zero"], ["has_negative"]),
+                  _node("If", ["has_negative"], ["b"], then_branch=neg, else_branch=dbl),
+                  _node("Loop", ["trip", "true", "a"], ["looped"], body=loop_body),
+                  _node("Scan", ["s0", "x"], ["scanned", "squares"], body=scan_body, num_scan_inputs=1),
+                  _node("Add", ["b", "looped"], ["bl"]),
+                  _node("Add", ["bl", "scanned"], ["t_out"])]
+    then_branch = _graph(then_nodes, "outer_then", [],
+                         [_info("t_out", F32, None), _info("squares", F32, None)], [trip, true, s0])
+    three = numpy_helper.from_array(np.array(3.0, np.float32), "three")
+    else_branch = _graph([_node("Mul", ["x", "three"], ["e_out"]), _node("Mul", ["x", "x"], ["e_sq"])],
+                         "outer_else", [], [_info("e_out", F32, None), _info("e_sq", F32, None)], [three])
+    zero = numpy_helper.from_array(np.array(0.0, np.float32), "zero")
+    nodes = [_node("ReduceSum", ["x"], ["s"], keepdims=0),
+             _node("Greater", ["s", "zero"], ["positive"]),
+             _node("If", ["positive"], ["y", "z"], then_branch=then_branch, else_branch=else_branch)]
+    return _model(nodes, [_info("x", F32, ["n", 4])], [_info("y", F32, None), _info("z", F32, None)], [zero])
+
+
+def test_values_of_unknown_rank_cross_into_nested_bodies():
+    """Each branch combination: rank 3 or 2 for ``a``, negative values or none, the outer else."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.2, 0.9, (3, 4)).astype(np.float32)
+    feeds = [{"x": x}, {"x": x * 2}, {"x": x - 0.3}, {"x": (x - 0.3) * 3}, {"x": -x}, {"x": x[:2] * 2}]
+    _check(_unknown_rank_model(), feeds)
+
+
 def test_loop_output_bounded_by_max_memory_bytes():
     """A loop stacking 12 KB per iteration for 10^6 iterations stops at the 4 MiB bound with a status."""
     model = _loop_model()
