@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.convert import convert_onnx
-from lite_converter.ir import Graph, Node, Tensor
+from lite_converter.ir import ConversionError, Graph, Node, Tensor
 from lite_converter.writer import serialize
 from runtime_arm import Interpreter, LiteError, Status
 
@@ -213,6 +213,50 @@ def test_values_of_unknown_rank_cross_into_nested_bodies():
     x = rng.uniform(0.2, 0.9, (3, 4)).astype(np.float32)
     feeds = [{"x": x}, {"x": x * 2}, {"x": x - 0.3}, {"x": (x - 0.3) * 3}, {"x": -x}, {"x": x[:2] * 2}]
     _check(_unknown_rank_model(), feeds)
+
+
+def _scan8_model(sequence_lens: np.ndarray | None, steps: int | str = "t") -> onnx.ModelProto:
+    """Scan (opset 8) over a batch of 3: states sum [B, 2] and count [B] (int64), scan inputs a
+    [B, T, 2] read forward and b [B, T, 2] read backwards, w read from the outer scope; scan outputs
+    the running sum scaled by w, and a * b. A constant sequence_lens needs T known at conversion."""
+    body = _graph(
+        [_node("Add", ["sum_in", "a_t"], ["sum_out"]),
+         _node("Add", ["count_in", "one"], ["count_out"]),
+         _node("Mul", ["sum_out", "w"], ["scaled"]),
+         _node("Mul", ["a_t", "b_t"], ["prod"])],
+        "body",
+        [_info("sum_in", F32, [2]), _info("count_in", I64, []),
+         _info("a_t", F32, [2]), _info("b_t", F32, [2])],
+        [_info(n, t, s) for n, t, s in
+         (("sum_out", F32, [2]), ("count_out", I64, []), ("scaled", F32, [2]), ("prod", F32, [2]))],
+        [numpy_helper.from_array(np.array(1, np.int64), "one")])
+    lens = "lens" if sequence_lens is not None else ""
+    node = _node("Scan", [lens, "sum0", "count0", "a", "b"], ["sum_final", "count_final", "p", "q"],
+                            body=body, num_scan_inputs=2, directions=[0, 1])
+    inits = [numpy_helper.from_array(np.array([0.5, -2.0], np.float32), "w")]
+    if sequence_lens is not None:
+        inits.append(numpy_helper.from_array(sequence_lens, "lens"))
+    inputs = [_info("sum0", F32, [3, 2]), _info("count0", I64, [3]),
+              _info("a", F32, [3, steps, 2]),
+              _info("b", F32, [3, steps, 2])]
+    outputs = [_info(n, t, None) for n, t in
+               (("sum_final", F32), ("count_final", I64), ("p", F32), ("q", F32))]
+    return _model([node], inputs, outputs, inits, opset=8)
+
+
+def test_scan_opset8_batch_axis_directions_and_outer_values():
+    rng = np.random.default_rng(4)
+    feeds = [{"sum0": rng.standard_normal((3, 2)).astype(np.float32),
+              "count0": np.array([0, 5, -1], np.int64),
+              "a": rng.standard_normal((3, t, 2)).astype(np.float32),
+              "b": rng.standard_normal((3, t, 2)).astype(np.float32)} for t in (4, 1)]
+    _check(_scan8_model(None), feeds)
+    _check(_scan8_model(np.full(3, 4, np.int64), 4), feeds[:1])  # sequence_lens: every sequence whole
+
+
+def test_scan_opset8_with_shorter_sequences_refused():
+    with pytest.raises(ConversionError, match="sequence_lens shorter than the sequence axis"):
+        convert_onnx(_scan8_model(np.array([4, 2, 3], np.int64), 4))
 
 
 def test_loop_output_bounded_by_max_memory_bytes():
