@@ -214,15 +214,9 @@ def run_entry(entry: ZooEntry, path: Path, seconds: float, timed: bool = True) -
             f"{entry.key}: corpus lists {len(entry.inputs)} inputs, the model has {input_names}"
         )
     pinned = dict(entry.input_values)
-    input_shapes = (
-        {
-            name: list(value.shape)
-            for name, value in zip(input_names, feeds, strict=True)
-            if name not in pinned
-        }
-        if entry.format == "onnx"
-        else None
-    )
+    input_shapes = {
+        name: list(value.shape) for name, value in zip(input_names, feeds, strict=True) if name not in pinned
+    }
     try:
         data = convert(path, input_shapes=input_shapes, input_values=pinned or None)
     except ConversionError as err:

@@ -28,6 +28,7 @@ from lite_converter.frontends.tflite_refusals import (
     subgraph_problems,
     unknown_op_lines,
 )
+from lite_converter.frontends.tflite_resize import resize_inputs
 from lite_converter.frontends.tflite_sparsity import SparsityError, densify
 from lite_converter.frontends.tflite_variables import VariableImport
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
@@ -223,8 +224,8 @@ class TfliteGraphBuilder:
             signature = _ints(tensor.shapeSignature)
             if any(d < 0 for d in signature[1:]):
                 problems.append(f"input '{self.name(index)}' has dynamic dims (shape_signature {signature}, "
-                                f"stored shape {_ints(tensor.shape)}): TFLite inputs are imported with "
-                                f"static shapes only")
+                                f"stored shape {_ints(tensor.shape)}): give its shape (input_shapes, "
+                                f"lite convert --input-shape '{self.name(index)}=D0,D1,...')")
         return problems
 
     def _raise_problems(self) -> None:
@@ -316,8 +317,10 @@ def read_tflite(source: str | os.PathLike | bytes) -> tuple[Any, bytes]:  # noqa
     return model, data
 
 
-def load_tflite(source: str | os.PathLike | bytes) -> Graph:
+def load_tflite(source: str | os.PathLike | bytes, input_shapes: dict[str, list[int]] | None = None) -> Graph:
     """The lowered, channels-last IR of a .tflite model's main graph (subgraph 0; ready for
-    plan_memory and serialize)."""
+    plan_memory and serialize); ``input_shapes`` sets inputs with dynamic dims (tflite_resize.py)."""
     model, data = read_tflite(source)
+    if input_shapes:
+        resize_inputs(model, data, input_shapes)
     return TfliteGraphBuilder(model, data).build()
