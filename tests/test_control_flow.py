@@ -254,9 +254,11 @@ def test_scan_opset8_batch_axis_directions_and_outer_values():
     _check(_scan8_model(np.full(3, 4, np.int64), 4), feeds[:1])  # sequence_lens: every sequence whole
 
 
-def test_scan_opset8_with_shorter_sequences_refused():
-    with pytest.raises(ConversionError, match="sequence_lens shorter than the sequence axis"):
-        convert_onnx(_scan8_model(np.array([4, 2, 3], np.int64), 4))
+@pytest.mark.parametrize("steps, message", [(4, r"sequence_lens shorter than the sequence axis \(4\)"),
+                                            ("t", "needs the sequence length known at conversion")])
+def test_scan_opset8_with_sequences_of_other_lengths_refused(steps: int | str, message: str):
+    with pytest.raises(ConversionError, match=message):
+        convert_onnx(_scan8_model(np.array([4, 2, 3], np.int64), steps))
 
 
 def test_loop_output_bounded_by_max_memory_bytes():

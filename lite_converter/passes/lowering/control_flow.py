@@ -26,12 +26,17 @@ def _body(node: Node, attr: str) -> Graph:
 
 
 def _check_scan(graph: Graph, node: Node) -> list[str]:
-    if scan_is_batched(graph, node) and node.inputs and node.inputs[0]:
-        lengths = graph.constant(node.inputs[0])
-        steps = _scan8_steps(graph, node)
-        if lengths is None or steps is None or not np.all(np.asarray(lengths) == steps):
-            return ["Scan (opset 8) with sequence_lens shorter than the sequence axis (or not a constant) "
-                    "is not supported"]
+    if not (scan_is_batched(graph, node) and node.inputs and node.inputs[0]):
+        return []
+    lengths, steps = graph.constant(node.inputs[0]), _scan8_steps(graph, node)
+    if lengths is None:
+        return ["Scan (opset 8) with a computed sequence_lens is not supported (absent or a constant only)"]
+    if steps is None:
+        return ["Scan (opset 8) with sequence_lens needs the sequence length known at conversion "
+                "(fix the input shapes)"]
+    if not np.all(np.asarray(lengths) == steps):
+        return [f"Scan (opset 8) with sequence_lens shorter than the sequence axis ({steps}) is not "
+                "supported"]
     return []
 
 
@@ -46,7 +51,9 @@ def _scan8_steps(graph: Graph, node: Node) -> int | None:
 def _unbatched(graph: Graph, name: str) -> Tensor:
     """A body-side copy of ``name`` without its batch axis (a Scan-8 input sliced per batch entry)."""
     tensor = graph.tensors[name]
-    return Tensor(name, tensor.dtype, None if tensor.shape is None else list(tensor.shape[1:]))
+    per_tensor = tensor.quant if tensor.quant is not None and tensor.quant.axis is None else None
+    shape = None if tensor.shape is None else list(tensor.shape[1:])
+    return Tensor(name, tensor.dtype, shape, quant=per_tensor)
 
 
 def _lower_batched_scan(graph: Graph, node: Node) -> list[Node]:
@@ -63,7 +70,7 @@ def _lower_batched_scan(graph: Graph, node: Node) -> list[Node]:
     for name in batched:
         inner.tensors[name] = _unbatched(graph, name)
     for name in captured:
-        inner.tensors[name] = dataclasses.replace(graph.tensors[name], data=None, quant=None)
+        inner.tensors[name] = dataclasses.replace(graph.tensors[name], data=None)
     outputs = []
     for index, name in enumerate(node.outputs):
         source = graph.tensors.get(name)
