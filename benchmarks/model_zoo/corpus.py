@@ -265,7 +265,7 @@ CORPUS: tuple[ZooEntry, ...] = (
         f"{MP}/face_landmark/face_landmark_with_attention.tflite",
         "e06a804e0144f9929eda782122916b35d60c697c3c9344013ca2bbe76a6ce2b4",
         "face landmarks (attention)",
-        (_image("input", "nhwc", (1, 192, 192, 3), "01"),),
+        (_image("input_1", "nhwc", (1, 192, 192, 3), "01"),),
     ),
     ZooEntry(
         "mp_iris_landmark",

@@ -321,6 +321,13 @@ def load_tflite(source: str | os.PathLike | bytes, input_shapes: dict[str, list[
     """The lowered, channels-last IR of a .tflite model's main graph (subgraph 0; ready for
     plan_memory and serialize); ``input_shapes`` sets inputs with dynamic dims (tflite_resize.py)."""
     model, data = read_tflite(source)
+    problem = ""
     if input_shapes:
-        resize_inputs(model, data, input_shapes)
-    return TfliteGraphBuilder(model, data).build()
+        try:
+            resize_inputs(model, data, input_shapes)
+        except ConversionError as error:  # listed with the model's other problems (unsupported ops...)
+            problem = str(error)
+    builder = TfliteGraphBuilder(model, data)
+    if problem:
+        builder.problems.append(problem)
+    return builder.build()
