@@ -420,3 +420,40 @@ def test_tflite_while_against_litert(tmp_path, start: int):
     feeds = [np.array([start], np.int32), np.array([1.0, -2.0, 0.5], np.float32)]
     assert_matches_litert(_tflite_while(), feeds, tmp_path)
 
+
+
+def _tflite_growing_while() -> bytes:
+    """(i, x) -> while i < 3: (i + 1, concat(x, x)): the carried x doubles at every iteration; its
+    tensors store the first size and leave it dynamic in their shape_signature ([-1]), as TF writes."""
+    from ai_edge_litert import schema_py_generated as s
+
+    from tests.tflite_builder import TfliteModel, options
+
+    def growing(m: TfliteModel, name: str, size: int) -> int:
+        index = m.tensor(name, [size])
+        m.tensors[index].shapeSignature = [-1]
+        return index
+
+    m = TfliteModel()
+    i, x = m.tensor("i", [1], np.int32), m.tensor("x", [2])
+    i_out, x_out = m.tensor("i_out", [1], np.int32), growing(m, "x_out", 2)
+    while_options = options(s.WhileOptionsT(), condSubgraphIndex=1, bodySubgraphIndex=2)
+    m.op("WHILE", [i, x], [i_out, x_out], while_options)
+    m.end_subgraph([i, x], [i_out, x_out], "main")
+    ci, cx, c = m.tensor("i", [1], np.int32), growing(m, "x", 2), m.tensor("c", [1], np.bool_)
+    m.op("LESS", [ci, m.constant("three", np.array([3], np.int32))], [c])
+    m.end_subgraph([ci, cx], [c], "cond")
+    bi, bx = m.tensor("i", [1], np.int32), growing(m, "x", 2)
+    bi2, bx2 = m.tensor("i2", [1], np.int32), growing(m, "x2", 4)
+    m.op("ADD", [bi, m.constant("one", np.array([1], np.int32))], [bi2], s.AddOptionsT())
+    m.op("CONCATENATION", [bx, bx], [bx2], options(s.ConcatenationOptionsT(), axis=0))
+    m.end_subgraph([bi, bx], [bi2, bx2], "body")
+    return m.finish()
+
+
+@pytest.mark.parametrize("start", [0, 2, 3])
+def test_tflite_while_whose_carried_value_grows_against_litert(tmp_path, start: int):
+    from tests.tflite_builder import assert_matches_litert
+
+    feeds = [np.array([start], np.int32), np.array([1.0, -2.0], np.float32)]
+    assert_matches_litert(_tflite_growing_while(), feeds, tmp_path)

@@ -104,6 +104,26 @@ class TfliteGraphBuilder:
             ir_tensor = self.graph.tensors[name]
             ir_tensor.dtype, ir_tensor.shape, ir_tensor.data = dtype, shape, data
             ir_tensor.quant = self._quant(tensor.quantization, name)
+        if self.index > 0:
+            self._dynamic_body_shapes()
+
+    def _dynamic_body_shapes(self) -> None:
+        """A body's activations keep the dims their shape_signature leaves dynamic (-1) dynamic: a WHILE
+        whose carried value grows runs its body at other sizes than the stored one at every iteration
+        (the runtime prepares them from the sizes fed in)."""
+        for index in range(len(self.names)):
+            self._keep_dynamic_dims_of(index)
+
+    def keep_dynamic_dims(self, name: str) -> None:
+        """Gives activation ``name`` its shape_signature's dynamic (-1) dims instead of the stored sizes."""
+        self._keep_dynamic_dims_of(self.names.index(name))
+
+    def _keep_dynamic_dims_of(self, index: int) -> None:
+        tensor = self.graph.tensors[self.names[index]]
+        signature = _ints(self.subgraph.tensors[index].shapeSignature)
+        if tensor.data is None and tensor.shape is not None and len(signature) == len(tensor.shape) \
+                and min(signature, default=0) < 0:
+            tensor.shape = [None if s < 0 else d for s, d in zip(signature, tensor.shape, strict=True)]
 
     def _buffer(self, tensor: Any, name: str, dtype: np.dtype, shape: list[int]) -> np.ndarray | None:  # noqa: ANN401
         """The constant data of a tensor (a sparse one densified); None for an activation, or after
