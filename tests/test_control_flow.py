@@ -19,6 +19,7 @@ from lite_converter.writer import serialize
 from runtime_arm import Interpreter, LiteError, Status
 
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+_info, _node, _graph = helper.make_tensor_value_info, helper.make_node, helper.make_graph
 
 
 def _model(nodes: list[onnx.NodeProto], inputs: list, outputs: list, inits: list | None = None,
@@ -121,6 +122,21 @@ def test_loop_trip_count_condition_and_scan_outputs():
     _check(_loop_model(), feeds)
 
 
+def test_loop_carried_value_that_grows():
+    """x = concat(x, x) per iteration, the body declaring x's first size ([2]) on its input and output
+    (as exports traced from one iteration do; onnxruntime merges leniently); plus a scan output."""
+    body = _graph(
+        [_node("Concat", ["x_in", "x_in"], ["x_out"], axis=0), _node("Identity", ["c_in"], ["c_out"]),
+         _node("ReduceSum", ["x_out"], ["total"], keepdims=0)], "body",
+        [_info("i", I64, []), _info("c_in", BOOL, []), _info("x_in", F32, [2])],
+        [_info("c_out", BOOL, []), _info("x_out", F32, [2]), _info("total", F32, [])])
+    model = _model([_node("Loop", ["trip", "", "x0"], ["x_final", "totals"], body=body)],
+                   [_info("trip", I64, []), _info("x0", F32, [2])],
+                   [_info("x_final", F32, None), _info("totals", F32, None)])
+    x0 = np.array([1.0, -2.5], np.float32)
+    _check(model, [{"trip": np.array(t, np.int64), "x0": x0} for t in (3, 0, 1)])
+
+
 def test_scan_axes_and_directions():
     """Scan (opset 16): a running sum over axis 1 of one input read backwards, and a per-step product
     with a second input over axis 0; the scan outputs stacked along axes 1 and 0, one reversed."""
@@ -147,9 +163,6 @@ def test_scan_axes_and_directions():
               "a": rng.standard_normal((2, t)).astype(np.float32),
               "b": rng.standard_normal((t, 2)).astype(np.float32)} for t in (5, 1, 7)]
     _check(model, feeds)
-
-
-_info, _node, _graph = helper.make_tensor_value_info, helper.make_node, helper.make_graph
 
 
 def _rank_changing_if(name: str, source: str, out: str) -> list[onnx.NodeProto]:

@@ -143,6 +143,10 @@ def body_model(graph: Graph, node: Node, attr: str,
     ``constants`` (outer constants it reads) become its initializers."""
     body = onnx.GraphProto()
     body.CopyFrom(node.attrs[attr])
+    if node.op_type == "Loop":  # carried values may change shape between iterations: only ranks hold
+        for output in body.output[1:1 + max(formal_input_count(node) - 2, 0)]:
+            for dim in output.type.tensor_type.shape.dim:
+                dim.Clear()
     for name, value in (constants or {}).items():
         body.initializer.append(numpy_helper.from_array(np.asarray(value), name))
     captured = node.attrs.get(CAPTURED, [])
