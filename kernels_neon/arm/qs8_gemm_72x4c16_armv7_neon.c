@@ -1,6 +1,6 @@
 /* int8 GEMM microkernel (qs8_gemm_packed.h) for 32-bit ARM NEON (Cortex-A7, A53 / A72 running
- * 32-bit Raspberry Pi OS): MR 24 (up to twelve 2-row tiles per call, the panel's epilogue constants
- * set up once), NR 4, KR 16, signed A (A_OFFSET 0). 8 accumulators: armv7 has 16 q registers.
+ * 32-bit Raspberry Pi OS): MR 72 (up to 36 2-row tiles per call: the runtime's ~64-row tiles in one call,
+ * the panel's epilogue constants set up once), NR 4, KR 16, signed A (A_OFFSET 0). 8 accumulators: armv7 has 16 q registers.
  *
  * Per row, column and 16 k: vmull.s8 (k 0-7) + vmlal.s8 (k 8-15) leave eight int16 sums of two
  * products, vpadal.s16 folds them into four int32 partial sums: 16 multiply-adds in 3 instructions.
@@ -21,7 +21,7 @@
 #include "qs8_gemm_ukernels_arm.h"
 #include "qs8_requantize_neon.h"
 
-enum { MR = 24, NR = 4, KR = 16 };
+enum { MR = 72, NR = 4, KR = 16 };
 
 /* Folding eight int16 sums into an accumulator: the first k step initializes it (vpaddl). */
 #define FOLD_INIT(acc, x) ((acc) = vpaddlq_s16(x))
@@ -92,13 +92,11 @@ typedef struct {
   int32_t more;                                                      /* 96: whole 16-k steps after the first */
   int32_t tail;                                                      /* 100: k % 16 */
   const uint8_t* tail_index;                                         /* 104: vtbl indices of the tail */
-  int32_t has_left;                                                  /* 108: the vqshl runs */
-  int32_t a_stride, c_stride;                                        /* 112, 116 */
-  const int8_t* weights;                                             /* 120 */
+  const int8_t* weights;                                             /* 108 */
 } tile_constants;
 
 _Static_assert(offsetof(tile_constants, more) == 96 && offsetof(tile_constants, tail_index) == 104 &&
-                   offsetof(tile_constants, a_stride) == 112 && offsetof(tile_constants, weights) == 120,
+                   offsetof(tile_constants, weights) == 108,
                "the assembly reads tile_constants at these offsets");
 
 /* vtbl indices moving a k % 16 tail of `tail` bytes down: the 16 at k_tail_index + 16 - tail (255: zero). */
@@ -138,15 +136,15 @@ static const uint8_t k_tail_index[32] = {0,   1,   2,   3,   4,   5,   6,   7,  
  * ...) of a panel without -128 weights, k >= 16. A k % 16 tail is the 16 bytes ending at the row's
  * last byte (inside the row as k >= 16) moved down by vtbl, indices past the row giving zero, so no
  * byte past a row is read. */
-static void qs8_pairs_asm(size_t pairs, const int8_t* a, int8_t* c, const tile_constants* e) {
+static void qs8_pairs_asm(size_t pairs, const int8_t* a, size_t a_stride, int8_t* c, size_t c_stride,
+                          const tile_constants* e) {
   const int8_t *a0, *a1, *w;
   uintptr_t t, count;
   __asm__ volatile(
       "5:\n"
-      "ldr %[t], [%[e], #112]\n"
       "mov %[a0], %[a]\n"
-      "add %[a1], %[a], %[t]\n"
-      "ldr %[w], [%[e], #120]\n"
+      "add %[a1], %[a], %[as]\n"
+      "ldr %[w], [%[e], #108]\n"
       V7_LOAD_A2 V7_STEP("vpaddl.s16")
       "ldr %[count], [%[e], #96]\n"
       "cmp %[count], #0\n"
@@ -193,12 +191,8 @@ static void qs8_pairs_asm(size_t pairs, const int8_t* a, int8_t* c, const tile_c
       "vldm %[e], {d16-d27}\n"
       "vadd.i32 q0, q0, q8\n"
       "vadd.i32 q1, q1, q8\n"
-      "ldr %[t], [%[e], #108]\n"
-      "cmp %[t], #0\n"
-      "beq 4f\n"
       "vqshl.s32 q0, q0, q10\n"
       "vqshl.s32 q1, q1, q10\n"
-      "4:\n"
       "vqdmulh.s32 q0, q0, q9\n"
       "vqdmulh.s32 q1, q1, q9\n"
       "vrshl.s32 q0, q0, q11\n"
@@ -209,22 +203,20 @@ static void qs8_pairs_asm(size_t pairs, const int8_t* a, int8_t* c, const tile_c
       "vqmovn.s16 d0, q0\n"
       "vmax.s8 d0, d0, d26\n"
       "vmin.s8 d0, d0, d27\n"
-      "ldr %[count], [%[e], #116]\n"
-      "vst1.32 {d0[0]}, [%[c]], %[count]\n"
-      "vst1.32 {d0[1]}, [%[c]], %[count]\n"
-      "ldr %[t], [%[e], #112]\n"
-      "add %[a], %[a], %[t], lsl #1\n"
+      "vst1.32 {d0[0]}, [%[c]], %[cs]\n"
+      "vst1.32 {d0[1]}, [%[c]], %[cs]\n"
+      "add %[a], %[a], %[as], lsl #1\n"
       "subs %[pairs], %[pairs], #1\n"
       "bne 5b\n"
       : [a] "+r"(a), [c] "+r"(c), [pairs] "+r"(pairs), [a0] "=&r"(a0), [a1] "=&r"(a1), [w] "=&r"(w),
         [t] "=&r"(t), [count] "=&r"(count)
-      : [e] "r"(e)
+      : [e] "r"(e), [as] "r"(a_stride), [cs] "r"(c_stride)
       : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15",
         "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30",
         "d31", "cc", "memory");
 }
 
-void lite_qs8_gemm_ukernel_24x4c16_armv7_neon(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+void lite_qs8_gemm_ukernel_72x4c16_armv7_neon(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                              const void* w, int8_t* c, size_t c_stride,
                                              const lite_qs8_gemm_params* params) {
   const size_t kc = (k + KR - 1) / KR * KR;
@@ -246,9 +238,9 @@ void lite_qs8_gemm_ukernel_24x4c16_armv7_neon(size_t mr, size_t nc, size_t k, co
     vst1q_s32(e.left_shift, left_shift), vst1q_s32(e.neg_right_shift, right_shift);
     vst1q_s16(e.zero_point, zero_point), vst1_s8(e.act_min, act_min), vst1_s8(e.act_max, act_max);
     e.more = (int32_t)(k / KR - 1), e.tail = (int32_t)(k % KR), e.tail_index = k_tail_index + KR - k % KR;
-    e.has_left = has_left, e.a_stride = (int32_t)a_stride, e.c_stride = (int32_t)c_stride, e.weights = weights;
+    e.weights = weights; /* a vqshl by 0 (no left shift) changes nothing: the assembly always runs it */
     const size_t pairs = mr / 2;
-    qs8_pairs_asm(pairs, a, c, &e);
+    qs8_pairs_asm(pairs, a, a_stride, c, c_stride, &e);
     i0 = 2 * pairs;
   }
   for (; i0 < mr; i0 += 2) {
