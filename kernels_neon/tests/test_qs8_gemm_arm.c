@@ -193,7 +193,7 @@ int main(void) {
 #if defined(__aarch64__)
   const uint32_t neon = LITE_CPU_ARM_NEON, dot = neon | LITE_CPU_ARM_DOTPROD, i8mm = dot | LITE_CPU_ARM_I8MM;
   run_qs8_gemm_variant(i8mm, 64, 64, "qs8_gemm_4x16c8_aarch64_neoni8mm");
-  run_qs8_gemm_variant(dot, 64, 64, "qs8_gemm_4x16c4_aarch64_neondot");
+  run_qs8_gemm_variant(dot, 64, 64, "qs8_gemm_64x16c4_aarch64_neondot");
   run_qs8_gemm_variant(neon, 64, 64, "qs8_gemm_36x8c16_aarch64_neon");
   const uint32_t levels[] = {i8mm, dot, neon};
   const char* best = "qs8_gemm_4x8c4_portable";
