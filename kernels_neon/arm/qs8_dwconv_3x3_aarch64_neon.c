@@ -120,12 +120,15 @@ static inline __attribute__((always_inline)) void dw_pixel(const int8_t* const* 
 
 /* `n` >= 1 interior pixels of a 16-channel step with every weight > -128, in assembly so that the
  * nine taps, the requantization and the epilogue constants stay in registers (28 of 32): tap
- * (k, j) of a pixel is at rows[k] + j * dil[k]; rows[k] steps by step[k], out by c. */
+ * (k, j) of a pixel is at rows[k] + j * dil[k]; rows[k] steps by step[k], out by c. Every step is
+ * the post-increment of a load or store (tap (k, 0) moves rows[k] on, so taps 1 and 2 are read at
+ * j * dil[k] - step[k] from the moved pointer). */
 static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const int8_t* r2, const ptrdiff_t* dil,
                           const ptrdiff_t* step, int8_t* out, size_t c, const int8x16_t* w, const dw_step_table* table,
                           const dw_output_params* out_params) {
-  const ptrdiff_t d0 = dil[0], d1 = dil[1], d2 = dil[2], e0 = 2 * dil[0], e1 = 2 * dil[1], e2 = 2 * dil[2];
   const ptrdiff_t s0 = step[0], s1 = step[1], s2 = step[2];
+  const ptrdiff_t d0 = dil[0] - s0, d1 = dil[1] - s1, d2 = dil[2] - s2;
+  const ptrdiff_t e0 = 2 * dil[0] - s0, e1 = 2 * dil[1] - s1, e2 = 2 * dil[2] - s2;
   const uint32_t has_left = table->has_left;
   const int8x16_t* wp = w;
   uintptr_t tmp;
@@ -144,7 +147,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       "ld1r {v23.16b}, [%[tmp]]\n"
       "1:\n"
       "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[table]]\n"
-      "ldr q28, [%[r0]]\n"
+      "ld1 {v28.16b}, [%[r0]], %[s0]\n"
       "ldr q29, [%[r0], %[d0]]\n"
       "smull v30.8h, v28.8b, v0.8b\n"
       "smull2 v31.8h, v28.16b, v0.16b\n"
@@ -155,7 +158,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       "saddw v26.4s, v26.4s, v31.4h\n"
       "saddw2 v27.4s, v27.4s, v31.8h\n"
       "ldr q28, [%[r0], %[e0]]\n"
-      "ldr q29, [%[r1]]\n"
+      "ld1 {v29.16b}, [%[r1]], %[s1]\n"
       "smull v30.8h, v28.8b, v2.8b\n"
       "smull2 v31.8h, v28.16b, v2.16b\n"
       "smlal v30.8h, v29.8b, v3.8b\n"
@@ -174,7 +177,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       "saddw2 v25.4s, v25.4s, v30.8h\n"
       "saddw v26.4s, v26.4s, v31.4h\n"
       "saddw2 v27.4s, v27.4s, v31.8h\n"
-      "ldr q28, [%[r2]]\n"
+      "ld1 {v28.16b}, [%[r2]], %[s2]\n"
       "ldr q29, [%[r2], %[d2]]\n"
       "smull v30.8h, v28.8b, v6.8b\n"
       "smull2 v31.8h, v28.16b, v6.16b\n"
@@ -215,11 +218,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       "sqxtn2 v28.16b, v29.8h\n"
       "smax v28.16b, v28.16b, v22.16b\n"
       "smin v28.16b, v28.16b, v23.16b\n"
-      "str q28, [%[out]]\n"
-      "add %[out], %[out], %[c]\n"
-      "add %[r0], %[r0], %[s0]\n"
-      "add %[r1], %[r1], %[s1]\n"
-      "add %[r2], %[r2], %[s2]\n"
+      "st1 {v28.16b}, [%[out]], %[c]\n"
       "subs %[n], %[n], #1\n"
       "b.ne 1b\n"
 
