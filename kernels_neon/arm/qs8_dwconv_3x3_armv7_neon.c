@@ -11,8 +11,9 @@
  * not fit beside the accumulators and the epilogue constants).
  *
  * Interior pixels (all three input rows real, the window inside the row along W) run an assembly
- * loop with three row pointers stepped by post-incremented loads; border pixels, a channel tail
- * (< 16) and steps with -128 weights run the intrinsics version. */
+ * loop with three row pointers stepped by post-incremented loads; border pixels the same body with
+ * each tap's address loaded; a channel tail (< 16) and steps with -128 weights run the intrinsics
+ * version. */
 #include <arm_neon.h>
 #include <stddef.h>
 #include <string.h>
@@ -118,6 +119,37 @@ static void dw_pixel(const int8_t* const* t, const dw_step_table* table, size_t 
   "vrshl.s32 " a ", " a ", q12\n"                       \
   "vrshl.s32 " b ", " b ", q13\n"
 
+/* The last tap (x loaded by `load8`), the requantization and the narrowing of q0-q3 into q0 (16
+ * bytes): the part of a pixel after its four tap pairs. */
+#define DW7_FINISH(load8)                               \
+  "vld1.8 {d24-d25}, [%[t]]!\n"                         \
+  load8                                                 \
+  "vmull.s8 q10, d16, d24\n"                            \
+  "vmull.s8 q11, d17, d25\n"                            \
+  "vaddw.s16 q0, q0, d20\n"                             \
+  "vaddw.s16 q1, q1, d21\n"                             \
+  "vaddw.s16 q2, q2, d22\n"                             \
+  "vaddw.s16 q3, q3, d23\n"                             \
+  DW7_REQUANT("q0", "q1")                               \
+  DW7_REQUANT("q2", "q3")                               \
+  "vldm %[t], {d16-d19}\n"                              \
+  "vqmovn.s32 d0, q0\n"                                 \
+  "vqmovn.s32 d1, q1\n"                                 \
+  "vqmovn.s32 d2, q2\n"                                 \
+  "vqmovn.s32 d3, q3\n"                                 \
+  "vqadd.s16 q0, q0, q8\n"                              \
+  "vqadd.s16 q1, q1, q8\n"                              \
+  "vqmovn.s16 d0, q0\n"                                 \
+  "vqmovn.s16 d1, q1\n"                                 \
+  "vmax.s8 d0, d0, d18\n"                               \
+  "vmax.s8 d1, d1, d18\n"                               \
+  "vmin.s8 d0, d0, d19\n"                               \
+  "vmin.s8 d1, d1, d19\n"
+#define DW7_CLOBBERS                                                                                            \
+  "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", "d14", \
+      "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29",   \
+      "d30", "d31"
+
 /* `n` >= 1 interior pixels of a 16-channel step with every weight > -128 and all three input rows
  * real: tap j of row k is at r_k + j * dil; after its third tap r_k moves on by back = stride - 2 dil,
  * so every pointer update is a post-increment of a load. A vqshl by 0 changes nothing: it always runs. */
@@ -132,37 +164,32 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       DW7_PAIR(DW7_X0("r0", "back"), DW7_X1("r1", "dil"))
       DW7_PAIR(DW7_X0("r1", "dil"), DW7_X1("r1", "back"))
       DW7_PAIR(DW7_X0("r2", "dil"), DW7_X1("r2", "dil"))
-      "vld1.8 {d24-d25}, [%[t]]!\n"
-      DW7_X0("r2", "back")
-      "vmull.s8 q10, d16, d24\n"
-      "vmull.s8 q11, d17, d25\n"
-      "vaddw.s16 q0, q0, d20\n"
-      "vaddw.s16 q1, q1, d21\n"
-      "vaddw.s16 q2, q2, d22\n"
-      "vaddw.s16 q3, q3, d23\n"
-      DW7_REQUANT("q0", "q1")
-      DW7_REQUANT("q2", "q3")
-      "vldm %[t], {d16-d19}\n"
-      "vqmovn.s32 d0, q0\n"
-      "vqmovn.s32 d1, q1\n"
-      "vqmovn.s32 d2, q2\n"
-      "vqmovn.s32 d3, q3\n"
-      "vqadd.s16 q0, q0, q8\n"
-      "vqadd.s16 q1, q1, q8\n"
-      "vqmovn.s16 d0, q0\n"
-      "vqmovn.s16 d1, q1\n"
-      "vmax.s8 d0, d0, d18\n"
-      "vmax.s8 d1, d1, d18\n"
-      "vmin.s8 d0, d0, d19\n"
-      "vmin.s8 d1, d1, d19\n"
+      DW7_FINISH(DW7_X0("r2", "back"))
       "vst1.8 {d0-d1}, [%[out]], %[c]\n"
       "subs %[n], %[n], #1\n"
       "bne 1b\n"
       : [n] "+r"(n), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [out] "+r"(out), [t] "=&r"(t)
       : [dil] "r"(dil), [back] "r"(back), [c] "r"(c), [table] "r"(table)
-      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13",
-        "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28",
-        "d29", "d30", "d31");
+      : DW7_CLOBBERS);
+}
+
+/* One border pixel of a 16-channel step with every weight > -128, from its nine tap addresses
+ * (taps[kh * 3 + kw], channel c0 included): the interior body with each tap's address loaded. */
+#define DW7_XT0 "ldr %[p], [%[tp]], #4\n vld1.8 {d16-d17}, [%[p]]\n"
+#define DW7_XT1 "ldr %[p], [%[tp]], #4\n vld1.8 {d18-d19}, [%[p]]\n"
+static void dw_border16(const int8_t* const* taps, int8_t* out, const dw_step_table* table) {
+  const int8_t* t;
+  const int8_t* p;
+  const int8_t* const* tp = taps;
+  __asm__ volatile(
+      "mov %[t], %[table]\n"
+      "vldm %[t]!, {d0-d7}\n"
+      DW7_PAIR(DW7_XT0, DW7_XT1) DW7_PAIR(DW7_XT0, DW7_XT1) DW7_PAIR(DW7_XT0, DW7_XT1) DW7_PAIR(DW7_XT0, DW7_XT1)
+      DW7_FINISH(DW7_XT0)
+      "vst1.8 {d0-d1}, [%[out]]\n"
+      : [t] "=&r"(t), [p] "=&r"(p), [tp] "+r"(tp)
+      : [out] "r"(out), [table] "r"(table)
+      : DW7_CLOBBERS);
 }
 
 /* The step's taps (int8, channel order), bias and requantization constants, from the packed block
@@ -235,7 +262,10 @@ static void dw_row_step(const lite_conv2d_params* p, const int8_t* const* rows, 
       t[3 + j] = inside && rows[1] != NULL ? rows[1] + offset : zero;
       t[6 + j] = inside && rows[2] != NULL ? rows[2] + offset : zero;
     }
-    dw_pixel(t, table, count, paired, out_row + ow * c + c0);
+    if (count == STEP && paired)
+      dw_border16(t, out_row + ow * c + c0, table);
+    else
+      dw_pixel(t, table, count, paired, out_row + ow * c + c0);
   }
 }
 
