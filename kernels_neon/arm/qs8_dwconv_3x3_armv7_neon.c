@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "lite_kernels/qs8_dwconv.h"
+#include "qs8_dwconv_3x3_geometry.h"
 #include "qs8_dwconv_ukernels_arm.h"
 #include "qs8_requantize_neon.h"
 
@@ -192,29 +193,12 @@ static void dw_border16(const int8_t* const* taps, int8_t* out, const dw_step_ta
       : DW7_CLOBBERS);
 }
 
-/* The step's taps (int8, channel order), bias and requantization constants, from the packed block
- * (accumulator position i holds channel 8 * ((i % 16) / 4) + 4 * (i / 16) + i % 4: step h's channels
- * 0-3 / 8-11 are positions 8h.. / 8h+4.., channels 4-7 / 12-15 are 16+8h.. / 16+8h+4..). Returns the
- * smallest weight. */
+/* The step's taps (qs8_dw3x3_unpack_taps), bias and requantization constants in channel order from
+ * the packed block. Returns the smallest weight. */
 static int dw_unpack_step(const uint8_t* block, size_t pairs, const int* slots, size_t h,
                           const lite_qs8_gemm_params* params, dw_step_table* table) {
   const size_t ia = 8 * h, ib = 8 * h + 4, ic = 16 + 8 * h, id = 16 + 8 * h + 4;
-  const int16_t* weights = (const int16_t*)(block + BLOCK * 4);
-  memset(table->taps, 0, sizeof(table->taps));
-  for (size_t q = 0; q < pairs; ++q) {
-    const int16x8x2_t ab = vld2q_s16(weights + q * BLOCK * 2 + 2 * ia); /* channels 0-3, 8-11 */
-    const int16x8x2_t cd = vld2q_s16(weights + q * BLOCK * 2 + 2 * ic); /* channels 4-7, 12-15 */
-    for (size_t u = 0; u < 2; ++u) {
-      const int tap = slots[2 * q + u];
-      if (tap < 0) continue;
-      const int16x8_t lo = vcombine_s16(vget_low_s16(ab.val[u]), vget_low_s16(cd.val[u]));
-      const int16x8_t hi = vcombine_s16(vget_high_s16(ab.val[u]), vget_high_s16(cd.val[u]));
-      vst1q_s8(table->taps[tap], vcombine_s8(vmovn_s16(lo), vmovn_s16(hi)));
-    }
-  }
-  int smallest = 127;
-  for (size_t t = 0; t < 9; ++t)
-    for (size_t i = 0; i < STEP; ++i) smallest = table->taps[t][i] < smallest ? table->taps[t][i] : smallest;
+  const int smallest = qs8_dw3x3_unpack_taps(block, pairs, slots, h, table->taps);
   const int32_t* bias = (const int32_t*)block;
   const int32_t* multiplier = (const int32_t*)(block + BLOCK * 4 + pairs * BLOCK * 4);
   const int32_t* shift = multiplier + BLOCK;
@@ -240,7 +224,6 @@ static void dw_row_step(const lite_conv2d_params* p, const int8_t* const* rows, 
                         size_t interior_end, int8_t* out_row) {
   const size_t c = p->in_c;
   const ptrdiff_t sw = (ptrdiff_t)p->stride_w, dw = (ptrdiff_t)p->dilation_w, pl = (ptrdiff_t)p->pad_left;
-  const ptrdiff_t in_w = (ptrdiff_t)p->in_w;
   const int rows_real = rows[0] != NULL && rows[1] != NULL && rows[2] != NULL;
   for (size_t ow = 0; ow < p->out_w; ++ow) {
     if (ow == interior_begin && interior_begin < interior_end && rows_real && count == STEP && paired) {
@@ -251,17 +234,8 @@ static void dw_row_step(const lite_conv2d_params* p, const int8_t* const* rows, 
       ow = interior_end - 1;
       continue;
     }
-    /* each tap's column checked (rows[k] is NULL for a row in the padding) */
-    const int8_t* zero = zero_row + c0;
     const int8_t* t[9];
-    for (int j = 0; j < 3; ++j) {
-      const ptrdiff_t iw = (ptrdiff_t)ow * sw + j * dw - pl;
-      const int inside = iw >= 0 && iw < in_w;
-      const ptrdiff_t offset = iw * (ptrdiff_t)c + (ptrdiff_t)c0;
-      t[j] = inside && rows[0] != NULL ? rows[0] + offset : zero;
-      t[3 + j] = inside && rows[1] != NULL ? rows[1] + offset : zero;
-      t[6 + j] = inside && rows[2] != NULL ? rows[2] + offset : zero;
-    }
+    qs8_dw3x3_border_taps(p, rows, zero_row, ow, c0, t);
     if (count == STEP && paired)
       dw_border16(t, out_row + ow * c + c0, table);
     else
@@ -276,12 +250,8 @@ void lite_qs8_dwconv_3x3_armv7_neon(const lite_conv2d_params* p, const void* pac
   const size_t pairs = lite_qs8_dwconv_pair_slots(p, slots);
   const size_t blocks = (c + BLOCK - 1) / BLOCK, block_bytes = BLOCK * 12 + pairs * BLOCK * 4;
   const int8_t* zero_row = (const int8_t*)packed + blocks * block_bytes;
-  /* interior pixels: ow * stride_w - pad_left >= 0 and ... + 2 * dilation_w <= in_w - 1 */
-  const size_t sw = p->stride_w, reach = 2 * p->dilation_w;
-  size_t interior_begin = (p->pad_left + sw - 1) / sw, interior_end = 0;
-  if (p->in_w + p->pad_left > reach) interior_end = (p->in_w + p->pad_left - reach - 1) / sw + 1;
-  if (interior_end > p->out_w) interior_end = p->out_w;
-  if (interior_begin > interior_end) interior_begin = interior_end;
+  size_t interior_begin, interior_end;
+  qs8_dw3x3_interior(p, &interior_begin, &interior_end);
   for (size_t c0 = 0; c0 < c; c0 += STEP) {
     /* steps outside, rows inside: a step's table is unpacked once per call */
     const size_t count = c - c0 < STEP ? c - c0 : STEP;
@@ -289,14 +259,10 @@ void lite_qs8_dwconv_3x3_armv7_neon(const lite_conv2d_params* p, const void* pac
     const int smallest = dw_unpack_step((const uint8_t*)packed + (c0 / BLOCK) * block_bytes, pairs, slots,
                                         (c0 / STEP) % 2, params, &table);
     for (size_t row = row_begin; row < row_end; ++row) {
-      const size_t b = row / p->out_h, oh = row % p->out_h;
       const int8_t* rows[3];
-      for (size_t k = 0; k < 3; ++k) {
-        const ptrdiff_t ih = (ptrdiff_t)(oh * p->stride_h + k * p->dilation_h) - (ptrdiff_t)p->pad_top;
-        rows[k] = ih >= 0 && ih < (ptrdiff_t)p->in_h ? input + (b * p->in_h + (size_t)ih) * p->in_w * c : NULL;
-      }
+      qs8_dw3x3_input_rows(p, input, row, rows);
       dw_row_step(p, rows, zero_row, c0, count, smallest > -128, &table, interior_begin, interior_end,
-                  output + (b * p->out_h + oh) * p->out_w * c);
+                  output + row * p->out_w * c);
     }
   }
 }
