@@ -1,6 +1,7 @@
 /* int8 GEMM microkernel (qs8_gemm_packed.h) for 32-bit ARM NEON (Cortex-A7, A53 / A72 running
- * 32-bit Raspberry Pi OS): MR 72 (up to 36 2-row tiles per call: the runtime's ~64-row tiles in one call,
- * the panel's epilogue constants set up once), NR 4, KR 16, signed A (A_OFFSET 0). 8 accumulators: armv7 has 16 q registers.
+ * 32-bit Raspberry Pi OS): MR 72 (up to 36 2-row tiles per call: the runtime's ~64-row tile in one
+ * call, the panel's epilogue constants set up once), NR 4, KR 16, signed A (A_OFFSET 0). 8
+ * accumulators: armv7 has 16 q registers.
  *
  * Per row, column and 16 k: vmull.s8 (k 0-7) + vmlal.s8 (k 8-15) leave eight int16 sums of two
  * products, vpadal.s16 folds them into four int32 partial sums: 16 multiply-adds in 3 instructions.
@@ -83,8 +84,8 @@ static inline __attribute__((always_inline)) void qs8_rows2_sums(size_t k, const
   }
 }
 
-/* What the assembly tile loop reads, by fixed offsets (a pointer in one register: the loop needs
- * the other nine). The first 96 bytes are loaded by one vldm into q8-q13. */
+/* What the assembly tile loop reads, by fixed offsets (a pointer in one register: the loop keeps ten
+ * others). The first 96 bytes are loaded by one vldm into q8-q13. */
 typedef struct {
   int32_t bias[4], multiplier[4], left_shift[4], neg_right_shift[4]; /* q8 - q11 */
   int16_t zero_point[8];                                             /* q12 */

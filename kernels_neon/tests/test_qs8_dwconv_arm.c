@@ -76,8 +76,8 @@ static int dw_case(lite_qs8_dwconv_fn fn, kt_rng* rng, size_t c, size_t kh, size
   return ok ? 1 + (inside > 0) : 0; /* 2: equal with some unclamped outputs */
 }
 
-/* Every kernel size the 3x3 kernels (aarch64, armv7) are chosen for and others; weights over the whole int8
- * range (most 16-channel steps hold a -128, the 3x3 kernel's unpaired path) or symmetric
+/* Every kernel size the 3x3 kernels (aarch64, armv7) are chosen for and others; weights over the
+ * whole int8 range (most 16-channel steps hold a -128, the 3x3 kernel's unpaired path) or symmetric
  * [-127, 127] (its int16-paired path) when `variant` is odd; variant also seeds the data. */
 static void run_dw_tests(lite_qs8_dwconv_fn fn, const char* name, const size_t (*kernels)[2], size_t kernel_count,
                          int variant) {

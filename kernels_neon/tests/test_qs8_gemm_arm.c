@@ -25,7 +25,8 @@ static void check_no_read_past_a(const lite_qs8_gemm_config* cfg) {
   static uint8_t packed[1 << 16];
   const lite_qs8_gemm_params params = {3, -128, 127};
   int8_t* out = malloc((2 * cfg->mr + 1) * n); /* every row of the largest m */
-  int ok = out != NULL && sizeof(bias) / sizeof(bias[0]) >= n && lite_qs8_gemm_packed_size(cfg, n, 40) <= sizeof(packed);
+  int ok = out != NULL && sizeof(bias) / sizeof(bias[0]) >= n &&
+           lite_qs8_gemm_packed_size(cfg, n, 40) <= sizeof(packed);
   for (size_t j = 0; j < n; ++j) bias[j] = kt_rand_int(&rng, -1000, 1000), multiplier[j] = 1 << 30, shift[j] = 40;
   for (size_t k = 1; k <= 40 && ok; ++k) {
     kt_fill_int8(&rng, w, n * k, -128, 127);
