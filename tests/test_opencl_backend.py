@@ -189,6 +189,143 @@ def test_flatten_then_gemm() -> None:
     run_on_opencl(make_model([relu, flatten, gemm], feeds, {"y": TensorProto.FLOAT}, constants), feeds)
 
 
+# -- the ops of PP-OCRv4 rec (transformer blocks) and det (FPN upsampling, the text-mask head) ------------
+
+# (input shape, axis, scale / bias shape): rows of one to several positions, channels not a multiple of 4.
+LAYER_NORM_CASES = {
+    "last_axis_c120": ((1, 9, 120), -1, (120,)),
+    "last_axis_c7": ((2, 5, 7), -1, (7,)),
+    "two_axes": ((1, 3, 6, 5), 2, (6, 5)),
+    "scale_broadcast": ((2, 3, 4, 6), 1, (1, 1, 6)),
+    "rank5_row_of_1": ((2, 1, 3, 1, 9), -1, (9,)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAYER_NORM_CASES))
+def test_layer_norm(case: str) -> None:
+    shape, axis, param_shape = LAYER_NORM_CASES[case]
+    feeds = {"x": _randn(*shape, seed=40, scale=2.0) + 0.5}
+    constants = {"scale": _randn(*param_shape, seed=41), "bias": _randn(*param_shape, seed=42)}
+    run_on_opencl(one_node("LayerNormalization", feeds, constants, axis=axis, epsilon=1e-5), feeds)
+
+
+def _attention_like(shape: tuple[int, ...], nodes: list[onnx.NodeProto], constants: dict[str, np.ndarray],
+                    seed: int) -> None:
+    feeds = {"x": _randn(*shape, seed=seed)}
+    relu = helper.make_node("Relu", ["x"], ["r"])
+    model = make_model([relu, *nodes], feeds, {"y": TensorProto.FLOAT}, constants)
+    run_on_opencl(model, feeds)
+
+
+def _i64(*values: int) -> np.ndarray:
+    return np.array(values, np.int64)
+
+
+# (input shape, starts, ends, axes, steps): rank 5 as rec's q/k/v split, negative steps, channels.
+SLICE_CASES = {
+    "rank5_axis2": ((1, 7, 3, 8, 15), (1,), (2,), (2,), (1,)),
+    "rank5_two_axes": ((2, 5, 3, 4, 7), (2, 1), (3, 4), (2, 4), (1, 2)),
+    "channels_odd": ((1, 9, 5, 3), (1,), (8,), (1,), (3,)),
+    "negative_step": ((1, 6, 5, 7), (-1, 4), (-100, 0), (3, 2), (-2, -1)),
+    "rank2_clamped": ((7, 13), (-5, 2), (100, 11), (0, 1), (1, 4)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SLICE_CASES))
+def test_slice(case: str) -> None:
+    shape, starts, ends, axes, steps = SLICE_CASES[case]
+    constants = {"starts": _i64(*starts), "ends": _i64(*ends), "axes": _i64(*axes), "steps": _i64(*steps)}
+    node = helper.make_node("Slice", ["r", "starts", "ends", "axes", "steps"], ["y"])
+    _attention_like(shape, [node], constants, seed=43)
+
+
+def test_rank5_reshape_slice_squeeze() -> None:
+    """rec's attention split: [N, L, 3*h*d] -> [N, L, 3, h, d] -> q/k/v slices -> squeeze."""
+    constants = {"shape": _i64(1, 9, 3, 2, 5), "starts": _i64(1), "ends": _i64(2), "axes": _i64(2),
+                 "squeeze_axes": _i64(2)}
+    nodes = [helper.make_node("Reshape", ["r", "shape"], ["t5"]),
+             helper.make_node("Slice", ["t5", "starts", "ends", "axes"], ["s5"]),
+             helper.make_node("Squeeze", ["s5", "squeeze_axes"], ["y"])]
+    _attention_like((1, 9, 30), nodes, constants, seed=44)
+
+
+def test_rank5_transpose() -> None:
+    constants = {"shape": _i64(2, 3, 3, 2, 5)}
+    nodes = [helper.make_node("Reshape", ["r", "shape"], ["t5"]),
+             helper.make_node("Transpose", ["t5"], ["y"], perm=[2, 0, 3, 1, 4])]
+    _attention_like((2, 3, 30), nodes, constants, seed=45)
+
+
+# (a shape, b shape): both activations; batch broadcast, K and N not multiples of 4, a single row.
+MATMUL_CASES = {
+    "attention_scores": ((1, 8, 9, 15), (1, 8, 15, 9)),
+    "broadcast_batch": ((2, 3, 5, 7), (3, 7, 6)),
+    "rank2_one_row": ((1, 9), (9, 3)),
+    "rank3": ((4, 6, 5), (4, 5, 1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MATMUL_CASES))
+def test_matmul_of_two_activations(case: str) -> None:
+    a_shape, b_shape = MATMUL_CASES[case]
+    feeds = {"a": _randn(*a_shape, seed=46), "b": _randn(*b_shape, seed=47)}
+    nodes = [helper.make_node("Relu", ["a"], ["ra"]), helper.make_node("MatMul", ["ra", "b"], ["y"])]
+    run_on_opencl(make_model(nodes, feeds, {"y": TensorProto.FLOAT}), feeds)
+
+
+@pytest.mark.parametrize("shape,axis", [((2, 5, 7, 3), 1), ((2, 5, 7, 3), 2), ((3, 6, 9), 0),
+                                        ((1, 8, 9, 9), 3), ((2, 3, 4, 5, 6), 1), ((1, 1), 0)])
+def test_softmax_any_axis(shape: tuple[int, ...], axis: int) -> None:
+    feeds = {"x": _randn(*shape, seed=48, scale=3.0)}
+    run_on_opencl(one_node("Softmax", feeds, axis=axis), feeds)
+
+
+# (N, Cin, H, W, Cout, kernel, attrs): det's 2x2 stride-2 upsampling (24 -> 24, 24 -> 1), pads,
+# output_padding, dilation, odd channels, a 1x1 input.
+CONV_TRANSPOSE_CASES = {
+    "det_k2s2": (1, 24, 5, 6, 24, (2, 2), dict(strides=[2, 2])),
+    "det_head_to_1": (1, 24, 4, 3, 1, (2, 2), dict(strides=[2, 2])),
+    "k3s2_pads_outpad": (2, 5, 4, 5, 7, (3, 3),
+                         dict(strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 0])),
+    "dilation_asym": (1, 3, 5, 4, 6, (3, 2), dict(strides=[1, 2], dilations=[2, 1], pads=[1, 0, 0, 1])),
+    "1x1_image": (1, 9, 1, 1, 5, (3, 3), dict(strides=[2, 2])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONV_TRANSPOSE_CASES))
+def test_conv_transpose(case: str) -> None:
+    n, cin, h, w, cout, (kh, kw), attrs = CONV_TRANSPOSE_CASES[case]
+    feeds = {"x": _randn(n, cin, h, w, seed=49)}
+    constants = {"w": _randn(cin, cout, kh, kw, seed=50, scale=0.3), "b": _randn(cout, seed=51)}
+    run_on_opencl(one_node("ConvTranspose", feeds, constants, kernel_shape=[kh, kw], **attrs), feeds)
+
+
+# (input NCHW, scales or sizes, attrs): det's nearest x2 (asymmetric, floor), other rules, downscaling,
+# bilinear, a 1x1 input.
+_DET_NEAREST = dict(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+RESIZE_CASES: dict[str, tuple[tuple[int, ...], dict[str, np.ndarray], dict[str, object]]] = {
+    "det_nearest_x2": ((1, 96, 3, 4), {"scales": np.array([1, 1, 2, 2], np.float32)}, _DET_NEAREST),
+    "nearest_x8_c5": ((1, 5, 2, 3), {"scales": np.array([1, 1, 8, 8], np.float32)}, _DET_NEAREST),
+    "nearest_half_pixel_sizes": ((2, 3, 7, 5), {"sizes": _i64(2, 3, 4, 9)},
+                                 dict(mode="nearest", coordinate_transformation_mode="half_pixel",
+                                      nearest_mode="round_prefer_ceil")),
+    "linear_half_pixel": ((1, 6, 5, 7), {"scales": np.array([1, 1, 1.5, 0.6], np.float32)},
+                          dict(mode="linear", coordinate_transformation_mode="half_pixel")),
+    "linear_align_corners_sizes": ((1, 3, 4, 3), {"sizes": _i64(1, 3, 9, 8)},
+                                   dict(mode="linear", coordinate_transformation_mode="align_corners")),
+    "1x1_input": ((1, 7, 1, 1), {"scales": np.array([1, 1, 3, 2], np.float32)}, dict(mode="nearest")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RESIZE_CASES))
+def test_resize(case: str) -> None:
+    shape, size_input, attrs = RESIZE_CASES[case]
+    feeds = {"x": _randn(*shape, seed=52)}
+    inputs = ["r", "", *(["scales"] if "scales" in size_input else ["", "sizes"])]
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Resize", inputs, ["y"], **attrs)]
+    run_on_opencl(make_model(nodes, feeds, {"y": TensorProto.FLOAT}, size_input), feeds)
+
+
 def test_fp16_storage_within_1e_2() -> None:
     feeds = {"x": _randn(1, 6, 9, 7, seed=22)}
     constants = {"w": _randn(10, 6, 3, 3, seed=23, scale=0.3), "b": _randn(10, seed=24)}

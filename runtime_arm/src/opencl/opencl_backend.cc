@@ -39,9 +39,13 @@ class StagingPixels {
 using namespace cl;  // NOLINT: the OpenCL API reads best with its own names
 
 bool image_shape_of(const Shape& shape, ImageShape* out) {
-  if (shape.rank > 4) return false;
   int64_t d[4] = {1, 1, 1, 1};
-  for (int i = 0; i < shape.rank; ++i) d[4 - shape.rank + i] = shape.dims[i];
+  for (int i = 0; i < shape.rank; ++i) {
+    const int slot = i < shape.rank - 3 ? 0 : 4 - shape.rank + i;  // leading dims fold into N
+    if (shape.dims[i] < 1 || shape.dims[i] > INT_MAX / 4) return false;
+    d[slot] *= shape.dims[i];
+    if (d[slot] > INT_MAX / 4) return false;  // checked per factor: no int64 overflow
+  }
   for (int64_t v : d)
     if (v < 1 || v > INT_MAX / 4) return false;
   out->n = static_cast<int>(d[0]);

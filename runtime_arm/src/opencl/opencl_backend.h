@@ -28,14 +28,15 @@ struct OpenClOptions {
   std::string cache_dir;
 };
 
-// A tensor's place in an image: (N, H, W, C) with leading dims folded into N (rank <= 4 only),
-// the image W*ceil(C/4) wide and N*H high.
+// A tensor's place in an image: (N, H, W, C), ranks below 4 padded with leading 1s, dims before the
+// last three of a higher rank folded into N (dense order is kept), the image W*ceil(C/4) wide and
+// N*H high.
 struct ImageShape {
   int n = 1, h = 1, w = 1, c = 1;
   size_t width() const { return static_cast<size_t>(w) * static_cast<size_t>((c + 3) / 4); }
   size_t height() const { return static_cast<size_t>(n) * static_cast<size_t>(h); }
 };
-// False for ranks above 4 or a dim past int range.
+// False for an empty dim or a (folded) dim past int range.
 bool image_shape_of(const Shape& shape, ImageShape* out);
 
 class OpenClBackend final : public Backend {

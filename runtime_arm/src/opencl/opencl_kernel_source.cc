@@ -304,26 +304,169 @@ __kernel void concat(__read_only image2d_t i0, __read_only image2d_t i1, __read_
   write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), r);
 }
 
-// Moves values between layouts (RESHAPE and its kin, TRANSPOSE): output element (n, h, w, c) is
-// input element number n*st.x + h*st.y + w*st.z + c*st.w of the input in dense row-major order.
+// Pixel of element `index` of a tensor of folded shape s in dense row-major order, and its lane.
+int2 pixel_of(int4 s, long index, int* lane_index) {
+  *lane_index = (int)(index % s.w) % 4;
+  const int c = (int)(index % s.w);
+  index /= s.w;
+  const int w = (int)(index % s.z);
+  const long row = index / s.z;  // n * H + h
+  return (int2)((c / 4) * s.z + w, (int)row);
+}
+
+// A strided gather (RESHAPE and its kin, TRANSPOSE, SLICE of any rank up to 8): output element
+// with coordinates (i0..i7) over `dims` (leading 1s) is input element offset + sum(ik * strides[k])
+// of the input in dense row-major order.
 __kernel void relayout(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int4 out_shape,
-                       int4 st) {
+                       int8 dims, int8 strides, int offset) {
   int n, h, w, cb;
   if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
+  const int d[8] = {dims.s0, dims.s1, dims.s2, dims.s3, dims.s4, dims.s5, dims.s6, dims.s7};
+  const int st[8] = {strides.s0, strides.s1, strides.s2, strides.s3, strides.s4, strides.s5, strides.s6, strides.s7};
   float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   for (int l = 0; l < 4; ++l) {
     const int c = cb * 4 + l;
     if (c >= out_shape.w) break;
-    long i = (long)n * st.x + (long)h * st.y + (long)w * st.z + (long)c * st.w;
-    const int ic = (int)(i % in_shape.w);
-    i /= in_shape.w;
-    const int iw = (int)(i % in_shape.z);
-    i /= in_shape.z;
-    const int ih = (int)(i % in_shape.y);
-    const int in_n = (int)(i / in_shape.y);
-    v[l] = lane(load(in, in_shape, in_n, ih, iw, ic / 4), ic % 4);
+    long o = (((long)n * out_shape.y + h) * out_shape.z + w) * out_shape.w + c;
+    long i = offset;
+    for (int k = 7; k >= 0; --k) {
+      i += (o % d[k]) * st[k];
+      o /= d[k];
+    }
+    int li;
+    const int2 at = pixel_of(in_shape, i, &li);
+    v[l] = lane(read_imagef(in, kSampler, at), li);
   }
   write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), (float4)(v[0], v[1], v[2], v[3]));
+}
+
+// Pixel position p = (n*H + h)*W + w of a folded shape s, channel block cb.
+int2 position_pixel(int4 s, long p, int cb) { return (int2)(cb * s.z + (int)(p % s.z), (int)(p / s.z)); }
+
+// LAYER_NORM over the last `inner` elements (whole positions: the last axis is always normalized);
+// one work item per outer row. scale / bias: `inner` floats each (expanded at prepare).
+__kernel void layer_norm(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int positions,
+                         int rows, __global const float* scale, __global const float* bias, float epsilon) {
+  const int row = get_global_id(0);
+  if (row >= rows) return;
+  const int c4 = (shape.w + 3) / 4;
+  const long first = (long)row * positions;
+  float sum = 0.0f;
+  for (int p = 0; p < positions; ++p)
+    for (int cb = 0; cb < c4; ++cb) {
+      const float4 v = read_imagef(in, kSampler, position_pixel(shape, first + p, cb));
+      sum += v.x + v.y + v.z + v.w;  // lanes past C are 0
+    }
+  const float count = (float)positions * shape.w;
+  const float mean = sum / count;
+  float var = 0.0f;
+  for (int p = 0; p < positions; ++p)
+    for (int cb = 0; cb < c4; ++cb) {
+      const float4 d = zero_pad(read_imagef(in, kSampler, position_pixel(shape, first + p, cb)) - mean, cb, shape.w);
+      var += dot(d, d);
+    }
+  const float inv = rsqrt(var / count + epsilon);
+  for (int p = 0; p < positions; ++p)
+    for (int cb = 0; cb < c4; ++cb) {
+      const int2 at = position_pixel(shape, first + p, cb);
+      const float4 v = read_imagef(in, kSampler, at);
+      float r[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      for (int l = 0; l < 4 && cb * 4 + l < shape.w; ++l) {
+        const int i = p * shape.w + cb * 4 + l;
+        r[l] = (lane(v, l) - mean) * inv * scale[i] + bias[i];
+      }
+      write_imagef(out, at, (float4)(r[0], r[1], r[2], r[3]));
+    }
+}
+
+// SOFTMAX over an axis other than the last: the axis has `len` values `stride` positions apart;
+// one work item per (channel block, outer * stride + s), all 4 lanes at once.
+__kernel void softmax_axis(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int len, int stride,
+                           int lines) {
+  const int cb = get_global_id(0), line = get_global_id(1);
+  if (cb >= (shape.w + 3) / 4 || line >= lines) return;
+  const long first = (long)(line / stride) * len * stride + line % stride;
+  float4 m = (float4)(-INFINITY);
+  for (int k = 0; k < len; ++k) m = max_nan(m, read_imagef(in, kSampler, position_pixel(shape, first + (long)k * stride, cb)));
+  float4 sum = (float4)(0.0f);
+  for (int k = 0; k < len; ++k) sum += exp(read_imagef(in, kSampler, position_pixel(shape, first + (long)k * stride, cb)) - m);
+  for (int k = 0; k < len; ++k) {
+    const int2 at = position_pixel(shape, first + (long)k * stride, cb);
+    write_imagef(out, at, zero_pad(exp(read_imagef(in, kSampler, at) - m) / sum, cb, shape.w));
+  }
+}
+
+// MATMUL of two activations (numpy matmul, ranks 2..4, batch dims broadcast): a (.., M, K),
+// b (.., K, N) -> out (.., M, N). One work item per output pixel: row i, 4 columns.
+__kernel void matmul(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int4 a_shape,
+                     int4 b_shape, int4 out_shape, int act, float alpha, float beta) {
+  int n, h, i, jb;
+  if (!output_pixel(out_shape, &n, &h, &i, &jb)) return;
+  const int an = a_shape.x == 1 ? 0 : n, ah = a_shape.y == 1 ? 0 : h;
+  const int bn = b_shape.x == 1 ? 0 : n, bh = b_shape.y == 1 ? 0 : h;
+  const int k_total = a_shape.w;
+  float4 acc = (float4)(0.0f);
+  for (int kb = 0; kb * 4 < k_total; ++kb) {
+    const float4 x = load(a, a_shape, an, ah, i, kb);
+    const int k0 = kb * 4;
+    acc = mad((float4)(x.x), load(b, b_shape, bn, bh, k0, jb), acc);
+    if (k0 + 1 < k_total) acc = mad((float4)(x.y), load(b, b_shape, bn, bh, k0 + 1, jb), acc);
+    if (k0 + 2 < k_total) acc = mad((float4)(x.z), load(b, b_shape, bn, bh, k0 + 2, jb), acc);
+    if (k0 + 3 < k_total) acc = mad((float4)(x.w), load(b, b_shape, bn, bh, k0 + 3, jb), acc);
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), zero_pad(activate(acc, act, alpha, beta), jb, out_shape.w));
+}
+
+// CONV_TRANSPOSE_2D (group 1) as a gather: output (oh, ow) takes input (ih, iw) through tap (ky, kx)
+// when oh + pad_top - ky*dilation_h = ih*stride_h (and likewise for w). weights as conv2d's:
+// [ocb][kh][kw][ic4*4] float4.
+__kernel void conv2d_transpose(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
+                               __write_only image2d_t out, int4 in_shape, int4 out_shape, int4 window,
+                               int4 pad_dilation, int act, float alpha, float beta) {
+  int n, oh, ow, ocb;
+  if (!output_pixel(out_shape, &n, &oh, &ow, &ocb)) return;
+  const int ic4 = (in_shape.w + 3) / 4;
+  float4 acc = bias[ocb];
+  for (int ky = 0; ky < window.x; ++ky) {
+    const int ty = oh + pad_dilation.x - ky * pad_dilation.z;
+    if (ty < 0 || ty % window.z != 0 || ty / window.z >= in_shape.y) continue;
+    for (int kx = 0; kx < window.y; ++kx) {
+      const int tx = ow + pad_dilation.y - kx * pad_dilation.w;
+      if (tx < 0 || tx % window.w != 0 || tx / window.w >= in_shape.z) continue;
+      __global const float4* wp = weights + (((size_t)ocb * window.x + ky) * window.y + kx) * ic4 * 4;
+      for (int icb = 0; icb < ic4; ++icb) {
+        const float4 v = load(in, in_shape, n, ty / window.z, tx / window.w, icb);
+        acc = mad((float4)(v.x), wp[0], acc);
+        acc = mad((float4)(v.y), wp[1], acc);
+        acc = mad((float4)(v.z), wp[2], acc);
+        acc = mad((float4)(v.w), wp[3], acc);
+        wp += 4;
+      }
+    }
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+               zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+}
+
+// RESIZE on H and W. rows / cols: per output row and column, the source index pair (i0, i1) and
+// the weight of i1 (nearest: i0 == i1, weight 0), computed at prepare with the CPU kernels'
+// coordinate rules so both backends pick the same pixels.
+__kernel void resize(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int4 out_shape,
+                     __global const int2* row_taps, __global const float* row_weights,
+                     __global const int2* col_taps, __global const float* col_weights) {
+  int n, oh, ow, cb;
+  if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
+  const int2 ty = row_taps[oh], tx = col_taps[ow];
+  const float wy = row_weights[oh], wx = col_weights[ow];
+  const float4 a = load(in, in_shape, n, ty.x, tx.x, cb);
+  float4 r = a;
+  if (wy != 0.0f || wx != 0.0f) {
+    const float4 b = load(in, in_shape, n, ty.x, tx.y, cb);
+    const float4 c = load(in, in_shape, n, ty.y, tx.x, cb);
+    const float4 d = load(in, in_shape, n, ty.y, tx.y, cb);
+    r = (1.0f - wy) * ((1.0f - wx) * a + wx * b) + wy * ((1.0f - wx) * c + wx * d);
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), r);
 }
 )CLC";
 
