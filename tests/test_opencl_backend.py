@@ -15,7 +15,7 @@ The implementation is PoCL unless ``LITE_OPENCL_IMPLEMENTATION`` says otherwise
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -421,6 +421,54 @@ def test_real_model_matches_onnxruntime(name: str, tmp_path: Path) -> None:
     path = export_onnx(ARCHITECTURES[name], tmp_path)
     on_cpu = run_model_file_on_opencl(path, _onnx_feeds(path))
     assert not on_cpu, f"ops left on the CPU: {on_cpu}"
+
+
+def _ctc_classes(probabilities: np.ndarray) -> list[int]:
+    """The CTC reading of one [T, classes] row as class ids (argmax, repeats merged, blank 0 dropped)."""
+    best = probabilities.argmax(axis=-1)
+    return [int(c) for i, c in enumerate(best) if c != 0 and (i == 0 or c != best[i - 1])]
+
+
+# PP-OCRv4 at real input sizes: a 48x320 text line for rec (its 6625-class output over 40 steps is
+# wider than the device's image limit: laid out "tall"), a 160x256 page for det. `make test` runs
+# fp32; `make test-opencl` adds fp16 storage.
+PPOCR_CASES = [("rec", "fp32"), ("det", "fp32")] + ([("rec", "fp16"), ("det", "fp16")] if FULL_RUN else [])
+
+
+@pytest.mark.parametrize("key,precision", PPOCR_CASES)
+def test_ppocr_v4_every_op_on_opencl(key: str, precision: str, paddleocr: dict[str, Path],
+                                     paddleocr_lite: Callable[[str], bytes]) -> None:
+    from tests import ocr_render
+
+    if not ocr_render.fonts_available():
+        pytest.skip("Debian's fonts-dejavu-core is not installed (make test installs it)")
+    rng = np.random.default_rng(7)
+    if key == "rec":
+        line, _ = ocr_render.render_line(rng)
+        image = ocr_render.rec_input([line])
+    else:
+        page, _ = ocr_render.render_page(rng, 160, 256)
+        image = ocr_render.det_input(page)
+    path = paddleocr[key]
+    interpreter = Interpreter(model_content=paddleocr_lite(key), backend="opencl", precision=precision)
+    name = interpreter.input_names[0]
+    ours = interpreter.run({name: image})
+    on_cpu = [(row["op"], row["node"]) for row in interpreter.profile()
+              if row["backend"] != "opencl" and row["computed_by"] >= 0]
+    assert not on_cpu, f"ops left on the CPU: {on_cpu}"
+    from tests.models.oracle import onnxruntime_outputs
+
+    expected = onnxruntime_outputs(path, {name: image})
+    (out_name, reference), = expected.items()
+    _assert_close(out_name, ours[out_name], reference, FP32_TOLERANCE if precision == "fp32" else FP16_TOLERANCE)
+    if key == "rec":
+        reading = _ctc_classes(reference[0])
+        assert len(reading) >= 5, "the rendered line should read as text"
+        assert _ctc_classes(ours[out_name][0]) == reading
+    else:
+        mask = reference > 0.3  # DB's binarization threshold
+        assert mask.mean() > 0.02, "the rendered page should have text"
+        np.testing.assert_array_equal(ours[out_name] > 0.3, mask)
 
 
 def _cache_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray], cache: Path) -> tuple[str, np.ndarray]:

@@ -38,7 +38,7 @@ class StagingPixels {
 
 using namespace cl;  // NOLINT: the OpenCL API reads best with its own names
 
-bool image_shape_of(const Shape& shape, ImageShape* out) {
+bool image_shape_of(const Shape& shape, size_t max_width, ImageShape* out) {
   int64_t d[4] = {1, 1, 1, 1};
   for (int i = 0; i < shape.rank; ++i) {
     const int slot = i < shape.rank - 3 ? 0 : 4 - shape.rank + i;  // leading dims fold into N
@@ -52,6 +52,15 @@ bool image_shape_of(const Shape& shape, ImageShape* out) {
   out->h = static_cast<int>(d[1]);
   out->w = static_cast<int>(d[2]);
   out->c = static_cast<int>(d[3]);
+  out->tall = false;
+  if (out->width() > max_width) {  // positions become rows
+    int64_t rows = 0;
+    if (__builtin_mul_overflow(d[0], d[1], &rows) || __builtin_mul_overflow(rows, d[2], &rows) || rows > INT_MAX / 4)
+      return false;
+    out->n = static_cast<int>(rows);
+    out->h = out->w = 1;
+    out->tall = true;
+  }
   return true;
 }
 
@@ -163,7 +172,7 @@ const OpKernel* OpenClBackend::kernel_for(const OpContext& ctx) {
 
 bool OpenClBackend::fits_image(const Shape& shape) const {
   ImageShape s;
-  return image_shape_of(shape, &s) && s.width() <= max_image_width_ && s.height() <= max_image_height_;
+  return image_shape(shape, &s) && s.width() <= max_image_width_ && s.height() <= max_image_height_;
 }
 
 cl_mem OpenClBackend::create_image(const ImageShape& s, cl_mem_flags flags, const void* host, cl_int* err) {
@@ -178,7 +187,7 @@ cl_mem OpenClBackend::create_image(const ImageShape& s, cl_mem_flags flags, cons
 
 Status OpenClBackend::allocate(TensorRef* tensor) {
   ImageShape s;
-  if (tensor->dtype != lite_fb::DType::FLOAT32 || !image_shape_of(tensor->shape, &s)) return Status::kUnsupported;
+  if (tensor->dtype != lite_fb::DType::FLOAT32 || !image_shape(tensor->shape, &s)) return Status::kUnsupported;
   cl_int err = CL_SUCCESS;
   tensor->data = create_image(s, CL_MEM_READ_WRITE, nullptr, &err);
   return tensor->data != nullptr ? Status::kOk : Status::kOutOfMemory;
@@ -226,7 +235,7 @@ void OpenClBackend::unpack(const void* pixels, const ImageShape& s, float* dense
 
 Status OpenClBackend::copy_from_host(const void* host, TensorRef* tensor) {
   ImageShape s;
-  if (!image_shape_of(tensor->shape, &s)) return Status::kInternal;
+  if (!image_shape(tensor->shape, &s)) return Status::kInternal;
   const StagingPixels pixels(s.width() * s.height() * pixel_bytes());
   if (pixels.data() == nullptr) return Status::kOutOfMemory;
   pack(static_cast<const float*>(host), s, pixels.data());
@@ -238,7 +247,7 @@ Status OpenClBackend::copy_from_host(const void* host, TensorRef* tensor) {
 
 Status OpenClBackend::copy_to_host(const TensorRef& tensor, void* host) {
   ImageShape s;
-  if (!image_shape_of(tensor.shape, &s)) return Status::kInternal;
+  if (!image_shape(tensor.shape, &s)) return Status::kInternal;
   const StagingPixels pixels(s.width() * s.height() * pixel_bytes());
   if (pixels.data() == nullptr) return Status::kOutOfMemory;
   const size_t origin[3] = {0, 0, 0}, region[3] = {s.width(), s.height(), 1};
@@ -281,7 +290,7 @@ std::string OpenClBackend::describe() const {
 
 cl_mem OpenClBackend::create_constant_image(const TensorRef& tensor, std::string* error) {
   ImageShape s;
-  if (tensor.dtype != lite_fb::DType::FLOAT32 || !image_shape_of(tensor.shape, &s)) {
+  if (tensor.dtype != lite_fb::DType::FLOAT32 || !image_shape(tensor.shape, &s)) {
     *error = "constant is not a float32 tensor of rank <= 4";
     return nullptr;
   }

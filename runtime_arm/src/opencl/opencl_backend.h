@@ -31,13 +31,20 @@ struct OpenClOptions {
 // A tensor's place in an image: (N, H, W, C), ranks below 4 padded with leading 1s, dims before the
 // last three of a higher rank folded into N (dense order is kept), the image W*ceil(C/4) wide and
 // N*H high.
+//
+// A tensor whose image would be wider than the device allows (a classifier's 6625 classes over a
+// text line's 40 steps: 66,280 pixels) is laid out "tall" instead: its positions (n, h, w) become
+// rows, (N*H*W, 1, 1, C), ceil(C/4) wide. Kernels that address positions only (elementwise,
+// FULLY_CONNECTED, softmax, layer norm, the strided gather) take it; the capability query keeps
+// the spatial ones (convolution, pooling, resize, matmul, concat, broadcasting) off such tensors.
 struct ImageShape {
   int n = 1, h = 1, w = 1, c = 1;
+  bool tall = false;
   size_t width() const { return static_cast<size_t>(w) * static_cast<size_t>((c + 3) / 4); }
   size_t height() const { return static_cast<size_t>(n) * static_cast<size_t>(h); }
 };
 // False for an empty dim or a (folded) dim past int range.
-bool image_shape_of(const Shape& shape, ImageShape* out);
+bool image_shape_of(const Shape& shape, size_t max_width, ImageShape* out);
 
 class OpenClBackend final : public Backend {
  public:
@@ -62,6 +69,8 @@ class OpenClBackend final : public Backend {
   std::string describe() const;
   // True when a float32 tensor of this shape fits in an image on this device.
   bool fits_image(const Shape& shape) const;
+  // The image layout of a tensor of this shape on this device (see ImageShape); false when none.
+  bool image_shape(const Shape& shape, ImageShape* out) const { return image_shape_of(shape, max_image_width_, out); }
   // A kernel of the program (built on first use); null with a message in `error` on failure.
   cl::cl_kernel create_kernel(const char* kernel_name, std::string* error);
   // A read-only image holding a host float32 tensor (a constant input), or null.

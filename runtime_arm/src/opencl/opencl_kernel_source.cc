@@ -468,6 +468,27 @@ __kernel void resize(__read_only image2d_t in, __write_only image2d_t out, int4 
   }
   write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), r);
 }
+
+// FULLY_CONNECTED over positions (any layout of input and output, "tall" ones included): one work
+// item per (output channel block, position). weights: conv2d's with a 1x1 window.
+__kernel void fully_connected(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
+                              __write_only image2d_t out, int4 in_shape, int4 out_shape, int positions, int act,
+                              float alpha, float beta) {
+  const int ocb = get_global_id(0), p = get_global_id(1);
+  if (ocb >= (out_shape.w + 3) / 4 || p >= positions) return;
+  const int ic4 = (in_shape.w + 3) / 4;
+  __global const float4* wp = weights + (size_t)ocb * ic4 * 4;
+  float4 acc = bias[ocb];
+  for (int icb = 0; icb < ic4; ++icb) {
+    const float4 v = read_imagef(in, kSampler, position_pixel(in_shape, p, icb));
+    acc = mad((float4)(v.x), wp[0], acc);
+    acc = mad((float4)(v.y), wp[1], acc);
+    acc = mad((float4)(v.z), wp[2], acc);
+    acc = mad((float4)(v.w), wp[3], acc);
+    wp += 4;
+  }
+  write_imagef(out, position_pixel(out_shape, p, ocb), zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+}
 )CLC";
 
 }  // namespace lite

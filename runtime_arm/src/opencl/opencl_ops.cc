@@ -58,9 +58,9 @@ void free_state(void* p) {
 OpenClBackend* backend_of(const OpContext* ctx) { return static_cast<OpenClBackend*>(ctx->backend); }
 
 ClInt4 int4_of(const ImageShape& s) { return ClInt4{{s.n, s.h, s.w, s.c}}; }
-ImageShape image_of(const TensorRef* t) {
+ImageShape image_of(const OpContext* ctx, const TensorRef* t) {
   ImageShape s;
-  image_shape_of(t->shape, &s);
+  backend_of(ctx)->image_shape(t->shape, &s);
   return s;
 }
 
@@ -78,7 +78,7 @@ ClOpState* new_state(OpContext* ctx, const char* name) {
   s->backend = b;
   s->kernel = k;
   ctx->state = s;
-  const ImageShape out = image_of(ctx->output(0));
+  const ImageShape out = image_of(ctx, ctx->output(0));
   s->global[0] = out.width();
   s->global[1] = out.height();
   return s;
@@ -215,8 +215,8 @@ Status conv2d_prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   const TensorRef* w = ctx->input(1);
   ConvGeometry g;
-  g.in = image_of(x);
-  g.out = image_of(ctx->output(0));
+  g.in = image_of(ctx, x);
+  g.out = image_of(ctx, ctx->output(0));
   g.kh = static_cast<int>(w->shape.dims[1]);
   g.kw = static_cast<int>(w->shape.dims[2]);
   WindowAxis ah, aw;
@@ -235,12 +235,24 @@ Status conv2d_prepare(OpContext* ctx) {
 }
 
 Status fully_connected_prepare(OpContext* ctx) {
-  ConvGeometry g;
-  g.in = image_of(ctx->input(0));
-  g.out = image_of(ctx->output(0));
+  const ImageShape in = image_of(ctx, ctx->input(0)), out = image_of(ctx, ctx->output(0));
   const lite_fb::FullyConnectedOptions* o = ctx->op->options_as_FullyConnectedOptions();
-  g.activation = o != nullptr ? o->activation() : nullptr;
-  return conv_prepare_with(ctx, g);
+  ClOpState* s = new_state(ctx, "fully_connected");
+  if (s == nullptr) return Status::kInternal;
+  const TensorRef* bias = ctx->num_inputs > 2 ? ctx->input(2) : nullptr;
+  const float* w = static_cast<const float*>(ctx->input(1)->data);
+  if (!make_buffer(ctx, s, 0, pack_dense_weights(w, out.c, 1, 1, in.c)) ||
+      !make_buffer(ctx, s, 1, padded_bias(bias, out.c)))
+    return Status::kInternal;
+  const int positions = out.n * out.h * out.w;
+  s->global[0] = static_cast<size_t>((out.c + 3) / 4);
+  s->global[1] = static_cast<size_t>(positions);
+  s->input_arg[0] = 0;
+  s->output_arg = 3;
+  const bool ok = set_arg(ctx, s, 1, s->buffers[0]) && set_arg(ctx, s, 2, s->buffers[1]) &&
+                  set_arg(ctx, s, 4, int4_of(in)) && set_arg(ctx, s, 5, int4_of(out)) && set_arg(ctx, s, 6, positions) &&
+                  set_activation_args(ctx, s, 7, o != nullptr ? o->activation() : nullptr);
+  return ok ? Status::kOk : Status::kInternal;
 }
 
 // CONV_TRANSPOSE_2D, group 1: weight [C_in][kh][kw][C_out] repacked as conv2d's.
@@ -249,7 +261,7 @@ Status conv_transpose_prepare(OpContext* ctx) {
   const ConvWindowAttrs a = read_conv_window_attrs(o);
   const TensorRef* w = ctx->input(1);
   const TensorRef* bias = ctx->num_inputs > 2 ? ctx->input(2) : nullptr;
-  const ImageShape in = image_of(ctx->input(0)), out = image_of(ctx->output(0));
+  const ImageShape in = image_of(ctx, ctx->input(0)), out = image_of(ctx, ctx->output(0));
   const int ic = static_cast<int>(w->shape.dims[0]), kh = static_cast<int>(w->shape.dims[1]);
   const int kw = static_cast<int>(w->shape.dims[2]), oc = static_cast<int>(w->shape.dims[3]);
   WindowAxis ah, aw;
@@ -315,7 +327,7 @@ void resize_taps(const lite_resize_params& p, bool rows, std::vector<ClInt2>* ta
 
 Status resize_prepare(OpContext* ctx) {
   const lite_fb::ResizeOptions* o = ctx->op->options_as_ResizeOptions();
-  const ImageShape in = image_of(ctx->input(0)), out = image_of(ctx->output(0));
+  const ImageShape in = image_of(ctx, ctx->input(0)), out = image_of(ctx, ctx->output(0));
   lite_resize_params p{};
   p.batch = static_cast<size_t>(in.n);
   p.channels = static_cast<size_t>(in.c);
@@ -376,9 +388,9 @@ Status binary_prepare(OpContext* ctx) {
   const lite_fb::BinaryOptions* o = ctx->op->options_as_BinaryOptions();
   s->output_arg = 2;
   const bool ok = bind_input(ctx, s, 0, 0) && bind_input(ctx, s, 1, 1) &&
-                  set_arg(ctx, s, 3, int4_of(image_of(ctx->input(0)))) &&
-                  set_arg(ctx, s, 4, int4_of(image_of(ctx->input(1)))) &&
-                  set_arg(ctx, s, 5, int4_of(image_of(ctx->output(0)))) &&
+                  set_arg(ctx, s, 3, int4_of(image_of(ctx, ctx->input(0)))) &&
+                  set_arg(ctx, s, 4, int4_of(image_of(ctx, ctx->input(1)))) &&
+                  set_arg(ctx, s, 5, int4_of(image_of(ctx, ctx->output(0)))) &&
                   set_arg(ctx, s, 6, binary_code(ctx->op->opcode())) &&
                   set_activation_args(ctx, s, 7, o != nullptr ? o->activation() : nullptr);
   return ok ? Status::kOk : Status::kInternal;
@@ -419,7 +431,7 @@ Status activation_prepare(OpContext* ctx) {
   unary_activation(ctx->op, &kind, &alpha, &beta);
   s->input_arg[0] = 0;
   s->output_arg = 1;
-  const bool ok = set_arg(ctx, s, 2, int4_of(image_of(ctx->output(0)))) && set_arg(ctx, s, 3, kind) &&
+  const bool ok = set_arg(ctx, s, 2, int4_of(image_of(ctx, ctx->output(0)))) && set_arg(ctx, s, 3, kind) &&
                   set_arg(ctx, s, 4, alpha) && set_arg(ctx, s, 5, beta);
   return ok ? Status::kOk : Status::kInternal;
 }
@@ -432,7 +444,7 @@ const OpKernel kActivationKernel = {activation_prepare, eval, free_state};
 Status pool2d_prepare(OpContext* ctx) {
   const lite_fb::Pool2DOptions* o = ctx->op->options_as_Pool2DOptions();
   if (o == nullptr) return Status::kUnsupported;
-  const ImageShape in = image_of(ctx->input(0)), out = image_of(ctx->output(0));
+  const ImageShape in = image_of(ctx, ctx->input(0)), out = image_of(ctx, ctx->output(0));
   WindowAxis ah, aw;
   if (!sliding_window_axis(o->padding(), o->ceil_mode(), in.h, o->kernel_h(), o->stride_h(), o->dilation_h(),
                            o->pad_top(), o->pad_bottom(), &ah) ||
@@ -458,7 +470,7 @@ Status pool2d_prepare(OpContext* ctx) {
 Status global_pool_prepare(OpContext* ctx) {
   ClOpState* s = new_state(ctx, "global_pool");
   if (s == nullptr) return Status::kInternal;
-  const ImageShape in = image_of(ctx->input(0));
+  const ImageShape in = image_of(ctx, ctx->input(0));
   s->global[0] = static_cast<size_t>((in.c + 3) / 4);
   s->global[1] = static_cast<size_t>(in.n);
   s->input_arg[0] = 0;
@@ -480,7 +492,7 @@ int softmax_axis_of(const OpContext& ctx) {
 Status softmax_prepare(OpContext* ctx) {
   const Shape& x = ctx->input(0)->shape;
   const int axis = softmax_axis_of(*ctx);
-  const ImageShape shape = image_of(ctx->input(0));
+  const ImageShape shape = image_of(ctx, ctx->input(0));
   const bool last = axis == x.rank - 1;
   ClOpState* s = new_state(ctx, last ? "softmax_channels" : "softmax_axis");
   if (s == nullptr) return Status::kInternal;
@@ -544,7 +556,7 @@ Status layer_norm_prepare(OpContext* ctx) {
   s->global[1] = 1;
   s->input_arg[0] = 0;
   s->output_arg = 1;
-  const bool ok = set_arg(ctx, s, 2, int4_of(image_of(ctx->input(0)))) &&
+  const bool ok = set_arg(ctx, s, 2, int4_of(image_of(ctx, ctx->input(0)))) &&
                   set_arg(ctx, s, 3, static_cast<int32_t>(inner / x.dims[x.rank - 1])) &&
                   set_arg(ctx, s, 4, static_cast<int32_t>(rows)) && set_arg(ctx, s, 5, s->buffers[0]) &&
                   set_arg(ctx, s, 6, s->buffers[1]) && set_arg(ctx, s, 7, o != nullptr ? o->epsilon() : 1e-5f);
@@ -560,9 +572,9 @@ Status matmul_prepare(OpContext* ctx) {
   const lite_fb::MatMulOptions* o = ctx->op->options_as_MatMulOptions();
   s->output_arg = 2;
   const bool ok = bind_input(ctx, s, 0, 0) && bind_input(ctx, s, 1, 1) &&
-                  set_arg(ctx, s, 3, int4_of(image_of(ctx->input(0)))) &&
-                  set_arg(ctx, s, 4, int4_of(image_of(ctx->input(1)))) &&
-                  set_arg(ctx, s, 5, int4_of(image_of(ctx->output(0)))) &&
+                  set_arg(ctx, s, 3, int4_of(image_of(ctx, ctx->input(0)))) &&
+                  set_arg(ctx, s, 4, int4_of(image_of(ctx, ctx->input(1)))) &&
+                  set_arg(ctx, s, 5, int4_of(image_of(ctx, ctx->output(0)))) &&
                   set_activation_args(ctx, s, 6, o != nullptr ? o->activation() : nullptr);
   return ok ? Status::kOk : Status::kInternal;
 }
@@ -587,14 +599,14 @@ Status concat_prepare(OpContext* ctx) {
   int end = 0;
   bool ok = true;
   for (int i = 0; i < ctx->num_inputs; ++i) {
-    const ImageShape in = image_of(ctx->input(i));
+    const ImageShape in = image_of(ctx, ctx->input(i));
     end += axis == 0 ? in.n : axis == 1 ? in.h : axis == 2 ? in.w : in.c;
     ends.v[i] = end;
     ok = ok && bind_input(ctx, s, i, i);
   }
   for (int i = ctx->num_inputs; i < 8; ++i) ends.v[i] = 0x7fffffff;
   s->output_arg = kMaxImageArgs;
-  ok = ok && set_arg(ctx, s, 7, int4_of(image_of(out))) && set_arg(ctx, s, 8, axis) && set_arg(ctx, s, 9, ends);
+  ok = ok && set_arg(ctx, s, 7, int4_of(image_of(ctx, out))) && set_arg(ctx, s, 8, axis) && set_arg(ctx, s, 9, ends);
   return ok ? Status::kOk : Status::kInternal;
 }
 
@@ -643,7 +655,7 @@ Status relayout_prepare(OpContext* ctx) {
   if (s == nullptr) return Status::kInternal;
   s->input_arg[0] = 0;
   s->output_arg = 1;
-  const bool ok = set_arg(ctx, s, 2, int4_of(image_of(x))) && set_arg(ctx, s, 3, int4_of(image_of(y))) &&
+  const bool ok = set_arg(ctx, s, 2, int4_of(image_of(ctx, x))) && set_arg(ctx, s, 3, int4_of(image_of(ctx, y))) &&
                   set_arg(ctx, s, 4, dims) && set_arg(ctx, s, 5, steps) &&
                   set_arg(ctx, s, 6, static_cast<int32_t>(offset));
   return ok ? Status::kOk : Status::kInternal;
@@ -684,11 +696,45 @@ bool broadcast_folds(const Shape& in, const Shape& out) {
   return all_equal || all_one;
 }
 
+// Whether any float tensor of the op would be laid out "tall" (ImageShape) on this device.
+bool any_tall(OpenClBackend* b, const OpContext& ctx) {
+  ImageShape s;
+  for (int i = 0; i < ctx.num_inputs; ++i)
+    if (is_f32(ctx.input(i)) && b->image_shape(ctx.input(i)->shape, &s) && s.tall) return true;
+  return is_f32(ctx.output(0)) && b->image_shape(ctx.output(0)->shape, &s) && s.tall;
+}
+
+// The ops whose kernels address positions only, so they run on tall images too.
+bool takes_tall(const OpContext& ctx) {
+  switch (ctx.op->opcode()) {
+    case OpCode::FULLY_CONNECTED:
+    case OpCode::SOFTMAX:
+    case OpCode::LAYER_NORM:
+    case OpCode::RESHAPE:
+    case OpCode::FLATTEN:
+    case OpCode::SQUEEZE:
+    case OpCode::UNSQUEEZE:
+    case OpCode::TRANSPOSE:
+    case OpCode::SLICE:
+      return true;
+    default:
+      break;
+  }
+  if (binary_code(ctx.op->opcode()) >= 0)  // without broadcasting only
+    return ctx.num_inputs == 2 && ctx.input(1) != nullptr &&
+           ctx.input(0)->shape.num_elements() == ctx.output(0)->shape.num_elements() &&
+           ctx.input(1)->shape.num_elements() == ctx.output(0)->shape.num_elements();
+  int kind;
+  float alpha, beta;
+  return unary_activation(ctx.op, &kind, &alpha, &beta);
+}
+
 }  // namespace
 
 const OpKernel* opencl_kernel_for(OpenClBackend* b, const OpContext& ctx) {
   if (ctx.num_outputs != 1 || ctx.num_inputs < 1 || ctx.input(0) == nullptr) return nullptr;
   const TensorRef* x = ctx.input(0);
+  if (any_tall(b, ctx) && !takes_tall(ctx)) return nullptr;
   switch (ctx.op->opcode()) {
     case OpCode::CONV_2D: {
       const lite_fb::Conv2DOptions* o = ctx.op->options_as_Conv2DOptions();
@@ -753,9 +799,9 @@ const OpKernel* opencl_kernel_for(OpenClBackend* b, const OpContext& ctx) {
       for (int i = 0; i < 2; ++i)
         if (!is_f32(ctx.input(i)) || !b->fits_image(ctx.input(i)->shape)) return nullptr;
       ImageShape a, bs, os;
-      image_shape_of(x->shape, &a);
-      image_shape_of(y->shape, &bs);
-      image_shape_of(out->shape, &os);
+      b->image_shape(x->shape, &a);
+      b->image_shape(y->shape, &bs);
+      b->image_shape(out->shape, &os);
       const bool batch_ok = (a.n == 1 || a.n == os.n) && (a.h == 1 || a.h == os.h) && (bs.n == 1 || bs.n == os.n) &&
                             (bs.h == 1 || bs.h == os.h);
       return batch_ok && bs.w == a.c && tensors_fit(b, ctx, 0) ? &kMatMulKernel : nullptr;
