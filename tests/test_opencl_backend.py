@@ -460,7 +460,8 @@ def test_ppocr_v4_every_op_on_opencl(key: str, precision: str, paddleocr: dict[s
 
     expected = onnxruntime_outputs(path, {name: image})
     (out_name, reference), = expected.items()
-    _assert_close(out_name, ours[out_name], reference, FP32_TOLERANCE if precision == "fp32" else FP16_TOLERANCE)
+    tolerance = FP32_TOLERANCE if precision == "fp32" else FP16_TOLERANCE
+    _assert_close(out_name, ours[out_name], reference, tolerance)
     if key == "rec":
         reading = _ctc_classes(reference[0])
         assert len(reading) >= 5, "the rendered line should read as text"
