@@ -137,6 +137,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_op_backend": (c_char_p, [c_void_p, c_int]),
     "lite_interpreter_backend_note": (c_char_p, [c_void_p]),
     "lite_interpreter_backend_info": (c_char_p, [c_void_p]),
+    "lite_interpreter_backend_profile": (c_char_p, [c_void_p]),
 }
 
 

@@ -332,6 +332,25 @@ class Interpreter:
         or loaded from ``cache_dir`` and in how long ("" without a GPU backend)."""
         return self._name(self._lib.lite_interpreter_backend_info(self._live()))
 
+    def backend_profile(self) -> dict[str, Any]:
+        """The GPU backend's times ({} without one): ``program`` (how it was obtained: "compiled",
+        "loaded" from ``cache_dir``, or "none" yet, and ``program_ms``), ``tune`` and ``tune_ms``
+        (local-work-size tuning), and ``kernels``: per kernel name its calls and device seconds from
+        OpenCL event timestamps since ``set_profiling(True)``, slowest first."""
+        text = self._name(self._lib.lite_interpreter_backend_profile(self._live()))
+        if not text:
+            return {}
+        report: dict[str, Any] = {"kernels": []}
+        for line in text.splitlines():
+            fields = line.split("\t")
+            if fields[0] in ("program", "tune"):
+                report[fields[0]] = fields[1]
+                report[f"{fields[0]}_ms"] = float(fields[2])
+            elif fields[0] == "kernel":
+                report["kernels"].append({"kernel": fields[1], "calls": int(fields[2]),
+                                          "seconds": float(fields[3])})
+        return report
+
     @property
     def arena_bytes(self) -> int:
         """Size of the activation arena of the current plan (0 before allocation)."""

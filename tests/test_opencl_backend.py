@@ -472,6 +472,44 @@ def test_ppocr_v4_every_op_on_opencl(key: str, precision: str, paddleocr: dict[s
         np.testing.assert_array_equal(ours[out_name] > 0.3, mask)
 
 
+def test_backend_profile_counts_kernels_from_events() -> None:
+    model, feeds = _conv_chain()
+    interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl")
+    interpreter.run(feeds)
+    assert interpreter.backend_profile()["kernels"] == []  # profiling off: no events
+    interpreter.set_profiling(True)
+    for _ in range(3):
+        interpreter.run(feeds)
+    interpreter.set_profiling(False)
+    report = interpreter.backend_profile()
+    assert report["program"] == "compiled" and report["program_ms"] > 0, report
+    assert report["tune"] == "none", report
+    calls = {k["kernel"]: k["calls"] for k in report["kernels"]}
+    # Conv, then Add and Mul on `binary`; the NCHW <-> NHWC layout transposes on `relayout`.
+    assert calls["conv2d"] == 3 and calls["binary"] == 6, calls
+    assert all(k["seconds"] >= 0 for k in report["kernels"]), report
+    seconds = [k["seconds"] for k in report["kernels"]]
+    assert seconds == sorted(seconds, reverse=True)
+
+
+def test_lite_bench_profile_prints_the_kernel_table(tmp_path: Path,
+                                                   capfd: pytest.CaptureFixture[str]) -> None:
+    from lite_converter.app.cli import main
+
+    model, _ = _conv_chain()
+    path = tmp_path / "chain.onnx"
+    onnx.save(model, str(path))
+    argv = ["bench", str(path), "--backend", "opencl", "--profile", "--runs", "2", "--warmup", "0"]
+    assert main(argv) == 0
+    out = capfd.readouterr().out
+    for expected in ("init (load + prepare)", "first run:", "median", "opencl backend: program compiled in",
+                     "local-size tuning none", "per-kernel device time (OpenCL event timestamps",
+                     "ops on the CPU: none"):
+        assert expected in out, out
+    table = out[out.index("per-kernel device time"):]
+    assert "conv2d " in table and "binary " in table, table
+
+
 def _cache_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray], cache: Path) -> tuple[str, np.ndarray]:
     interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl", cache_dir=cache)
     out = interpreter.run(feeds)["y"]

@@ -357,6 +357,13 @@ LITE_API const char* lite_interpreter_backend_note(const lite_interpreter* inter
  * Owned by the interpreter; valid until the next call. */
 LITE_API const char* lite_interpreter_backend_info(lite_interpreter* interpreter);
 
+/* The GPU backend's times, for `lite bench --profile` ("" without one): tab-separated lines
+ * "program\t<compiled|loaded|none>\t<milliseconds>", "tune\t<level>\t<milliseconds>", then
+ * "kernel\t<name>\t<calls>\t<seconds>" per kernel, slowest first, summed from OpenCL event
+ * timestamps (device time) since lite_interpreter_set_profiling(interpreter, 1). Owned by the
+ * interpreter; valid until the next call. */
+LITE_API const char* lite_interpreter_backend_profile(lite_interpreter* interpreter);
+
 #ifdef __cplusplus
 }
 #endif

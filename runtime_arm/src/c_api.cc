@@ -29,6 +29,7 @@ struct lite_interpreter {
   std::string backend_note;  // lite_interpreter_backend_note
   lite::OpenClBackend* opencl = nullptr;  // owned by `it`; null when not in use
   std::string backend_info;               // lite_interpreter_backend_info's last answer
+  std::string backend_profile;            // lite_interpreter_backend_profile's last answer
 };
 
 namespace {
@@ -424,6 +425,7 @@ lite_status lite_interpreter_tensor_info(const lite_interpreter* it, int index, 
 lite_status lite_interpreter_set_profiling(lite_interpreter* it, int enabled) {
   if (it == nullptr) return LITE_INVALID_ARGUMENT;
   it->it->set_profiling(enabled != 0);
+  if (it->opencl != nullptr) it->opencl->set_profiling(enabled != 0);
   return LITE_OK;
 }
 
@@ -462,6 +464,12 @@ const char* lite_interpreter_backend_info(lite_interpreter* it) {
   if (it == nullptr) return "";
   it->backend_info = it->opencl != nullptr ? it->opencl->describe() : std::string();
   return it->backend_info.c_str();
+}
+
+const char* lite_interpreter_backend_profile(lite_interpreter* it) {
+  if (it == nullptr) return "";
+  it->backend_profile = it->opencl != nullptr ? it->opencl->profile_report() : std::string();
+  return it->backend_profile.c_str();
 }
 
 }  // extern "C"

@@ -1,5 +1,6 @@
 #include "opencl/opencl_backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -158,6 +159,7 @@ std::unique_ptr<OpenClBackend> OpenClBackend::create(const OpenClOptions& option
 OpenClBackend::~OpenClBackend() {
   if (!library_.path().empty()) {
     const Api& a = api();
+    for (const auto& pending : pending_events_) a.ReleaseEvent(pending.second);
     if (program_ != nullptr) a.ReleaseProgram(program_);
     if (queue_ != nullptr) a.ReleaseCommandQueue(queue_);
     if (context_ != nullptr) a.ReleaseContext(context_);
@@ -271,6 +273,8 @@ cl_kernel OpenClBackend::create_kernel(const char* kernel_name, std::string* err
     std::snprintf(text, sizeof(text), "program %s in %.1f ms",
                   build.origin == ProgramOrigin::kBinaryCache ? "loaded from the binary cache" : "compiled from source", ms);
     program_note_ = text;
+    program_ms_ = ms;
+    program_origin_ = build.origin == ProgramOrigin::kBinaryCache ? "loaded" : "compiled";
     if (!build.cache_note.empty()) program_note_ += "; " + build.cache_note;
   }
   if (program_ == nullptr) {
@@ -313,9 +317,67 @@ cl_mem OpenClBackend::create_buffer(const void* data, size_t bytes, std::string*
   return m;
 }
 
-cl_int OpenClBackend::enqueue(cl_kernel kernel, size_t gx, size_t gy) {
+cl_int OpenClBackend::enqueue(cl_kernel kernel, const char* name, size_t gx, size_t gy) {
   const size_t global[2] = {gx, gy};
-  return api().EnqueueNDRangeKernel(queue_, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr);
+  cl_event event = nullptr;
+  const cl_int err =
+      api().EnqueueNDRangeKernel(queue_, kernel, 2, nullptr, global, nullptr, 0, nullptr, profiling_ ? &event : nullptr);
+  if (event != nullptr) pending_events_.emplace_back(name, event);
+  if (pending_events_.size() >= 4096) collect_events();  // bounded: a long profiled run
+  return err;
+}
+
+void OpenClBackend::set_profiling(bool enabled) {
+  const Api& a = api();
+  if (enabled && !profiling_) {
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = a.CreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (q == nullptr) return;  // the driver refuses profiling: times stay empty
+    a.Finish(queue_);
+    a.ReleaseCommandQueue(queue_);
+    queue_ = q;
+  }
+  collect_events();
+  if (enabled) kernel_times_.clear();
+  profiling_ = enabled;
+}
+
+void OpenClBackend::collect_events() {
+  if (pending_events_.empty()) return;
+  const Api& a = api();
+  a.Finish(queue_);
+  for (const auto& [name, event] : pending_events_) {
+    cl_ulong start = 0, end = 0;
+    if (a.GetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr) == CL_SUCCESS &&
+        a.GetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr) == CL_SUCCESS) {
+      KernelTime* row = nullptr;
+      for (KernelTime& k : kernel_times_)
+        if (k.name == name) row = &k;
+      if (row == nullptr) {
+        kernel_times_.push_back(KernelTime{name, 0, 0.0});
+        row = &kernel_times_.back();
+      }
+      row->calls += 1;
+      row->seconds += end > start ? static_cast<double>(end - start) * 1e-9 : 0.0;
+    }
+    a.ReleaseEvent(event);
+  }
+  pending_events_.clear();
+}
+
+std::string OpenClBackend::profile_report() {
+  collect_events();
+  std::vector<KernelTime> rows = kernel_times_;
+  std::sort(rows.begin(), rows.end(), [](const KernelTime& x, const KernelTime& y) { return x.seconds > y.seconds; });
+  char line[256];
+  std::snprintf(line, sizeof(line), "program\t%s\t%.3f\ntune\tnone\t0\n", program_origin_, program_ms_);
+  std::string out = line;
+  for (const KernelTime& k : rows) {
+    std::snprintf(line, sizeof(line), "kernel\t%s\t%lld\t%.9f\n", k.name.c_str(), static_cast<long long>(k.calls),
+                  k.seconds);
+    out += line;
+  }
+  return out;
 }
 
 }  // namespace lite

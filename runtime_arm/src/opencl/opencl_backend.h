@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backend.h"
 #include "opencl/cl_library.h"
@@ -77,8 +79,16 @@ class OpenClBackend final : public Backend {
   cl::cl_mem create_constant_image(const TensorRef& tensor, std::string* error);
   // A read-only buffer initialised from host memory, or null.
   cl::cl_mem create_buffer(const void* data, size_t bytes, std::string* error);
-  // Enqueues a 2D range over (gx, gy); the driver picks the local size.
-  cl::cl_int enqueue(cl::cl_kernel kernel, size_t gx, size_t gy);
+  // Enqueues a 2D range over (gx, gy); the driver picks the local size. `name` labels the
+  // kernel's time while profiling.
+  cl::cl_int enqueue(cl::cl_kernel kernel, const char* name, size_t gx, size_t gy);
+
+  // Per-kernel device times from OpenCL events (the queue is recreated with profiling on when
+  // enabled; counters reset). Disabled costs nothing per enqueue.
+  void set_profiling(bool enabled);
+  // Tab-separated lines: "program\t<compiled|loaded|none>\t<ms>", "tune\tnone\t0", then one
+  // "kernel\t<name>\t<calls>\t<seconds>" per kernel run since profiling was enabled, slowest first.
+  std::string profile_report();
 
  private:
   OpenClBackend() = default;
@@ -101,6 +111,18 @@ class OpenClBackend final : public Backend {
   std::string platform_name_;
   std::string refuse_ops_;  // ",CONV_2D,ADD," (commas around each name)
   size_t max_image_width_ = 0, max_image_height_ = 0;
+  // Event profiling: events not yet read, and the totals per kernel name.
+  void collect_events();
+  struct KernelTime {
+    std::string name;
+    int64_t calls = 0;
+    double seconds = 0.0;
+  };
+  bool profiling_ = false;
+  std::vector<std::pair<const char*, cl::cl_event>> pending_events_;
+  std::vector<KernelTime> kernel_times_;
+  double program_ms_ = 0.0;
+  const char* program_origin_ = "none";
 };
 
 }  // namespace lite

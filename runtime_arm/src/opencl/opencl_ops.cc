@@ -36,6 +36,7 @@ struct ClOpState {
   const Api* api = nullptr;
   OpenClBackend* backend = nullptr;
   cl_kernel kernel = nullptr;
+  const char* kernel_name = "";  // a string literal: labels the kernel's profile
   cl_mem buffers[4] = {nullptr, nullptr, nullptr, nullptr};
   cl_mem constants[kMaxImageArgs] = {};
   // Argument index of input i's image (-1: none or set at prepare), and of the output image.
@@ -77,6 +78,7 @@ ClOpState* new_state(OpContext* ctx, const char* name) {
   s->api = &b->api();
   s->backend = b;
   s->kernel = k;
+  s->kernel_name = name;
   ctx->state = s;
   const ImageShape out = image_of(ctx, ctx->output(0));
   s->global[0] = out.width();
@@ -117,7 +119,7 @@ Status eval(OpContext* ctx) {
   }
   cl_mem out = static_cast<cl_mem>(ctx->output(0)->data);
   if (!set_arg(ctx, s, s->output_arg, out)) return Status::kInternal;
-  const cl_int err = s->backend->enqueue(s->kernel, s->global[0], s->global[1]);
+  const cl_int err = s->backend->enqueue(s->kernel, s->kernel_name, s->global[0], s->global[1]);
   if (err != CL_SUCCESS)
     return fail(ctx, Status::kInternal, "OpenCL: clEnqueueNDRangeKernel failed: %s", cl_error_name(err).c_str());
   return Status::kOk;
