@@ -35,7 +35,7 @@ class ErrorStruct(Structure):
 CPU_AFFINITY = {"none": 0, "fast": 1}
 # ``lite_backend`` and ``lite_precision`` by the names the binding and the CLI take.
 BACKENDS = {"cpu": 0, "opencl": 1, "auto": 2}
-PRECISIONS = {"fp32": 0, "fp16": 1}
+PRECISIONS = {"fp32": 0, "fp16": 1, "fp16_compute": 2}
 
 
 class OptionsStruct(Structure):

@@ -151,10 +151,14 @@ typedef enum lite_backend {
   LITE_BACKEND_AUTO = 2
 } lite_backend;
 
-/* Storage precision of a GPU backend's activations (math is float32 in both). */
+/* Precision of a GPU backend: storage of its activations and its arithmetic. */
 typedef enum lite_precision {
   LITE_PRECISION_FP32 = 0,
-  LITE_PRECISION_FP16 = 1 /* half-float images: half the memory traffic, ~1e-3 relative error */
+  LITE_PRECISION_FP16 = 1, /* half-float images, float math: half the memory traffic, ~1e-3 relative error */
+  /* half images and half math (elementwise, activations, pooling, depthwise convolution) where the
+   * device has cl_khr_fp16; reductions over many terms (convolution, FC, matmul, softmax, layer norm)
+   * keep float accumulation. A device without cl_khr_fp16 refuses it (LITE_BACKEND_AUTO: the CPU). */
+  LITE_PRECISION_FP16_COMPUTE = 2
 } lite_precision;
 
 /* The default of lite_interpreter_options.max_memory_bytes: 1 GiB. */

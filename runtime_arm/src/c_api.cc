@@ -200,10 +200,11 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
                            "backend %d is unknown (0: LITE_BACKEND_CPU, 1: LITE_BACKEND_OPENCL, 2: LITE_BACKEND_AUTO)",
                            o.backend),
                   error);
-  if (o.precision != LITE_PRECISION_FP32 && o.precision != LITE_PRECISION_FP16)
+  if (o.precision != LITE_PRECISION_FP32 && o.precision != LITE_PRECISION_FP16 &&
+      o.precision != LITE_PRECISION_FP16_COMPUTE)
     return report(sink,
                   sink.set(lite::Status::kInvalidArgument,
-                           "precision %d is unknown (0: LITE_PRECISION_FP32, 1: LITE_PRECISION_FP16)", o.precision),
+                           "precision %d is unknown (0: LITE_PRECISION_FP32, 1: LITE_PRECISION_FP16, 2: LITE_PRECISION_FP16_COMPUTE)", o.precision),
                   error);
   if (o.num_threads < 1 || o.num_threads > 256)
     return report(sink, sink.set(lite::Status::kInvalidArgument, "num_threads %d (1..256)", o.num_threads), error);

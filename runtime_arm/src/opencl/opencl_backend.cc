@@ -144,8 +144,15 @@ std::unique_ptr<OpenClBackend> OpenClBackend::create(const OpenClOptions& option
     *reason = "clCreateCommandQueue failed: " + cl_error_name(err);
     return nullptr;
   }
+  if (options.precision == ClPrecision::kFp16Compute &&
+      (" " + device_string(api, b->device_, CL_DEVICE_EXTENSIONS) + " ").find(" cl_khr_fp16 ") == std::string::npos) {
+    *reason = "OpenCL device '" + b->device_name_ +
+              "' has no cl_khr_fp16 (half arithmetic) for precision fp16_compute; precision fp16 (half storage, "
+              "float math) works on it";
+    return nullptr;
+  }
   // fp16 storage needs half RGBA images: probe one.
-  if (options.precision == ClPrecision::kFp16) {
+  if (options.precision != ClPrecision::kFp32) {
     cl_mem probe = b->create_image(ImageShape{}, CL_MEM_READ_WRITE, nullptr, &err);
     if (probe == nullptr) {
       *reason = "OpenCL device '" + b->device_name_ + "' has no half-float RGBA images: " + cl_error_name(err);
@@ -178,7 +185,7 @@ bool OpenClBackend::fits_image(const Shape& shape) const {
 }
 
 cl_mem OpenClBackend::create_image(const ImageShape& s, cl_mem_flags flags, const void* host, cl_int* err) {
-  cl_image_format format = {CL_RGBA, options_.precision == ClPrecision::kFp16 ? CL_HALF_FLOAT : CL_FLOAT};
+  cl_image_format format = {CL_RGBA, options_.precision != ClPrecision::kFp32 ? CL_HALF_FLOAT : CL_FLOAT};
   cl_image_desc desc = {};
   desc.image_type = CL_MEM_OBJECT_IMAGE2D;
   desc.image_width = s.width();
@@ -202,7 +209,7 @@ void OpenClBackend::release(TensorRef* tensor) {
 
 void OpenClBackend::pack(const float* dense, const ImageShape& s, void* pixels) const {
   const size_t width = s.width();
-  const bool half = options_.precision == ClPrecision::kFp16;
+  const bool half = options_.precision != ClPrecision::kFp32;
   for (int row = 0; row < s.n * s.h; ++row) {
     for (size_t x = 0; x < width; ++x) {
       const int cb = static_cast<int>(x / static_cast<size_t>(s.w)), w = static_cast<int>(x % static_cast<size_t>(s.w));
@@ -222,7 +229,7 @@ void OpenClBackend::pack(const float* dense, const ImageShape& s, void* pixels) 
 
 void OpenClBackend::unpack(const void* pixels, const ImageShape& s, float* dense) const {
   const size_t width = s.width();
-  const bool half = options_.precision == ClPrecision::kFp16;
+  const bool half = options_.precision != ClPrecision::kFp32;
   for (int row = 0; row < s.n * s.h; ++row) {
     for (int w = 0; w < s.w; ++w) {
       float* dst = dense + (static_cast<size_t>(row) * s.w + w) * s.c;
@@ -265,7 +272,9 @@ cl_kernel OpenClBackend::create_kernel(const char* kernel_name, std::string* err
   if (program_ == nullptr && program_error_.empty()) {
     const auto start = std::chrono::steady_clock::now();
     ProgramBuild build =
-        build_program(a, context_, device_, kOpenClKernelSource, "-cl-std=CL1.2", program_key_, options_.cache_dir);
+        build_program(a, context_, device_, kOpenClKernelSource,
+                      options_.precision == ClPrecision::kFp16Compute ? "-cl-std=CL1.2 -DLITE_HALF_MATH=1" : "-cl-std=CL1.2",
+                      program_key_, options_.cache_dir);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     program_ = build.program;
     program_error_ = build.error;

@@ -18,6 +18,10 @@ namespace lite {
 enum class ClPrecision : int {
   kFp32 = 0,  // fp32 images and math
   kFp16 = 1,  // fp16 images (storage), fp32 math: works on every device with half images
+  // fp16 images and half math in the elementwise, activation, pooling, resize and depthwise kernels
+  // (program built with -DLITE_HALF_MATH); reductions over many terms accumulate in float. Needs
+  // cl_khr_fp16: refused with a reason on a device without it.
+  kFp16Compute = 2,
 };
 
 struct OpenClOptions {
@@ -96,7 +100,7 @@ class OpenClBackend final : public Backend {
   // Host float32 dense (N, H, W, C) <-> the image's pixel rows in its channel type.
   void pack(const float* dense, const ImageShape& s, void* pixels) const;
   void unpack(const void* pixels, const ImageShape& s, float* dense) const;
-  size_t pixel_bytes() const { return options_.precision == ClPrecision::kFp16 ? 8 : 16; }
+  size_t pixel_bytes() const { return options_.precision != ClPrecision::kFp32 ? 8 : 16; }
 
   ClLibrary library_;
   OpenClOptions options_;

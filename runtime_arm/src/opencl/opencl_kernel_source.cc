@@ -12,39 +12,67 @@ namespace lite {
 const char kOpenClKernelSource[] = R"CLC(
 __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
 
-// fmax / fmin return the other operand when one is NaN; these keep the NaN, as the CPU kernels and
-// onnxruntime do (x + y is NaN when either is).
-float4 max_nan(float4 x, float4 y) { return select(fmax(x, y), x + y, isnan(x) | isnan(y)); }
-float4 min_nan(float4 x, float4 y) { return select(fmin(x, y), x + y, isnan(x) | isnan(y)); }
-
-// ActivationKind of the schema: NONE, RELU, CLIP, SIGMOID, TANH, HARD_SIGMOID, HARD_SWISH, LEAKY_RELU, SILU.
-float4 activate(float4 v, int kind, float a, float b) {
-  switch (kind) {
-    case 1: return max_nan(v, (float4)(0.0f));
-    case 2: return min_nan(max_nan(v, (float4)(a)), (float4)(b));
-    case 3: return (float4)(1.0f) / ((float4)(1.0f) + exp(-v));
-    case 4: return tanh(v);
-    case 5: return max_nan((float4)(0.0f), min_nan((float4)(1.0f), a * v + b));
-    case 6: return v * fmax((float4)(0.0f), fmin((float4)(1.0f), v / 6.0f + 0.5f));
-    case 7: return select(a * v, v, isgreaterequal(v, (float4)(0.0f)));
-    case 8: return v / ((float4)(1.0f) + exp(-v));
-    default: return v;
+// The helpers are written once for a vector type T4 of scalar T and made twice: for float4 (every
+// kernel's float path) and as *_r for real4, the type of the kernels that do half math under
+// precision fp16_compute (-DLITE_HALF_MATH: elementwise, activations, pooling, resize, depthwise
+// convolution); without it real4 is float4 and both sets are the same code.
+//
+// max_nan / min_nan: fmax / fmin return the other operand when one is NaN; these keep the NaN, as
+// the CPU kernels and onnxruntime do (x + y is NaN when either is).
+// activate: ActivationKind of the schema: NONE, RELU, CLIP, SIGMOID, TANH, HARD_SIGMOID,
+// HARD_SWISH, LEAKY_RELU, SILU.
+// zero_pad: lanes past C set to 0.
+#define LITE_DEFINE_HELPERS(T4, T, S)                                                          \
+  T4 max_nan##S(T4 x, T4 y) { return select(fmax(x, y), x + y, isnan(x) | isnan(y)); }         \
+  T4 min_nan##S(T4 x, T4 y) { return select(fmin(x, y), x + y, isnan(x) | isnan(y)); }         \
+  T4 activate##S(T4 v, int kind, float fa, float fb) {                                         \
+    const T a = (T)fa, b = (T)fb, zero = (T)0.0f, one = (T)1.0f;                               \
+    switch (kind) {                                                                            \
+      case 1: return max_nan##S(v, (T4)(zero));                                                \
+      case 2: return min_nan##S(max_nan##S(v, (T4)(a)), (T4)(b));                              \
+      case 3: return (T4)(one) / ((T4)(one) + exp(-v));                                        \
+      case 4: return tanh(v);                                                                  \
+      case 5: return max_nan##S((T4)(zero), min_nan##S((T4)(one), a * v + b));                 \
+      case 6: return v * fmax((T4)(zero), fmin((T4)(one), v / (T)6.0f + (T)0.5f));             \
+      case 7: return select(a * v, v, isgreaterequal(v, (T4)(zero)));                          \
+      case 8: return v / ((T4)(one) + exp(-v));                                                \
+      default: return v;                                                                       \
+    }                                                                                          \
+  }                                                                                            \
+  T4 zero_pad##S(T4 v, int cb, int c) {                                                        \
+    const int rest = c - cb * 4;                                                               \
+    if (rest < 4) v.w = (T)0.0f;                                                               \
+    if (rest < 3) v.z = (T)0.0f;                                                               \
+    if (rest < 2) v.y = (T)0.0f;                                                               \
+    return v;                                                                                  \
   }
-}
 
-float4 zero_pad(float4 v, int cb, int c) {
-  const int rest = c - cb * 4;
-  if (rest < 4) v.w = 0.0f;
-  if (rest < 3) v.z = 0.0f;
-  if (rest < 2) v.y = 0.0f;
-  return v;
-}
+LITE_DEFINE_HELPERS(float4, float, )
+#ifdef LITE_HALF_MATH
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half4 real4;
+typedef half real;
+#define read_real(img, at) read_imageh(img, kSampler, at)
+#define write_real(img, at, v) write_imageh(img, at, v)
+#define as_real4(v) convert_half4(v)
+#else
+typedef float4 real4;
+typedef float real;
+#define read_real(img, at) read_imagef(img, kSampler, at)
+#define write_real(img, at, v) write_imagef(img, at, v)
+#define as_real4(v) (v)
+#endif
+LITE_DEFINE_HELPERS(real4, real, _r)
 
 float lane(float4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
 // shape: (N, H, W, C) of the tensor; pixel of (n, h, w, channel block cb).
 float4 load(__read_only image2d_t img, int4 shape, int n, int h, int w, int cb) {
   return read_imagef(img, kSampler, (int2)(cb * shape.z + w, n * shape.y + h));
+}
+
+real4 load_r(__read_only image2d_t img, int4 shape, int n, int h, int w, int cb) {
+  return read_real(img, (int2)(cb * shape.z + w, n * shape.y + h));
 }
 
 // Work item (x, y) = (cb*W + w, n*H + h) of an output of shape s; false when outside.
@@ -102,7 +130,7 @@ __kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* 
                                int4 pad_dilation, int act, float alpha, float beta) {
   int n, oh, ow, cb;
   if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
-  float4 acc = bias[cb];
+  real4 acc = as_real4(bias[cb]);
   const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
   __global const float4* wp = weights + (size_t)cb * window.x * window.y;
   for (int ky = 0; ky < window.x; ++ky) {
@@ -111,11 +139,11 @@ __kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* 
     for (int kx = 0; kx < window.y; ++kx) {
       const int iw = iw0 + kx * pad_dilation.w;
       if (iw < 0 || iw >= in_shape.z) continue;
-      acc = mad(load(in, in_shape, n, ih, iw, cb), wp[ky * window.y + kx], acc);
+      acc = mad(load_r(in, in_shape, n, ih, iw, cb), as_real4(wp[ky * window.y + kx]), acc);
     }
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(acc, act, alpha, beta), cb, out_shape.w));
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad_r(activate_r(acc, act, alpha, beta), cb, out_shape.w));
 }
 
 // Any other grouped convolution, one output channel per lane. weights: the model's
@@ -154,12 +182,12 @@ __kernel void conv2d_grouped(__read_only image2d_t in, __global const float* wei
 }
 
 // Broadcast read: dims of size 1 repeat; a single channel repeats across the block.
-float4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
+real4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
   n = s.x == 1 ? 0 : n;
   h = s.y == 1 ? 0 : h;
   w = s.z == 1 ? 0 : w;
-  if (s.w == 1) return (float4)(load(img, s, n, h, w, 0).x);
-  return load(img, s, n, h, w, cb);
+  if (s.w == 1) return (real4)(load_r(img, s, n, h, w, 0).x);
+  return load_r(img, s, n, h, w, cb);
 }
 
 // op: 0 ADD, 1 SUB, 2 MUL, 3 DIV, 4 MAXIMUM, 5 MINIMUM.
@@ -167,27 +195,27 @@ __kernel void binary(__read_only image2d_t a, __read_only image2d_t b, __write_o
                      int4 b_shape, int4 out_shape, int op, int act, float alpha, float beta) {
   int n, h, w, cb;
   if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
-  const float4 x = load_broadcast(a, a_shape, n, h, w, cb);
-  const float4 y = load_broadcast(b, b_shape, n, h, w, cb);
-  float4 r;
+  const real4 x = load_broadcast(a, a_shape, n, h, w, cb);
+  const real4 y = load_broadcast(b, b_shape, n, h, w, cb);
+  real4 r;
   switch (op) {
     case 0: r = x + y; break;
     case 1: r = x - y; break;
     case 2: r = x * y; break;
     case 3: r = x / y; break;
-    case 4: r = max_nan(x, y); break;
-    default: r = min_nan(x, y); break;
+    case 4: r = max_nan_r(x, y); break;
+    default: r = min_nan_r(x, y); break;
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(r, act, alpha, beta), cb, out_shape.w));
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad_r(activate_r(r, act, alpha, beta), cb, out_shape.w));
 }
 
 __kernel void activation(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int act, float alpha,
                          float beta) {
   int n, h, w, cb;
   if (!output_pixel(shape, &n, &h, &w, &cb)) return;
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(load(in, shape, n, h, w, cb), act, alpha, beta), cb, shape.w));
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad_r(activate_r(load_r(in, shape, n, h, w, cb), act, alpha, beta), cb, shape.w));
 }
 
 // Windowed pooling. window: (kh, kw, stride_h, stride_w); pad_dilation: (pad_top, pad_left,
@@ -198,7 +226,7 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int4 
   int n, oh, ow, cb;
   if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
   const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
-  float4 acc = is_max ? (float4)(-INFINITY) : (float4)(0.0f);
+  real4 acc = is_max ? (real4)(-INFINITY) : (real4)(0.0f);
   int count = 0;
   for (int ky = 0; ky < window.x; ++ky) {
     const int ih = ih0 + ky * pad_dilation.z;
@@ -209,14 +237,14 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int4 
         if (count_include_pad && row_in_pad && iw >= -pad_dilation.y && iw < padded_end.y) ++count;
         continue;
       }
-      const float4 v = load(in, in_shape, n, ih, iw, cb);
-      acc = is_max ? max_nan(acc, v) : acc + v;
+      const real4 v = load_r(in, in_shape, n, ih, iw, cb);
+      acc = is_max ? max_nan_r(acc, v) : acc + v;
       ++count;
     }
   }
-  if (!is_max && count > 0) acc = acc / (float)count;
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(acc, act, alpha, beta), cb, out_shape.w));
+  if (!is_max && count > 0) acc = acc / (real)count;
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad_r(activate_r(acc, act, alpha, beta), cb, out_shape.w));
 }
 
 // GLOBAL_AVERAGE_POOL / GLOBAL_MAX_POOL: one work item per (channel block, n); output (N, 1, 1, C).
@@ -457,16 +485,17 @@ __kernel void resize(__read_only image2d_t in, __write_only image2d_t out, int4 
   int n, oh, ow, cb;
   if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
   const int2 ty = row_taps[oh], tx = col_taps[ow];
-  const float wy = row_weights[oh], wx = col_weights[ow];
-  const float4 a = load(in, in_shape, n, ty.x, tx.x, cb);
-  float4 r = a;
-  if (wy != 0.0f || wx != 0.0f) {
-    const float4 b = load(in, in_shape, n, ty.x, tx.y, cb);
-    const float4 c = load(in, in_shape, n, ty.y, tx.x, cb);
-    const float4 d = load(in, in_shape, n, ty.y, tx.y, cb);
-    r = (1.0f - wy) * ((1.0f - wx) * a + wx * b) + wy * ((1.0f - wx) * c + wx * d);
+  const real wy = (real)row_weights[oh], wx = (real)col_weights[ow];
+  const real4 a = load_r(in, in_shape, n, ty.x, tx.x, cb);
+  real4 r = a;
+  if (wy != (real)0.0f || wx != (real)0.0f) {
+    const real4 b = load_r(in, in_shape, n, ty.x, tx.y, cb);
+    const real4 c = load_r(in, in_shape, n, ty.y, tx.x, cb);
+    const real4 d = load_r(in, in_shape, n, ty.y, tx.y, cb);
+    const real one = (real)1.0f;
+    r = (one - wy) * ((one - wx) * a + wx * b) + wy * ((one - wx) * c + wx * d);
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), r);
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)), r);
 }
 
 // FULLY_CONNECTED over positions (any layout of input and output, "tall" ones included): one work
