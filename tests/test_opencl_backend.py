@@ -349,7 +349,8 @@ def _half_math_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
                  "dw": _randn(10, 1, 3, 3, seed=63, scale=0.3), "db": _randn(10, seed=64),
                  "c": _randn(1, 10, 1, 1, seed=65), "scales": np.array([1, 1, 2, 2], np.float32)}
     nodes = [helper.make_node("Conv", ["x", "w", "b"], ["t"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
-             helper.make_node("Conv", ["t", "dw", "db"], ["d"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=10),
+             helper.make_node("Conv", ["t", "dw", "db"], ["d"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                              group=10),
              helper.make_node("HardSwish", ["d"], ["h"]),
              helper.make_node("Mul", ["h", "c"], ["m"]),
              helper.make_node("AveragePool", ["m"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
@@ -363,7 +364,8 @@ def test_fp16_compute_half_math_or_a_clear_refusal() -> None:
     if IMPLEMENTATION in HALF_MATH_IMPLEMENTATIONS:
         run_on_opencl(model, feeds, precision="fp16_compute")
         return
-    with pytest.raises(LiteError, match="has no cl_khr_fp16 .* precision fp16 \\(half storage, float math\\) works"):
+    refusal = "has no cl_khr_fp16 .* precision fp16 \\(half storage, float math\\) works"
+    with pytest.raises(LiteError, match=refusal):
         Interpreter(model_content=convert_onnx(model), backend="opencl", precision="fp16_compute")
     interpreter = Interpreter(model_content=convert_onnx(model), backend="auto", precision="fp16_compute")
     assert "cl_khr_fp16" in interpreter.backend_note, interpreter.backend_note
