@@ -86,7 +86,7 @@ bool output_pixel(int4 s, int* n, int* h, int* w, int* cb) {
   return true;
 }
 
-// Dense convolution (group 1), also FULLY_CONNECTED as a 1x1 one. weights: [ocb][kh][kw][ic4*4]
+// Dense convolution (group 1). weights: [ocb][kh][kw][ic4*4]
 // float4 over the block's 4 output channels. window: (kh, kw, stride_h, stride_w);
 // pad_dilation: (pad_top, pad_left, dilation_h, dilation_w).
 __kernel void conv2d(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
