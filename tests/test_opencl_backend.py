@@ -562,6 +562,42 @@ def test_lite_bench_profile_prints_the_kernel_table(tmp_path: Path,
     assert "conv2d " in table and "binary " in table, table
 
 
+def test_local_size_tuning_and_its_cache(tmp_path: Path) -> None:
+    model, feeds = _conv_chain()
+    lite = convert_onnx(model)
+    expected = run_onnxruntime(model, feeds)["y"]
+
+    untuned = Interpreter(model_content=lite, backend="opencl", cache_dir=tmp_path)
+    _assert_close("y", untuned.run(feeds)["y"], expected, FP32_TOLERANCE)
+    assert untuned.backend_profile()["tune"] == "none" and untuned.backend_profile()["tune_ms"] == 0
+    assert not list(tmp_path.glob("opencl-tune-*")), "tune=none times nothing and writes nothing"
+
+    def tuned_run() -> tuple[dict, str]:
+        interpreter = Interpreter(model_content=lite, backend="opencl", cache_dir=tmp_path, tune="fast")
+        _assert_close("y", interpreter.run(feeds)["y"], expected, FP32_TOLERANCE)
+        return interpreter.backend_profile(), interpreter.backend_info
+
+    report, info = tuned_run()
+    assert report["tune"] == "fast" and report["tune_ms"] > 0, report
+    (cache,) = tmp_path.glob("opencl-tune-*.txt")
+    lines = cache.read_text().splitlines()
+    assert lines[0] == "lite-opencl-tuning 1" and lines[1].startswith("device ")
+    assert {line.split("/")[0] for line in lines[2:]} >= {"conv2d", "binary"}, lines
+
+    report, info = tuned_run()  # every choice from the cache: nothing timed
+    loaded = f"{len(lines) - 2} choices loaded from the cache"
+    assert report["tune_ms"] == 0 and loaded in info, (report, info)
+
+    for damaged in ("garbage\n", lines[0] + "\ndevice 0000000000000000\n" + "\n".join(lines[2:]),
+                    "\n".join(lines[:2] + ["conv2d/1x6x9x7 -3 8"])):
+        cache.write_text(damaged)
+        report, info = tuned_run()
+        assert "ignored, tuned again" in info and report["tune_ms"] > 0, (damaged, info)
+        assert cache.read_text().splitlines()[:2] == lines[:2], "rewritten for this device"
+    with pytest.raises(ValueError, match="tune must be one of"):
+        Interpreter(model_content=lite, backend="opencl", tune="slow")
+
+
 def _cache_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray], cache: Path) -> tuple[str, np.ndarray]:
     interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl", cache_dir=cache)
     out = interpreter.run(feeds)["y"]

@@ -53,6 +53,7 @@ class BenchConfig:
     # Where our runtime runs ops ("cpu", "opencl", "auto") and the GPU's storage precision.
     backend: str = "cpu"
     precision: str = "fp32"
+    tune: str = "none"  # the OpenCL backend's local-work-size tuning level
 
 
 @dataclasses.dataclass(frozen=True)
@@ -230,7 +231,7 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
     start = time.perf_counter()
     try:
         interpreter = Interpreter(lite_path, threads=config.threads, cpu_affinity=config.cpu_affinity,
-                                  backend=config.backend, precision=config.precision)
+                                  backend=config.backend, precision=config.precision, tune=config.tune)
     except LiteError as error:  # e.g. --backend opencl where no OpenCL device is usable
         raise BenchError(str(error)) from None
     declared = {d["name"]: tuple(int(x) for x in d["shape"]) for d in interpreter.get_input_details()}

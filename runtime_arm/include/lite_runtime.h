@@ -161,6 +161,9 @@ typedef enum lite_precision {
   LITE_PRECISION_FP16_COMPUTE = 2
 } lite_precision;
 
+/* Local-work-size tuning levels of a GPU backend (docs/OPENCL.md). */
+typedef enum lite_tune { LITE_TUNE_NONE = 0, LITE_TUNE_FAST = 1, LITE_TUNE_NORMAL = 2, LITE_TUNE_EXHAUSTIVE = 3 } lite_tune;
+
 /* The default of lite_interpreter_options.max_memory_bytes: 1 GiB. */
 #define LITE_DEFAULT_MAX_MEMORY_BYTES ((size_t)1 << 30)
 
@@ -183,6 +186,9 @@ typedef struct lite_interpreter_options {
    * means no bound. Callers built against the first version (a struct without this field) get the
    * default. */
   size_t max_memory_bytes;
+  /* Local-work-size tuning of the OpenCL backend: a lite_tune value; default LITE_TUNE_NONE (the
+   * driver picks). Choices are timed at each op's first run and kept in cache_dir when given. */
+  int tune;
 } lite_interpreter_options;
 
 LITE_API lite_interpreter_options lite_interpreter_options_default(void);

@@ -164,6 +164,7 @@ lite_interpreter_options lite_interpreter_options_default(void) {
   o.precision = LITE_PRECISION_FP32;
   o.cache_dir = nullptr;
   o.max_memory_bytes = LITE_DEFAULT_MAX_MEMORY_BYTES;
+  o.tune = LITE_TUNE_NONE;
   return o;
 }
 
@@ -193,6 +194,7 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
     if (options->struct_size >= offsetof(lite_interpreter_options, max_memory_bytes) + sizeof(size_t) &&
         options->max_memory_bytes != 0)
       o.max_memory_bytes = options->max_memory_bytes;
+    if (options->struct_size >= offsetof(lite_interpreter_options, tune) + sizeof(int)) o.tune = options->tune;
   }
   if (o.backend != LITE_BACKEND_CPU && o.backend != LITE_BACKEND_OPENCL && o.backend != LITE_BACKEND_AUTO)
     return report(sink,
@@ -205,6 +207,11 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
     return report(sink,
                   sink.set(lite::Status::kInvalidArgument,
                            "precision %d is unknown (0: LITE_PRECISION_FP32, 1: LITE_PRECISION_FP16, 2: LITE_PRECISION_FP16_COMPUTE)", o.precision),
+                  error);
+  if (o.tune < LITE_TUNE_NONE || o.tune > LITE_TUNE_EXHAUSTIVE)
+    return report(sink,
+                  sink.set(lite::Status::kInvalidArgument,
+                           "tune %d is unknown (0: none, 1: fast, 2: normal, 3: exhaustive)", o.tune),
                   error);
   if (o.num_threads < 1 || o.num_threads > 256)
     return report(sink, sink.set(lite::Status::kInvalidArgument, "num_threads %d (1..256)", o.num_threads), error);
@@ -224,6 +231,7 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
     lite::OpenClOptions cl_options;
     cl_options.precision = static_cast<lite::ClPrecision>(o.precision);
     if (o.cache_dir != nullptr) cl_options.cache_dir = o.cache_dir;
+    cl_options.tune = static_cast<lite::TuneLevel>(o.tune);
     std::string reason;
     std::unique_ptr<lite::OpenClBackend> cl = lite::OpenClBackend::create(cl_options, &reason);
     opencl = cl.get();

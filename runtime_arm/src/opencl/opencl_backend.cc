@@ -125,6 +125,7 @@ std::unique_ptr<OpenClBackend> OpenClBackend::create(const OpenClOptions& option
   b->program_key_ = "device=" + b->device_name_ + "\ndevice_version=" + device_string(api, b->device_, CL_DEVICE_VERSION) +
                     "\ndriver=" + device_string(api, b->device_, CL_DRIVER_VERSION) + "\nplatform=" + platform_text +
                     "\nlite=" LITE_RUNTIME_VERSION;
+  b->tuning_.open(options.cache_dir, b->program_key_ + "\nprecision=" + std::to_string(static_cast<int>(options.precision)));
   cl_bool images = CL_FALSE;
   api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, nullptr);
   api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &b->max_image_width_, nullptr);
@@ -297,8 +298,11 @@ cl_kernel OpenClBackend::create_kernel(const char* kernel_name, std::string* err
 }
 
 std::string OpenClBackend::describe() const {
+  std::string tuning = std::string("; tuning ") + tune_level_name(options_.tune);
+  if (tuning_.loaded() > 0) tuning += ", " + std::to_string(tuning_.loaded()) + " choices loaded from the cache";
+  if (!tuning_.note().empty()) tuning += ", " + tuning_.note();
   return "opencl: device '" + device_name_ + "' of platform '" + platform_name_ + "' via " + library_.path() +
-         (program_note_.empty() ? std::string("; program not built yet") : "; " + program_note_);
+         (program_note_.empty() ? std::string("; program not built yet") : "; " + program_note_) + tuning;
 }
 
 cl_mem OpenClBackend::create_constant_image(const TensorRef& tensor, std::string* error) {
@@ -327,13 +331,50 @@ cl_mem OpenClBackend::create_buffer(const void* data, size_t bytes, std::string*
 }
 
 cl_int OpenClBackend::enqueue(cl_kernel kernel, const char* name, size_t gx, size_t gy) {
-  const size_t global[2] = {gx, gy};
+  return enqueue_local(kernel, name, gx, gy, LocalSize{});
+}
+
+cl_int OpenClBackend::enqueue_local(cl_kernel kernel, const char* name, size_t gx, size_t gy, LocalSize local) {
+  // OpenCL 1.2 needs the global size a multiple of the local one: rounded up (kernels bound-check).
+  const size_t global[2] = {local.x > 0 ? (gx + local.x - 1) / local.x * local.x : gx,
+                            local.y > 0 ? (gy + local.y - 1) / local.y * local.y : gy};
+  const size_t local_size[2] = {local.x, local.y};
   cl_event event = nullptr;
-  const cl_int err =
-      api().EnqueueNDRangeKernel(queue_, kernel, 2, nullptr, global, nullptr, 0, nullptr, profiling_ ? &event : nullptr);
+  const cl_int err = api().EnqueueNDRangeKernel(queue_, kernel, 2, nullptr, global, local.x > 0 ? local_size : nullptr,
+                                                0, nullptr, profiling_ && name != nullptr ? &event : nullptr);
   if (event != nullptr) pending_events_.emplace_back(name, event);
   if (pending_events_.size() >= 4096) collect_events();  // bounded: a long profiled run
   return err;
+}
+
+LocalSize OpenClBackend::tuned_local(cl_kernel kernel, const std::string& key, size_t gx, size_t gy) {
+  LocalSize best;
+  if (tuning_.lookup(key, &best) || options_.tune == TuneLevel::kNone) return best;
+  const Api& a = api();
+  const auto start = std::chrono::steady_clock::now();
+  size_t limit = 0;
+  if (a.GetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit, nullptr) !=
+          CL_SUCCESS ||
+      limit == 0)
+    limit = 1;
+  double best_seconds = -1.0;
+  for (const LocalSize candidate : local_size_candidates(options_.tune, limit)) {
+    double fastest = -1.0;
+    for (int run = 0; run < 3; ++run) {  // the fastest of 3: the first may include the driver's setup
+      const auto t0 = std::chrono::steady_clock::now();
+      if (enqueue_local(kernel, nullptr, gx, gy, candidate) != CL_SUCCESS) break;  // e.g. CL_INVALID_WORK_GROUP_SIZE
+      a.Finish(queue_);
+      const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (fastest < 0 || dt < fastest) fastest = dt;
+    }
+    if (fastest >= 0 && (best_seconds < 0 || fastest < best_seconds)) {
+      best_seconds = fastest;
+      best = candidate;
+    }
+  }
+  tune_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  tuning_.store(key, best);
+  return best;
 }
 
 void OpenClBackend::set_profiling(bool enabled) {
@@ -379,7 +420,8 @@ std::string OpenClBackend::profile_report() {
   std::vector<KernelTime> rows = kernel_times_;
   std::sort(rows.begin(), rows.end(), [](const KernelTime& x, const KernelTime& y) { return x.seconds > y.seconds; });
   char line[256];
-  std::snprintf(line, sizeof(line), "program\t%s\t%.3f\ntune\tnone\t0\n", program_origin_, program_ms_);
+  std::snprintf(line, sizeof(line), "program\t%s\t%.3f\ntune\t%s\t%.3f\n", program_origin_, program_ms_,
+                tune_level_name(options_.tune), tune_ms_);
   std::string out = line;
   for (const KernelTime& k : rows) {
     std::snprintf(line, sizeof(line), "kernel\t%s\t%lld\t%.9f\n", k.name.c_str(), static_cast<long long>(k.calls),

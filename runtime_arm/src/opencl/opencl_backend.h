@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "opencl/cl_library.h"
+#include "opencl/opencl_tuning.h"
 
 namespace lite {
 
@@ -30,8 +31,10 @@ struct OpenClOptions {
   // per-op fallback and a workaround for a kernel a driver miscompiles. $LITE_OPENCL_REFUSE_OPS
   // is added to it.
   std::string refuse_ops;
-  // Where the compiled program is kept between runs (opencl_program_cache.h); "" for none.
+  // Where the compiled program and the tuning choices are kept between runs
+  // (opencl_program_cache.h, opencl_tuning.h); "" for none.
   std::string cache_dir;
+  TuneLevel tune = TuneLevel::kNone;
 };
 
 // A tensor's place in an image: (N, H, W, C), ranks below 4 padded with leading 1s, dims before the
@@ -87,6 +90,12 @@ class OpenClBackend final : public Backend {
   // kernel's time while profiling.
   cl::cl_int enqueue(cl::cl_kernel kernel, const char* name, size_t gx, size_t gy);
 
+  // The local size for a launch of `kernel` over (gx, gy) identified by `key` (kernel name and
+  // shapes): from the tuning cache, else timed now over the level's candidates (kernel arguments
+  // must be set), else the driver's choice.
+  LocalSize tuned_local(cl::cl_kernel kernel, const std::string& key, size_t gx, size_t gy);
+  cl::cl_int enqueue_local(cl::cl_kernel kernel, const char* name, size_t gx, size_t gy, LocalSize local);
+
   // Per-kernel device times from OpenCL events (the queue is recreated with profiling on when
   // enabled; counters reset). Disabled costs nothing per enqueue.
   void set_profiling(bool enabled);
@@ -126,6 +135,8 @@ class OpenClBackend final : public Backend {
   std::vector<std::pair<const char*, cl::cl_event>> pending_events_;
   std::vector<KernelTime> kernel_times_;
   double program_ms_ = 0.0;
+  TuningCache tuning_;
+  double tune_ms_ = 0.0;
   const char* program_origin_ = "none";
 };
 

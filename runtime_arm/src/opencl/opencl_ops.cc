@@ -43,6 +43,10 @@ struct ClOpState {
   int input_arg[kMaxImageArgs] = {-1, -1, -1, -1, -1, -1};
   int output_arg = -1;
   size_t global[2] = {1, 1};
+  // Local size: chosen at the first eval (arguments bound), from the tuning cache or by timing.
+  bool tuned = false;
+  LocalSize local;
+  std::string tune_key;  // kernel name and the op's tensor shapes
 };
 
 void free_state(void* p) {
@@ -79,6 +83,12 @@ ClOpState* new_state(OpContext* ctx, const char* name) {
   s->backend = b;
   s->kernel = k;
   s->kernel_name = name;
+  s->tune_key = name;
+  for (int i = 0; i < ctx->num_inputs; ++i) {
+    const TensorRef* t = ctx->input(i);
+    s->tune_key += i == 0 ? "/" : ",";
+    for (int d = 0; t != nullptr && d < t->shape.rank; ++d) s->tune_key += (d ? "x" : "") + std::to_string(t->shape.dims[d]);
+  }
   ctx->state = s;
   const ImageShape out = image_of(ctx, ctx->output(0));
   s->global[0] = out.width();
@@ -119,7 +129,11 @@ Status eval(OpContext* ctx) {
   }
   cl_mem out = static_cast<cl_mem>(ctx->output(0)->data);
   if (!set_arg(ctx, s, s->output_arg, out)) return Status::kInternal;
-  const cl_int err = s->backend->enqueue(s->kernel, s->kernel_name, s->global[0], s->global[1]);
+  if (!s->tuned) {
+    s->local = s->backend->tuned_local(s->kernel, s->tune_key, s->global[0], s->global[1]);
+    s->tuned = true;
+  }
+  const cl_int err = s->backend->enqueue_local(s->kernel, s->kernel_name, s->global[0], s->global[1], s->local);
   if (err != CL_SUCCESS)
     return fail(ctx, Status::kInternal, "OpenCL: clEnqueueNDRangeKernel failed: %s", cl_error_name(err).c_str());
   return Status::kOk;
