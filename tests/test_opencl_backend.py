@@ -594,6 +594,9 @@ def test_local_size_tuning_and_its_cache(tmp_path: Path) -> None:
         report, info = tuned_run()
         assert "ignored, tuned again" in info and report["tune_ms"] > 0, (damaged, info)
         assert cache.read_text().splitlines()[:2] == lines[:2], "rewritten for this device"
+    untuned = Interpreter(model_content=lite, backend="opencl", cache_dir=tmp_path)
+    tuning_note = untuned.backend_info.split("tuning")[-1]
+    assert "loaded from the cache" not in tuning_note, "tune=none reads no choices"
     with pytest.raises(ValueError, match="tune must be one of"):
         Interpreter(model_content=lite, backend="opencl", tune="slow")
 

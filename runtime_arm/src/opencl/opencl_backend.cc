@@ -125,7 +125,8 @@ std::unique_ptr<OpenClBackend> OpenClBackend::create(const OpenClOptions& option
   b->program_key_ = "device=" + b->device_name_ + "\ndevice_version=" + device_string(api, b->device_, CL_DEVICE_VERSION) +
                     "\ndriver=" + device_string(api, b->device_, CL_DRIVER_VERSION) + "\nplatform=" + platform_text +
                     "\nlite=" LITE_RUNTIME_VERSION;
-  b->tuning_.open(options.cache_dir, b->program_key_ + "\nprecision=" + std::to_string(static_cast<int>(options.precision)));
+  if (options.tune != TuneLevel::kNone)
+    b->tuning_.open(options.cache_dir, b->program_key_ + "\nprecision=" + std::to_string(static_cast<int>(options.precision)));
   cl_bool images = CL_FALSE;
   api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, nullptr);
   api.GetDeviceInfo(b->device_, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &b->max_image_width_, nullptr);
@@ -349,14 +350,17 @@ cl_int OpenClBackend::enqueue_local(cl_kernel kernel, const char* name, size_t g
 
 LocalSize OpenClBackend::tuned_local(cl_kernel kernel, const std::string& key, size_t gx, size_t gy) {
   LocalSize best;
-  if (tuning_.lookup(key, &best) || options_.tune == TuneLevel::kNone) return best;
+  if (options_.tune == TuneLevel::kNone) return best;
   const Api& a = api();
-  const auto start = std::chrono::steady_clock::now();
   size_t limit = 0;
   if (a.GetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit, nullptr) !=
           CL_SUCCESS ||
       limit == 0)
     limit = 1;
+  // A cached shape over this kernel's limit (a file edited by hand, a driver update) is tuned again.
+  if (tuning_.lookup(key, &best) && best.x * best.y <= limit) return best;
+  best = LocalSize{};
+  const auto start = std::chrono::steady_clock::now();
   double best_seconds = -1.0;
   for (const LocalSize candidate : local_size_candidates(options_.tune, limit)) {
     double fastest = -1.0;
