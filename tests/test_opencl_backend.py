@@ -519,7 +519,7 @@ def test_ppocr_v4_every_op_on_opencl(key: str, precision: str, paddleocr: dict[s
     assert mismatch <= (0.0 if precision == "fp32" else HALF_MASK_MISMATCH), mismatch
     expected_boxes = db_boxes(reference[0, 0], 160, 256)
     boxes = db_boxes(ours[out_name][0, 0], 160, 256)
-    assert len(expected_boxes) >= 3 and len(boxes) == len(expected_boxes), (boxes, expected_boxes)
+    assert len(expected_boxes) >= 2 and len(boxes) == len(expected_boxes), (boxes, expected_boxes)
     corners = np.abs(np.array(boxes, np.int64) - np.array(expected_boxes, np.int64))
     assert corners.max() <= 2, (boxes, expected_boxes)
 
