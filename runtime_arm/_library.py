@@ -35,7 +35,9 @@ class ErrorStruct(Structure):
 CPU_AFFINITY = {"none": 0, "fast": 1}
 # ``lite_backend`` and ``lite_precision`` by the names the binding and the CLI take.
 BACKENDS = {"cpu": 0, "opencl": 1, "auto": 2}
-PRECISIONS = {"fp32": 0, "fp16": 1}
+PRECISIONS = {"fp32": 0, "fp16": 1, "fp16_compute": 2}
+# ``lite_tune``: the OpenCL backend's local-work-size tuning levels.
+TUNE_LEVELS = {"none": 0, "fast": 1, "normal": 2, "exhaustive": 3}
 
 
 class OptionsStruct(Structure):
@@ -50,6 +52,7 @@ class OptionsStruct(Structure):
         ("precision", c_int),
         ("cache_dir", c_char_p),
         ("max_memory_bytes", c_size_t),
+        ("tune", c_int),
     ]
 
 
@@ -137,6 +140,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_op_backend": (c_char_p, [c_void_p, c_int]),
     "lite_interpreter_backend_note": (c_char_p, [c_void_p]),
     "lite_interpreter_backend_info": (c_char_p, [c_void_p]),
+    "lite_interpreter_backend_profile": (c_char_p, [c_void_p]),
 }
 
 

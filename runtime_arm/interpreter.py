@@ -21,6 +21,7 @@ from runtime_arm._library import (
     MAX_RANK,
     MEMORY_COPY,
     PRECISIONS,
+    TUNE_LEVELS,
     ErrorStruct,
     OpProfileStruct,
     QuantizationStruct,
@@ -74,7 +75,10 @@ class Interpreter:
     see ``profile()[i]["backend"]``) and raises when no OpenCL device is usable; ``backend="auto"``
     falls back to the CPU then (``backend_note`` says why). ``precision="fp16"`` stores the GPU's
     activations in half floats (math stays float32). ``cache_dir`` (an existing directory) keeps the
-    compiled OpenCL program between runs, so later creations skip compiling. docs/OPENCL.md.
+    compiled OpenCL program between runs, so later creations skip compiling, and the choices of
+    ``tune`` ("none": the driver picks work-group sizes; "fast", "normal", "exhaustive": timed at
+    each op's first run). ``precision="fp16_compute"`` adds half math where the device has
+    cl_khr_fp16. docs/OPENCL.md.
     """
 
     def __init__(
@@ -88,6 +92,7 @@ class Interpreter:
         backend: str = "cpu",
         precision: str = "fp32",
         cache_dir: str | os.PathLike[str] | None = None,
+        tune: str = "none",
     ) -> None:
         if (model_path is None) == (model_content is None):
             raise ValueError("give exactly one of model_path and model_content")
@@ -103,6 +108,8 @@ class Interpreter:
         if not isinstance(precision, str) or precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}, "
                              f"got {precision!r}")
+        if not isinstance(tune, str) or tune not in TUNE_LEVELS:
+            raise ValueError(f"tune must be one of {', '.join(map(repr, TUNE_LEVELS))}, got {tune!r}")
         self._lib = load_library()
         self._model = c_void_p()
         self._it = c_void_p()
@@ -123,6 +130,7 @@ class Interpreter:
         options.backend = BACKENDS[backend]
         options.precision = PRECISIONS[precision]
         options.cache_dir = cache  # `cache` stays alive until create has copied it
+        options.tune = TUNE_LEVELS[tune]
         status = self._lib.lite_interpreter_create(self._model, byref(options), byref(self._it), byref(error))
         if status != Status.OK:
             self._lib.lite_model_destroy(self._model)
@@ -331,6 +339,25 @@ class Interpreter:
         """One line about the GPU backend in use: device, library, whether its program was compiled
         or loaded from ``cache_dir`` and in how long ("" without a GPU backend)."""
         return self._name(self._lib.lite_interpreter_backend_info(self._live()))
+
+    def backend_profile(self) -> dict[str, Any]:
+        """The GPU backend's times ({} without one): ``program`` (how it was obtained: "compiled",
+        "loaded" from ``cache_dir``, or "none" yet, and ``program_ms``), ``tune`` and ``tune_ms``
+        (local-work-size tuning), and ``kernels``: per kernel name its calls and device seconds from
+        OpenCL event timestamps since ``set_profiling(True)``, slowest first."""
+        text = self._name(self._lib.lite_interpreter_backend_profile(self._live()))
+        if not text:
+            return {}
+        report: dict[str, Any] = {"kernels": []}
+        for line in text.splitlines():
+            fields = line.split("\t")
+            if fields[0] in ("program", "tune"):
+                report[fields[0]] = fields[1]
+                report[f"{fields[0]}_ms"] = float(fields[2])
+            elif fields[0] == "kernel":
+                report["kernels"].append({"kernel": fields[1], "calls": int(fields[2]),
+                                          "seconds": float(fields[3])})
+        return report
 
     @property
     def arena_bytes(self) -> int:

@@ -38,6 +38,10 @@ def implementation_env(name: str) -> dict[str, str]:
 
 # What each implementation's platform calls itself (checked, so a run cannot silently end up on
 # another implementation).
+# The implementations whose device has cl_khr_fp16 (half arithmetic), so precision="fp16_compute"
+# runs there; the others refuse it with a reason.
+HALF_MATH_IMPLEMENTATIONS = frozenset({"intel"})
+
 PLATFORM_NAMES = {"pocl": "Portable Computing Language", "rusticl": "rusticl", "oclgrind": "Oclgrind",
                   "intel": "Intel"}
 

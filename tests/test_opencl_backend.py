@@ -15,7 +15,7 @@ The implementation is PoCL unless ``LITE_OPENCL_IMPLEMENTATION`` says otherwise
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,13 @@ from onnx import TensorProto, helper
 
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter, LiteError
-from tests.opencl_env import IMPLEMENTATION, PLATFORM_NAMES, available, implementation_env
+from tests.opencl_env import (
+    HALF_MATH_IMPLEMENTATIONS,
+    IMPLEMENTATION,
+    PLATFORM_NAMES,
+    available,
+    implementation_env,
+)
 from tests.test_ops_nn import make_model, run_onnxruntime
 
 FP32_TOLERANCE = 1e-4
@@ -189,6 +195,143 @@ def test_flatten_then_gemm() -> None:
     run_on_opencl(make_model([relu, flatten, gemm], feeds, {"y": TensorProto.FLOAT}, constants), feeds)
 
 
+# -- the ops of PP-OCRv4 rec (transformer blocks) and det (FPN upsampling, the text-mask head) ------------
+
+# (input shape, axis, scale / bias shape): rows of one to several positions, channels not a multiple of 4.
+LAYER_NORM_CASES = {
+    "last_axis_c120": ((1, 9, 120), -1, (120,)),
+    "last_axis_c7": ((2, 5, 7), -1, (7,)),
+    "two_axes": ((1, 3, 6, 5), 2, (6, 5)),
+    "scale_broadcast": ((2, 3, 4, 6), 1, (1, 1, 6)),
+    "rank5_row_of_1": ((2, 1, 3, 1, 9), -1, (9,)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAYER_NORM_CASES))
+def test_layer_norm(case: str) -> None:
+    shape, axis, param_shape = LAYER_NORM_CASES[case]
+    feeds = {"x": _randn(*shape, seed=40, scale=2.0) + 0.5}
+    constants = {"scale": _randn(*param_shape, seed=41), "bias": _randn(*param_shape, seed=42)}
+    run_on_opencl(one_node("LayerNormalization", feeds, constants, axis=axis, epsilon=1e-5), feeds)
+
+
+def _attention_like(shape: tuple[int, ...], nodes: list[onnx.NodeProto], constants: dict[str, np.ndarray],
+                    seed: int) -> None:
+    feeds = {"x": _randn(*shape, seed=seed)}
+    relu = helper.make_node("Relu", ["x"], ["r"])
+    model = make_model([relu, *nodes], feeds, {"y": TensorProto.FLOAT}, constants)
+    run_on_opencl(model, feeds)
+
+
+def _i64(*values: int) -> np.ndarray:
+    return np.array(values, np.int64)
+
+
+# (input shape, starts, ends, axes, steps): rank 5 as rec's q/k/v split, negative steps, channels.
+SLICE_CASES = {
+    "rank5_axis2": ((1, 7, 3, 8, 15), (1,), (2,), (2,), (1,)),
+    "rank5_two_axes": ((2, 5, 3, 4, 7), (2, 1), (3, 4), (2, 4), (1, 2)),
+    "channels_odd": ((1, 9, 5, 3), (1,), (8,), (1,), (3,)),
+    "negative_step": ((1, 6, 5, 7), (-1, 4), (-100, 0), (3, 2), (-2, -1)),
+    "rank2_clamped": ((7, 13), (-5, 2), (100, 11), (0, 1), (1, 4)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SLICE_CASES))
+def test_slice(case: str) -> None:
+    shape, starts, ends, axes, steps = SLICE_CASES[case]
+    constants = {"starts": _i64(*starts), "ends": _i64(*ends), "axes": _i64(*axes), "steps": _i64(*steps)}
+    node = helper.make_node("Slice", ["r", "starts", "ends", "axes", "steps"], ["y"])
+    _attention_like(shape, [node], constants, seed=43)
+
+
+def test_rank5_reshape_slice_squeeze() -> None:
+    """rec's attention split: [N, L, 3*h*d] -> [N, L, 3, h, d] -> q/k/v slices -> squeeze."""
+    constants = {"shape": _i64(1, 9, 3, 2, 5), "starts": _i64(1), "ends": _i64(2), "axes": _i64(2),
+                 "squeeze_axes": _i64(2)}
+    nodes = [helper.make_node("Reshape", ["r", "shape"], ["t5"]),
+             helper.make_node("Slice", ["t5", "starts", "ends", "axes"], ["s5"]),
+             helper.make_node("Squeeze", ["s5", "squeeze_axes"], ["y"])]
+    _attention_like((1, 9, 30), nodes, constants, seed=44)
+
+
+def test_rank5_transpose() -> None:
+    constants = {"shape": _i64(2, 3, 3, 2, 5)}
+    nodes = [helper.make_node("Reshape", ["r", "shape"], ["t5"]),
+             helper.make_node("Transpose", ["t5"], ["y"], perm=[2, 0, 3, 1, 4])]
+    _attention_like((2, 3, 30), nodes, constants, seed=45)
+
+
+# (a shape, b shape): both activations; batch broadcast, K and N not multiples of 4, a single row.
+MATMUL_CASES = {
+    "attention_scores": ((1, 8, 9, 15), (1, 8, 15, 9)),
+    "broadcast_batch": ((2, 3, 5, 7), (3, 7, 6)),
+    "rank2_one_row": ((1, 9), (9, 3)),
+    "rank3": ((4, 6, 5), (4, 5, 1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MATMUL_CASES))
+def test_matmul_of_two_activations(case: str) -> None:
+    a_shape, b_shape = MATMUL_CASES[case]
+    feeds = {"a": _randn(*a_shape, seed=46), "b": _randn(*b_shape, seed=47)}
+    nodes = [helper.make_node("Relu", ["a"], ["ra"]), helper.make_node("MatMul", ["ra", "b"], ["y"])]
+    run_on_opencl(make_model(nodes, feeds, {"y": TensorProto.FLOAT}), feeds)
+
+
+@pytest.mark.parametrize("shape,axis", [((2, 5, 7, 3), 1), ((2, 5, 7, 3), 2), ((3, 6, 9), 0),
+                                        ((1, 8, 9, 9), 3), ((2, 3, 4, 5, 6), 1), ((1, 1), 0)])
+def test_softmax_any_axis(shape: tuple[int, ...], axis: int) -> None:
+    feeds = {"x": _randn(*shape, seed=48, scale=3.0)}
+    run_on_opencl(one_node("Softmax", feeds, axis=axis), feeds)
+
+
+# (N, Cin, H, W, Cout, kernel, attrs): det's 2x2 stride-2 upsampling (24 -> 24, 24 -> 1), pads,
+# output_padding, dilation, odd channels, a 1x1 input.
+CONV_TRANSPOSE_CASES = {
+    "det_k2s2": (1, 24, 5, 6, 24, (2, 2), dict(strides=[2, 2])),
+    "det_head_to_1": (1, 24, 4, 3, 1, (2, 2), dict(strides=[2, 2])),
+    "k3s2_pads_outpad": (2, 5, 4, 5, 7, (3, 3),
+                         dict(strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 0])),
+    "dilation_asym": (1, 3, 5, 4, 6, (3, 2), dict(strides=[1, 2], dilations=[2, 1], pads=[1, 0, 0, 1])),
+    "1x1_image": (1, 9, 1, 1, 5, (3, 3), dict(strides=[2, 2])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONV_TRANSPOSE_CASES))
+def test_conv_transpose(case: str) -> None:
+    n, cin, h, w, cout, (kh, kw), attrs = CONV_TRANSPOSE_CASES[case]
+    feeds = {"x": _randn(n, cin, h, w, seed=49)}
+    constants = {"w": _randn(cin, cout, kh, kw, seed=50, scale=0.3), "b": _randn(cout, seed=51)}
+    run_on_opencl(one_node("ConvTranspose", feeds, constants, kernel_shape=[kh, kw], **attrs), feeds)
+
+
+# (input NCHW, scales or sizes, attrs): det's nearest x2 (asymmetric, floor), other rules, downscaling,
+# bilinear, a 1x1 input.
+_DET_NEAREST = dict(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+RESIZE_CASES: dict[str, tuple[tuple[int, ...], dict[str, np.ndarray], dict[str, object]]] = {
+    "det_nearest_x2": ((1, 96, 3, 4), {"scales": np.array([1, 1, 2, 2], np.float32)}, _DET_NEAREST),
+    "nearest_x8_c5": ((1, 5, 2, 3), {"scales": np.array([1, 1, 8, 8], np.float32)}, _DET_NEAREST),
+    "nearest_half_pixel_sizes": ((2, 3, 7, 5), {"sizes": _i64(2, 3, 4, 9)},
+                                 dict(mode="nearest", coordinate_transformation_mode="half_pixel",
+                                      nearest_mode="round_prefer_ceil")),
+    "linear_half_pixel": ((1, 6, 5, 7), {"scales": np.array([1, 1, 1.5, 0.6], np.float32)},
+                          dict(mode="linear", coordinate_transformation_mode="half_pixel")),
+    "linear_align_corners_sizes": ((1, 3, 4, 3), {"sizes": _i64(1, 3, 9, 8)},
+                                   dict(mode="linear", coordinate_transformation_mode="align_corners")),
+    "1x1_input": ((1, 7, 1, 1), {"scales": np.array([1, 1, 3, 2], np.float32)}, dict(mode="nearest")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RESIZE_CASES))
+def test_resize(case: str) -> None:
+    shape, size_input, attrs = RESIZE_CASES[case]
+    feeds = {"x": _randn(*shape, seed=52)}
+    inputs = ["r", "", *(["scales"] if "scales" in size_input else ["", "sizes"])]
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Resize", inputs, ["y"], **attrs)]
+    run_on_opencl(make_model(nodes, feeds, {"y": TensorProto.FLOAT}, size_input), feeds)
+
+
 def test_fp16_storage_within_1e_2() -> None:
     feeds = {"x": _randn(1, 6, 9, 7, seed=22)}
     constants = {"w": _randn(10, 6, 3, 3, seed=23, scale=0.3), "b": _randn(10, seed=24)}
@@ -196,6 +339,37 @@ def test_fp16_storage_within_1e_2() -> None:
     relu = helper.make_node("Relu", ["t"], ["y"])
     model = make_model([conv, relu], feeds, {"y": TensorProto.FLOAT}, constants)
     run_on_opencl(model, feeds, precision="fp16")
+
+
+def _half_math_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """The kernels that do half math under fp16_compute (depthwise convolution, elementwise with
+    broadcast, activations, pooling, resize) between float-accumulating ones (convolution, softmax)."""
+    feeds = {"x": _randn(1, 6, 9, 7, seed=60)}
+    constants = {"w": _randn(10, 6, 3, 3, seed=61, scale=0.3), "b": _randn(10, seed=62),
+                 "dw": _randn(10, 1, 3, 3, seed=63, scale=0.3), "db": _randn(10, seed=64),
+                 "c": _randn(1, 10, 1, 1, seed=65), "scales": np.array([1, 1, 2, 2], np.float32)}
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["t"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Conv", ["t", "dw", "db"], ["d"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                              group=10),
+             helper.make_node("HardSwish", ["d"], ["h"]),
+             helper.make_node("Mul", ["h", "c"], ["m"]),
+             helper.make_node("AveragePool", ["m"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Resize", ["p", "", "scales"], ["r"], mode="linear"),
+             helper.make_node("Softmax", ["r"], ["y"], axis=1)]
+    return make_model(nodes, feeds, {"y": TensorProto.FLOAT}, constants), feeds
+
+
+def test_fp16_compute_half_math_or_a_clear_refusal() -> None:
+    model, feeds = _half_math_model()
+    if IMPLEMENTATION in HALF_MATH_IMPLEMENTATIONS:
+        run_on_opencl(model, feeds, precision="fp16_compute")
+        return
+    refusal = "has no cl_khr_fp16 .* precision fp16 \\(half storage, float math\\) works"
+    with pytest.raises(LiteError, match=refusal):
+        Interpreter(model_content=convert_onnx(model), backend="opencl", precision="fp16_compute")
+    interpreter = Interpreter(model_content=convert_onnx(model), backend="auto", precision="fp16_compute")
+    assert "cl_khr_fp16" in interpreter.backend_note, interpreter.backend_note
+    _assert_close("y", interpreter.run(feeds)["y"], run_onnxruntime(model, feeds)["y"], FP32_TOLERANCE)
 
 
 def _conv_chain() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
@@ -284,6 +458,147 @@ def test_real_model_matches_onnxruntime(name: str, tmp_path: Path) -> None:
     path = export_onnx(ARCHITECTURES[name], tmp_path)
     on_cpu = run_model_file_on_opencl(path, _onnx_feeds(path))
     assert not on_cpu, f"ops left on the CPU: {on_cpu}"
+
+
+def _ctc_classes(probabilities: np.ndarray) -> list[int]:
+    """The CTC reading of one [T, classes] row as class ids (argmax, repeats merged, blank 0 dropped)."""
+    best = probabilities.argmax(axis=-1)
+    return [int(c) for i, c in enumerate(best) if c != 0 and (i == 0 or c != best[i - 1])]
+
+
+# PP-OCRv4 at real input sizes: a 48x320 text line for rec (its 6625-class output over 40 steps is
+# wider than the device's image limit: laid out "tall"), a 160x256 page for det. `make test` runs
+# fp32; `make test-opencl` adds fp16 storage, and fp16_compute where the device has half math.
+_HALF_PRECISIONS = ["fp16"] + (["fp16_compute"] if IMPLEMENTATION in HALF_MATH_IMPLEMENTATIONS else [])
+PPOCR_CASES = [("rec", "fp32"), ("det", "fp32")] + (
+    [(key, precision) for precision in _HALF_PRECISIONS for key in ("rec", "det")] if FULL_RUN else [])
+# Half storage rounds every one of ~200 activations (~5e-4 each): on a rendered page det's steep
+# sigmoid turns that into up to 0.07 (PoCL) or 0.34 (rusticl) at single pixels on a text edge, and
+# rec's 6625-way softmax into up to 0.03 on a probability. What a user sees must not change: the
+# same CTC reading, the same DB boxes (corners within 2 px), the text mask equal but for 0.1% of pixels.
+HALF_MASK_MISMATCH = 1e-3
+
+
+@pytest.mark.parametrize("key,precision", PPOCR_CASES)
+def test_ppocr_v4_every_op_on_opencl(key: str, precision: str, paddleocr: dict[str, Path],
+                                     paddleocr_lite: Callable[[str], bytes]) -> None:
+    from tests import ocr_render
+
+    if not ocr_render.fonts_available():
+        pytest.skip("Debian's fonts-dejavu-core is not installed (make test installs it)")
+    rng = np.random.default_rng(7)
+    if key == "rec":
+        line, _ = ocr_render.render_line(rng)
+        image = ocr_render.rec_input([line])
+    else:
+        page, _ = ocr_render.render_page(rng, 160, 256)
+        image = ocr_render.det_input(page)
+    path = paddleocr[key]
+    interpreter = Interpreter(model_content=paddleocr_lite(key), backend="opencl", precision=precision)
+    name = interpreter.input_names[0]
+    ours = interpreter.run({name: image})
+    on_cpu = [(row["op"], row["node"]) for row in interpreter.profile()
+              if row["backend"] != "opencl" and row["computed_by"] >= 0]
+    assert not on_cpu, f"ops left on the CPU: {on_cpu}"
+    from tests.models.oracle import onnxruntime_outputs
+
+    expected = onnxruntime_outputs(path, {name: image})
+    (out_name, reference), = expected.items()
+    if precision == "fp32":
+        _assert_close(out_name, ours[out_name], reference, FP32_TOLERANCE)
+    if key == "rec":
+        reading = _ctc_classes(reference[0])
+        assert len(reading) >= 5, "the rendered line should read as text"
+        assert _ctc_classes(ours[out_name][0]) == reading
+        return
+    from tests.ocr_pipeline_reference import db_boxes
+
+    mask = reference > 0.3  # DB's binarization threshold
+    assert mask.mean() > 0.02, "the rendered page should have text"
+    mismatch = float(np.mean((ours[out_name] > 0.3) != mask))
+    assert mismatch <= (0.0 if precision == "fp32" else HALF_MASK_MISMATCH), mismatch
+    expected_boxes = db_boxes(reference[0, 0], 160, 256)
+    boxes = db_boxes(ours[out_name][0, 0], 160, 256)
+    assert len(expected_boxes) >= 2 and len(boxes) == len(expected_boxes), (boxes, expected_boxes)
+    corners = np.abs(np.array(boxes, np.int64) - np.array(expected_boxes, np.int64))
+    assert corners.max() <= 2, (boxes, expected_boxes)
+
+
+def test_backend_profile_counts_kernels_from_events() -> None:
+    model, feeds = _conv_chain()
+    interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl")
+    interpreter.run(feeds)
+    assert interpreter.backend_profile()["kernels"] == []  # profiling off: no events
+    interpreter.set_profiling(True)
+    for _ in range(3):
+        interpreter.run(feeds)
+    interpreter.set_profiling(False)
+    report = interpreter.backend_profile()
+    assert report["program"] == "compiled" and report["program_ms"] > 0, report
+    assert report["tune"] == "none", report
+    calls = {k["kernel"]: k["calls"] for k in report["kernels"]}
+    # Conv, then Add and Mul on `binary`; the NCHW <-> NHWC layout transposes on `relayout`.
+    assert calls["conv2d"] == 3 and calls["binary"] == 6, calls
+    assert all(k["seconds"] >= 0 for k in report["kernels"]), report
+    seconds = [k["seconds"] for k in report["kernels"]]
+    assert seconds == sorted(seconds, reverse=True)
+
+
+def test_lite_bench_profile_prints_the_kernel_table(tmp_path: Path,
+                                                   capfd: pytest.CaptureFixture[str]) -> None:
+    from lite_converter.app.cli import main
+
+    model, _ = _conv_chain()
+    path = tmp_path / "chain.onnx"
+    onnx.save(model, str(path))
+    argv = ["bench", str(path), "--backend", "opencl", "--profile", "--runs", "2", "--warmup", "0"]
+    assert main(argv) == 0
+    out = capfd.readouterr().out
+    for expected in ("init (load + prepare)", "first run:", "median", "opencl backend: program compiled in",
+                     "local-size tuning none", "per-kernel device time (OpenCL event timestamps",
+                     "ops on the CPU: none"):
+        assert expected in out, out
+    table = out[out.index("per-kernel device time"):]
+    assert "conv2d " in table and "binary " in table, table
+
+
+def test_local_size_tuning_and_its_cache(tmp_path: Path) -> None:
+    model, feeds = _conv_chain()
+    lite = convert_onnx(model)
+    expected = run_onnxruntime(model, feeds)["y"]
+
+    untuned = Interpreter(model_content=lite, backend="opencl", cache_dir=tmp_path)
+    _assert_close("y", untuned.run(feeds)["y"], expected, FP32_TOLERANCE)
+    assert untuned.backend_profile()["tune"] == "none" and untuned.backend_profile()["tune_ms"] == 0
+    assert not list(tmp_path.glob("opencl-tune-*")), "tune=none times nothing and writes nothing"
+
+    def tuned_run() -> tuple[dict, str]:
+        interpreter = Interpreter(model_content=lite, backend="opencl", cache_dir=tmp_path, tune="fast")
+        _assert_close("y", interpreter.run(feeds)["y"], expected, FP32_TOLERANCE)
+        return interpreter.backend_profile(), interpreter.backend_info
+
+    report, info = tuned_run()
+    assert report["tune"] == "fast" and report["tune_ms"] > 0, report
+    (cache,) = tmp_path.glob("opencl-tune-*.txt")
+    lines = cache.read_text().splitlines()
+    assert lines[0] == "lite-opencl-tuning 1" and lines[1].startswith("device ")
+    assert {line.split("/")[0] for line in lines[2:]} >= {"conv2d", "binary"}, lines
+
+    report, info = tuned_run()  # every choice from the cache: nothing timed
+    loaded = f"{len(lines) - 2} choices loaded from the cache"
+    assert report["tune_ms"] == 0 and loaded in info, (report, info)
+
+    for damaged in ("garbage\n", lines[0] + "\ndevice 0000000000000000\n" + "\n".join(lines[2:]),
+                    "\n".join(lines[:2] + ["conv2d/1x6x9x7 -3 8"])):
+        cache.write_text(damaged)
+        report, info = tuned_run()
+        assert "ignored, tuned again" in info and report["tune_ms"] > 0, (damaged, info)
+        assert cache.read_text().splitlines()[:2] == lines[:2], "rewritten for this device"
+    untuned = Interpreter(model_content=lite, backend="opencl", cache_dir=tmp_path)
+    tuning_note = untuned.backend_info.split("tuning")[-1]
+    assert "loaded from the cache" not in tuning_note, "tune=none reads no choices"
+    with pytest.raises(ValueError, match="tune must be one of"):
+        Interpreter(model_content=lite, backend="opencl", tune="slow")
 
 
 def _cache_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray], cache: Path) -> tuple[str, np.ndarray]:

@@ -53,6 +53,7 @@ class BenchConfig:
     # Where our runtime runs ops ("cpu", "opencl", "auto") and the GPU's storage precision.
     backend: str = "cpu"
     precision: str = "fp32"
+    tune: str = "none"  # the OpenCL backend's local-work-size tuning level
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +99,9 @@ class BenchResult:
     backend: str = "cpu"
     backend_info: str = ""  # the GPU backend's device and program build ("" on the CPU)
     on_cpu: tuple[str, ...] = ()  # with a GPU backend: the ops that fell back to the CPU ("OP 'node'")
+    # With a GPU backend and --profile: Interpreter.backend_profile() (program build, tuning,
+    # per-kernel device times from OpenCL events over the profiled runs).
+    backend_profile: dict | None = None
 
     @property
     def gflops_per_second(self) -> float:
@@ -227,7 +231,7 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
     start = time.perf_counter()
     try:
         interpreter = Interpreter(lite_path, threads=config.threads, cpu_affinity=config.cpu_affinity,
-                                  backend=config.backend, precision=config.precision)
+                                  backend=config.backend, precision=config.precision, tune=config.tune)
     except LiteError as error:  # e.g. --backend opencl where no OpenCL device is usable
         raise BenchError(str(error)) from None
     declared = {d["name"]: tuple(int(x) for x in d["shape"]) for d in interpreter.get_input_details()}
@@ -293,6 +297,7 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
             samples[name].append(_timed(run))
 
     profile = _profile(interpreter, feeds, config.runs, flops) if config.profile else None
+    backend_profile = interpreter.backend_profile() if config.profile and config.backend != "cpu" else None
     ours = RunnerResult(OURS, version=_our_version(), first_run=first_run, stats=summarize(samples[OURS]))
     peer_results = [dataclasses.replace(r, stats=summarize(samples[r.name])) if r.name in samples else r
                     for r in peers.values()]
@@ -303,7 +308,7 @@ def _benchmark(config: BenchConfig, workdir: Path) -> BenchResult:
                          interpreter.backend_info or interpreter.backend_note,
                          tuple(f"{row['op']} '{row['node']}'" for row in interpreter.profile()
                                if row["backend"] == "cpu" and row["computed_by"] >= 0)
-                         if config.backend != "cpu" else ())
+                         if config.backend != "cpu" else (), backend_profile)
     interpreter.close()
     for close in closers:
         close()

@@ -52,6 +52,9 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     bench.add_argument("--backend", choices=BACKEND_CHOICES, default="cpu",
                        help=f"{BACKEND_HELP}. Our runtime only")
     bench.add_argument("--precision", choices=PRECISION_CHOICES, default="fp32", help=PRECISION_HELP)
+    bench.add_argument("--tune", choices=("none", "fast", "normal", "exhaustive"), default="none",
+                       help="OpenCL local-work-size tuning at each op's first run (default none: the "
+                       "driver picks)")
     bench.add_argument("--warmup", type=int, default=3, help="untimed runs after the first (default 3)")
     bench.add_argument("--runs", type=int, default=20, help="timed runs (default 20)")
     bench.add_argument("--profile", action="store_true", help="per-op time table, slowest first")
@@ -73,7 +76,8 @@ def command_bench(args: argparse.Namespace) -> int:
         return _command_target(args)
     config = BenchConfig(Path(args.model), input_shapes(args.input_shape), args.threads, args.warmup,
                          args.runs, args.profile, tuple(args.compare), seed=args.seed, baseline=args.baseline,
-                         cpu_affinity=args.cpu_affinity, backend=args.backend, precision=args.precision)
+                         cpu_affinity=args.cpu_affinity, backend=args.backend, precision=args.precision,
+                         tune=args.tune)
     try:
         result = benchmark(config)
     except BenchError as error:

@@ -81,10 +81,34 @@ def _peer_row(peer: RunnerResult, our_median: float) -> str:
             f"{diff:>18}  {peer.version}")
 
 
+def kernel_profile_text(result: BenchResult, runs: int) -> str:
+    """The GPU backend's cold-start costs and its per-kernel device times (OpenCL events)."""
+    report = result.backend_profile or {}
+    kernels = report.get("kernels", [])
+    total = sum(k["seconds"] for k in kernels)
+    width = max([len(k["kernel"]) for k in kernels] + [6])
+    per_run = max(runs, 1)
+    lines = [f"{result.backend} backend: program {report.get('program', '?')} in "
+             f"{report.get('program_ms', 0.0):.1f} ms, local-size tuning {report.get('tune', '?')} "
+             f"({report.get('tune_ms', 0.0):.1f} ms)",
+             "per-kernel device time (OpenCL event timestamps, per run over "
+             f"{runs} profiled runs, slowest first):",
+             f"  {'kernel':<{width}} {'calls':>6} {'time':>12} {'share':>7}"]
+    for k in kernels:
+        share = 100.0 * k["seconds"] / total if total > 0 else 0.0
+        lines.append(f"  {k['kernel']:<{width}} {k['calls'] // per_run:>6} {_ms(k['seconds'] / per_run):>12} "
+                     f"{share:6.2f}%")
+    lines.append(f"  {'total':<{width}} {'':>6} {_ms(total / per_run):>12}")
+    lines.append(f"  ops on the CPU: {', '.join(result.on_cpu) if result.on_cpu else 'none'}")
+    return "\n".join(lines)
+
+
 def report_text(result: BenchResult) -> str:
     parts = [summary_text(result)]
     if result.profile is not None:
         parts.append(profile_text(result))
+    if result.backend_profile:
+        parts.append(kernel_profile_text(result, result.ours.stats.runs if result.ours.stats else 1))
     if result.peers:
         parts.append(comparison_text(result))
     return "\n\n".join(parts)

@@ -109,8 +109,10 @@ BACKEND_HELP = (
     "where ops run: 'cpu' (default), 'opencl' (the GPU through OpenCL; ops it cannot run stay on the CPU; "
     "an error when no OpenCL device is usable) or 'auto' (OpenCL when usable, else the CPU)"
 )
-PRECISION_CHOICES = ("fp32", "fp16")  # runtime_arm.Interpreter's precision values
-PRECISION_HELP = "storage precision of the GPU backend's activations (math is fp32): fp32 (default) or fp16"
+PRECISION_CHOICES = ("fp32", "fp16", "fp16_compute")  # runtime_arm.Interpreter's precision values
+PRECISION_HELP = ("precision of the GPU backend: fp32 (default), fp16 (half storage, fp32 math) or "
+                  "fp16_compute (half storage and half math where the device has cl_khr_fp16; reductions "
+                  "accumulate in fp32)")
 
 
 def affinity_text(cpus: Sequence[int]) -> str:

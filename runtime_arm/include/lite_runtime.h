@@ -151,11 +151,18 @@ typedef enum lite_backend {
   LITE_BACKEND_AUTO = 2
 } lite_backend;
 
-/* Storage precision of a GPU backend's activations (math is float32 in both). */
+/* Precision of a GPU backend: storage of its activations and its arithmetic. */
 typedef enum lite_precision {
   LITE_PRECISION_FP32 = 0,
-  LITE_PRECISION_FP16 = 1 /* half-float images: half the memory traffic, ~1e-3 relative error */
+  LITE_PRECISION_FP16 = 1, /* half-float images, float math: half the memory traffic, ~1e-3 relative error */
+  /* half images and half math (elementwise, activations, pooling, depthwise convolution) where the
+   * device has cl_khr_fp16; reductions over many terms (convolution, FC, matmul, softmax, layer norm)
+   * keep float accumulation. A device without cl_khr_fp16 refuses it (LITE_BACKEND_AUTO: the CPU). */
+  LITE_PRECISION_FP16_COMPUTE = 2
 } lite_precision;
+
+/* Local-work-size tuning levels of a GPU backend (docs/OPENCL.md). */
+typedef enum lite_tune { LITE_TUNE_NONE = 0, LITE_TUNE_FAST = 1, LITE_TUNE_NORMAL = 2, LITE_TUNE_EXHAUSTIVE = 3 } lite_tune;
 
 /* The default of lite_interpreter_options.max_memory_bytes: 1 GiB. */
 #define LITE_DEFAULT_MAX_MEMORY_BYTES ((size_t)1 << 30)
@@ -179,6 +186,9 @@ typedef struct lite_interpreter_options {
    * means no bound. Callers built against the first version (a struct without this field) get the
    * default. */
   size_t max_memory_bytes;
+  /* Local-work-size tuning of the OpenCL backend: a lite_tune value; default LITE_TUNE_NONE (the
+   * driver picks). Choices are timed at each op's first run and kept in cache_dir when given. */
+  int tune;
 } lite_interpreter_options;
 
 LITE_API lite_interpreter_options lite_interpreter_options_default(void);
@@ -357,6 +367,13 @@ LITE_API const char* lite_interpreter_backend_note(const lite_interpreter* inter
  * was compiled or loaded from cache_dir and in how long, cache problems met ("" without one).
  * Owned by the interpreter; valid until the next call. */
 LITE_API const char* lite_interpreter_backend_info(lite_interpreter* interpreter);
+
+/* The GPU backend's times, for `lite bench --profile` ("" without one): tab-separated lines
+ * "program\t<compiled|loaded|none>\t<milliseconds>", "tune\t<level>\t<milliseconds>", then
+ * "kernel\t<name>\t<calls>\t<seconds>" per kernel, slowest first, summed from OpenCL event
+ * timestamps (device time) since lite_interpreter_set_profiling(interpreter, 1). Owned by the
+ * interpreter; valid until the next call. */
+LITE_API const char* lite_interpreter_backend_profile(lite_interpreter* interpreter);
 
 #ifdef __cplusplus
 }

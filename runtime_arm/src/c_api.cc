@@ -29,6 +29,7 @@ struct lite_interpreter {
   std::string backend_note;  // lite_interpreter_backend_note
   lite::OpenClBackend* opencl = nullptr;  // owned by `it`; null when not in use
   std::string backend_info;               // lite_interpreter_backend_info's last answer
+  std::string backend_profile;            // lite_interpreter_backend_profile's last answer
 };
 
 namespace {
@@ -163,6 +164,7 @@ lite_interpreter_options lite_interpreter_options_default(void) {
   o.precision = LITE_PRECISION_FP32;
   o.cache_dir = nullptr;
   o.max_memory_bytes = LITE_DEFAULT_MAX_MEMORY_BYTES;
+  o.tune = LITE_TUNE_NONE;
   return o;
 }
 
@@ -192,6 +194,7 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
     if (options->struct_size >= offsetof(lite_interpreter_options, max_memory_bytes) + sizeof(size_t) &&
         options->max_memory_bytes != 0)
       o.max_memory_bytes = options->max_memory_bytes;
+    if (options->struct_size >= offsetof(lite_interpreter_options, tune) + sizeof(int)) o.tune = options->tune;
   }
   if (o.backend != LITE_BACKEND_CPU && o.backend != LITE_BACKEND_OPENCL && o.backend != LITE_BACKEND_AUTO)
     return report(sink,
@@ -199,10 +202,16 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
                            "backend %d is unknown (0: LITE_BACKEND_CPU, 1: LITE_BACKEND_OPENCL, 2: LITE_BACKEND_AUTO)",
                            o.backend),
                   error);
-  if (o.precision != LITE_PRECISION_FP32 && o.precision != LITE_PRECISION_FP16)
+  if (o.precision != LITE_PRECISION_FP32 && o.precision != LITE_PRECISION_FP16 &&
+      o.precision != LITE_PRECISION_FP16_COMPUTE)
     return report(sink,
                   sink.set(lite::Status::kInvalidArgument,
-                           "precision %d is unknown (0: LITE_PRECISION_FP32, 1: LITE_PRECISION_FP16)", o.precision),
+                           "precision %d is unknown (0: LITE_PRECISION_FP32, 1: LITE_PRECISION_FP16, 2: LITE_PRECISION_FP16_COMPUTE)", o.precision),
+                  error);
+  if (o.tune < LITE_TUNE_NONE || o.tune > LITE_TUNE_EXHAUSTIVE)
+    return report(sink,
+                  sink.set(lite::Status::kInvalidArgument,
+                           "tune %d is unknown (0: none, 1: fast, 2: normal, 3: exhaustive)", o.tune),
                   error);
   if (o.num_threads < 1 || o.num_threads > 256)
     return report(sink, sink.set(lite::Status::kInvalidArgument, "num_threads %d (1..256)", o.num_threads), error);
@@ -222,6 +231,7 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
     lite::OpenClOptions cl_options;
     cl_options.precision = static_cast<lite::ClPrecision>(o.precision);
     if (o.cache_dir != nullptr) cl_options.cache_dir = o.cache_dir;
+    cl_options.tune = static_cast<lite::TuneLevel>(o.tune);
     std::string reason;
     std::unique_ptr<lite::OpenClBackend> cl = lite::OpenClBackend::create(cl_options, &reason);
     opencl = cl.get();
@@ -424,6 +434,7 @@ lite_status lite_interpreter_tensor_info(const lite_interpreter* it, int index, 
 lite_status lite_interpreter_set_profiling(lite_interpreter* it, int enabled) {
   if (it == nullptr) return LITE_INVALID_ARGUMENT;
   it->it->set_profiling(enabled != 0);
+  if (it->opencl != nullptr) it->opencl->set_profiling(enabled != 0);
   return LITE_OK;
 }
 
@@ -462,6 +473,12 @@ const char* lite_interpreter_backend_info(lite_interpreter* it) {
   if (it == nullptr) return "";
   it->backend_info = it->opencl != nullptr ? it->opencl->describe() : std::string();
   return it->backend_info.c_str();
+}
+
+const char* lite_interpreter_backend_profile(lite_interpreter* it) {
+  if (it == nullptr) return "";
+  it->backend_profile = it->opencl != nullptr ? it->opencl->profile_report() : std::string();
+  return it->backend_profile.c_str();
 }
 
 }  // extern "C"

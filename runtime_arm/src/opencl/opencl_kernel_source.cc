@@ -12,39 +12,67 @@ namespace lite {
 const char kOpenClKernelSource[] = R"CLC(
 __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
 
-// fmax / fmin return the other operand when one is NaN; these keep the NaN, as the CPU kernels and
-// onnxruntime do (x + y is NaN when either is).
-float4 max_nan(float4 x, float4 y) { return select(fmax(x, y), x + y, isnan(x) | isnan(y)); }
-float4 min_nan(float4 x, float4 y) { return select(fmin(x, y), x + y, isnan(x) | isnan(y)); }
-
-// ActivationKind of the schema: NONE, RELU, CLIP, SIGMOID, TANH, HARD_SIGMOID, HARD_SWISH, LEAKY_RELU, SILU.
-float4 activate(float4 v, int kind, float a, float b) {
-  switch (kind) {
-    case 1: return max_nan(v, (float4)(0.0f));
-    case 2: return min_nan(max_nan(v, (float4)(a)), (float4)(b));
-    case 3: return (float4)(1.0f) / ((float4)(1.0f) + exp(-v));
-    case 4: return tanh(v);
-    case 5: return max_nan((float4)(0.0f), min_nan((float4)(1.0f), a * v + b));
-    case 6: return v * fmax((float4)(0.0f), fmin((float4)(1.0f), v / 6.0f + 0.5f));
-    case 7: return select(a * v, v, isgreaterequal(v, (float4)(0.0f)));
-    case 8: return v / ((float4)(1.0f) + exp(-v));
-    default: return v;
+// The helpers are written once for a vector type T4 of scalar T and made twice: for float4 (every
+// kernel's float path) and as *_r for real4, the type of the kernels that do half math under
+// precision fp16_compute (-DLITE_HALF_MATH: elementwise, activations, pooling, resize, depthwise
+// convolution); without it real4 is float4 and both sets are the same code.
+//
+// max_nan / min_nan: fmax / fmin return the other operand when one is NaN; these keep the NaN, as
+// the CPU kernels and onnxruntime do (x + y is NaN when either is).
+// activate: ActivationKind of the schema: NONE, RELU, CLIP, SIGMOID, TANH, HARD_SIGMOID,
+// HARD_SWISH, LEAKY_RELU, SILU.
+// zero_pad: lanes past C set to 0.
+#define LITE_DEFINE_HELPERS(T4, T, S)                                                          \
+  T4 max_nan##S(T4 x, T4 y) { return select(fmax(x, y), x + y, isnan(x) | isnan(y)); }         \
+  T4 min_nan##S(T4 x, T4 y) { return select(fmin(x, y), x + y, isnan(x) | isnan(y)); }         \
+  T4 activate##S(T4 v, int kind, float fa, float fb) {                                         \
+    const T a = (T)fa, b = (T)fb, zero = (T)0.0f, one = (T)1.0f;                               \
+    switch (kind) {                                                                            \
+      case 1: return max_nan##S(v, (T4)(zero));                                                \
+      case 2: return min_nan##S(max_nan##S(v, (T4)(a)), (T4)(b));                              \
+      case 3: return (T4)(one) / ((T4)(one) + exp(-v));                                        \
+      case 4: return tanh(v);                                                                  \
+      case 5: return max_nan##S((T4)(zero), min_nan##S((T4)(one), a * v + b));                 \
+      case 6: return v * fmax((T4)(zero), fmin((T4)(one), v / (T)6.0f + (T)0.5f));             \
+      case 7: return select(a * v, v, isgreaterequal(v, (T4)(zero)));                          \
+      case 8: return v / ((T4)(one) + exp(-v));                                                \
+      default: return v;                                                                       \
+    }                                                                                          \
+  }                                                                                            \
+  T4 zero_pad##S(T4 v, int cb, int c) {                                                        \
+    const int rest = c - cb * 4;                                                               \
+    if (rest < 4) v.w = (T)0.0f;                                                               \
+    if (rest < 3) v.z = (T)0.0f;                                                               \
+    if (rest < 2) v.y = (T)0.0f;                                                               \
+    return v;                                                                                  \
   }
-}
 
-float4 zero_pad(float4 v, int cb, int c) {
-  const int rest = c - cb * 4;
-  if (rest < 4) v.w = 0.0f;
-  if (rest < 3) v.z = 0.0f;
-  if (rest < 2) v.y = 0.0f;
-  return v;
-}
+LITE_DEFINE_HELPERS(float4, float, )
+#ifdef LITE_HALF_MATH
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half4 real4;
+typedef half real;
+#define read_real(img, at) read_imageh(img, kSampler, at)
+#define write_real(img, at, v) write_imageh(img, at, v)
+#define as_real4(v) convert_half4(v)
+#else
+typedef float4 real4;
+typedef float real;
+#define read_real(img, at) read_imagef(img, kSampler, at)
+#define write_real(img, at, v) write_imagef(img, at, v)
+#define as_real4(v) (v)
+#endif
+LITE_DEFINE_HELPERS(real4, real, _r)
 
 float lane(float4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
 // shape: (N, H, W, C) of the tensor; pixel of (n, h, w, channel block cb).
 float4 load(__read_only image2d_t img, int4 shape, int n, int h, int w, int cb) {
   return read_imagef(img, kSampler, (int2)(cb * shape.z + w, n * shape.y + h));
+}
+
+real4 load_r(__read_only image2d_t img, int4 shape, int n, int h, int w, int cb) {
+  return read_real(img, (int2)(cb * shape.z + w, n * shape.y + h));
 }
 
 // Work item (x, y) = (cb*W + w, n*H + h) of an output of shape s; false when outside.
@@ -58,7 +86,7 @@ bool output_pixel(int4 s, int* n, int* h, int* w, int* cb) {
   return true;
 }
 
-// Dense convolution (group 1), also FULLY_CONNECTED as a 1x1 one. weights: [ocb][kh][kw][ic4*4]
+// Dense convolution (group 1). weights: [ocb][kh][kw][ic4*4]
 // float4 over the block's 4 output channels. window: (kh, kw, stride_h, stride_w);
 // pad_dilation: (pad_top, pad_left, dilation_h, dilation_w).
 __kernel void conv2d(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
@@ -102,7 +130,7 @@ __kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* 
                                int4 pad_dilation, int act, float alpha, float beta) {
   int n, oh, ow, cb;
   if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
-  float4 acc = bias[cb];
+  real4 acc = as_real4(bias[cb]);
   const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
   __global const float4* wp = weights + (size_t)cb * window.x * window.y;
   for (int ky = 0; ky < window.x; ++ky) {
@@ -111,11 +139,11 @@ __kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* 
     for (int kx = 0; kx < window.y; ++kx) {
       const int iw = iw0 + kx * pad_dilation.w;
       if (iw < 0 || iw >= in_shape.z) continue;
-      acc = mad(load(in, in_shape, n, ih, iw, cb), wp[ky * window.y + kx], acc);
+      acc = mad(load_r(in, in_shape, n, ih, iw, cb), as_real4(wp[ky * window.y + kx]), acc);
     }
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(acc, act, alpha, beta), cb, out_shape.w));
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad_r(activate_r(acc, act, alpha, beta), cb, out_shape.w));
 }
 
 // Any other grouped convolution, one output channel per lane. weights: the model's
@@ -154,12 +182,12 @@ __kernel void conv2d_grouped(__read_only image2d_t in, __global const float* wei
 }
 
 // Broadcast read: dims of size 1 repeat; a single channel repeats across the block.
-float4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
+real4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
   n = s.x == 1 ? 0 : n;
   h = s.y == 1 ? 0 : h;
   w = s.z == 1 ? 0 : w;
-  if (s.w == 1) return (float4)(load(img, s, n, h, w, 0).x);
-  return load(img, s, n, h, w, cb);
+  if (s.w == 1) return (real4)(load_r(img, s, n, h, w, 0).x);
+  return load_r(img, s, n, h, w, cb);
 }
 
 // op: 0 ADD, 1 SUB, 2 MUL, 3 DIV, 4 MAXIMUM, 5 MINIMUM.
@@ -167,27 +195,27 @@ __kernel void binary(__read_only image2d_t a, __read_only image2d_t b, __write_o
                      int4 b_shape, int4 out_shape, int op, int act, float alpha, float beta) {
   int n, h, w, cb;
   if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
-  const float4 x = load_broadcast(a, a_shape, n, h, w, cb);
-  const float4 y = load_broadcast(b, b_shape, n, h, w, cb);
-  float4 r;
+  const real4 x = load_broadcast(a, a_shape, n, h, w, cb);
+  const real4 y = load_broadcast(b, b_shape, n, h, w, cb);
+  real4 r;
   switch (op) {
     case 0: r = x + y; break;
     case 1: r = x - y; break;
     case 2: r = x * y; break;
     case 3: r = x / y; break;
-    case 4: r = max_nan(x, y); break;
-    default: r = min_nan(x, y); break;
+    case 4: r = max_nan_r(x, y); break;
+    default: r = min_nan_r(x, y); break;
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(r, act, alpha, beta), cb, out_shape.w));
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad_r(activate_r(r, act, alpha, beta), cb, out_shape.w));
 }
 
 __kernel void activation(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int act, float alpha,
                          float beta) {
   int n, h, w, cb;
   if (!output_pixel(shape, &n, &h, &w, &cb)) return;
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(load(in, shape, n, h, w, cb), act, alpha, beta), cb, shape.w));
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad_r(activate_r(load_r(in, shape, n, h, w, cb), act, alpha, beta), cb, shape.w));
 }
 
 // Windowed pooling. window: (kh, kw, stride_h, stride_w); pad_dilation: (pad_top, pad_left,
@@ -198,7 +226,7 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int4 
   int n, oh, ow, cb;
   if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
   const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
-  float4 acc = is_max ? (float4)(-INFINITY) : (float4)(0.0f);
+  real4 acc = is_max ? (real4)(-INFINITY) : (real4)(0.0f);
   int count = 0;
   for (int ky = 0; ky < window.x; ++ky) {
     const int ih = ih0 + ky * pad_dilation.z;
@@ -209,14 +237,14 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int4 
         if (count_include_pad && row_in_pad && iw >= -pad_dilation.y && iw < padded_end.y) ++count;
         continue;
       }
-      const float4 v = load(in, in_shape, n, ih, iw, cb);
-      acc = is_max ? max_nan(acc, v) : acc + v;
+      const real4 v = load_r(in, in_shape, n, ih, iw, cb);
+      acc = is_max ? max_nan_r(acc, v) : acc + v;
       ++count;
     }
   }
-  if (!is_max && count > 0) acc = acc / (float)count;
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(acc, act, alpha, beta), cb, out_shape.w));
+  if (!is_max && count > 0) acc = acc / (real)count;
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad_r(activate_r(acc, act, alpha, beta), cb, out_shape.w));
 }
 
 // GLOBAL_AVERAGE_POOL / GLOBAL_MAX_POOL: one work item per (channel block, n); output (N, 1, 1, C).
@@ -304,26 +332,191 @@ __kernel void concat(__read_only image2d_t i0, __read_only image2d_t i1, __read_
   write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), r);
 }
 
-// Moves values between layouts (RESHAPE and its kin, TRANSPOSE): output element (n, h, w, c) is
-// input element number n*st.x + h*st.y + w*st.z + c*st.w of the input in dense row-major order.
+// Pixel of element `index` of a tensor of folded shape s in dense row-major order, and its lane.
+int2 pixel_of(int4 s, long index, int* lane_index) {
+  *lane_index = (int)(index % s.w) % 4;
+  const int c = (int)(index % s.w);
+  index /= s.w;
+  const int w = (int)(index % s.z);
+  const long row = index / s.z;  // n * H + h
+  return (int2)((c / 4) * s.z + w, (int)row);
+}
+
+// A strided gather (RESHAPE and its kin, TRANSPOSE, SLICE of any rank up to 8): output element
+// with coordinates (i0..i7) over `dims` (leading 1s) is input element offset + sum(ik * strides[k])
+// of the input in dense row-major order.
 __kernel void relayout(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int4 out_shape,
-                       int4 st) {
+                       int8 dims, int8 strides, int offset) {
   int n, h, w, cb;
   if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
+  const int d[8] = {dims.s0, dims.s1, dims.s2, dims.s3, dims.s4, dims.s5, dims.s6, dims.s7};
+  const int st[8] = {strides.s0, strides.s1, strides.s2, strides.s3, strides.s4, strides.s5, strides.s6, strides.s7};
   float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   for (int l = 0; l < 4; ++l) {
     const int c = cb * 4 + l;
     if (c >= out_shape.w) break;
-    long i = (long)n * st.x + (long)h * st.y + (long)w * st.z + (long)c * st.w;
-    const int ic = (int)(i % in_shape.w);
-    i /= in_shape.w;
-    const int iw = (int)(i % in_shape.z);
-    i /= in_shape.z;
-    const int ih = (int)(i % in_shape.y);
-    const int in_n = (int)(i / in_shape.y);
-    v[l] = lane(load(in, in_shape, in_n, ih, iw, ic / 4), ic % 4);
+    long o = (((long)n * out_shape.y + h) * out_shape.z + w) * out_shape.w + c;
+    long i = offset;
+    for (int k = 7; k >= 0; --k) {
+      i += (o % d[k]) * st[k];
+      o /= d[k];
+    }
+    int li;
+    const int2 at = pixel_of(in_shape, i, &li);
+    v[l] = lane(read_imagef(in, kSampler, at), li);
   }
   write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), (float4)(v[0], v[1], v[2], v[3]));
+}
+
+// Pixel position p = (n*H + h)*W + w of a folded shape s, channel block cb.
+int2 position_pixel(int4 s, long p, int cb) { return (int2)(cb * s.z + (int)(p % s.z), (int)(p / s.z)); }
+
+// LAYER_NORM over the last `inner` elements (whole positions: the last axis is always normalized);
+// one work item per outer row. scale / bias: `inner` floats each (expanded at prepare).
+__kernel void layer_norm(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int positions,
+                         int rows, __global const float* scale, __global const float* bias, float epsilon) {
+  const int row = get_global_id(0);
+  if (row >= rows) return;
+  const int c4 = (shape.w + 3) / 4;
+  const long first = (long)row * positions;
+  float sum = 0.0f;
+  for (int p = 0; p < positions; ++p)
+    for (int cb = 0; cb < c4; ++cb) {
+      const float4 v = read_imagef(in, kSampler, position_pixel(shape, first + p, cb));
+      sum += v.x + v.y + v.z + v.w;  // lanes past C are 0
+    }
+  const float count = (float)positions * shape.w;
+  const float mean = sum / count;
+  float var = 0.0f;
+  for (int p = 0; p < positions; ++p)
+    for (int cb = 0; cb < c4; ++cb) {
+      const float4 d = zero_pad(read_imagef(in, kSampler, position_pixel(shape, first + p, cb)) - mean, cb, shape.w);
+      var += dot(d, d);
+    }
+  const float inv = rsqrt(var / count + epsilon);
+  for (int p = 0; p < positions; ++p)
+    for (int cb = 0; cb < c4; ++cb) {
+      const int2 at = position_pixel(shape, first + p, cb);
+      const float4 v = read_imagef(in, kSampler, at);
+      float r[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      for (int l = 0; l < 4 && cb * 4 + l < shape.w; ++l) {
+        const int i = p * shape.w + cb * 4 + l;
+        r[l] = (lane(v, l) - mean) * inv * scale[i] + bias[i];
+      }
+      write_imagef(out, at, (float4)(r[0], r[1], r[2], r[3]));
+    }
+}
+
+// SOFTMAX over an axis other than the last: the axis has `len` values `stride` positions apart;
+// one work item per (channel block, outer * stride + s), all 4 lanes at once.
+__kernel void softmax_axis(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int len, int stride,
+                           int lines) {
+  const int cb = get_global_id(0), line = get_global_id(1);
+  if (cb >= (shape.w + 3) / 4 || line >= lines) return;
+  const long first = (long)(line / stride) * len * stride + line % stride;
+  float4 m = (float4)(-INFINITY);
+  for (int k = 0; k < len; ++k) m = max_nan(m, read_imagef(in, kSampler, position_pixel(shape, first + (long)k * stride, cb)));
+  float4 sum = (float4)(0.0f);
+  for (int k = 0; k < len; ++k) sum += exp(read_imagef(in, kSampler, position_pixel(shape, first + (long)k * stride, cb)) - m);
+  for (int k = 0; k < len; ++k) {
+    const int2 at = position_pixel(shape, first + (long)k * stride, cb);
+    write_imagef(out, at, zero_pad(exp(read_imagef(in, kSampler, at) - m) / sum, cb, shape.w));
+  }
+}
+
+// MATMUL of two activations (numpy matmul, ranks 2..4, batch dims broadcast): a (.., M, K),
+// b (.., K, N) -> out (.., M, N). One work item per output pixel: row i, 4 columns.
+__kernel void matmul(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int4 a_shape,
+                     int4 b_shape, int4 out_shape, int act, float alpha, float beta) {
+  int n, h, i, jb;
+  if (!output_pixel(out_shape, &n, &h, &i, &jb)) return;
+  const int an = a_shape.x == 1 ? 0 : n, ah = a_shape.y == 1 ? 0 : h;
+  const int bn = b_shape.x == 1 ? 0 : n, bh = b_shape.y == 1 ? 0 : h;
+  const int k_total = a_shape.w;
+  float4 acc = (float4)(0.0f);
+  for (int kb = 0; kb * 4 < k_total; ++kb) {
+    const float4 x = load(a, a_shape, an, ah, i, kb);
+    const int k0 = kb * 4;
+    acc = mad((float4)(x.x), load(b, b_shape, bn, bh, k0, jb), acc);
+    if (k0 + 1 < k_total) acc = mad((float4)(x.y), load(b, b_shape, bn, bh, k0 + 1, jb), acc);
+    if (k0 + 2 < k_total) acc = mad((float4)(x.z), load(b, b_shape, bn, bh, k0 + 2, jb), acc);
+    if (k0 + 3 < k_total) acc = mad((float4)(x.w), load(b, b_shape, bn, bh, k0 + 3, jb), acc);
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), zero_pad(activate(acc, act, alpha, beta), jb, out_shape.w));
+}
+
+// CONV_TRANSPOSE_2D (group 1) as a gather: output (oh, ow) takes input (ih, iw) through tap (ky, kx)
+// when oh + pad_top - ky*dilation_h = ih*stride_h (and likewise for w). weights as conv2d's:
+// [ocb][kh][kw][ic4*4] float4.
+__kernel void conv2d_transpose(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
+                               __write_only image2d_t out, int4 in_shape, int4 out_shape, int4 window,
+                               int4 pad_dilation, int act, float alpha, float beta) {
+  int n, oh, ow, ocb;
+  if (!output_pixel(out_shape, &n, &oh, &ow, &ocb)) return;
+  const int ic4 = (in_shape.w + 3) / 4;
+  float4 acc = bias[ocb];
+  for (int ky = 0; ky < window.x; ++ky) {
+    const int ty = oh + pad_dilation.x - ky * pad_dilation.z;
+    if (ty < 0 || ty % window.z != 0 || ty / window.z >= in_shape.y) continue;
+    for (int kx = 0; kx < window.y; ++kx) {
+      const int tx = ow + pad_dilation.y - kx * pad_dilation.w;
+      if (tx < 0 || tx % window.w != 0 || tx / window.w >= in_shape.z) continue;
+      __global const float4* wp = weights + (((size_t)ocb * window.x + ky) * window.y + kx) * ic4 * 4;
+      for (int icb = 0; icb < ic4; ++icb) {
+        const float4 v = load(in, in_shape, n, ty / window.z, tx / window.w, icb);
+        acc = mad((float4)(v.x), wp[0], acc);
+        acc = mad((float4)(v.y), wp[1], acc);
+        acc = mad((float4)(v.z), wp[2], acc);
+        acc = mad((float4)(v.w), wp[3], acc);
+        wp += 4;
+      }
+    }
+  }
+  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+               zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+}
+
+// RESIZE on H and W. rows / cols: per output row and column, the source index pair (i0, i1) and
+// the weight of i1 (nearest: i0 == i1, weight 0), computed at prepare with the CPU kernels'
+// coordinate rules so both backends pick the same pixels.
+__kernel void resize(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int4 out_shape,
+                     __global const int2* row_taps, __global const float* row_weights,
+                     __global const int2* col_taps, __global const float* col_weights) {
+  int n, oh, ow, cb;
+  if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
+  const int2 ty = row_taps[oh], tx = col_taps[ow];
+  const real wy = (real)row_weights[oh], wx = (real)col_weights[ow];
+  const real4 a = load_r(in, in_shape, n, ty.x, tx.x, cb);
+  real4 r = a;
+  if (wy != (real)0.0f || wx != (real)0.0f) {
+    const real4 b = load_r(in, in_shape, n, ty.x, tx.y, cb);
+    const real4 c = load_r(in, in_shape, n, ty.y, tx.x, cb);
+    const real4 d = load_r(in, in_shape, n, ty.y, tx.y, cb);
+    const real one = (real)1.0f;
+    r = (one - wy) * ((one - wx) * a + wx * b) + wy * ((one - wx) * c + wx * d);
+  }
+  write_real(out, (int2)(get_global_id(0), get_global_id(1)), r);
+}
+
+// FULLY_CONNECTED over positions (any layout of input and output, "tall" ones included): one work
+// item per (output channel block, position). weights: conv2d's with a 1x1 window.
+__kernel void fully_connected(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
+                              __write_only image2d_t out, int4 in_shape, int4 out_shape, int positions, int act,
+                              float alpha, float beta) {
+  const int ocb = get_global_id(0), p = get_global_id(1);
+  if (ocb >= (out_shape.w + 3) / 4 || p >= positions) return;
+  const int ic4 = (in_shape.w + 3) / 4;
+  __global const float4* wp = weights + (size_t)ocb * ic4 * 4;
+  float4 acc = bias[ocb];
+  for (int icb = 0; icb < ic4; ++icb) {
+    const float4 v = read_imagef(in, kSampler, position_pixel(in_shape, p, icb));
+    acc = mad((float4)(v.x), wp[0], acc);
+    acc = mad((float4)(v.y), wp[1], acc);
+    acc = mad((float4)(v.z), wp[2], acc);
+    acc = mad((float4)(v.w), wp[3], acc);
+    wp += 4;
+  }
+  write_imagef(out, position_pixel(out_shape, p, ocb), zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 )CLC";
 

@@ -6,18 +6,12 @@
 
 #include "lite_kernels/strided_copy.h"
 #include "op_helpers.h"
+#include "slice_view.h"
 #include "tensor_ops.h"
 
 namespace lite {
-namespace {
 
-struct SliceView {
-  Shape out;
-  int64_t offset = 0;              // elements from the input's start to the view's first element
-  int64_t strides[kMaxRank] = {};  // element strides of the view
-};
-
-Status compute_view(OpContext* ctx, SliceView* view) {
+Status slice_view(OpContext* ctx, SliceView* view) {
   const TensorRef* x = ctx->input(0);
   const int rank = x->shape.rank;
   std::vector<int64_t> starts, ends, axes, steps;
@@ -71,11 +65,13 @@ Status compute_view(OpContext* ctx, SliceView* view) {
   return Status::kOk;
 }
 
+namespace {
+
 Status slice_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 3, 1);
   if (s != Status::kOk) return s;
   SliceView view;
-  s = compute_view(ctx, &view);
+  s = slice_view(ctx, &view);
   if (s != Status::kOk) return s;
   TensorRef* y = ctx->output(0);
   y->dtype = ctx->input(0)->dtype;
@@ -85,7 +81,7 @@ Status slice_prepare(OpContext* ctx) {
 
 Status slice_eval(OpContext* ctx) {
   SliceView view;
-  Status s = compute_view(ctx, &view);
+  Status s = slice_view(ctx, &view);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);
   if (view.out.num_elements() == 0) return Status::kOk;
