@@ -203,8 +203,10 @@ def results_markdown(rows: list[tuple[Workload, BenchResult]], notes: list[str],
 OURS_LABEL = "lite"
 
 # (target, qemu -cpu; None: the target's default): every NEON level, plus the cores most edge users own
-# (Cortex-A53 / A72: Raspberry Pi 3 / 4, no dot product).
-QEMU_CPUS = (("aarch64", None), ("aarch64", "cortex-a72"), ("aarch64", "cortex-a53"), ("armv7", None))
+# (Cortex-A76: Raspberry Pi 5, dot product without i8mm; Cortex-A53 / A72: Raspberry Pi 3 / 4, no dot
+# product).
+QEMU_CPUS = (("aarch64", None), ("aarch64", "cortex-a76"), ("aarch64", "cortex-a72"),
+             ("aarch64", "cortex-a53"), ("armv7", None))
 
 
 def _instruction_counts(models: list[tuple[Workload, Path, int]]) -> list[str]:

@@ -133,8 +133,8 @@ def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
     """Reads ``model`` with the frontend its type calls for (:func:`source_format`, or ``frontend``:
     "onnx" / "tflite" / "paddle" when the caller knows).
 
-    ``input_shapes`` fixes ONNX and Paddle input shapes (e.g. {"x": [1, 3, 224, 224]}); a .tflite's
-    shapes are fixed by the file, so it refuses them. ``input_values`` pins ONNX inputs to constants
+    ``input_shapes`` fixes ONNX and Paddle input shapes (e.g. {"x": [1, 3, 224, 224]}), and the
+    dynamic dims (shape_signature -1) of a .tflite's inputs. ``input_values`` pins ONNX inputs to constants
     (e.g. {"sr": np.int64(16000)}): they leave the model's inputs, and an If whose condition they
     decide is replaced by its branch. ``params``: a Paddle model's parameter file
     when it is not beside the program. Raises ConversionError with a user-facing message.
@@ -150,12 +150,10 @@ def load_model(model: ModelSource, input_shapes: InputShapes | None = None,
         qdq = is_qdq_model(graph)
         return LoadedModel(graph, "paddle", quantized=qdq, qdq=qdq)
     if kind == "tflite":
-        if input_shapes:
-            raise ConversionError("input shapes cannot be set for a .tflite model (its shapes are fixed)")
         if input_values:
             raise ConversionError("input values can be pinned for ONNX models only")
         try:
-            graph = load_tflite(model)  # type: ignore[arg-type]
+            graph = load_tflite(model, input_shapes)  # type: ignore[arg-type]
         except _INCONSISTENCIES as err:  # e.g. a tensor name that is not UTF-8 (make fuzz's tflite target)
             raise _inconsistent("TFLite", err) from err
         int8 = any(t.quant is not None and t.dtype == np.int8 for t in graph.tensors.values())
@@ -283,9 +281,11 @@ def convert_onnx(
     return convert(model, output_path, input_shapes, keep_tensors, input_values)
 
 
-def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None) -> bytes:
-    """:func:`convert` of a .tflite model (path or bytes), whatever the file's name."""
-    return convert(load_model(model, frontend="tflite"), output_path)
+def convert_tflite(model: str | os.PathLike | bytes, output_path: str | os.PathLike | None = None,
+                   input_shapes: InputShapes | None = None) -> bytes:
+    """:func:`convert` of a .tflite model (path or bytes), whatever the file's name; ``input_shapes``
+    sets the dynamic dims of its inputs."""
+    return convert(load_model(model, input_shapes, frontend="tflite"), output_path)
 
 
 def convert_paddle(

@@ -14,11 +14,12 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.convert import convert_onnx
-from lite_converter.ir import Graph, Node, Tensor
+from lite_converter.ir import ConversionError, Graph, Node, Tensor
 from lite_converter.writer import serialize
 from runtime_arm import Interpreter, LiteError, Status
 
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+_info, _node, _graph = helper.make_tensor_value_info, helper.make_node, helper.make_graph
 
 
 def _model(nodes: list[onnx.NodeProto], inputs: list, outputs: list, inits: list | None = None,
@@ -121,6 +122,21 @@ def test_loop_trip_count_condition_and_scan_outputs():
     _check(_loop_model(), feeds)
 
 
+def test_loop_carried_value_that_grows():
+    """x = concat(x, x) per iteration, the body declaring x's first size ([2]) on its input and output
+    (as exports traced from one iteration do; onnxruntime merges leniently); plus a scan output."""
+    body = _graph(
+        [_node("Concat", ["x_in", "x_in"], ["x_out"], axis=0), _node("Identity", ["c_in"], ["c_out"]),
+         _node("ReduceSum", ["x_out"], ["total"], keepdims=0)], "body",
+        [_info("i", I64, []), _info("c_in", BOOL, []), _info("x_in", F32, [2])],
+        [_info("c_out", BOOL, []), _info("x_out", F32, [2]), _info("total", F32, [])])
+    model = _model([_node("Loop", ["trip", "", "x0"], ["x_final", "totals"], body=body)],
+                   [_info("trip", I64, []), _info("x0", F32, [2])],
+                   [_info("x_final", F32, None), _info("totals", F32, None)])
+    x0 = np.array([1.0, -2.5], np.float32)
+    _check(model, [{"trip": np.array(t, np.int64), "x0": x0} for t in (3, 0, 1)])
+
+
 def test_scan_axes_and_directions():
     """Scan (opset 16): a running sum over axis 1 of one input read backwards, and a per-step product
     with a second input over axis 0; the scan outputs stacked along axes 1 and 0, one reversed."""
@@ -147,6 +163,115 @@ def test_scan_axes_and_directions():
               "a": rng.standard_normal((2, t)).astype(np.float32),
               "b": rng.standard_normal((t, 2)).astype(np.float32)} for t in (5, 1, 7)]
     _check(model, feeds)
+
+
+def _rank_changing_if(name: str, source: str, out: str) -> list[onnx.NodeProto]:
+    """out = If(max(source) > 1, then: Unsqueeze(source, 0), else: Identity(source)): its rank is
+    known only at run time, so ONNX gives ``out`` no shape (as torch's squeeze(dim) exports do)."""
+    one = numpy_helper.from_array(np.array(1.0, np.float32), f"{name}_one")
+    axes = numpy_helper.from_array(np.array([0], np.int64), f"{name}_axes")
+    then_branch = _graph([_node("Unsqueeze", [source, axes.name], [f"{name}_u"])], f"{name}_then", [],
+                         [_info(f"{name}_u", F32, None)], [axes])
+    else_branch = _graph([_node("Identity", [source], [f"{name}_i"])], f"{name}_else", [],
+                         [_info(f"{name}_i", F32, None)])
+    return [_node("ReduceMax", [source], [f"{name}_max"], keepdims=0),
+            _node("Constant", [], [one.name], value=one),
+            _node("Greater", [f"{name}_max", one.name], [f"{name}_cond"]),
+            _node("If", [f"{name}_cond"], [out], then_branch=then_branch, else_branch=else_branch)]
+
+
+def _unknown_rank_model() -> onnx.ModelProto:
+    """Values whose rank is unknown at conversion crossing into bodies (silero-vad's family): an outer If
+    (sum(x) > 0) whose then-branch makes ``a`` with a rank-changing If, then reads it (1) captured by a
+    nested If, (2) captured by a Loop body and carried by it, (3) captured by a Scan body over x's rows
+    (onnxruntime needs a Scan's state shapes known); the else-branch gives x * 3. Every body input
+    declared from ``a`` must take whatever rank arrives."""
+    neg = _graph([_node("Neg", ["a"], ["neg_a"])], "neg", [], [_info("neg_a", F32, None)])
+    dbl = _graph([_node("Add", ["a", "a"], ["dbl_a"])], "dbl", [], [_info("dbl_a", F32, None)])
+    loop_body = _graph(
+        [_node("Add", ["v_in", "a"], ["v_out"]), _node("Identity", ["c_in"], ["c_out"])], "loop_body",
+        [_info("i", I64, []), _info("c_in", BOOL, []), _info("v_in", F32, None)],
+        [_info("c_out", BOOL, []), _info("v_out", F32, None)])
+    scan_body = _graph(
+        [_node("ReduceSum", ["a"], ["a_sum"], keepdims=0), _node("Mul", ["row", "a_sum"], ["scaled_row"]),
+         _node("Add", ["st_in", "scaled_row"], ["st_out"]), _node("Mul", ["row", "row"], ["sq"])],
+        "scan_body", [_info("st_in", F32, [4]), _info("row", F32, [4])],
+        [_info("st_out", F32, [4]), _info("sq", F32, [4])])
+    trip = numpy_helper.from_array(np.array(2, np.int64), "trip")
+    true = numpy_helper.from_array(np.array(True), "true")
+    s0 = numpy_helper.from_array(np.linspace(-1, 1, 4).astype(np.float32), "s0")
+    then_nodes = [*_rank_changing_if("r", "x", "a"),
+                  _node("ReduceMin", ["x"], ["x_min"], keepdims=0),
+                  _node("Less", ["x_min", "zero"], ["has_negative"]),
+                  _node("If", ["has_negative"], ["b"], then_branch=neg, else_branch=dbl),
+                  _node("Loop", ["trip", "true", "a"], ["looped"], body=loop_body),
+                  _node("Scan", ["s0", "x"], ["scanned", "squares"], body=scan_body, num_scan_inputs=1),
+                  _node("Add", ["b", "looped"], ["bl"]),
+                  _node("Add", ["bl", "scanned"], ["t_out"])]
+    then_branch = _graph(then_nodes, "outer_then", [],
+                         [_info("t_out", F32, None), _info("squares", F32, None)], [trip, true, s0])
+    three = numpy_helper.from_array(np.array(3.0, np.float32), "three")
+    else_branch = _graph([_node("Mul", ["x", "three"], ["e_out"]), _node("Mul", ["x", "x"], ["e_sq"])],
+                         "outer_else", [], [_info("e_out", F32, None), _info("e_sq", F32, None)], [three])
+    zero = numpy_helper.from_array(np.array(0.0, np.float32), "zero")
+    nodes = [_node("ReduceSum", ["x"], ["s"], keepdims=0),
+             _node("Greater", ["s", "zero"], ["positive"]),
+             _node("If", ["positive"], ["y", "z"], then_branch=then_branch, else_branch=else_branch)]
+    return _model(nodes, [_info("x", F32, ["n", 4])], [_info("y", F32, None), _info("z", F32, None)], [zero])
+
+
+def test_values_of_unknown_rank_cross_into_nested_bodies():
+    """Each branch combination: rank 3 or 2 for ``a``, negative values or none, the outer else."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.2, 0.9, (3, 4)).astype(np.float32)
+    feeds = [{"x": x}, {"x": x * 2}, {"x": x - 0.3}, {"x": (x - 0.3) * 3}, {"x": -x}, {"x": x[:2] * 2}]
+    _check(_unknown_rank_model(), feeds)
+
+
+def _scan8_model(sequence_lens: np.ndarray | None, steps: int | str = "t") -> onnx.ModelProto:
+    """Scan (opset 8) over a batch of 3: states sum [B, 2] and count [B] (int64), scan inputs a
+    [B, T, 2] read forward and b [B, T, 2] read backwards, w read from the outer scope; scan outputs
+    the running sum scaled by w, and a * b. A constant sequence_lens needs T known at conversion."""
+    body = _graph(
+        [_node("Add", ["sum_in", "a_t"], ["sum_out"]),
+         _node("Add", ["count_in", "one"], ["count_out"]),
+         _node("Mul", ["sum_out", "w"], ["scaled"]),
+         _node("Mul", ["a_t", "b_t"], ["prod"])],
+        "body",
+        [_info("sum_in", F32, [2]), _info("count_in", I64, []),
+         _info("a_t", F32, [2]), _info("b_t", F32, [2])],
+        [_info(n, t, s) for n, t, s in
+         (("sum_out", F32, [2]), ("count_out", I64, []), ("scaled", F32, [2]), ("prod", F32, [2]))],
+        [numpy_helper.from_array(np.array(1, np.int64), "one")])
+    lens = "lens" if sequence_lens is not None else ""
+    node = _node("Scan", [lens, "sum0", "count0", "a", "b"], ["sum_final", "count_final", "p", "q"],
+                            body=body, num_scan_inputs=2, directions=[0, 1])
+    inits = [numpy_helper.from_array(np.array([0.5, -2.0], np.float32), "w")]
+    if sequence_lens is not None:
+        inits.append(numpy_helper.from_array(sequence_lens, "lens"))
+    inputs = [_info("sum0", F32, [3, 2]), _info("count0", I64, [3]),
+              _info("a", F32, [3, steps, 2]),
+              _info("b", F32, [3, steps, 2])]
+    outputs = [_info(n, t, None) for n, t in
+               (("sum_final", F32), ("count_final", I64), ("p", F32), ("q", F32))]
+    return _model([node], inputs, outputs, inits, opset=8)
+
+
+def test_scan_opset8_batch_axis_directions_and_outer_values():
+    rng = np.random.default_rng(4)
+    feeds = [{"sum0": rng.standard_normal((3, 2)).astype(np.float32),
+              "count0": np.array([0, 5, -1], np.int64),
+              "a": rng.standard_normal((3, t, 2)).astype(np.float32),
+              "b": rng.standard_normal((3, t, 2)).astype(np.float32)} for t in (4, 1)]
+    _check(_scan8_model(None), feeds)
+    _check(_scan8_model(np.full(3, 4, np.int64), 4), feeds[:1])  # sequence_lens: every sequence whole
+
+
+@pytest.mark.parametrize("steps, message", [(4, r"sequence_lens shorter than the sequence axis \(4\)"),
+                                            ("t", "needs the sequence length known at conversion")])
+def test_scan_opset8_with_sequences_of_other_lengths_refused(steps: int | str, message: str):
+    with pytest.raises(ConversionError, match=message):
+        convert_onnx(_scan8_model(np.array([4, 2, 3], np.int64), steps))
 
 
 def test_loop_output_bounded_by_max_memory_bytes():
@@ -308,3 +433,40 @@ def test_tflite_while_against_litert(tmp_path, start: int):
     feeds = [np.array([start], np.int32), np.array([1.0, -2.0, 0.5], np.float32)]
     assert_matches_litert(_tflite_while(), feeds, tmp_path)
 
+
+
+def _tflite_growing_while() -> bytes:
+    """(i, x) -> while i < 3: (i + 1, concat(x, x)): the carried x doubles at every iteration; its
+    tensors store the first size and leave it dynamic in their shape_signature ([-1]), as TF writes."""
+    from ai_edge_litert import schema_py_generated as s
+
+    from tests.tflite_builder import TfliteModel, options
+
+    def growing(m: TfliteModel, name: str, size: int) -> int:
+        index = m.tensor(name, [size])
+        m.tensors[index].shapeSignature = [-1]
+        return index
+
+    m = TfliteModel()
+    i, x = m.tensor("i", [1], np.int32), m.tensor("x", [2])
+    i_out, x_out = m.tensor("i_out", [1], np.int32), growing(m, "x_out", 2)
+    while_options = options(s.WhileOptionsT(), condSubgraphIndex=1, bodySubgraphIndex=2)
+    m.op("WHILE", [i, x], [i_out, x_out], while_options)
+    m.end_subgraph([i, x], [i_out, x_out], "main")
+    ci, cx, c = m.tensor("i", [1], np.int32), growing(m, "x", 2), m.tensor("c", [1], np.bool_)
+    m.op("LESS", [ci, m.constant("three", np.array([3], np.int32))], [c])
+    m.end_subgraph([ci, cx], [c], "cond")
+    bi, bx = m.tensor("i", [1], np.int32), growing(m, "x", 2)
+    bi2, bx2 = m.tensor("i2", [1], np.int32), growing(m, "x2", 4)
+    m.op("ADD", [bi, m.constant("one", np.array([1], np.int32))], [bi2], s.AddOptionsT())
+    m.op("CONCATENATION", [bx, bx], [bx2], options(s.ConcatenationOptionsT(), axis=0))
+    m.end_subgraph([bi, bx], [bi2, bx2], "body")
+    return m.finish()
+
+
+@pytest.mark.parametrize("start", [0, 2, 3])
+def test_tflite_while_whose_carried_value_grows_against_litert(tmp_path, start: int):
+    from tests.tflite_builder import assert_matches_litert
+
+    feeds = [np.array([start], np.int32), np.array([1.0, -2.0], np.float32)]
+    assert_matches_litert(_tflite_growing_while(), feeds, tmp_path)

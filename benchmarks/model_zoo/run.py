@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.model_zoo.corpus import BY_KEY, CORPUS, ZooEntry
+from benchmarks.model_zoo.corpus import BY_KEY, CORPUS, STREAM_CALLS, ZooEntry
 from benchmarks.model_zoo.fetch import fetch
 from benchmarks.model_zoo.inputs import make_input
 from benchmarks.model_zoo.litert_custom import has_custom_transpose_conv, with_builtin_transpose_conv
@@ -197,7 +197,8 @@ def time_interleaved(
 def run_entry(entry: ZooEntry, path: Path, seconds: float, timed: bool = True) -> ZooResult:
     """Converts, compares and (when ``timed``) times one corpus model."""
     result = ZooResult(entry.key, entry.requirement, entry.kind, entry.format, notes=entry.notes)
-    feeds = [make_input(spec) for spec in entry.inputs]
+    chunks = STREAM_CALLS if entry.state_feedback else 1
+    feeds = [make_input(spec, 0, chunks) for spec in entry.inputs]
     try:
         reference: Reference | None = Reference(entry, path, [feed.shape for feed in feeds])
     except Exception as err:  # noqa: BLE001 - e.g. LiteRT lacks a MediaPipe custom op: nothing to compare with
@@ -213,15 +214,9 @@ def run_entry(entry: ZooEntry, path: Path, seconds: float, timed: bool = True) -
             f"{entry.key}: corpus lists {len(entry.inputs)} inputs, the model has {input_names}"
         )
     pinned = dict(entry.input_values)
-    input_shapes = (
-        {
-            name: list(value.shape)
-            for name, value in zip(input_names, feeds, strict=True)
-            if name not in pinned
-        }
-        if entry.format == "onnx"
-        else None
-    )
+    input_shapes = {
+        name: list(value.shape) for name, value in zip(input_names, feeds, strict=True) if name not in pinned
+    }
     try:
         data = convert(path, input_shapes=input_shapes, input_values=pinned or None)
     except ConversionError as err:
@@ -235,36 +230,125 @@ def run_entry(entry: ZooEntry, path: Path, seconds: float, timed: bool = True) -
     if reference is None:
         return result
     try:
-        _run_and_compare(data, reference, feeds, pinned, result, seconds if timed else None)
+        _run_and_compare(entry, data, reference, feeds, result, seconds if timed else None)
     except Exception as err:  # noqa: BLE001 - recorded, the corpus goes on
         result.matches = False
         result.notes = _short(f"run failed: {type(err).__name__}: {err}", 300)
     return result
 
 
-def _run_and_compare(
-    data: bytes,
+def _our_feeds(
+    interpreter: Interpreter, reference: Reference, feeds: list[np.ndarray], pinned: dict[str, int]
+) -> dict[str, np.ndarray]:
+    """The reference-ordered ``feeds`` by our input names, the pinned inputs left out (TFLite names
+    may differ from the reference's: then by position)."""
+    kept = [(n, v) for n, v in zip(reference.input_names, feeds, strict=True) if n not in pinned]
+    if {n for n, _ in kept} == set(interpreter.input_names):
+        return dict(kept)
+    return dict(zip(interpreter.input_names, [v for _, v in kept], strict=True))
+
+
+def _worst(steps: list[ZooResult]) -> ZooResult:
+    def badness(step: ZooResult) -> tuple[bool, float]:
+        ratio = step.max_error / step.bound
+        return (not step.matches, ratio if np.isfinite(ratio) else float("inf"))
+
+    return max(steps, key=badness)
+
+
+def _take_worst(result: ZooResult, steps: list[ZooResult]) -> None:
+    """``result`` (one of ``steps``) becomes the verdict over all of them: the worst one's figures."""
+    worst = _worst(steps)
+    result.matches = all(step.matches for step in steps)
+    result.max_error, result.bound, result.spread = worst.max_error, worst.bound, worst.spread
+    result.reference_max = max(step.reference_max for step in steps)
+    result.notes = worst.notes
+
+
+def _compare_variants(
+    entry: ZooEntry,
+    interpreter: Interpreter,
     reference: Reference,
     feeds: list[np.ndarray],
     pinned: dict[str, int],
     result: ZooResult,
+) -> None:
+    """The inputs scaled by each of ``entry.variant_scales``, compared like the first call."""
+    steps = [dataclasses.replace(result)]
+    for scale in entry.variant_scales:
+        scaled = [np.ascontiguousarray(feed * np.asarray(scale, feed.dtype)) for feed in feeds]
+        ours = interpreter.run(_our_feeds(interpreter, reference, scaled, pinned))
+        step = dataclasses.replace(result, matches=False, max_error=float("nan"), bound=float("nan"))
+        compare(
+            _ours_in_reference_order(ours, reference.output_names),
+            reference.run(scaled),
+            reference.plain(scaled),
+            step,
+        )
+        steps.append(step)
+    _take_worst(result, steps)
+
+
+def _compare_stream(
+    entry: ZooEntry,
+    interpreter: Interpreter,
+    reference: Reference,
+    first: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[np.ndarray]],
+    pinned: dict[str, int],
+    result: ZooResult,
+) -> None:
+    """A streaming model over STREAM_CALLS consecutive calls: each side (ours, the reference, the plain
+    reference) feeds its own state outputs back and reads the next chunk of audio; every call is held
+    to the rule and the worst call decides. ``first`` is call 0: its feeds, then ours, the reference's
+    and the plain reference's outputs (``result`` holds their comparison)."""
+    feeds, *outputs = first
+    sides = ("ours", "reference", "plain")
+    state = {
+        side: dict(zip(reference.output_names, out, strict=True))
+        for side, out in zip(sides, outputs, strict=True)
+    }
+    steps = [dataclasses.replace(result)]
+    for call in range(1, STREAM_CALLS):
+        chunk = [make_input(spec, call, STREAM_CALLS) for spec in entry.inputs]
+        side_feeds = {}
+        for side in sides:
+            side_feeds[side] = list(chunk)
+            for output, input_name in entry.state_feedback:
+                side_feeds[side][reference.input_names.index(input_name)] = state[side][output]
+        ours = interpreter.run(_our_feeds(interpreter, reference, side_feeds["ours"], pinned))
+        now = {
+            "ours": _ours_in_reference_order(ours, reference.output_names),
+            "reference": reference.run(side_feeds["reference"]),
+            "plain": reference.plain(side_feeds["plain"]),
+        }
+        state = {side: dict(zip(reference.output_names, now[side], strict=True)) for side in sides}
+        step = dataclasses.replace(result, matches=False, max_error=float("nan"), bound=float("nan"))
+        compare(now["ours"], now["reference"], now["plain"], step)
+        steps.append(step)
+    _take_worst(result, steps)
+    stream_note = f"{STREAM_CALLS} consecutive calls, state fed back"
+    result.notes = "; ".join(filter(None, [result.notes, stream_note]))
+
+
+def _run_and_compare(
+    entry: ZooEntry,
+    data: bytes,
+    reference: Reference,
+    feeds: list[np.ndarray],
+    result: ZooResult,
     seconds: float | None,
 ) -> None:
     interpreter = Interpreter(model_content=data, threads=1)
-    our_feeds = {
-        name: value for name, value in zip(reference.input_names, feeds, strict=True) if name not in pinned
-    }
-    if set(our_feeds) != set(interpreter.input_names):  # TFLite names may differ: go by position
-        our_feeds = dict(
-            zip(
-                interpreter.input_names,
-                [v for n, v in zip(reference.input_names, feeds, strict=True) if n not in pinned],
-                strict=True,
-            )
-        )
-    ours = interpreter.run(our_feeds)
+    pinned = dict(entry.input_values)
+    our_feeds = _our_feeds(interpreter, reference, feeds, pinned)
+    ours = _ours_in_reference_order(interpreter.run(our_feeds), reference.output_names)
     expected = reference.run(feeds)
-    compare(_ours_in_reference_order(ours, reference.output_names), expected, reference.plain(feeds), result)
+    plain = reference.plain(feeds)
+    compare(ours, expected, plain, result)
+    if entry.state_feedback:
+        _compare_stream(entry, interpreter, reference, (feeds, ours, expected, plain), pinned, result)
+    if entry.variant_scales:
+        _compare_variants(entry, interpreter, reference, feeds, pinned, result)
     if seconds is None:
         return
     result.ours_ms, result.reference_ms = time_interleaved(

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lite_kernels/qs8_dwconv.h"
+#include "qs8_dwconv_3x3_geometry.h"
 #include "qs8_dwconv_ukernels_arm.h"
 #include "qs8_requantize_neon.h"
 
@@ -120,12 +121,15 @@ static inline __attribute__((always_inline)) void dw_pixel(const int8_t* const* 
 
 /* `n` >= 1 interior pixels of a 16-channel step with every weight > -128, in assembly so that the
  * nine taps, the requantization and the epilogue constants stay in registers (28 of 32): tap
- * (k, j) of a pixel is at rows[k] + j * dil[k]; rows[k] steps by step[k], out by c. */
+ * (k, j) of a pixel is at rows[k] + j * dil[k]; rows[k] steps by step[k], out by c. Every step is
+ * the post-increment of a load or store (tap (k, 0) moves rows[k] on, so taps 1 and 2 are read at
+ * j * dil[k] - step[k] from the moved pointer). */
 static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const int8_t* r2, const ptrdiff_t* dil,
                           const ptrdiff_t* step, int8_t* out, size_t c, const int8x16_t* w, const dw_step_table* table,
                           const dw_output_params* out_params) {
-  const ptrdiff_t d0 = dil[0], d1 = dil[1], d2 = dil[2], e0 = 2 * dil[0], e1 = 2 * dil[1], e2 = 2 * dil[2];
   const ptrdiff_t s0 = step[0], s1 = step[1], s2 = step[2];
+  const ptrdiff_t d0 = dil[0] - s0, d1 = dil[1] - s1, d2 = dil[2] - s2;
+  const ptrdiff_t e0 = 2 * dil[0] - s0, e1 = 2 * dil[1] - s1, e2 = 2 * dil[2] - s2;
   const uint32_t has_left = table->has_left;
   const int8x16_t* wp = w;
   uintptr_t tmp;
@@ -144,7 +148,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       "ld1r {v23.16b}, [%[tmp]]\n"
       "1:\n"
       "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[table]]\n"
-      "ldr q28, [%[r0]]\n"
+      "ld1 {v28.16b}, [%[r0]], %[s0]\n"
       "ldr q29, [%[r0], %[d0]]\n"
       "smull v30.8h, v28.8b, v0.8b\n"
       "smull2 v31.8h, v28.16b, v0.16b\n"
@@ -155,7 +159,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       "saddw v26.4s, v26.4s, v31.4h\n"
       "saddw2 v27.4s, v27.4s, v31.8h\n"
       "ldr q28, [%[r0], %[e0]]\n"
-      "ldr q29, [%[r1]]\n"
+      "ld1 {v29.16b}, [%[r1]], %[s1]\n"
       "smull v30.8h, v28.8b, v2.8b\n"
       "smull2 v31.8h, v28.16b, v2.16b\n"
       "smlal v30.8h, v29.8b, v3.8b\n"
@@ -174,7 +178,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       "saddw2 v25.4s, v25.4s, v30.8h\n"
       "saddw v26.4s, v26.4s, v31.4h\n"
       "saddw2 v27.4s, v27.4s, v31.8h\n"
-      "ldr q28, [%[r2]]\n"
+      "ld1 {v28.16b}, [%[r2]], %[s2]\n"
       "ldr q29, [%[r2], %[d2]]\n"
       "smull v30.8h, v28.8b, v6.8b\n"
       "smull2 v31.8h, v28.16b, v6.16b\n"
@@ -215,11 +219,7 @@ static void dw_interior16(size_t n, const int8_t* r0, const int8_t* r1, const in
       "sqxtn2 v28.16b, v29.8h\n"
       "smax v28.16b, v28.16b, v22.16b\n"
       "smin v28.16b, v28.16b, v23.16b\n"
-      "str q28, [%[out]]\n"
-      "add %[out], %[out], %[c]\n"
-      "add %[r0], %[r0], %[s0]\n"
-      "add %[r1], %[r1], %[s1]\n"
-      "add %[r2], %[r2], %[s2]\n"
+      "st1 {v28.16b}, [%[out]], %[c]\n"
       "subs %[n], %[n], #1\n"
       "b.ne 1b\n"
 
@@ -334,28 +334,14 @@ static void dw_border16(const int8_t* const* t, int8_t* out, const int8x16_t* w,
         "v29", "v30", "v31");
 }
 
-/* The step's nine taps as int8 in channel order, and its bias / requantization table, from the
- * packed block (accumulator position i holds channel 8 * ((i % 16) / 4) + 4 * (i / 16) + i % 4, so
- * step h's channels 0-3 / 8-11 are positions 8h.. / 8h+4.., channels 4-7 / 12-15 are 16+8h.. /
- * 16+8h+4..). Returns the smallest weight. */
+/* The step's nine taps (qs8_dw3x3_unpack_taps) and its bias / requantization table in channel order
+ * from the packed block. Returns the smallest weight. */
 static int dw_unpack_step(const uint8_t* block, size_t pairs, const int* slots, size_t h, int8x16_t* w,
                           dw_step_table* table) {
   const size_t ia = 8 * h, ib = 8 * h + 4, ic = 16 + 8 * h, id = 16 + 8 * h + 4;
-  const int16_t* weights = (const int16_t*)(block + BLOCK * 4);
-  for (size_t t = 0; t < 9; ++t) w[t] = vdupq_n_s8(0);
-  for (size_t q = 0; q < pairs; ++q) {
-    const int16x8x2_t ab = vld2q_s16(weights + q * BLOCK * 2 + 2 * ia); /* channels 0-3, 8-11 */
-    const int16x8x2_t cd = vld2q_s16(weights + q * BLOCK * 2 + 2 * ic); /* channels 4-7, 12-15 */
-    for (size_t u = 0; u < 2; ++u) {
-      const int tap = slots[2 * q + u];
-      if (tap < 0) continue;
-      const int16x8_t lo = vcombine_s16(vget_low_s16(ab.val[u]), vget_low_s16(cd.val[u]));
-      const int16x8_t hi = vcombine_s16(vget_high_s16(ab.val[u]), vget_high_s16(cd.val[u]));
-      w[tap] = vmovn_high_s16(vmovn_s16(lo), hi);
-    }
-  }
-  int8x16_t smallest = w[0];
-  for (size_t t = 1; t < 9; ++t) smallest = vminq_s8(smallest, w[t]);
+  int8_t taps[9][16];
+  const int smallest = qs8_dw3x3_unpack_taps(block, pairs, slots, h, taps);
+  for (size_t t = 0; t < 9; ++t) w[t] = vld1q_s8(taps[t]);
   const int32_t* bias = (const int32_t*)block;
   const int32_t* multiplier = (const int32_t*)(block + BLOCK * 4 + pairs * BLOCK * 4);
   const int32_t* shift = multiplier + BLOCK;
@@ -370,7 +356,7 @@ static int dw_unpack_step(const uint8_t* block, size_t pairs, const int* slots, 
   const int32x4_t left = vorrq_s32(vorrq_s32(vld1q_s32(table->left_shift), vld1q_s32(table->left_shift + 4)),
                                    vorrq_s32(vld1q_s32(table->left_shift + 8), vld1q_s32(table->left_shift + 12)));
   table->has_left = vmaxvq_u32(vreinterpretq_u32_s32(left));
-  return vminvq_s8(smallest);
+  return smallest;
 }
 
 /* Output pixels [ow_begin, ow_end) of one row and step: border pixels (checked taps) or interior. */
@@ -381,7 +367,6 @@ static inline __attribute__((always_inline)) void dw_row_step(
     int8_t* out_row) {
   const size_t c = p->in_c;
   const ptrdiff_t sw = (ptrdiff_t)p->stride_w, dw = (ptrdiff_t)p->dilation_w, pl = (ptrdiff_t)p->pad_left;
-  const ptrdiff_t in_w = (ptrdiff_t)p->in_w;
   for (size_t ow = 0; ow < p->out_w; ++ow) {
     if (ow == interior_begin && interior_begin < interior_end) {
       /* the interior: three row pointers, each tap a fixed offset from its row's */
@@ -407,16 +392,8 @@ static inline __attribute__((always_inline)) void dw_row_step(
       if (ow == p->out_w) break;
     }
     /* a border pixel: each tap's column checked (rows[k] is NULL for a row in the padding) */
-    const int8_t* zero = zero_row + c0;
     const int8_t* t[9];
-    for (int j = 0; j < 3; ++j) {
-      const ptrdiff_t iw = (ptrdiff_t)ow * sw + j * dw - pl;
-      const int inside = iw >= 0 && iw < in_w;
-      const ptrdiff_t offset = iw * (ptrdiff_t)c + (ptrdiff_t)c0;
-      t[j] = inside && rows[0] != NULL ? rows[0] + offset : zero;
-      t[3 + j] = inside && rows[1] != NULL ? rows[1] + offset : zero;
-      t[6 + j] = inside && rows[2] != NULL ? rows[2] + offset : zero;
-    }
+    qs8_dw3x3_border_taps(p, rows, zero_row, ow, c0, t);
     if (count == STEP && paired)
       dw_border16(t, out_row + ow * c + c0, w, table, out_params, table->has_left);
     else
@@ -436,12 +413,8 @@ void lite_qs8_dwconv_3x3_aarch64_neon(const lite_conv2d_params* p, const void* p
   const int8x16_t act_min = vdupq_n_s8((int8_t)params->act_min), act_max = vdupq_n_s8((int8_t)params->act_max);
   const dw_output_params out_params = {(int16_t)params->output_zero_point, (int8_t)params->act_min,
                                        (int8_t)params->act_max};
-  /* interior pixels: ow * stride_w - pad_left >= 0 and ... + 2 * dilation_w <= in_w - 1 */
-  const size_t sw = p->stride_w, reach = 2 * p->dilation_w;
-  size_t interior_begin = (p->pad_left + sw - 1) / sw, interior_end = 0;
-  if (p->in_w + p->pad_left > reach) interior_end = (p->in_w + p->pad_left - reach - 1) / sw + 1;
-  if (interior_end > p->out_w) interior_end = p->out_w;
-  if (interior_begin > interior_end) interior_begin = interior_end;
+  size_t interior_begin, interior_end;
+  qs8_dw3x3_interior(p, &interior_begin, &interior_end);
   for (size_t c0 = 0; c0 < c; c0 += STEP) {
     /* steps outside, rows inside: a step's taps and table are unpacked once per call */
     const size_t count = c - c0 < STEP ? c - c0 : STEP;
@@ -450,13 +423,9 @@ void lite_qs8_dwconv_3x3_aarch64_neon(const lite_conv2d_params* p, const void* p
     const int smallest = dw_unpack_step((const uint8_t*)packed + (c0 / BLOCK) * block_bytes, pairs, slots,
                                         (c0 / STEP) % 2, w, &table);
     for (size_t row = row_begin; row < row_end; ++row) {
-      const size_t b = row / p->out_h, oh = row % p->out_h;
       const int8_t* rows[3];
-      for (size_t k = 0; k < 3; ++k) {
-        const ptrdiff_t ih = (ptrdiff_t)(oh * p->stride_h + k * p->dilation_h) - (ptrdiff_t)p->pad_top;
-        rows[k] = ih >= 0 && ih < (ptrdiff_t)p->in_h ? input + (b * p->in_h + (size_t)ih) * p->in_w * c : NULL;
-      }
-      int8_t* out_row = output + (b * p->out_h + oh) * p->out_w * c;
+      qs8_dw3x3_input_rows(p, input, row, rows);
+      int8_t* out_row = output + row * p->out_w * c;
       /* three copies: the common one has every count test and the pairing decided at compile time */
       if (count == STEP && smallest > -128)
         dw_row_step(p, rows, zero_row, c0, STEP, 1, w, &table, &out_params, zero_point, act_min, act_max,

@@ -18,6 +18,9 @@ void lite_qs8_dwconv_aarch64_neon(const lite_conv2d_params* p, const void* packe
 void lite_qs8_dwconv_3x3_aarch64_neon(const lite_conv2d_params* p, const void* packed,
                                       const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
                                       size_t row_begin, size_t row_end);
+/* 3x3 kernels only (any stride, dilation, padding); the rest run lite_qs8_dwconv_armv7_neon. */
+void lite_qs8_dwconv_3x3_armv7_neon(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
+                                    const int8_t* input, int8_t* output, size_t row_begin, size_t row_end);
 void lite_qs8_dwconv_armv7_neon(const lite_conv2d_params* p, const void* packed, const lite_qs8_gemm_params* params,
                                 const int8_t* input, int8_t* output, size_t row_begin, size_t row_end);
 

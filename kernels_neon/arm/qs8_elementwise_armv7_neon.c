@@ -1,7 +1,8 @@
 /* int8 ADD / MUL / DEQUANTIZE / LOOKUP with armv7 NEON, 16 elements per step, byte-exact with the
- * references (qs8_elementwise.h). QUANTIZE stays on the reference: armv7 NEON has no float division and
- * no round-half-even conversion. DEQUANTIZE takes the reference for scales below FLT_MIN (NEON flushes
- * subnormal products to zero), NaN or infinite scales (NEON returns the default NaN). */
+ * references (qs8_elementwise.h). QUANTIZE runs on the VFP unit (armv7 NEON has no float division and no
+ * round-half-even conversion), inline instead of the reference's nearbyintf call. DEQUANTIZE takes the
+ * reference for scales below FLT_MIN (NEON flushes subnormal products to zero), NaN or infinite scales
+ * (NEON returns the default NaN). */
 #include <arm_neon.h>
 #include <float.h>
 #include <math.h>
@@ -130,5 +131,34 @@ void lite_qs8_vlookup_armv7_neon(size_t count, const int8_t table[256], const in
     memcpy(tx, input + i, count - i);
     vst1_s8(ty, lookup8(vld1_s8(tx), t));
     memcpy(output + i, ty, count - i);
+  }
+}
+
+/* x / scale rounded to an integer in the FPSCR's rounding mode (as nearbyintf: nearest, ties to even, by
+ * default), saturated to int32, NaN -> 0: VFP's IEEE vdiv.f32 and vcvtr.s32.f32. */
+static inline int32_t quantize_one(float x, float scale) {
+  float rounded;
+  __asm__("vcvtr.s32.f32 %0, %1" : "=t"(rounded) : "t"(x / scale));
+  int32_t bits;
+  memcpy(&bits, &rounded, sizeof(bits));
+  return bits;
+}
+
+/* The reference's result: its float add of the zero point is exact below 2^24 and larger values clamp
+ * alike; NaN gives 0 + zp, as the reference's NaN test does; saturation keeps infinities clamped. */
+void lite_qs8_vquantize_armv7_neon(size_t count, float scale, int32_t zero_point, const float* input,
+                                   int8_t* output) {
+  const int32x4_t vz = vdupq_n_s32(zero_point);
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    int32_t q[8];
+    for (int j = 0; j < 8; ++j) q[j] = quantize_one(input[i + j], scale);
+    const int16x8_t h = vcombine_s16(vqmovn_s32(vqaddq_s32(vld1q_s32(q), vz)),
+                                     vqmovn_s32(vqaddq_s32(vld1q_s32(q + 4), vz)));
+    vst1_s8(output + i, vqmovn_s16(h));
+  }
+  for (; i < count; ++i) {
+    const int64_t r = (int64_t)quantize_one(input[i], scale) + zero_point;
+    output[i] = (int8_t)(r < -128 ? -128 : r > 127 ? 127 : r);
   }
 }

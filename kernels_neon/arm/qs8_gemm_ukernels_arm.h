@@ -18,11 +18,11 @@ extern "C" {
             size_t c_stride, const lite_qs8_gemm_params* params)
 
 /* aarch64: sdot (dotprod), smmla (i8mm), smull + smlal2 + sadalp (any ARMv8 NEON, e.g. Cortex-A53). */
-LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_4x16c4_aarch64_neondot);
+LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_64x16c4_aarch64_neondot);
 LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm);
 LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_36x8c16_aarch64_neon);
 /* armv7: vmull.s8 + vmlal.s8 + vpadal.s16. */
-LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_24x4c16_armv7_neon);
+LITE_QS8_GEMM_UKERNEL(lite_qs8_gemm_ukernel_72x4c16_armv7_neon);
 
 #undef LITE_QS8_GEMM_UKERNEL
 

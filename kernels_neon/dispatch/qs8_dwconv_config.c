@@ -20,7 +20,8 @@ lite_qs8_dwconv_fn lite_qs8_dwconv_select(uint32_t features, const lite_conv2d_p
   if (features & LITE_CPU_ARM_NEON)
     return p->kernel_h == 3 && p->kernel_w == 3 ? lite_qs8_dwconv_3x3_aarch64_neon : lite_qs8_dwconv_aarch64_neon;
 #elif defined(__arm__)
-  if (features & LITE_CPU_ARM_NEON) return lite_qs8_dwconv_armv7_neon;
+  if (features & LITE_CPU_ARM_NEON)
+    return p->kernel_h == 3 && p->kernel_w == 3 ? lite_qs8_dwconv_3x3_armv7_neon : lite_qs8_dwconv_armv7_neon;
 #endif
   (void)features;
   (void)p;

@@ -1,6 +1,7 @@
 /* Selection of the int8 elementwise kernel set (qs8_elementwise.h) from CPU features: the one place
  * that maps ISA levels to these kernels (each compiled only where its ISA is, kernels_neon/CMakeLists.txt).
- * armv7's QUANTIZE is the reference: its NEON has no float division or round-half-even conversion. */
+ * armv7's QUANTIZE divides and rounds on the VFP unit (its NEON has no float division or round-half-even
+ * conversion). */
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_elementwise.h"
 #include "lite_kernels/qs8_lookup.h"
@@ -30,7 +31,7 @@ static const lite_qs8_elementwise_kernels aarch64_neon = {
     lite_qs8_vdequantize_aarch64_neon, lite_qs8_vlookup_aarch64_neon, "aarch64_neon"};
 #elif defined(__arm__) && defined(__ARM_NEON)
 static const lite_qs8_elementwise_kernels armv7_neon = {lite_qs8_vadd_armv7_neon, lite_qs8_vmul_armv7_neon,
-                                                        lite_qs8_quantize_f32_ref, lite_qs8_vdequantize_armv7_neon,
+                                                        lite_qs8_vquantize_armv7_neon, lite_qs8_vdequantize_armv7_neon,
                                                         lite_qs8_vlookup_armv7_neon, "armv7_neon"};
 #endif
 

@@ -17,14 +17,15 @@
 static const lite_qs8_gemm_config k_i8mm = {lite_qs8_gemm_ukernel_4x16c8_aarch64_neoni8mm,
                                             lite_qs8_gemm_pack_shift_amounts, 16, 16, 8, 0,
                                             "qs8_gemm_4x16c8_aarch64_neoni8mm"};
-static const lite_qs8_gemm_config k_dot = {lite_qs8_gemm_ukernel_4x16c4_aarch64_neondot, lite_qs8_gemm_pack_generic,
-                                           4, 16, 4, 0, "qs8_gemm_4x16c4_aarch64_neondot"};
+static const lite_qs8_gemm_config k_dot = {lite_qs8_gemm_ukernel_64x16c4_aarch64_neondot,
+                                           lite_qs8_gemm_pack_shift_amounts, 64, 16, 4, 0,
+                                           "qs8_gemm_64x16c4_aarch64_neondot"};
 static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_36x8c16_aarch64_neon,
                                             lite_qs8_gemm_pack_shift_amounts, 36, 8, 16, 0,
                                             "qs8_gemm_36x8c16_aarch64_neon"};
 #else
-static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_24x4c16_armv7_neon, lite_qs8_gemm_pack_shift_amounts,
-                                            24, 4, 16, 0, "qs8_gemm_24x4c16_armv7_neon"};
+static const lite_qs8_gemm_config k_neon = {lite_qs8_gemm_ukernel_72x4c16_armv7_neon, lite_qs8_gemm_pack_shift_amounts,
+                                            72, 4, 16, 0, "qs8_gemm_72x4c16_armv7_neon"};
 #endif
 
 const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, size_t n, size_t k);

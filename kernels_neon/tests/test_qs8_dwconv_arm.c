@@ -76,8 +76,8 @@ static int dw_case(lite_qs8_dwconv_fn fn, kt_rng* rng, size_t c, size_t kh, size
   return ok ? 1 + (inside > 0) : 0; /* 2: equal with some unclamped outputs */
 }
 
-/* Every kernel size the aarch64 3x3 kernel is chosen for and others; weights over the whole int8
- * range (most 16-channel steps hold a -128, the 3x3 kernel's unpaired path) or symmetric
+/* Every kernel size the 3x3 kernels (aarch64, armv7) are chosen for and others; weights over the
+ * whole int8 range (most 16-channel steps hold a -128, the 3x3 kernel's unpaired path) or symmetric
  * [-127, 127] (its int16-paired path) when `variant` is odd; variant also seeds the data. */
 static void run_dw_tests(lite_qs8_dwconv_fn fn, const char* name, const size_t (*kernels)[2], size_t kernel_count,
                          int variant) {
@@ -125,8 +125,14 @@ int main(void) {
     for (int variant = 0; variant < 6; ++variant)
       run_dw_tests(lite_qs8_dwconv_3x3_aarch64_neon, "qs8_dwconv_3x3_aarch64_neon", only_3x3, 1, variant);
 #else
+    const size_t only_3x3[][2] = {{3, 3}};
+    KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_3x3_armv7_neon);
+    probe.kernel_w = 5;
     KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_armv7_neon);
+    probe.kernel_w = 3;
     run_dw_tests(lite_qs8_dwconv_armv7_neon, "qs8_dwconv_armv7_neon", all_kernels, 4, 0);
+    for (int variant = 0; variant < 6; ++variant)
+      run_dw_tests(lite_qs8_dwconv_3x3_armv7_neon, "qs8_dwconv_3x3_armv7_neon", only_3x3, 1, variant);
 #endif
   }
   KT_CHECK(lite_qs8_dwconv_select(0, &probe) == NULL);

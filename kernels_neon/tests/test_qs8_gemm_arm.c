@@ -14,23 +14,25 @@
  * byte k - 1 of that row faults (the test dies, which the runner reports as a failure). */
 static void check_no_read_past_a(const lite_qs8_gemm_config* cfg) {
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  uint8_t* map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (!kt_record(map != MAP_FAILED && mprotect(map + page, page, PROT_NONE) == 0, __FILE__, __LINE__,
+  const size_t rows_bytes = ((2 * cfg->mr + 1) * 40 + page - 1) / page * page; /* the largest A, whole pages */
+  uint8_t* map = mmap(NULL, rows_bytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (!kt_record(map != MAP_FAILED && mprotect(map + rows_bytes, page, PROT_NONE) == 0, __FILE__, __LINE__,
                  "guard page mapped")) return;
   kt_rng rng = kt_rng_make(77);
   const size_t n = cfg->nr + 3;
   int8_t w[(4 * 16 + 3) * 40];
-  int8_t out[(2 * 4 + 1) * (4 * 16 + 3)];
   int32_t bias[4 * 16 + 3], multiplier[4 * 16 + 3], shift[4 * 16 + 3];
   static uint8_t packed[1 << 16];
   const lite_qs8_gemm_params params = {3, -128, 127};
-  int ok = sizeof(bias) / sizeof(bias[0]) >= n && lite_qs8_gemm_packed_size(cfg, n, 40) <= sizeof(packed);
+  int8_t* out = malloc((2 * cfg->mr + 1) * n); /* every row of the largest m */
+  int ok = out != NULL && sizeof(bias) / sizeof(bias[0]) >= n &&
+           lite_qs8_gemm_packed_size(cfg, n, 40) <= sizeof(packed);
   for (size_t j = 0; j < n; ++j) bias[j] = kt_rand_int(&rng, -1000, 1000), multiplier[j] = 1 << 30, shift[j] = 40;
   for (size_t k = 1; k <= 40 && ok; ++k) {
     kt_fill_int8(&rng, w, n * k, -128, 127);
     cfg->pack(cfg, n, k, w, 1, k, bias, -7, multiplier, shift, packed);
     for (size_t m = 1; m <= 2 * cfg->mr + 1; ++m) {
-      int8_t* a = (int8_t*)(map + page - m * k); /* dense rows; the last ends at the guard page */
+      int8_t* a = (int8_t*)(map + rows_bytes - m * k); /* dense rows; the last ends at the guard page */
       kt_fill_int8(&rng, a, m * k, -128, 127);
       lite_qs8_gemm_packed_compute(cfg, m, 0, n, k, a, k, packed, &params, out, n);
     }
@@ -38,7 +40,8 @@ static void check_no_read_past_a(const lite_qs8_gemm_config* cfg) {
   char what[160];
   snprintf(what, sizeof(what), "%s reads no byte of A past the last row", cfg->name);
   kt_record(ok, __FILE__, __LINE__, what);
-  munmap(map, 2 * page);
+  free(out);
+  munmap(map, rows_bytes + page);
 }
 
 /* The requantization over the whole multiplier range with accumulators scaled so that most outputs
@@ -191,7 +194,7 @@ int main(void) {
 #if defined(__aarch64__)
   const uint32_t neon = LITE_CPU_ARM_NEON, dot = neon | LITE_CPU_ARM_DOTPROD, i8mm = dot | LITE_CPU_ARM_I8MM;
   run_qs8_gemm_variant(i8mm, 64, 64, "qs8_gemm_4x16c8_aarch64_neoni8mm");
-  run_qs8_gemm_variant(dot, 64, 64, "qs8_gemm_4x16c4_aarch64_neondot");
+  run_qs8_gemm_variant(dot, 64, 64, "qs8_gemm_64x16c4_aarch64_neondot");
   run_qs8_gemm_variant(neon, 64, 64, "qs8_gemm_36x8c16_aarch64_neon");
   const uint32_t levels[] = {i8mm, dot, neon};
   const char* best = "qs8_gemm_4x8c4_portable";
@@ -203,8 +206,8 @@ int main(void) {
     best = lite_qs8_gemm_config_select(levels[i], 64, 64)->name;
   }
 #elif defined(__arm__)
-  run_qs8_gemm_variant(LITE_CPU_ARM_NEON, 64, 64, "qs8_gemm_24x4c16_armv7_neon");
-  const char* best = (detected & LITE_CPU_ARM_NEON) ? "qs8_gemm_24x4c16_armv7_neon" : "qs8_gemm_4x8c4_portable";
+  run_qs8_gemm_variant(LITE_CPU_ARM_NEON, 64, 64, "qs8_gemm_72x4c16_armv7_neon");
+  const char* best = (detected & LITE_CPU_ARM_NEON) ? "qs8_gemm_72x4c16_armv7_neon" : "qs8_gemm_4x8c4_portable";
   if (detected & LITE_CPU_ARM_NEON) {
     check_no_read_past_a(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));
     check_requantization(lite_qs8_gemm_config_select(LITE_CPU_ARM_NEON, 64, 64));

@@ -133,9 +133,8 @@ def _convert_one(source: Path, output: Path, shapes: dict[str, list[int]] | None
         params = files.params.stat().st_size if files.params and files.params.is_file() else 0
         return data, "Paddle", files.program.stat().st_size + params
     if kind == "tflite":
-        if shapes:
-            raise UserError("--input-shape is not supported for .tflite models (their shapes are fixed)")
-        return convert_tflite(source, output_path=output), "TFLite", source.stat().st_size
+        data = convert_tflite(source, output_path=output, input_shapes=shapes)
+        return data, "TFLite", source.stat().st_size
     return (convert_onnx(source, output_path=output, input_shapes=shapes, input_values=values),
             "ONNX", onnx_size(source))
 

@@ -35,11 +35,10 @@ def model_format(path: Path) -> str:
 
 def lite_bytes(path: Path, input_shapes: InputShapes | None = None) -> tuple[bytes, str]:
     """(.lite bytes, source format) of ``path``: a .lite file read, any other model converted in memory
-    (``input_shapes`` fix ONNX / Paddle input dims there)."""
+    (``input_shapes`` fix ONNX / Paddle input dims and a .tflite's dynamic ones there)."""
     kind = model_format(path)
     if not path.is_file() and not is_paddle_model(path):
         raise UserError(f"no such file: {path}")
     if kind == "lite":
         return path.read_bytes(), kind
-    shapes = input_shapes if kind != "tflite" else None
-    return convert(load_model(path, shapes or None, frontend=kind)), kind
+    return convert(load_model(path, input_shapes or None, frontend=kind)), kind

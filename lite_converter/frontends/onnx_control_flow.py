@@ -69,6 +69,11 @@ def capture_outer_values(graph: Graph) -> None:
         node.attrs[CAPTURED] = names
 
 
+def scan_is_batched(graph: Graph, node: Node) -> int:
+    """1 for a Scan of opset 8 (sequence_lens first, a batch axis on every input and output), else 0."""
+    return int(node.op_type == "Scan" and 0 < graph.opset < 9)
+
+
 def formal_input_count(node: Node) -> int:
     """How many of the node's inputs are ONNX's own (the rest are captured outer values)."""
     return len(node.inputs) - len(node.attrs.get(CAPTURED, []))
@@ -98,11 +103,13 @@ def _formal_inputs(graph: Graph, node: Node, body: onnx.GraphProto) -> list[onnx
             source = outer[position] if position < len(outer) else None
             dtype, shape = (source.dtype, _dynamic(source.shape)) if source is not None else (None, None)
         else:  # Scan: states, then one slice of each scan input
+            # Scan-8 has sequence_lens first and a batch axis on every input (scan inputs: [B, T, ...]).
+            batched = scan_is_batched(graph, node)
             num_scan = int(node.attrs.get("num_scan_inputs", 0))
-            source = outer[position] if position < len(outer) else None
+            source = outer[position + batched] if position + batched < len(outer) else None
             shape = _dynamic(source.shape) if source is not None else None
-            if shape is not None and position >= formal - num_scan:
-                shape = shape[1:]
+            if shape is not None:
+                shape = shape[batched + (position >= formal - batched - num_scan):]
             dtype = source.dtype if source is not None else None
         elem = declared.type.tensor_type.elem_type
         if elem:
@@ -136,6 +143,10 @@ def body_model(graph: Graph, node: Node, attr: str,
     ``constants`` (outer constants it reads) become its initializers."""
     body = onnx.GraphProto()
     body.CopyFrom(node.attrs[attr])
+    if node.op_type == "Loop":  # carried values may change shape between iterations: only ranks hold
+        for output in body.output[1:1 + max(formal_input_count(node) - 2, 0)]:
+            for dim in output.type.tensor_type.shape.dim:
+                dim.Clear()
     for name, value in (constants or {}).items():
         body.initializer.append(numpy_helper.from_array(np.asarray(value), name))
     captured = node.attrs.get(CAPTURED, [])

@@ -28,6 +28,7 @@ from lite_converter.frontends.tflite_refusals import (
     subgraph_problems,
     unknown_op_lines,
 )
+from lite_converter.frontends.tflite_resize import resize_inputs
 from lite_converter.frontends.tflite_sparsity import SparsityError, densify
 from lite_converter.frontends.tflite_variables import VariableImport
 from lite_converter.ir import ConversionError, Graph, Node, QuantParams
@@ -103,6 +104,26 @@ class TfliteGraphBuilder:
             ir_tensor = self.graph.tensors[name]
             ir_tensor.dtype, ir_tensor.shape, ir_tensor.data = dtype, shape, data
             ir_tensor.quant = self._quant(tensor.quantization, name)
+        if self.index > 0:
+            self._dynamic_body_shapes()
+
+    def _dynamic_body_shapes(self) -> None:
+        """A body's activations keep the dims their shape_signature leaves dynamic (-1) dynamic: a WHILE
+        whose carried value grows runs its body at other sizes than the stored one at every iteration
+        (the runtime prepares them from the sizes fed in)."""
+        for index in range(len(self.names)):
+            self._keep_dynamic_dims_of(index)
+
+    def keep_dynamic_dims(self, name: str) -> None:
+        """Gives activation ``name`` its shape_signature's dynamic (-1) dims instead of the stored sizes."""
+        self._keep_dynamic_dims_of(self.names.index(name))
+
+    def _keep_dynamic_dims_of(self, index: int) -> None:
+        tensor = self.graph.tensors[self.names[index]]
+        signature = _ints(self.subgraph.tensors[index].shapeSignature)
+        if tensor.data is None and tensor.shape is not None and len(signature) == len(tensor.shape) \
+                and min(signature, default=0) < 0:
+            tensor.shape = [None if s < 0 else d for s, d in zip(signature, tensor.shape, strict=True)]
 
     def _buffer(self, tensor: Any, name: str, dtype: np.dtype, shape: list[int]) -> np.ndarray | None:  # noqa: ANN401
         """The constant data of a tensor (a sparse one densified); None for an activation, or after
@@ -223,8 +244,8 @@ class TfliteGraphBuilder:
             signature = _ints(tensor.shapeSignature)
             if any(d < 0 for d in signature[1:]):
                 problems.append(f"input '{self.name(index)}' has dynamic dims (shape_signature {signature}, "
-                                f"stored shape {_ints(tensor.shape)}): TFLite inputs are imported with "
-                                f"static shapes only")
+                                f"stored shape {_ints(tensor.shape)}): give its shape (input_shapes, "
+                                f"lite convert --input-shape '{self.name(index)}=D0,D1,...')")
         return problems
 
     def _raise_problems(self) -> None:
@@ -316,8 +337,17 @@ def read_tflite(source: str | os.PathLike | bytes) -> tuple[Any, bytes]:  # noqa
     return model, data
 
 
-def load_tflite(source: str | os.PathLike | bytes) -> Graph:
+def load_tflite(source: str | os.PathLike | bytes, input_shapes: dict[str, list[int]] | None = None) -> Graph:
     """The lowered, channels-last IR of a .tflite model's main graph (subgraph 0; ready for
-    plan_memory and serialize)."""
+    plan_memory and serialize); ``input_shapes`` sets inputs with dynamic dims (tflite_resize.py)."""
     model, data = read_tflite(source)
-    return TfliteGraphBuilder(model, data).build()
+    problem = ""
+    if input_shapes:
+        try:
+            resize_inputs(model, data, input_shapes)
+        except ConversionError as error:  # listed with the model's other problems (unsupported ops...)
+            problem = str(error)
+    builder = TfliteGraphBuilder(model, data)
+    if problem:
+        builder.problems.append(problem)
+    return builder.build()

@@ -129,18 +129,21 @@ def _conv(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
     x, w, bias = inputs[0], inputs[1], inputs[2] if len(inputs) > 2 else ""
     out, where = outputs[0], f"op writing '{outputs[0]}'"
     weight = b.graph.tensors[w]
-    if weight.data is None or weight.data.ndim != 4:
-        b.problems.append(f"{where}: convolution weights are not a constant [O, KH, KW, I] tensor")
+    w_shape = list(weight.data.shape) if weight.data is not None else weight.shape
+    if w_shape is None or len(w_shape) != 4 or not all(isinstance(d, int) and d > 0 for d in w_shape):
+        b.problems.append(f"{where}: convolution weights are not an [O, KH, KW, I] tensor of known shape")
         return
     x, extra = b.folded_pads.get(x, (x, [0, 0, 0, 0]))
     in_shape = b.graph.tensors[x].shape
     data, quant, group = weight.data, weight.quant, 1
-    if b.opcode_name(op) == "DEPTHWISE_CONV_2D":  # [1, KH, KW, C*m] -> [C*m, KH, KW, 1]
-        data = np.ascontiguousarray(data.transpose(3, 1, 2, 0))
+    depthwise = b.opcode_name(op) == "DEPTHWISE_CONV_2D"
+    if depthwise:  # [1, KH, KW, C*m] -> [C*m, KH, KW, 1]
         group = int(in_shape[3])
+        if data is not None:
+            data = np.ascontiguousarray(data.transpose(3, 1, 2, 0))
         if quant is not None:
             quant = QuantParams(quant.scale, quant.zero_point, 0 if quant.axis is not None else None)
-    kernel, strides = data.shape[1:3], (options.strideH, options.strideW)
+    kernel, strides = w_shape[1:3], (options.strideH, options.strideW)
     dilations = (options.dilationHFactor, options.dilationWFactor)
     pads = _pads(options.padding, b, (in_shape[1] + extra[0] + extra[1], in_shape[2] + extra[2] + extra[3]),
                  kernel, strides, dilations)
@@ -148,6 +151,14 @@ def _conv(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
     attrs = {"stride_h": strides[0], "stride_w": strides[1], "dilation_h": dilations[0],
              "dilation_w": dilations[1], **_pad_attrs(pads), "padding": "EXPLICIT", "group": group,
              "activation": activation(b, options, where), "layout": "NHWC"}
+    if data is None:  # computed weights: fp32, packed by the runtime at every eval
+        w_name = b.dequantized(w)
+        if depthwise:
+            ohwi = b.graph.add_tensor(f"{w}_ohwi", np.float32, [w_shape[3], w_shape[1], w_shape[2], 1])
+            b.add_node("TRANSPOSE", f"{w}_ohwi", [w_name], [ohwi], perm=[3, 1, 2, 0])
+            w_name = ohwi
+        fp32_op(b, "CONV_2D", out, [x, w_name, *([bias] if bias else [])], out, **attrs)
+        return
     int8 = _all_int8(b, [x, out]) and data.dtype == np.int8 and quant is not None \
         and not quant.zero_point.any() and (not bias or b.graph.tensors[bias].dtype == np.int32)
     if int8:
@@ -166,11 +177,12 @@ def _fully_connected(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs:
     x, w, bias = inputs[0], inputs[1], inputs[2] if len(inputs) > 2 else ""
     out, where = outputs[0], f"op writing '{outputs[0]}'"
     weight = b.graph.tensors[w]
-    if weight.data is None or weight.data.ndim != 2:
-        b.problems.append(f"{where}: FULLY_CONNECTED weights are not a constant [N, K] tensor")
+    w_shape = list(weight.data.shape) if weight.data is not None else weight.shape
+    if w_shape is None or len(w_shape) != 2 or not isinstance(w_shape[1], int) or w_shape[1] <= 0:
+        b.problems.append(f"{where}: FULLY_CONNECTED weights are not an [N, K] tensor with a known K")
         return
     shape = b.graph.tensors[x].shape or []
-    depth = int(weight.data.shape[1])
+    depth = int(w_shape[1])
     if len(shape) != 2:  # TFLite flattens the input to [-1, K]
         rows = int(np.prod(shape)) // depth
         flat = b.graph.add_tensor(f"{x}_flat", b.graph.tensors[x].dtype, [rows, depth])
@@ -180,8 +192,11 @@ def _fully_connected(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs:
         x = flat
     act = activation(b, op.builtinOptions, where)
     quant = weight.quant
-    if _all_int8(b, [x, out]) and weight.data.dtype == np.int8 and quant is not None \
-            and not quant.zero_point.any() and (not bias or b.graph.tensors[bias].dtype == np.int32):
+    # Computed weights (onnx-tf passes them into IF branches as arguments) run in fp32: the runtime
+    # transposes them at every eval instead of packing them once.
+    int8_weight = weight.data is not None and weight.data.dtype == np.int8 and quant is not None \
+        and not quant.zero_point.any()
+    if int8_weight and _all_int8(b, [x, out]) and (not bias or b.graph.tensors[bias].dtype == np.int32):
         weight.quant = _per_channel(quant, weight.data.shape[0], 0)
         b.add_node("FULLY_CONNECTED", out, [x, w, *([bias] if bias else [])], [out], activation=act)
         return

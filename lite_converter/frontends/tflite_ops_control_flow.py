@@ -44,6 +44,8 @@ def convert_if(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[
                                   f"{len(branch.outputs)} outputs, the op passes {len(inputs) - 1} and "
                                   f"takes {len(outputs)}")
     b.add_node("IF", outputs[0], inputs, outputs, then_subgraph=then_graph, else_subgraph=else_graph)
+    for name in outputs:  # the branch taken decides their size: the runtime does
+        b.keep_dynamic_dims(name)
 
 
 def convert_while(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
@@ -72,6 +74,8 @@ def convert_while(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: li
     loop.inputs = [iteration, cond_in, *values]
     loop.outputs = [cond_out, *stepped]
     b.add_node("LOOP", outputs[0], ["", first, *inputs], outputs, body_subgraph=loop, num_carried=count)
+    for name in outputs:  # a carried value may grow with the iterations
+        b.keep_dynamic_dims(name)
 
 
 CONVERTERS = {"IF": convert_if, "WHILE": convert_while}

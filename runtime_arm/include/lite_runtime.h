@@ -243,7 +243,8 @@ LITE_API lite_status lite_interpreter_output_quantization(const lite_interpreter
 
 /* Sets the shape of a graph input (e.g. to resolve its dynamic dims). The rank must be the model's
  * and every static dim the model's value (LITE_INVALID_ARGUMENT otherwise, naming the input): only
- * dynamic dims (-1 in the model) take the caller's sizes. Shapes, prepare-time values and the memory
+ * dynamic dims (-1 in the model) take the caller's sizes; an input the model gives no shape (rank
+ * unknown at conversion) takes any rank. Shapes, prepare-time values and the memory
  * plan are recomputed on the next allocate/invoke; pointers obtained before are invalid afterwards. */
 LITE_API lite_status lite_interpreter_resize_input(lite_interpreter* interpreter, int index, const int64_t* dims,
                                                    int rank);

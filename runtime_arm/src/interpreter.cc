@@ -173,6 +173,12 @@ void Interpreter::free_op_states() {
   }
 }
 
+int Interpreter::declared_input_rank(int i) const {
+  const int index = inputs_[static_cast<size_t>(i)];
+  const auto* declared = graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->shape();
+  return declared != nullptr ? static_cast<int>(declared->size()) : -1;
+}
+
 Status Interpreter::resize_input(int i, const int64_t* dims, int rank) {
   if (i < 0 || i >= num_inputs())
     return error_.set(Status::kInvalidArgument, "input index %d out of range (%d inputs)", i, num_inputs());
@@ -192,7 +198,9 @@ Status Interpreter::resize_input(int i, const int64_t* dims, int rank) {
   const int index = inputs_[static_cast<size_t>(i)];
   const auto* declared = graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->shape();
   const char* name = tensors_[static_cast<size_t>(index)].ref.name;
-  const int declared_rank = declared != nullptr ? static_cast<int>(declared->size()) : 0;  // none: a scalar
+  // No shape in the file: the converter did not know the rank (a body input captured from a value
+  // whose rank depends on a branch taken at run time); any rank is accepted.
+  const int declared_rank = declared != nullptr ? static_cast<int>(declared->size()) : rank;
   if (declared_rank != rank)
     return error_.set(Status::kInvalidArgument, "input '%s' has rank %d in the model, got %d (shape %s)", name,
                       declared_rank, rank, format_shape(shape).c_str());

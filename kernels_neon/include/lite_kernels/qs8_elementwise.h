@@ -107,6 +107,8 @@ void lite_qs8_vadd_armv7_neon(size_t count, const lite_qs8_add_plan* plan, const
                               size_t b_period, int8_t* output);
 void lite_qs8_vmul_armv7_neon(size_t count, const lite_qs8_mul_plan* plan, const int8_t* a, const int8_t* b,
                               size_t b_period, int8_t* output);
+void lite_qs8_vquantize_armv7_neon(size_t count, float scale, int32_t zero_point, const float* input,
+                                   int8_t* output);
 void lite_qs8_vdequantize_armv7_neon(size_t count, float scale, int32_t zero_point, const int8_t* input,
                                      float* output);
 void lite_qs8_vlookup_armv7_neon(size_t count, const int8_t table[256], const int8_t* input, int8_t* output);

@@ -8,8 +8,12 @@ indices into the options.
 
 from __future__ import annotations
 
-from lite_converter.frontends.onnx_control_flow import formal_input_count
-from lite_converter.ir import ConversionError, Graph, Node
+import dataclasses
+
+import numpy as np
+
+from lite_converter.frontends.onnx_control_flow import formal_input_count, scan_is_batched
+from lite_converter.ir import ConversionError, Graph, Node, Tensor
 from lite_converter.passes.lowering.emitter import normalize_axis
 from lite_converter.passes.lowering.registry import lowers
 
@@ -22,9 +26,69 @@ def _body(node: Node, attr: str) -> Graph:
 
 
 def _check_scan(graph: Graph, node: Node) -> list[str]:
-    if graph.opset and graph.opset < 9:
-        return ["Scan before opset 9 (with sequence_lens and a batch axis) is not supported"]
+    if not (scan_is_batched(graph, node) and node.inputs and node.inputs[0]):
+        return []
+    lengths, steps = graph.constant(node.inputs[0]), _scan8_steps(graph, node)
+    if lengths is None:
+        return ["Scan (opset 8) with a computed sequence_lens is not supported (absent or a constant only)"]
+    if steps is None:
+        return ["Scan (opset 8) with sequence_lens needs the sequence length known at conversion "
+                "(fix the input shapes)"]
+    if not np.all(np.asarray(lengths) == steps):
+        return [f"Scan (opset 8) with sequence_lens shorter than the sequence axis ({steps}) is not "
+                "supported"]
     return []
+
+
+def _scan8_steps(graph: Graph, node: Node) -> int | None:
+    """The sequence length (axis 1) of a Scan-8's first scan input, if known at conversion."""
+    num_scan = int(node.attrs["num_scan_inputs"])
+    first = node.inputs[formal_input_count(node) - num_scan]
+    shape = graph.tensors[first].shape if first in graph.tensors else None
+    return shape[1] if shape and len(shape) > 1 and isinstance(shape[1], int) else None
+
+
+def _unbatched(graph: Graph, name: str) -> Tensor:
+    """A body-side copy of ``name`` without its batch axis (a Scan-8 input sliced per batch entry)."""
+    tensor = graph.tensors[name]
+    per_tensor = tensor.quant if tensor.quant is not None and tensor.quant.axis is None else None
+    shape = None if tensor.shape is None else list(tensor.shape[1:])
+    return Tensor(name, tensor.dtype, shape, quant=per_tensor)
+
+
+def _lower_batched_scan(graph: Graph, node: Node) -> list[Node]:
+    """Scan-8 as two SCANs: an outer one over the batch axis (every input sliced, nothing carried)
+    whose body is an opset-9 SCAN over the time axis of one batch entry. Stacked along the batch,
+    the inner SCAN's final states and scan outputs are Scan-8's [B, ...] and [B, T, ...] outputs.
+    sequence_lens is absent or equal to T everywhere (_check_scan)."""
+    num_scan = int(node.attrs["num_scan_inputs"])
+    formal = formal_input_count(node)
+    num_state = formal - 1 - num_scan
+    batched, captured = node.inputs[1:formal], node.inputs[formal:]
+    body = _body(node, "body")
+    inner = Graph(source_format="onnx", opset=graph.opset)
+    for name in batched:
+        inner.tensors[name] = _unbatched(graph, name)
+    for name in captured:
+        inner.tensors[name] = dataclasses.replace(graph.tensors[name], data=None)
+    outputs = []
+    for index, name in enumerate(node.outputs):
+        source = graph.tensors.get(name)
+        shape = None if source is None or source.shape is None else list(source.shape[1:])
+        outputs.append(inner.add_tensor(f"{name}_entry", None if source is None else source.dtype,
+                                        shape if index < num_state else None))
+    directions = [int(v) for v in node.attrs.get("directions", [0] * num_scan)]
+    inner.nodes.append(Node("SCAN", f"{node.name}_steps", [*batched, *captured], outputs, {
+        "body_subgraph": body, "num_state": num_state, "num_scan_inputs": num_scan,
+        "scan_input_axes": [0] * num_scan, "scan_input_directions": directions,
+        "scan_output_axes": [0] * (len(outputs) - num_state),
+        "scan_output_directions": [0] * (len(outputs) - num_state)}))
+    inner.inputs, inner.outputs = [*batched, *captured], outputs
+    count = len(batched)
+    return [Node("SCAN", node.name, [*batched, *captured], list(node.outputs), {
+        "body_subgraph": inner, "num_state": 0, "num_scan_inputs": count, "scan_input_axes": [0] * count,
+        "scan_input_directions": [0] * count, "scan_output_axes": [0] * len(outputs),
+        "scan_output_directions": [0] * len(outputs)})]
 
 
 @lowers("If")
@@ -43,6 +107,8 @@ def lower_loop(graph: Graph, node: Node) -> list[Node]:
 
 @lowers("Scan", check=_check_scan)
 def lower_scan(graph: Graph, node: Node) -> list[Node]:
+    if scan_is_batched(graph, node):
+        return _lower_batched_scan(graph, node)
     num_scan = int(node.attrs["num_scan_inputs"])
     num_state = formal_input_count(node) - num_scan
     scan_inputs = node.inputs[num_state:num_state + num_scan]

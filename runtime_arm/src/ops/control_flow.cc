@@ -74,10 +74,10 @@ Status feed(OpContext* ctx, Interpreter* body, int subgraph, const std::vector<V
       return fail(ctx, Status::kInvalidModel, "subgraph %d input %zu '%s' is %s, the op passes %s", subgraph, i,
                   in.name, dtype_name(in.dtype), dtype_name(v.dtype));
     Shape shape = v.shape;
-    // A scalar may be declared as [1] (or [1, 1]) by the body.
-    const Shape& declared = body->input_shape(static_cast<int>(i));
-    if (shape.num_elements() == 1 && declared.rank != shape.rank) {
-      shape.rank = declared.rank;
+    // A scalar may be declared as [1] (or [1, 1]) by the body; an input of unknown rank takes the value's.
+    const int declared_rank = body->declared_input_rank(static_cast<int>(i));
+    if (shape.num_elements() == 1 && declared_rank >= 0 && declared_rank != shape.rank) {
+      shape.rank = declared_rank;
       for (int d = 0; d < shape.rank; ++d) shape.dims[d] = 1;
     }
     Status s = body->resize_input(static_cast<int>(i), shape.dims, shape.rank);

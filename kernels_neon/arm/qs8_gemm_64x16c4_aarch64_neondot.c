@@ -1,0 +1,265 @@
+/* int8 GEMM microkernel (qs8_gemm_packed.h) for aarch64 with the dot product extension (Cortex-A76 /
+ * A78, Raspberry Pi 5): MR 64 (up to sixteen 4-row tiles per call: the runtime's ~64-row tile in one
+ * call, the panel's epilogue constants set up once), NR 16, KR 4, signed A (A_OFFSET 0).
+ *
+ * One sdot (by element) adds four k of one A row to four columns: 16 accumulators (4 rows x 4 column
+ * quads), per 16 k four A loads, four ld1 of the 4 x 64 weight bytes and 64 sdot (1024 multiply-adds
+ * in 72 instructions). Whole 4-row tiles with k >= 16 run in one assembly block: the k loop, a k % 16
+ * tail (the 16 bytes ending at the row's last byte moved down by tbl, so no byte past a row is read),
+ * the bias loaded straight into the accumulators (ld1 of four registers), the requantization (its
+ * constants read from the panel, the srshl amounts, zero point and clamp kept in registers for the
+ * call) and the stores; a partial panel (nc < 16) is written to a scratch tile and copied; rows past
+ * the last whole tile run as the tile of the last four rows. The rest (mr < 4, k < 16) runs the
+ * intrinsics version below. The packed shift words are lite_qs8_gemm_pack_shift_amounts's sqshl /
+ * srshl amounts (qs8_requantize_neon.h). */
+#include <arm_neon.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "lite_kernels/qs8_gemm_packed.h"
+#include "qs8_gemm_ukernels_arm.h"
+#include "qs8_requantize_neon.h"
+
+enum { MR = 64, NR = 16, KR = 4, TILE = 4 };
+
+/* One k group (lane L of the A vectors) against the 16 columns at wp. */
+#define QS8_DOT_GROUP(L)                                           \
+  do {                                                             \
+    const int8x16_t w0 = vld1q_s8(wp), w1 = vld1q_s8(wp + 16);     \
+    const int8x16_t w2 = vld1q_s8(wp + 32), w3 = vld1q_s8(wp + 48); \
+    wp += NR * KR;                                                 \
+    for (int i = 0; i < n_rows; ++i) {                             \
+      acc[i][0] = vdotq_laneq_s32(acc[i][0], w0, va[i], L);        \
+      acc[i][1] = vdotq_laneq_s32(acc[i][1], w1, va[i], L);        \
+      acc[i][2] = vdotq_laneq_s32(acc[i][2], w2, va[i], L);        \
+      acc[i][3] = vdotq_laneq_s32(acc[i][3], w3, va[i], L);        \
+    }                                                              \
+  } while (0)
+
+/* Up to n_rows rows (mr <= n_rows <= 4; rows past mr re-read row mr - 1) of one panel in intrinsics. */
+static inline __attribute__((always_inline)) void qs8_dot_rows_n(size_t mr, size_t nc, size_t k, const int8_t* a,
+                                                                 size_t a_stride, const void* w, int8_t* c,
+                                                                 size_t c_stride, const lite_qs8_gemm_params* params,
+                                                                 const int n_rows) {
+  /* Rows past mr re-read row mr - 1 (valid memory); their results are never stored. */
+  const int8_t* rows[TILE];
+  for (int i = 0; i < n_rows; ++i) rows[i] = a + ((size_t)i < mr ? (size_t)i : mr - 1) * a_stride;
+  const int32_t* bias = (const int32_t*)w;
+  const int8_t* wp = (const int8_t*)w + NR * sizeof(int32_t);
+  int32x4_t acc[TILE][4];
+  for (int i = 0; i < n_rows; ++i)
+    for (int q = 0; q < 4; ++q) acc[i][q] = vld1q_s32(bias + 4 * q);
+  size_t left = k;
+  for (; left >= 16; left -= 16) {
+    int8x16_t va[TILE];
+    for (int i = 0; i < n_rows; ++i) va[i] = vld1q_s8(rows[i]), rows[i] += 16;
+    QS8_DOT_GROUP(0);
+    QS8_DOT_GROUP(1);
+    QS8_DOT_GROUP(2);
+    QS8_DOT_GROUP(3);
+  }
+  if (left != 0) {
+    /* The packed weights are zero past k, so the zero bytes of the partial loads add nothing. */
+    int8x16_t va[TILE];
+    for (int i = 0; i < n_rows; ++i) va[i] = qs8_load_tail16(rows[i], left, k - left);
+    QS8_DOT_GROUP(0);
+    if (left > 4) QS8_DOT_GROUP(1);
+    if (left > 8) QS8_DOT_GROUP(2);
+    if (left > 12) QS8_DOT_GROUP(3);
+  }
+  const int32_t* multiplier = (const int32_t*)((const int8_t*)w + NR * sizeof(int32_t) + NR * ((k + KR - 1) / KR * KR));
+  const int32_t* words = multiplier + NR;
+  const int16x8_t zero_point = vdupq_n_s16((int16_t)params->output_zero_point);
+  const int8x8_t act_min = vdup_n_s8((int8_t)params->act_min), act_max = vdup_n_s8((int8_t)params->act_max);
+  qs8_requant4_neon r[4];
+  for (int q = 0; q < 4; ++q) {
+    r[q].multiplier = vld1q_s32(multiplier + 4 * q);
+    r[q].left_shift = vld1q_s32(words + 4 * q);
+    r[q].neg_right_shift = vshrq_n_s32(r[q].left_shift, 8);
+  }
+  for (size_t i = 0; i < mr; ++i) {
+    const int8x8_t lo = qs8_narrow8(qs8_requant4_apply(acc[i][0], &r[0]), qs8_requant4_apply(acc[i][1], &r[1]),
+                                    zero_point, act_min, act_max);
+    qs8_store_partial8(c + i * c_stride, lo, nc < 8 ? nc : 8);
+    if (nc > 8) {
+      const int8x8_t hi = qs8_narrow8(qs8_requant4_apply(acc[i][2], &r[2]), qs8_requant4_apply(acc[i][3], &r[3]),
+                                      zero_point, act_min, act_max);
+      qs8_store_partial8(c + i * c_stride + 8, hi, nc - 8);
+    }
+  }
+}
+
+/* mr < 4 rows: one row alone (the fully connected layer of a batch of one) or a padded 4-row tile. */
+static void qs8_dot_rows(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride, const void* w, int8_t* c,
+                         size_t c_stride, const lite_qs8_gemm_params* params) {
+  if (mr == 1)
+    qs8_dot_rows_n(1, nc, k, a, a_stride, w, c, c_stride, params, 1);
+  else
+    qs8_dot_rows_n(mr, nc, k, a, a_stride, w, c, c_stride, params, TILE);
+}
+
+/* tbl indices moving a k % 16 tail of `left` bytes down: the 16 at k_tail_index + 16 - left. */
+static const uint8_t k_tail_index[32] = {0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,
+                                         11,  12,  13,  14,  15,  255, 255, 255, 255, 255, 255,
+                                         255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
+
+#define DOT_GROUP(L)                                                                  \
+  "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[wp]], #64\n"                          \
+  "sdot v0.4s, v20.16b, v16.4b[" #L "]\n"                                             \
+  "sdot v1.4s, v21.16b, v16.4b[" #L "]\n"                                             \
+  "sdot v2.4s, v22.16b, v16.4b[" #L "]\n"                                             \
+  "sdot v3.4s, v23.16b, v16.4b[" #L "]\n"                                             \
+  "sdot v4.4s, v20.16b, v17.4b[" #L "]\n"                                             \
+  "sdot v5.4s, v21.16b, v17.4b[" #L "]\n"                                             \
+  "sdot v6.4s, v22.16b, v17.4b[" #L "]\n"                                             \
+  "sdot v7.4s, v23.16b, v17.4b[" #L "]\n"                                             \
+  "sdot v8.4s, v20.16b, v18.4b[" #L "]\n"                                             \
+  "sdot v9.4s, v21.16b, v18.4b[" #L "]\n"                                             \
+  "sdot v10.4s, v22.16b, v18.4b[" #L "]\n"                                            \
+  "sdot v11.4s, v23.16b, v18.4b[" #L "]\n"                                            \
+  "sdot v12.4s, v20.16b, v19.4b[" #L "]\n"                                            \
+  "sdot v13.4s, v21.16b, v19.4b[" #L "]\n"                                            \
+  "sdot v14.4s, v22.16b, v19.4b[" #L "]\n"                                            \
+  "sdot v15.4s, v23.16b, v19.4b[" #L "]\n"
+#define DOT_TAIL_LOAD(v, row)                                                         \
+  "add %[t], " row ", %[left]\n"                                                      \
+  "ldur " v ", [%[t], #-16]\n"
+/* Row r's 16 outputs (accumulators a..d) to int8 at dst, which moves on to the next row: zero point
+ * v24, clamp v25 / v26. */
+#define DOT_ROW_OUT(a, b, c, d, dst)                                                  \
+  "sqxtn v16.4h, " a ".4s\n"                                                          \
+  "sqxtn2 v16.8h, " b ".4s\n"                                                         \
+  "sqxtn v17.4h, " c ".4s\n"                                                          \
+  "sqxtn2 v17.8h, " d ".4s\n"                                                         \
+  "sqadd v16.8h, v16.8h, v24.8h\n"                                                    \
+  "sqadd v17.8h, v17.8h, v24.8h\n"                                                    \
+  "sqxtn v16.8b, v16.8h\n"                                                            \
+  "sqxtn2 v16.16b, v17.8h\n"                                                          \
+  "smax v16.16b, v16.16b, v25.16b\n"                                                  \
+  "smin v16.16b, v16.16b, v26.16b\n"                                                  \
+  "st1 {v16.16b}, [" dst "], %[c_stride]\n"
+#define DOT_APPLY16(op, r0, r1, r2, r3)                                               \
+  op " v0.4s, v0.4s, " r0 ".4s\n" op " v1.4s, v1.4s, " r1 ".4s\n"                     \
+  op " v2.4s, v2.4s, " r2 ".4s\n" op " v3.4s, v3.4s, " r3 ".4s\n"                     \
+  op " v4.4s, v4.4s, " r0 ".4s\n" op " v5.4s, v5.4s, " r1 ".4s\n"                     \
+  op " v6.4s, v6.4s, " r2 ".4s\n" op " v7.4s, v7.4s, " r3 ".4s\n"                     \
+  op " v8.4s, v8.4s, " r0 ".4s\n" op " v9.4s, v9.4s, " r1 ".4s\n"                     \
+  op " v10.4s, v10.4s, " r2 ".4s\n" op " v11.4s, v11.4s, " r3 ".4s\n"                 \
+  op " v12.4s, v12.4s, " r0 ".4s\n" op " v13.4s, v13.4s, " r1 ".4s\n"                 \
+  op " v14.4s, v14.4s, " r2 ".4s\n" op " v15.4s, v15.4s, " r3 ".4s\n"
+
+/* `tiles` whole 4-row tiles (rows a, a + a_stride, ...; 16 output bytes per row at c, c + c_stride,
+ * ...), k >= 16, from the panel at w (bias, weights, multipliers, shift words). The srshl amounts
+ * (v28-v31), zero point and clamp (v24-v26) stay in registers for the call; the bias is loaded
+ * into the accumulators and the multipliers (and, with a left shift, the sqshl words) per tile. */
+static void qs8_dot_tiles(size_t tiles, size_t k, const int8_t* a, size_t a_stride, const void* w,
+                          const lite_qs8_gemm_params* params, int has_left, int8_t* c, size_t c_stride) {
+  const size_t full = k / 16, left = k % 16, kc = (k + KR - 1) / KR * KR;
+  const uint8_t* idx = k_tail_index + 16 - left;
+  const int8_t* weights = (const int8_t*)w + NR * sizeof(int32_t);
+  const int8_t* multiplier = weights + NR * kc;
+  const int8_t* words = multiplier + NR * sizeof(int32_t);
+  const int8_t *a0, *a1, *a2, *a3, *wp;
+  const int8_t* t;
+  size_t count;
+  __asm__ volatile(
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[words]]\n"
+      "sshr v28.4s, v28.4s, #8\n"
+      "sshr v29.4s, v29.4s, #8\n"
+      "sshr v30.4s, v30.4s, #8\n"
+      "sshr v31.4s, v31.4s, #8\n"
+      "ld1r {v24.8h}, [%[params]]\n"
+      "add %[t], %[params], #4\n"
+      "ld1r {v25.16b}, [%[t]]\n"
+      "add %[t], %[params], #8\n"
+      "ld1r {v26.16b}, [%[t]]\n"
+      "5:\n"
+      "mov %[a0], %[a]\n"
+      "add %[a1], %[a0], %[a_stride]\n"
+      "add %[a2], %[a1], %[a_stride]\n"
+      "add %[a3], %[a2], %[a_stride]\n"
+      "mov %[wp], %[weights]\n"
+      "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[bias]]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[bias]]\n"
+      "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[bias]]\n"
+      "ld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[bias]]\n"
+      "mov %[count], %[full]\n"
+      "1:\n"
+      "ldr q16, [%[a0]], #16\n"
+      "ldr q17, [%[a1]], #16\n"
+      "ldr q18, [%[a2]], #16\n"
+      "ldr q19, [%[a3]], #16\n"
+      DOT_GROUP(0) DOT_GROUP(1) DOT_GROUP(2) DOT_GROUP(3)
+      "subs %[count], %[count], #1\n"
+      "b.ne 1b\n"
+      "cbz %[left], 3f\n"
+      DOT_TAIL_LOAD("q16", "%[a0]") DOT_TAIL_LOAD("q17", "%[a1]")
+      DOT_TAIL_LOAD("q18", "%[a2]") DOT_TAIL_LOAD("q19", "%[a3]")
+      "ldr q20, [%[idx]]\n"
+      "tbl v16.16b, {v16.16b}, v20.16b\n"
+      "tbl v17.16b, {v17.16b}, v20.16b\n"
+      "tbl v18.16b, {v18.16b}, v20.16b\n"
+      "tbl v19.16b, {v19.16b}, v20.16b\n"
+      DOT_GROUP(0)
+      "cmp %[left], #4\n"
+      "b.ls 3f\n"
+      DOT_GROUP(1)
+      "cmp %[left], #8\n"
+      "b.ls 3f\n"
+      DOT_GROUP(2)
+      "cmp %[left], #12\n"
+      "b.ls 3f\n"
+      DOT_GROUP(3)
+      "3:\n"
+      "cbz %w[has_left], 4f\n"
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[words]]\n"
+      DOT_APPLY16("sqshl", "v20", "v21", "v22", "v23")
+      "4:\n"
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[multiplier]]\n"
+      DOT_APPLY16("sqdmulh", "v20", "v21", "v22", "v23")
+      DOT_APPLY16("srshl", "v28", "v29", "v30", "v31")
+      DOT_ROW_OUT("v0", "v1", "v2", "v3", "%[c]") DOT_ROW_OUT("v4", "v5", "v6", "v7", "%[c]")
+      DOT_ROW_OUT("v8", "v9", "v10", "v11", "%[c]") DOT_ROW_OUT("v12", "v13", "v14", "v15", "%[c]")
+      "add %[a], %[a], %[a_stride], lsl #2\n"
+      "subs %[tiles], %[tiles], #1\n"
+      "b.ne 5b\n"
+      : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2),
+        [a3] "=&r"(a3), [wp] "=&r"(wp), [t] "=&r"(t), [count] "=&r"(count)
+      : [a_stride] "r"(a_stride), [c_stride] "r"(c_stride), [weights] "r"(weights), [bias] "r"(w),
+        [multiplier] "r"(multiplier), [words] "r"(words), [params] "r"(params), [full] "r"(full),
+        [left] "r"(left), [idx] "r"(idx), [has_left] "r"(has_left)
+      : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
+        "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v28", "v29", "v30", "v31",
+        "cc", "memory");
+}
+
+void lite_qs8_gemm_ukernel_64x16c4_aarch64_neondot(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
+                                                   const void* w, int8_t* c, size_t c_stride,
+                                                   const lite_qs8_gemm_params* params) {
+  size_t i0 = 0;
+  if (k >= 16 && mr >= TILE) {
+    uint32_t flags;
+    memcpy(&flags, (const int8_t*)w + NR * sizeof(int32_t) + NR * ((k + KR - 1) / KR * KR) + NR * sizeof(int32_t),
+           sizeof(flags));
+    const int has_left = (flags & LITE_QS8_PANEL_LEFT_SHIFT) != 0;
+    /* whole tiles, then rows mr - 4 .. mr - 1 as one more tile when mr % 4 != 0 (its first rows are
+     * written again with the same bytes: every output is computed from the same values) */
+    const size_t tiles = mr / TILE, last = mr - TILE;
+    if (nc == NR) {
+      qs8_dot_tiles(tiles, k, a, a_stride, w, params, has_left, c, c_stride);
+      if (mr % TILE != 0)
+        qs8_dot_tiles(1, k, a + last * a_stride, a_stride, w, params, has_left, c + last * c_stride, c_stride);
+    } else {
+      /* a partial panel: whole rows into a scratch tile, then the nc columns of each */
+      int8_t scratch[MR * NR];
+      qs8_dot_tiles(tiles, k, a, a_stride, w, params, has_left, scratch, NR);
+      if (mr % TILE != 0)
+        qs8_dot_tiles(1, k, a + last * a_stride, a_stride, w, params, has_left, scratch + last * NR, NR);
+      for (size_t i = 0; i < mr; ++i) memcpy(c + i * c_stride, scratch + i * NR, nc);
+    }
+    i0 = mr;
+  }
+  for (; i0 < mr; i0 += TILE)
+    qs8_dot_rows(mr - i0 < TILE ? mr - i0 : TILE, nc, k, a + i0 * a_stride, a_stride, w, c + i0 * c_stride, c_stride,
+                 params);
+}
