@@ -251,8 +251,9 @@ CROSS_TOOLCHAIN_aarch64 := runtime_arm/cmake/aarch64-linux-gnu.cmake
 CROSS_TOOLCHAIN_armv7 := runtime_arm/cmake/arm-linux-gnueabihf.cmake
 CROSS_STRIP_aarch64 := aarch64-linux-gnu-strip
 CROSS_STRIP_armv7 := arm-linux-gnueabihf-strip
-# the budget of issue 16 for the CPU runtime with the OpenCL backend
-CROSS_SIZE_TARGET_KB_aarch64 := 900
+# issue 14's budget for the whole runtime, OpenCL backend included (issue 16's own is 900 KB);
+# tests/test_cross_arm.py fails above it
+CROSS_SIZE_TARGET_KB_aarch64 := 600
 CROSS_JOBS ?= 2
 # Where the cross builds go (<root>/aarch64, <root>/armv7); tests and `lite bench --target` read
 # LITE_CROSS_BUILD_ROOT (an absolute path), so parallel work trees can keep separate builds.

@@ -261,6 +261,47 @@ def test_runtime_core_tests_under_qemu(cross_builds: Path, cpu: str):
     assert summary.group(2) == "0" and int(summary.group(1)) >= 30, summary.group(0)
 
 
+# -- the library's size and exports ------------------------------------------------------------------
+
+# Issue 14: the stripped aarch64 library, everything in it, is at most 600 KB (the file grows in 16 KB
+# steps: docs/ARCHITECTURE.md). Functions whose presence shows "everything": the OpenCL backend and its
+# kernel source, control flow, variables, int8 GEMM and the NEON fp32 kernels.
+ARM_LIBRARY_BUDGET_BYTES = 600 * 1024
+ARM_LIBRARY_MUST_CONTAIN = ("_ZN4lite13OpenClBackend6create", "_ZN4lite19kOpenClKernelSourceE",
+                            "loop_evalEPNS_9OpContext", "scan_evalEPNS_9OpContext",
+                            "assign_variable_evalEPNS_9OpContext",
+                            "lite_qs8_gemm_packed_compute", "lite_f32_winograd_nhwc_aarch64_neonfma",
+                            "lite_f32_gemm_ukernel_6x16_aarch64_neonfma")
+NM = {"aarch64": "aarch64-linux-gnu-nm", "armv7": "arm-linux-gnueabihf-nm"}
+
+
+def test_stripped_aarch64_library_fits_the_size_budget(cross_builds: Path):
+    library = cross_builds / "aarch64" / "runtime_arm" / "liblite_runtime.so"
+    stripped = cross_builds / "aarch64" / "liblite_runtime.stripped.so"  # written by make cross
+    assert stripped.stat().st_mtime >= library.stat().st_mtime, f"{stripped} is older than {library}"
+    size = stripped.stat().st_size
+    assert size <= ARM_LIBRARY_BUDGET_BYTES, (
+        f"stripped aarch64 liblite_runtime.so is {size} bytes, over the {ARM_LIBRARY_BUDGET_BYTES}-byte "
+        "budget: see docs/ARCHITECTURE.md (library size on ARM) for what is compiled for size")
+    symbols = subprocess.run([NM["aarch64"], str(library)], capture_output=True, text=True, check=True).stdout
+    missing = [name for name in ARM_LIBRARY_MUST_CONTAIN if name not in symbols]
+    assert not missing, f"the aarch64 library lacks {missing}: the budget is for the whole runtime"
+
+
+@pytest.mark.parametrize("arch", ["aarch64", "armv7"])
+def test_arm_library_exports_only_the_c_api(cross_builds: Path, arch: str):
+    """runtime_arm/cmake/liblite_runtime.map: the C API's lite_* functions, no libstdc++ templates."""
+    library = cross_builds / arch / "runtime_arm" / "liblite_runtime.so"
+    listing = subprocess.run([NM[arch], "-D", "--defined-only", str(library)], capture_output=True, text=True,
+                             check=True).stdout
+    exported = {line.split()[-1] for line in listing.splitlines() if line.strip()}
+    header = (REPO / "runtime_arm" / "include" / "lite_runtime.h").read_text()
+    declared = set(re.findall(r"^LITE_API\b[^(]*?\b(lite_\w+)\s*\(", header, re.MULTILINE))
+    assert len(declared) >= 40, "lite_runtime.h's LITE_API declarations not found"
+    assert exported == declared, (f"exported but not in the C API: {sorted(exported - declared)}; "
+                                  f"in the C API but not exported: {sorted(declared - exported)}")
+
+
 # -- real models: ARM run_model against the host runtime --------------------------------------------
 
 def run_on_arm(cross_builds: Path, cpu: str, model: Path, inputs: np.ndarray, tmp_path: Path) -> bytes:
