@@ -23,15 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-import slim
-from benchmarks.int8_hard_data import fp32_bytes, rec_accuracy
-from lite_converter.app import zoo
-from lite_converter.convert import lower, to_lite_bytes
-from lite_converter.frontends.onnx_export import export_onnx
-from lite_converter.ir import Graph
-from slim.distill import finetune
-from slim.pruning import pruner
-from slim.pruning.apply import apply_plan
 from tests.datasets import splits, text_lines
 
 
@@ -46,13 +37,89 @@ def render_inputs(seed: int, count: int) -> tuple[np.ndarray, list[str]]:
     return text_lines.rec_input(crops), truths
 
 
-def lite_of(graph: Graph) -> bytes:
-    return to_lite_bytes(lower(export_onnx(graph, with_value_info=False)))
+def save_inputs(path: Path, inputs: np.ndarray) -> None:
+    """rec inputs as uint8 pixels + the width of each line's image (the rest is padding, exactly 0):
+    a quarter of the bytes, for training on another machine (``--phase train --inputs``)."""
+    columns = (inputs != 0).any(axis=(1, 2))
+    widths = np.array([np.nonzero(c)[0].max() + 1 if c.any() else 0 for c in columns], np.int32)
+    pixels = np.clip(np.rint((inputs + 1.0) * 127.5), 0, 255).astype(np.uint8)
+    np.savez_compressed(path, pixels=pixels, widths=widths)
+
+
+def load_inputs(path: Path) -> np.ndarray:
+    with np.load(path) as stored:
+        inputs = stored["pixels"].astype(np.float32) / 127.5 - 1.0
+        for row, width in enumerate(stored["widths"]):
+            inputs[row, :, :, width:] = 0.0
+    return inputs
+
+
+def prune_and_finetune(model: Path, training: np.ndarray, args: argparse.Namespace) -> None:
+    """slim.prune's steps, writing the pruned model before (pruned.onnx) and after (finetuned.onnx)
+    the distillation into ``args.folder``."""
+    from lite_converter.frontends.onnx_export import export_onnx
+    from slim.distill import finetune
+    from slim.finetune_config import FinetuneConfig
+    from slim.pruning import pruner
+    from slim.pruning.apply import apply_plan
+    from slim.pruning.config import PruneConfig
+
+    settings = FinetuneConfig(steps=args.steps, time_budget_s=args.time_budget, batch_size=args.batch_size,
+                              learning_rate=args.learning_rate, feature_weight=args.feature_weight,
+                              checkpoint_dir=args.folder / "checkpoint", checkpoint_every=50)
+    config = PruneConfig(flops_target=args.flops_target, criterion=args.criterion, finetune=settings)
+    log(f"pruning to {args.flops_target:.0%} of the FLOPs ({args.criterion} importance)")
+    analysis = pruner.analyze(str(model), training, None, args.batch_size)
+    choices = pruner.allocate_units(analysis, config)
+    plan = analysis.plan(choices)
+    pruned = apply_plan(analysis.view, plan)
+    report = pruner.report_of(analysis, choices, plan)
+    log(report.table())
+    save = lambda name: (args.folder / name).write_bytes(  # noqa: E731
+        export_onnx(pruned, with_value_info=False).SerializeToString())
+    save("pruned.onnx")
+    features = pruner.feature_map(analysis, plan, choices, settings.features)
+    tuned = finetune(pruned, analysis.graph, analysis.data, settings, features)
+    save("finetuned.onnx")
+    summary = (f"{report.flops_kept:.4f} FLOPs kept; fine-tuned {tuned.resumed_from + tuned.steps} steps of "
+               f"{args.batch_size} on {len(training)} lines in {tuned.seconds:.0f} s (stopped by "
+               f"{tuned.stopped_by}): loss {tuned.first_loss:.4g} -> {tuned.last_loss:.4g}")
+    (args.folder / "finetune.txt").write_text(summary + "\n")
+    log(summary)
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    """fp32, pruned and fine-tuned models as .lite files on our runtime, on held-apart lines."""
+    from benchmarks.int8_hard_data import fp32_bytes, rec_accuracy
+    from lite_converter.convert import convert_onnx
+
+    evaluation, truths = render_inputs(splits.EVALUATION_SEED, args.eval_lines)
+    reference = rec_accuracy(fp32_bytes("rec", args.folder), evaluation, truths)
+    log(f"fp32 character accuracy {reference:.2f}% on {args.eval_lines} lines")
+    scores = {}
+    for name in ("pruned", "finetuned"):
+        convert_onnx(str(args.folder / f"{name}.onnx"), args.folder / f"{name}.lite")
+        scores[name] = rec_accuracy((args.folder / f"{name}.lite").read_bytes(), evaluation, truths)
+        log(f"{name}: {scores[name]:.2f}%")
+    summary = (args.folder / "finetune.txt").read_text().strip()
+    kept = float(summary.split()[0])
+    print(f"PP-OCRv4 rec, {args.eval_lines} held-apart lines (seed {splits.EVALUATION_SEED}); {summary}")
+    print("| model | FLOPs kept | character accuracy % | delta |")
+    print("|---|---|---|---|")
+    print(f"| fp32 | 100% | {reference:.2f} | |")
+    for name, label in (("pruned", "pruned, no fine-tuning"), ("finetuned", "pruned + distillation")):
+        print(f"| {label} | {kept:.1%} | {scores[name]:.2f} | {scores[name] - reference:+.2f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--train-lines", type=int, default=3000)
+    parser.add_argument("--phase", choices=("all", "render", "train", "eval"), default="all",
+                        help="render: write the training inputs to --inputs; train: prune + fine-tune "
+                             "(needs only torch, numpy, onnx: runs on another machine); eval: score")
+    parser.add_argument("--inputs", type=Path, help="training inputs (.npz of --phase render)")
+    parser.add_argument("--model", type=Path, help="the rec .onnx (default: the zoo's)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--train-lines", type=int, default=2000)
     parser.add_argument("--eval-lines", type=int, default=500)
     parser.add_argument("--flops-target", type=float, default=0.65, help="fraction of the FLOPs kept")
     parser.add_argument("--criterion", default="taylor")
@@ -65,44 +132,25 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, default=Path("/tmp/prune_rec_accuracy"))
     args = parser.parse_args()
     args.folder.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    if args.threads:
+        import torch
 
-    evaluation, truths = render_inputs(splits.EVALUATION_SEED, args.eval_lines)
-    training, _ = render_inputs(splits.TRAINING_SEED, args.train_lines)  # texts unused: label-free
-    fp32 = fp32_bytes("rec", args.folder)
-    reference = rec_accuracy(fp32, evaluation, truths)
-    log(f"fp32 character accuracy {reference:.2f}% on {args.eval_lines} lines")
+        torch.set_num_threads(args.threads)
+    if args.phase == "render":
+        save_inputs(args.inputs, render_inputs(splits.TRAINING_SEED, args.train_lines)[0])
+        return
+    if args.phase in ("all", "train"):
+        if args.inputs is not None:
+            training = load_inputs(args.inputs)
+        else:
+            training = render_inputs(splits.TRAINING_SEED, args.train_lines)[0]  # texts unused: label-free
+        if args.model is None:
+            from lite_converter.app import zoo
 
-    settings = slim.FinetuneConfig(steps=args.steps, time_budget_s=args.time_budget,
-                                   batch_size=args.batch_size, learning_rate=args.learning_rate,
-                                   feature_weight=args.feature_weight,
-                                   checkpoint_dir=args.folder / "checkpoint", checkpoint_every=10)
-    config = slim.PruneConfig(flops_target=args.flops_target, criterion=args.criterion, finetune=settings)
-    log(f"pruning to {args.flops_target:.0%} of the FLOPs ({args.criterion} importance)")
-    # slim.prune's steps, with the accuracy of the pruned model taken between cutting and training.
-    analysis = pruner.analyze(str(zoo.fetch("rec")), training, None, args.batch_size)
-    choices = pruner.allocate_units(analysis, config)
-    plan = analysis.plan(choices)
-    pruned = apply_plan(analysis.view, plan)
-    report = pruner.report_of(analysis, choices, plan)
-    log(report.table())
-    before = rec_accuracy(lite_of(pruned), evaluation, truths)
-    log(f"pruned, not fine-tuned: {before:.2f}%")
-    features = pruner.feature_map(analysis, plan, choices, settings.features)
-    tuned = finetune(pruned, analysis.graph, analysis.data, settings, features)
-    after = rec_accuracy(lite_of(pruned), evaluation, truths)
-    log(f"fine-tuned {tuned.steps} steps in {tuned.seconds:.0f} s (stopped by {tuned.stopped_by}, "
-        f"resumed from {tuned.resumed_from}): loss {tuned.first_loss:.4g} -> {tuned.last_loss:.4g}")
-
-    print(f"PP-OCRv4 rec, {args.eval_lines} held-apart lines (seed {splits.EVALUATION_SEED}), "
-          f"fine-tuned on {args.train_lines} unlabeled lines (seed {splits.TRAINING_SEED}), "
-          f"{time.perf_counter() - started:.0f} s in all")
-    print("| model | FLOPs kept | character accuracy % | delta |")
-    print("|---|---|---|---|")
-    print(f"| fp32 | 100% | {reference:.2f} | |")
-    print(f"| pruned, no fine-tuning | {report.flops_kept:.1%} | {before:.2f} | {before - reference:+.2f} |")
-    print(f"| pruned + {tuned.resumed_from + tuned.steps} distillation steps (batch {args.batch_size}) | "
-          f"{report.flops_kept:.1%} | {after:.2f} | {after - reference:+.2f} |")
+            args.model = zoo.fetch("rec")
+        prune_and_finetune(args.model, training, args)
+    if args.phase in ("all", "eval"):
+        evaluate(args)
 
 
 if __name__ == "__main__":
