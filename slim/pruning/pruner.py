@@ -92,7 +92,7 @@ def _main_axis_counts(group: Group, plan: Plan, sizes: dict) -> tuple[int, int]:
 
 
 def feature_map(analysis: Analysis, plan: Plan, choices: list[allocate.GroupChoice],
-              names: list[str] | str) -> FeatureMap:
+                names: list[str] | str) -> FeatureMap:
     """Kept channels per pruned axis of the tensors compared by feature distillation."""
     if names == "auto":
         pruned = [allocate.main_axis(c.group).tensor for c in choices if c.removed]
