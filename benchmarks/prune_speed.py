@@ -1,8 +1,8 @@
 """Is a ``prune_0.5`` model actually faster on our runtime? (issue 12, Done-when 4)
 
 Per model: prune to keep 50% of the FLOPs (slim.prune, Taylor importance on random inputs, channels
-rounded to 8, no fine-tuning: the weights' values do not change the speed), convert both models,
-then ``lite bench PRUNED --baseline ORIGINAL --threads 1`` (both on our runtime in one process,
+rounded to 16 (the default), no fine-tuning: the weights' values do not change the speed), convert
+both models, then ``lite bench PRUNED --baseline ORIGINAL --threads 1`` (both on our runtime in one process,
 interleaved run by run) and, with ``--target aarch64``, the instructions per inference of the
 cross-built runtime under qemu for each. Prints one markdown table (benchmarks/COMPRESSION.md).
 
@@ -70,7 +70,7 @@ def measure(name: str, directory: Path, runs: int, qemu: bool) -> str:
     shape = MODELS[name]
     model = source(name, directory)
     data = np.random.default_rng(0).uniform(-1, 1, (16, *shape[1:])).astype(np.float32)
-    config = slim.PruneConfig(flops_target=0.5, round_to=8, finetune=None)
+    config = slim.PruneConfig(flops_target=0.5, finetune=None)  # round_to: the default, 16
     feed = "x" if name.startswith("paddle_") else "input"
     shapes = {feed: list(shape)}
     pruned = slim.prune(model, data, config)

@@ -12,8 +12,8 @@ pruned tensor with the teacher's kept channels only. With labels in the data and
 that loss is added with ``task_weight``.
 
 Runs for ``steps``, ``epochs`` or ``time_budget_s`` (whichever ends first), AdamW with a cosine
-learning-rate decay, a progress bar with the loss and time left, and checkpoints in
-``checkpoint_dir`` every ``checkpoint_every`` steps, from which a rerun resumes.
+learning-rate decay over that length, a progress bar with the loss and time left, and checkpoints
+in ``checkpoint_dir`` every ``checkpoint_every`` steps, from which a rerun resumes.
 """
 
 from __future__ import annotations
@@ -125,6 +125,13 @@ def _endless(data: TrainingData) -> Iterator[tuple[dict[str, np.ndarray], object
             return
 
 
+def _fraction_done(step: int, total: int | None, elapsed: float, budget: float | None) -> float | None:
+    """How far along the run is, by whichever of the step count and the time budget ends it first
+    (None when neither is known: the learning rate stays constant)."""
+    fractions = ([step / total] if total else []) + ([min(elapsed / budget, 1.0)] if budget else [])
+    return max(fractions) if fractions else None
+
+
 def finetune(student: Graph, teacher: Graph, data: TrainingData, config: FinetuneConfig,
              features: FeatureMap | None = None) -> FinetuneReport:
     """Trains ``student`` (in place: the trained values are written back into its constants)."""
@@ -166,9 +173,10 @@ def finetune(student: Graph, teacher: Graph, data: TrainingData, config: Finetun
         if labels is not None and config.task_loss is not None:
             outputs = tuple(produced[n] for n in student_module.output_names)
             loss = loss + config.task_weight * config.task_loss(outputs, labels)
-        if total:
+        done = _fraction_done(step, total, time.monotonic() - start, config.time_budget_s)
+        if done is not None:
             for group in optimizer.param_groups:
-                group["lr"] = config.learning_rate * 0.5 * (1.0 + math.cos(math.pi * step / total))
+                group["lr"] = config.learning_rate * 0.5 * (1.0 + math.cos(math.pi * done))
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

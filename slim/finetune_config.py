@@ -20,8 +20,8 @@ class FinetuneConfig:
 
     steps / epochs / time_budget_s: stop at the first reached (at least one must be set; steps=0
       skips fine-tuning).
-    learning_rate, weight_decay: AdamW's; the rate decays to 0 along a cosine when the length is
-      known (steps or epochs).
+    learning_rate, weight_decay: AdamW's; the rate decays to 0 along a cosine over the run's length
+      (steps, epochs or the time budget, whichever ends it first).
     batch_size: for data given as one array of samples.
     loss, temperature: output distillation (see the module docstring).
     feature_weight: weight of intermediate-feature distillation (0: outputs only); features: the

@@ -12,11 +12,12 @@ FLOPs target with the smallest summed loss; ``PruneConfig(ratios=...)`` prunes w
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -139,10 +140,27 @@ def _count(ratio: float, units: int, limit: int) -> int:
     return min(int(round(ratio * units)), limit)
 
 
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch on one thread, as every point runs (where it runs must not change a loss bit: the
+    reference outputs and the in-process points computed with the caller's thread count would
+    differ from a worker's in the last bits); the caller's setting is restored."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def evaluate_point(shared: _Shared, job: tuple[int, float]) -> float:
     """The loss of pruning group ``job[0]`` alone at ratio ``job[1]`` (a module-level function so
     process pools and Ray can run it)."""
-    torch.set_num_threads(1)
+    with _one_thread():
+        return _evaluate_point(shared, job)
+
+
+def _evaluate_point(shared: _Shared, job: tuple[int, float]) -> float:
     dependencies = _dependencies(shared)
     index, ratio = job
     group = dependencies.groups[index]
@@ -206,26 +224,41 @@ class _Cache:
         os.replace(temporary, self.path)
 
 
+def _selected(analysis: Analysis, names: Sequence[str] | None) -> list:
+    """The prunable groups named (all when None), in model order; ValueError for unknown names."""
+    if names is None:
+        return list(analysis.groups)
+    known = {g.name for g in analysis.groups}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown or unprunable group(s) {unknown}; the prunable groups are "
+                         f"{[g.name for g in analysis.groups]}")
+    return [g for g in analysis.groups if g.name in set(names)]
+
+
 def sensitivity(model: str | os.PathLike | onnx.ModelProto | Graph | Analysis, data: object = None,
                 ratios: Sequence[float] = DEFAULT_RATIOS, criterion: str = "l1",
                 eval_fn: EvalFn | None = None,
                 cache: str | os.PathLike | None = None, executor: str | Executor | None = None,
                 batches: int = 4, input_shapes: dict[str, list[int]] | None = None,
-                plot: str | os.PathLike | None = None, progress: bool = True) -> SensitivityReport:
+                plot: str | os.PathLike | None = None, progress: bool = True,
+                groups: Sequence[str] | None = None) -> SensitivityReport:
     """Sweeps every prunable group over ``ratios`` (see the module docstring).
 
     ``data``: input samples (slim.training_data), of which ``batches`` batches are evaluated;
     ``cache``: a JSON file finished points are kept in (a rerun resumes); ``executor``: "local",
-    "process[:N]", "ray[:ADDRESS]" or a slim.executor object; ``plot``: also write the PNG.
+    "process[:N]", "ray[:ADDRESS]" or a slim.executor object; ``plot``: also write the PNG;
+    ``groups``: sweep only these groups (names as in the table; default all). A subset shares the
+    cache with the full sweep: its points are the same jobs.
     """
     if not ratios or any(not 0.0 < r < 1.0 for r in ratios):
         raise ValueError(f"ratios must be fractions in (0, 1), got {list(ratios)}")
     analysis = model if isinstance(model, Analysis) else analyze(model, data, input_shapes)
     feeds = [f for f, _ in analysis.data.take(batches)]
-    groups = analysis.groups
+    groups = _selected(analysis, groups)
     orders = {g.index: np.argsort(scores, kind="stable")
               for g in groups for scores in [analysis.scores(criterion)[g.index]]} if groups else {}
-    with torch.no_grad():
+    with torch.no_grad(), _one_thread():
         module = GraphModule(analysis.graph).eval()
         reference = [{k: v.numpy() for k, v in module.run(f).items()} for f in feeds]
         baseline = float(eval_fn(module)) if eval_fn is not None else None

@@ -91,3 +91,19 @@ def test_plot_and_ratios_for_a_flops_target(tmp_path: Path):
     assert slim.prune(pattern_onnx(MODEL), _data(), config).report.flops_kept <= 0.7
     with pytest.raises(ValueError, match="out of reach"):
         report.ratios_for(0.01)
+
+
+def test_a_subset_of_groups_gives_the_full_sweeps_rows_and_shares_its_cache(tmp_path: Path):
+    cache = tmp_path / "sens.json"
+    full = _sweep(cache)
+    chosen = full.groups[1:3]
+    subset = slim.sensitivity(pattern_onnx(MODEL), _data(), ratios=RATIOS, cache=cache, batches=1,
+                              progress=False, groups=chosen)
+    assert subset.groups == chosen and (subset.computed, subset.cached) == (0, len(chosen) * len(RATIOS))
+    fresh = slim.sensitivity(pattern_onnx(MODEL), _data(), ratios=RATIOS, batches=1, progress=False,
+                             groups=chosen)
+    assert fresh.computed == len(chosen) * len(RATIOS)
+    assert all(fresh.losses[g] == full.losses[g] for g in chosen)
+    with pytest.raises(ValueError, match="unknown or unprunable group"):
+        slim.sensitivity(pattern_onnx(MODEL), _data(), ratios=RATIOS, batches=1, progress=False,
+                         groups=["no_such_group"])

@@ -50,7 +50,8 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
                          help="stop fine-tuning after this long")
     pruning.add_argument("--criterion", choices=CRITERIA, help="channel importance (default taylor)")
     pruning.add_argument("--round-to", type=int,
-                         help="channels kept per group are a multiple of this (default 8)")
+                         help="channels kept per group are a multiple of this "
+                              "(default 16: the GEMM's column panel)")
     pruning.add_argument("--checkpoint-dir", help="save (and resume) fine-tuning here")
     compress.add_argument("--algorithm", help="calibration algorithm: abs_max, avg, hist, kl, mse")
     compress.add_argument("--skip", action="append", default=[], metavar="NODE", help="keep a node in fp32")

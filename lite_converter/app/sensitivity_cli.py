@@ -42,6 +42,8 @@ def add_sensitivity_command(commands: Any, shape_help: str) -> None:  # noqa: AN
                         help="fractions of each group's channels removed (default 0.1,...,0.9)")
     parser.add_argument("--criterion", choices=CRITERIA, default="l1",
                         help="which channels go first (default l1)")
+    parser.add_argument("--groups", type=lambda text: [g for g in text.split(",") if g], metavar="G1,G2",
+                        help="sweep only these groups (names as the table prints them; default all)")
     parser.add_argument("--batches", type=int, default=4, help="batches of the data evaluated per point")
     parser.add_argument("--cache", help="JSON file of finished points (default MODEL.sensitivity.json)")
     parser.add_argument("--executor", default="local", help="local, process[:N], ray or ray:ADDRESS")
@@ -61,7 +63,8 @@ def command_sensitivity(args: argparse.Namespace) -> int:
     try:
         report = slim.sensitivity(source, Path(args.data), ratios=args.ratios, criterion=args.criterion,
                                   cache=cache, executor=args.executor, batches=args.batches,
-                                  input_shapes=dict(args.input_shape or []) or None, plot=args.plot)
+                                  input_shapes=dict(args.input_shape or []) or None, plot=args.plot,
+                                  groups=args.groups)
         ratios = report.ratios_for(args.flops_target) if args.flops_target is not None else None
     except (CalibrationDataError, ValueError, MissingExtraError) as error:
         raise ConversionError(str(error)) from None

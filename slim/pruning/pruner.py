@@ -91,8 +91,8 @@ def _main_axis_counts(group: Group, plan: Plan, sizes: dict) -> tuple[int, int]:
     return sizes[main], sizes[main] - len(plan.get(main, ()))
 
 
-def _features(analysis: Analysis, plan: Plan, choices: list[allocate.GroupChoice],
-              names: list[str] | str) -> FeatureMap:
+def feature_map(analysis: Analysis, plan: Plan, choices: list[allocate.GroupChoice],
+                names: list[str] | str) -> FeatureMap:
     """Kept channels per pruned axis of the tensors compared by feature distillation."""
     if names == "auto":
         pruned = [allocate.main_axis(c.group).tensor for c in choices if c.removed]
@@ -170,7 +170,7 @@ def prune(model: str | os.PathLike | onnx.ModelProto | Graph, data: object,
     pruned = apply_plan(analysis.view, plan)
     report = report_of(analysis, choices, plan)
     if settings.finetune is not None and settings.finetune.enabled:
-        features = _features(analysis, plan, choices, settings.finetune.features)
+        features = feature_map(analysis, plan, choices, settings.finetune.features)
         report.finetune = finetune(pruned, analysis.graph, analysis.data, settings.finetune, features)
     calibration = [feeds for feeds, _ in analysis.data.take(CALIBRATION_BATCHES)]
     result = PruneResult(pruned, analysis.graph, plan, report, calibration)
