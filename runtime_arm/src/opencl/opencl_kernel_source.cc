@@ -7,9 +7,14 @@
 // Weights are float4 buffers (4 output channels per element), packed at prepare per kernel.
 #include "opencl/opencl_kernel_source.h"
 
-namespace lite {
+#include <cstddef>
 
-const char kOpenClKernelSource[] = R"CLC(
+namespace lite {
+namespace {
+
+// As written (comments, aligned macro continuations): read by the compiler only; the library
+// carries kMinified below.
+constexpr char kReadableSource[] = R"CLC(
 __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
 
 // The helpers are written once for a vector type T4 of scalar T and made twice: for float4 (every
@@ -519,5 +524,52 @@ __kernel void fully_connected(__read_only image2d_t in, __global const float4* w
   write_imagef(out, position_pixel(out_shape, p, ocb), zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 )CLC";
+
+// The source as the device compiler needs it, made at compile time: `//` comments and indentation
+// dropped, runs of blanks made one, empty lines removed; newlines stay (preprocessor lines and
+// continuations). Tokens never merge: a blank between two is kept as one space. About half the
+// bytes, which the stripped ARM library's 600 KB budget needs. Writes only when `out` is given.
+constexpr std::size_t minify(const char* source, std::size_t size, char* out) {
+  std::size_t length = 0;
+  bool line_start = true, blank = false;
+  for (std::size_t i = 0; i < size; ++i) {
+    const char c = source[i];
+    if (c == '/' && i + 1 < size && source[i + 1] == '/') {
+      while (i + 1 < size && source[i + 1] != '\n') ++i;
+    } else if (c == ' ' || c == '\t') {
+      blank = !line_start;
+    } else if (c == '\n') {
+      if (!line_start && out) out[length] = '\n';
+      length += line_start ? 0 : 1;
+      line_start = true, blank = false;
+    } else {
+      if (blank && out) out[length] = ' ';
+      length += blank ? 1 : 0;
+      if (out) out[length] = c;
+      ++length;
+      line_start = false, blank = false;
+    }
+  }
+  return length;
+}
+
+constexpr std::size_t kMinifiedSize = minify(kReadableSource, sizeof(kReadableSource) - 1, nullptr);
+
+struct MinifiedSource {
+  char text[kMinifiedSize + 1];
+};
+
+constexpr MinifiedSource make_minified() {
+  MinifiedSource minified{};
+  minify(kReadableSource, sizeof(kReadableSource) - 1, minified.text);
+  return minified;
+}
+
+constexpr MinifiedSource kMinified = make_minified();
+static_assert(kMinified.text[kMinifiedSize] == '\0');
+
+}  // namespace
+
+const char* const kOpenClKernelSource = kMinified.text;
 
 }  // namespace lite

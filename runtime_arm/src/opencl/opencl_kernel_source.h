@@ -4,6 +4,6 @@
 
 namespace lite {
 
-extern const char kOpenClKernelSource[];
+extern const char* const kOpenClKernelSource;
 
 }  // namespace lite
