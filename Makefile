@@ -95,7 +95,8 @@ ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_
 	test_int8_op_families.py test_int8_quantize_onnxruntime.py \
 	test_hostile_models.py test_runtime_binding.py test_profiling.py test_cpu_affinity.py \
 	test_onnx_node_conformance.py test_layout_nhwc.py test_control_flow.py test_tflite_streaming.py \
-	test_tflite_recurrent.py test_import_dynquant.py test_tflite_conv_prelu.py)
+	test_tflite_recurrent.py test_import_dynquant.py test_tflite_conv_prelu.py test_tflite_computed_weights.py \
+	test_tflite_dynamic_inputs.py)
 
 # Paddle inference is the oracle of the Paddle frontend tests (never a dependency of the converter).
 PADDLE_STAMP := $(VENV)/.paddle-deps
@@ -122,24 +123,41 @@ training-deps: $(TRAINING_STAMP)
 # `make test` leaves out the tests marked `training` (model training and fine-tuning, tens of
 # minutes on 2 cores): `make test-training` runs them.
 # tsan: tests/test_tsan.py runs in the pytest run (LITE_TSAN_BUILD: fails, never skips, without it).
-# Two phases. Its prerequisites (here and the `test:` lines below) install and build everything,
-# one at a time (apt-get and pip must not run side by side). The recipe then runs the suites two at
-# a time (TEST_JOBS): most of them keep one core busy, so on 2 cores this saves ~8 minutes. The
-# main pytest run prints live; the others write a log under build/ and print a summary (the whole
-# log when they fail).
+# The set-up runs in three steps: (1) Debian packages, the venv and its build tools; (2) two chains
+# side by side: the pip / apt-get installs, one at a time (dpkg's lock, one pip per venv), and the
+# native builds that need nothing from them (ASan, cross, TSan: their compilers came in step 1), so
+# the compiling overlaps the downloading and unpacking; (3) what needs both (lint, the fuzzing build,
+# Java, JNI, ARM JNI). Then the suites run two at a time (TEST_JOBS): the main pytest run (itself two
+# xdist workers, printing live), the ASan run, the fuzzing slice and JUnit; these write a log under
+# build/test-logs/ and print a summary (the whole log when they fail).
 TEST_JOBS ?= 2
 TEST_LOGS := build/test-logs
 TEST_RUNS := test-python test-python-asan test-fuzz android-test
-test: $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) asan lint cross qemu-plugin tsan
+TEST_INSTALLS = $(PACKAGE_STAMP) $(PADDLE_STAMP) $(TRAINING_STAMP) $(FUZZ_STAMP) $(JAVA_STAMP)
+TEST_BUILDS = asan cross qemu-plugin tsan
+TEST_AFTER = lint fuzz-build $(JAVA_CLASSES_STAMP) $(JAVA_FIXTURES_STAMP) $(JNI_HOST) $(JNI_ASAN) android-libs
+test:
+	$(MAKE) --no-print-directory $(DEPS_STAMP)
+	$(MAKE) --no-print-directory -j 2 test-installs test-builds
+	$(MAKE) --no-print-directory $(TEST_AFTER)
 	@mkdir -p $(TEST_LOGS)
 	$(MAKE) --no-print-directory -j $(TEST_JOBS) $(TEST_RUNS)
+
+.PHONY: test-installs test-builds
+test-installs:
+	$(MAKE) --no-print-directory -j1 $(TEST_INSTALLS)
+test-builds:
+	$(MAKE) --no-print-directory -j1 $(TEST_BUILDS)
 
 .PHONY: test-python test-python-asan test-fuzz $(TEST_RUNS)
 
 # The suites themselves, without their builds: run them alone only after a `make test` (or the builds).
+# The main suite in PYTEST_WORKERS pytest-xdist workers, a test file per worker at a time (a file's
+# module fixtures are built once); its skips are judged and printed as one list (tests/expected_skips.py).
+PYTEST_WORKERS ?= 2
 test-python:
 	LITE_ASAN_BUILD=$(CURDIR)/$(ASAN_DIR) LITE_TSAN_BUILD=$(CURDIR)/$(TSAN_DIR) LITE_REQUIRE_OPENCL=1 \
-	  $(PY) -m pytest -q -m "not training"
+	  $(PY) -m pytest -q -m "not training" -n $(PYTEST_WORKERS) --dist loadfile
 
 # $(call logged,NAME,COMMAND): COMMAND with its output in $(TEST_LOGS)/NAME.log; prints the last
 # line on success, the whole log on failure.
@@ -335,7 +353,6 @@ fuzz: fuzz-build
 fuzz-ci:
 	$(MAKE) fuzz FUZZ_SECONDS=20 FUZZ_READER_SECONDS=10
 
-test: fuzz-build
 
 # ThreadSanitizer: the runtime and tests/test_tsan.py's concurrency driver (gcc, -fsanitize=thread).
 tsan: $(DEPS_STAMP) $(NATIVE_SOURCES)
@@ -429,7 +446,6 @@ android-test: $(JAVA_CLASSES_STAMP) $(JAVA_FIXTURES_STAMP) $(JNI_HOST) $(JNI_ASA
 	$(call run_junit,$(JNI_HOST),release,,)
 	$(call run_junit,$(JNI_ASAN),asan,$(JVM_ASAN_ENV),-Dliteedge.ocr.pages=$(ASAN_OCR_PAGES))
 
-test: $(JAVA_CLASSES_STAMP) $(JAVA_FIXTURES_STAMP) $(JNI_HOST) $(JNI_ASAN)
 
 # The demo app's models (fp32 and int8) and dictionary, into android_demo/app/src/main/assets/.
 android-assets: $(PACKAGE_STAMP)
@@ -449,7 +465,6 @@ $(addprefix android-lib-,$(CROSS_TARGETS)): android-lib-%: cross-% | $(JAVA_STAM
 	@$(CROSS_STRIP_$*) -o $(JAVA_BUILD)/linux-$*/liblite_runtime.so $(CROSS_ROOT)/$*/runtime_arm/liblite_runtime.so
 	@$(PY) -m tests.elf_alignment $(JAVA_BUILD)/linux-$*/liblite_jni.so $(JAVA_BUILD)/linux-$*/liblite_runtime.so
 
-test: android-libs
 
 # ---- Raspberry Pi packages (docs/RASPBERRY_PI.md) -------------------------------------------------
 # dist/: lite-edge-runtime_<version>_{arm64,armhf}.deb (library, header, pkg-config file, lite_run,

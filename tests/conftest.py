@@ -23,6 +23,23 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", "error:fuzzing without")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadfile` with the long qemu files split per item (tests/xdist_scheduling.py)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from tests.xdist_scheduling import FileScheduling
+
+    return FileScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if hasattr(config, "workerinput"):  # an xdist worker: the long files go out first
+        from tests.xdist_scheduling import long_files_first
+
+        items[:] = long_files_first(items)
+
+
 def small_conv_net(seed: int = 0) -> onnx.ModelProto:
     """Conv(3x3, pad 1) -> Relu -> Conv(1x1) -> Add(residual) -> GlobalAveragePool, dynamic H and W.
 

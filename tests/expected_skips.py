@@ -82,6 +82,7 @@ class ExpectedSkips:
         self.list_name = list_path.name
         self.categories, self.entries = parse(list_path.read_text(), list_path.name)
         self.seen: list[Seen] = []
+        self.over_cap = 0
 
     def judge(self, node_id: str, reason: str) -> Entry | None:
         """The entry that allows this skip, counted; None when none does (or its cap is used up)."""
@@ -119,6 +120,34 @@ class ExpectedSkips:
             reason = skip_reason(report)
             if self.judge(report.nodeid, reason) is None:
                 self.refuse(report, reason)
+
+    # Under pytest-xdist (`make test` runs the main suite in two workers) each worker judges its own
+    # skips and fails unlisted ones; it hands what it saw to the controller, which prints the one
+    # list and holds the caps over the whole session.
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput["expected_skips"] = [
+                [seen.node_id, seen.reason, seen.entry.line if seen.entry else 0] for seen in self.seen]
+            workeroutput["not_covered"] = list(session.config.stash.get(NOT_COVERED, []))
+        elif self.over_cap:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        output = getattr(node, "workeroutput", {})
+        by_line = {entry.line: entry for entry in self.entries}
+        for node_id, reason, line in output.get("expected_skips", []):
+            if any(seen.node_id == node_id for seen in self.seen):
+                continue  # a skip at collection: every worker collects every file
+            entry = by_line.get(line)
+            if entry is not None and entry.used >= entry.cap:
+                self.over_cap += 1  # within its worker's cap, over the session's
+                entry = None
+            elif entry is not None:
+                entry.used += 1
+            self.seen.append(Seen(node_id, reason, entry))
+        record_not_covered(node.config, output.get("not_covered", []))
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
         write = terminalreporter.write_line

@@ -60,12 +60,14 @@ def test_runs():
 '''
 
 
-def run_scratch_session(directory: Path, listing: str) -> subprocess.CompletedProcess:
+def run_scratch_session(directory: Path, listing: str, *args: str,
+                        files: tuple[str, ...] = ("test_scratch.py",)) -> subprocess.CompletedProcess:
     (directory / "conftest.py").write_text(SCRATCH_CONFTEST.format(repo=str(REPO)))
-    (directory / "test_scratch.py").write_text(SCRATCH_TESTS)
+    for name in files:
+        (directory / name).write_text(SCRATCH_TESTS)
     (directory / "list.txt").write_text(listing)
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(directory)],
-                          cwd=directory, capture_output=True, text=True, timeout=120)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, str(directory)]
+    return subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=120)
 
 
 def test_a_session_with_an_unlisted_skip_fails(tmp_path: Path):
@@ -76,3 +78,22 @@ def test_a_session_with_an_unlisted_skip_fails(tmp_path: Path):
     assert unlisted.returncode == 1, unlisted.stdout
     assert "unexpected skip (no entry matches in list.txt): listed reason" in unlisted.stdout
     assert "1 failed, 1 passed" in unlisted.stdout
+
+
+def test_xdist_workers_report_their_skips_to_one_list_with_session_wide_caps(tmp_path: Path):
+    """`make test` runs the main suite in pytest-xdist workers: the controller prints every worker's
+    skips, a cap holds over the whole session, not per worker, and a module skipped at collection
+    (which every worker collects) counts once."""
+    module_skip = 'import pytest\npytest.skip("not here", allow_module_level=True)\n'
+    (tmp_path / "test_module_skip.py").write_text(module_skip)
+    files = ("test_one.py", "test_two.py")
+    listing = "[c] why\n{cap} | test_*.py::test_listed | listed reason\n1 | test_module_skip.py | not here\n"
+    xdist = ("-n", "2", "--dist", "loadfile")
+    allowed = run_scratch_session(tmp_path, listing.format(cap=2), *xdist, files=files)
+    assert allowed.returncode == 0, allowed.stdout
+    assert "skips: 3 expected, 0 unexpected" in allowed.stdout
+    assert "test_one.py::test_listed: listed reason" in allowed.stdout
+    assert "test_two.py::test_listed: listed reason" in allowed.stdout
+    over = run_scratch_session(tmp_path, listing.format(cap=1), *xdist, files=files)
+    assert over.returncode == 1, over.stdout
+    assert "skips: 2 expected, 1 unexpected" in over.stdout and "UNEXPECTED SKIP" in over.stdout
