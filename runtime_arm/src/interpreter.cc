@@ -176,7 +176,8 @@ void Interpreter::free_op_states() {
 int Interpreter::declared_input_rank(int i) const {
   const int index = inputs_[static_cast<size_t>(i)];
   const auto* declared = graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->shape();
-  return declared != nullptr ? static_cast<int>(declared->size()) : -1;
+  if (declared != nullptr) return static_cast<int>(declared->size());
+  return subgraph_ > 0 ? -1 : 0;  // main graph: none means a scalar (the C API's contract)
 }
 
 Status Interpreter::resize_input(int i, const int64_t* dims, int rank) {
@@ -198,9 +199,11 @@ Status Interpreter::resize_input(int i, const int64_t* dims, int rank) {
   const int index = inputs_[static_cast<size_t>(i)];
   const auto* declared = graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->shape();
   const char* name = tensors_[static_cast<size_t>(index)].ref.name;
-  // No shape in the file: the converter did not know the rank (a body input captured from a value
-  // whose rank depends on a branch taken at run time); any rank is accepted.
-  const int declared_rank = declared != nullptr ? static_cast<int>(declared->size()) : rank;
+  // No shape in the file: a scalar in the main graph; in a control-flow body the converter did not
+  // know the rank (an input captured from a value whose rank depends on a branch taken at run time),
+  // so any rank is accepted there.
+  const int known_rank = declared_input_rank(i);
+  const int declared_rank = known_rank >= 0 ? known_rank : rank;
   if (declared_rank != rank)
     return error_.set(Status::kInvalidArgument, "input '%s' has rank %d in the model, got %d (shape %s)", name,
                       declared_rank, rank, format_shape(shape).c_str());

@@ -106,7 +106,8 @@ class Interpreter {
   const TensorSlot& tensor(int index) const { return tensors_[static_cast<size_t>(index)]; }
   // The current shape of graph input i (as declared or resized; may hold -1 until resized).
   const Shape& input_shape(int i) const { return input_shapes_[static_cast<size_t>(i)]; }
-  // The rank graph input i has in the file; -1 when the file gives it no shape (rank unknown).
+  // The rank graph input i has in the file; -1 in a control-flow body whose file gives it no shape
+  // (rank unknown); a main-graph input without a shape is a scalar (0).
   int declared_input_rank(int i) const;
   const Model& model() const { return *model_; }
 
