@@ -76,6 +76,14 @@ float4 load(__read_only image2d_t img, int4 shape, int n, int h, int w, int cb) 
   return read_imagef(img, kSampler, (int2)(cb * shape.z + w, n * shape.y + h));
 }
 
+// acc + the product of input channel block v with its 4 packed weight rows (4 output channels each).
+float4 mad_block(float4 v, __global const float4* w, float4 acc) {
+  acc = mad((float4)(v.x), w[0], acc);
+  acc = mad((float4)(v.y), w[1], acc);
+  acc = mad((float4)(v.z), w[2], acc);
+  return mad((float4)(v.w), w[3], acc);
+}
+
 real4 load_r(__read_only image2d_t img, int4 shape, int n, int h, int w, int cb) {
   return read_real(img, (int2)(cb * shape.z + w, n * shape.y + h));
 }
@@ -117,10 +125,7 @@ __kernel void conv2d(__read_only image2d_t in, __global const float4* weights, _
       }
       for (int icb = 0; icb < ic4; ++icb) {
         const float4 v = load(in, in_shape, n, ih, iw, icb);
-        acc = mad((float4)(v.x), wp[0], acc);
-        acc = mad((float4)(v.y), wp[1], acc);
-        acc = mad((float4)(v.z), wp[2], acc);
-        acc = mad((float4)(v.w), wp[3], acc);
+        acc = mad_block(v, wp, acc);
         wp += 4;
       }
     }
@@ -469,10 +474,7 @@ __kernel void conv2d_transpose(__read_only image2d_t in, __global const float4* 
       __global const float4* wp = weights + (((size_t)ocb * window.x + ky) * window.y + kx) * ic4 * 4;
       for (int icb = 0; icb < ic4; ++icb) {
         const float4 v = load(in, in_shape, n, ty / window.z, tx / window.w, icb);
-        acc = mad((float4)(v.x), wp[0], acc);
-        acc = mad((float4)(v.y), wp[1], acc);
-        acc = mad((float4)(v.z), wp[2], acc);
-        acc = mad((float4)(v.w), wp[3], acc);
+        acc = mad_block(v, wp, acc);
         wp += 4;
       }
     }
@@ -515,10 +517,7 @@ __kernel void fully_connected(__read_only image2d_t in, __global const float4* w
   float4 acc = bias[ocb];
   for (int icb = 0; icb < ic4; ++icb) {
     const float4 v = read_imagef(in, kSampler, position_pixel(in_shape, p, icb));
-    acc = mad((float4)(v.x), wp[0], acc);
-    acc = mad((float4)(v.y), wp[1], acc);
-    acc = mad((float4)(v.z), wp[2], acc);
-    acc = mad((float4)(v.w), wp[3], acc);
+    acc = mad_block(v, wp, acc);
     wp += 4;
   }
   write_imagef(out, position_pixel(out_shape, p, ocb), zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
