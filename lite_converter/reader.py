@@ -79,6 +79,21 @@ class MemoryPlanInfo:
 
 
 @dataclasses.dataclass
+class SubgraphInfo:
+    """A control-flow body (Model.subgraphs): op options name it as subgraph ``number`` (1-based)."""
+
+    number: int
+    tensors: list[TensorInfo]
+    operators: list[OperatorInfo]
+    inputs: list[int]
+    outputs: list[int]
+    used_by: list[str]  # "IF 'name' (then)", ... : the ops of any graph that run it
+
+    def op_counts(self) -> dict[str, int]:
+        return dict(collections.Counter(op.opcode for op in self.operators).most_common())
+
+
+@dataclasses.dataclass
 class LiteModel:
     file_size: int
     schema_version: int
@@ -93,6 +108,7 @@ class LiteModel:
     output_layouts: list[str]
     buffer_count: int
     memory_plan: MemoryPlanInfo | None
+    subgraphs: list[SubgraphInfo] = dataclasses.field(default_factory=list)
 
     def tensor(self, name: str) -> TensorInfo:
         for tensor in self.tensors:
@@ -112,11 +128,18 @@ class LiteModel:
         """Op code name -> number of ops, most frequent first."""
         return dict(collections.Counter(op.opcode for op in self.operators).most_common())
 
+    def all_op_counts(self) -> dict[str, int]:
+        """Like ``op_counts`` over the main graph and every control-flow body."""
+        counts = collections.Counter(op.opcode for op in self.operators)
+        for graph in self.subgraphs:
+            counts.update(op.opcode for op in graph.operators)
+        return dict(counts.most_common())
+
     @property
     def weights_bytes(self) -> int:
-        """Bytes of constant data, each shared buffer counted once."""
+        """Bytes of constant data (bodies included: they share the model's buffers), each buffer once."""
         seen: dict[int, int] = {}
-        for tensor in self.tensors:
+        for tensor in [*self.tensors, *(t for graph in self.subgraphs for t in graph.tensors)]:
             if tensor.data is not None:
                 seen[tensor.buffer] = tensor.data.nbytes
         return sum(seen.values())
@@ -157,6 +180,19 @@ class LiteModel:
             "weights_bytes": self.weights_bytes,
             "buffer_count": self.buffer_count,
             "memory_plan": None if self.memory_plan is None else dataclasses.asdict(self.memory_plan),
+            "subgraphs": [
+                {
+                    "subgraph": graph.number,
+                    "used_by": graph.used_by,
+                    "inputs": [graph.tensors[i].name for i in graph.inputs],
+                    "outputs": [graph.tensors[i].name for i in graph.outputs],
+                    "op_counts": graph.op_counts(),
+                    "operators": [dataclasses.asdict(op) for op in graph.operators],
+                    "tensors": [{"index": t.index, "name": t.name, "dtype": t.dtype, "shape": t.shape,
+                                 "constant": t.is_constant} for t in graph.tensors],
+                }
+                for graph in self.subgraphs
+            ],
         }
 
 
@@ -220,6 +256,10 @@ def _decode(data: bytes) -> LiteModel:
     buffers = [model.Buffers(i) for i in range(model.BuffersLength())]
     tensors = [_tensor(graph.Tensors(i), i, buffers, data) for i in range(graph.TensorsLength())]
     operators = [_operator(graph.Operators(i), i) for i in range(graph.OperatorsLength())]
+    subgraphs = [_subgraph(model.Subgraphs(s), s + 1, buffers, data) for s in range(model.SubgraphsLength())]
+    _note_users(operators, subgraphs)
+    for body in subgraphs:
+        _note_users(body.operators, subgraphs)
     plan = model.MemoryPlan()
     return LiteModel(
         file_size=len(data),
@@ -242,7 +282,34 @@ def _decode(data: bytes) -> LiteModel:
         else MemoryPlanInfo(
             int(plan.ArenaBytes()), [int(plan.Offsets(i)) for i in range(plan.OffsetsLength())]
         ),
+        subgraphs=subgraphs,
     )
+
+
+def _subgraph(graph: Any, number: int, buffers: list[Any], data: bytes) -> SubgraphInfo:
+    if graph is None:
+        raise LiteFileError(f"corrupt .lite file: subgraph {number} is empty")
+    return SubgraphInfo(
+        number=number,
+        tensors=[_tensor(graph.Tensors(i), i, buffers, data) for i in range(graph.TensorsLength())],
+        operators=[_operator(graph.Operators(i), i) for i in range(graph.OperatorsLength())],
+        inputs=[int(graph.Inputs(i)) for i in range(graph.InputsLength())],
+        outputs=[int(graph.Outputs(i)) for i in range(graph.OutputsLength())],
+        used_by=[],
+    )
+
+
+# The option fields that name a body, and how `lite inspect` calls that body's role.
+_BODY_FIELDS = {"then_subgraph": "then", "else_subgraph": "else", "body_subgraph": "body"}
+
+
+def _note_users(operators: list[OperatorInfo], subgraphs: list[SubgraphInfo]) -> None:
+    """Records on each body which ops run it (an index out of range is the runtime's error to report)."""
+    for op in operators:
+        for field, role in _BODY_FIELDS.items():
+            number = op.options.get(field)
+            if isinstance(number, int) and 1 <= number <= len(subgraphs):
+                subgraphs[number - 1].used_by.append(f"{op.opcode} '{op.name}' ({role})")
 
 
 def _tensor(fb: Any, index: int, buffers: list[Any], data: bytes) -> TensorInfo:

@@ -122,6 +122,31 @@ def test_loop_trip_count_condition_and_scan_outputs():
     _check(_loop_model(), feeds)
 
 
+def test_reader_and_inspect_show_the_bodies():
+    """`lite inspect` and the reader list each body with the op that runs it (the ONNX graph's
+    branches and body are the oracle for names); constants inside a body count in the weights."""
+    from lite_converter.app.inspect_format import inspect_text
+    from lite_converter.reader import read_model
+
+    if_model = read_model(convert_onnx(_if_model(True)))
+    if_node = _if_model(True).graph.node[-2]
+    branches = {a.name: a.g for a in if_node.attribute if a.type == onnx.AttributeProto.GRAPH}
+    assert [g.used_by for g in if_model.subgraphs] == [["IF 'If_2' (then)"], ["IF 'If_2' (else)"]]
+    for graph, role in zip(if_model.subgraphs, ("then_branch", "else_branch"), strict=True):
+        assert [graph.tensors[i].name for i in graph.outputs] == [o.name for o in branches[role].output]
+    assert if_model.all_op_counts()["IF"] == 1 and "MUL" in if_model.subgraphs[1].op_counts()
+    assert if_model.weights_bytes >= (16 + 4) * 4  # w and b live in the then branch
+    text = inspect_text(if_model, "if.lite")
+    assert "subgraphs: 2" in text and "subgraph 2, run by IF 'If_2' (else):" in text
+
+    loop = read_model(convert_onnx(_loop_model()))
+    body = _loop_model().graph.node[0].attribute[0].g
+    (graph,) = loop.subgraphs
+    assert graph.used_by == ["LOOP 'Loop_0' (body)"]
+    assert [graph.tensors[i].name for i in graph.inputs][:3] == [i.name for i in body.input]
+    assert sum(graph.op_counts().values()) <= len(body.node)
+
+
 def test_loop_carried_value_that_grows():
     """x = concat(x, x) per iteration, the body declaring x's first size ([2]) on its input and output
     (as exports traced from one iteration do; onnxruntime merges leniently); plus a scan output."""

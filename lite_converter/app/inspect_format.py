@@ -116,4 +116,25 @@ def inspect_text(model: LiteModel, path: str) -> str:
         lines.append("memory plan: none in the file (dynamic shapes: the runtime plans at prepare)")
     else:
         lines.append(f"memory plan: arena {human_bytes(model.memory_plan.arena_bytes)}")
+    lines += subgraph_lines(model)
     return "\n".join(lines)
+
+
+def subgraph_lines(model: LiteModel) -> list[str]:
+    """The control-flow bodies: who runs each, its inputs and outputs, and its ops (tensors: --json)."""
+    if not model.subgraphs:
+        return []
+    total = sum(len(graph.operators) for graph in model.subgraphs)
+    lines = [f"subgraphs: {len(model.subgraphs)} (control-flow bodies, {total} operators; "
+             f"all graphs together: {sum(model.all_op_counts().values())} operators)"]
+    for graph in model.subgraphs:
+        users = ", ".join(graph.used_by) or "no op (unused)"
+        lines.append(f"  subgraph {graph.number}, run by {users}:")
+        for title, indices in (("inputs", graph.inputs), ("outputs", graph.outputs)):
+            tensors = [graph.tensors[i] for i in indices]
+            rows = [[t.name, t.dtype, shape_text(t)] for t in tensors]
+            lines.append(f"    {title}: {len(indices)}")
+            lines += table_lines(rows, indent="      ")
+        counts = ", ".join(f"{op} {n}" for op, n in graph.op_counts().items())
+        lines.append(f"    operators: {len(graph.operators)} ({counts})")
+    return lines
