@@ -436,7 +436,7 @@ $(JAVA_CLASSES_STAMP): $(JAVA_SOURCES) $(JAVA_TEST_SOURCES) | $(JAVA_STAMP)
 	  $(JAVA_TEST_SOURCES)
 	@touch $@
 
-$(JAVA_FIXTURES_STAMP): tests/java_fixtures.py tests/ocr_pipeline_reference.py tests/tflite_int8_net.py \
+$(JAVA_FIXTURES_STAMP): tests/java_fixtures.py tests/ocr_pipeline_reference.py tests/tflite_int8_net.py tests/test_tflite_streaming.py \
 		android_demo/tools/make_assets.py lite_converter/app/demo.py $(PACKAGE_STAMP)
 	@rm -rf $(JAVA_FIXTURES)
 	$(PY) tests/java_fixtures.py $(JAVA_FIXTURES)

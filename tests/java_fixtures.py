@@ -6,6 +6,8 @@ The Java tests compare against values computed here by independent means, never 
   expected values in Java from the inputs: sums, products, comparisons);
 * a full-integer .tflite (tests/tflite_int8_net.py: int8 input and outputs with their scales),
   converted, with LiteRT's outputs for one input (the int8 oracle of tests/test_import_int8.py);
+* a streaming .tflite with resource variables (tests/test_tflite_streaming.py), converted, with
+  LiteRT's outputs at every step of one stream;
 * the demo app's assets (android_demo/tools/make_assets.py: the PaddleOCR models converted to fp32
   .lite and compressed to int8 by slim.compress, the dictionary), with onnxruntime's outputs of cls
   and rec for one rendered line;
@@ -102,6 +104,23 @@ def int8_net(out: Path) -> None:
     tflite.unlink()
 
 
+def streaming_net(out: Path) -> None:
+    """streaming.lite (2 variables) and LiteRT's outputs at each step of one stream of frames."""
+    from lite_converter.convert import convert_tflite
+    from tests.test_tflite_streaming import _frames, _litert_stream, streaming_model
+
+    data = streaming_model()
+    tflite = out / "streaming.tflite"
+    tflite.write_bytes(data)
+    convert_tflite(tflite, output_path=out / "streaming.lite")
+    frames = _frames()
+    for step, (frame, outputs) in enumerate(zip(frames, _litert_stream(tflite, frames), strict=True)):
+        write_raw(out / f"streaming_input_{step}.bin", frame)
+        for index, output in enumerate(outputs):
+            write_raw(out / f"streaming_expected_{step}_{index}.bin", output)
+    tflite.unlink()
+
+
 def paddleocr_models(out: Path) -> list[str]:
     """The app's assets (fp32 and int8 det / cls / rec, ppocr_keys.txt); onnxruntime's cls and rec
     outputs on one line."""
@@ -161,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"writing the Java tests' fixtures into {args.output}", flush=True)
     small_models(args.output)
     int8_net(args.output)
+    streaming_net(args.output)
     characters = paddleocr_models(args.output)
     ocr_pages(args.output, characters)
     return 0

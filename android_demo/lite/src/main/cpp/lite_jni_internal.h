@@ -60,6 +60,8 @@ jint lite_jni_quantization_axis(JNIEnv* env, jclass cls, jlong interpreter, jboo
 void lite_jni_resize_input(JNIEnv* env, jclass cls, jlong interpreter, jint index, jlongArray dims);
 void lite_jni_allocate(JNIEnv* env, jclass cls, jlong interpreter);
 void lite_jni_invoke(JNIEnv* env, jclass cls, jlong interpreter);
+void lite_jni_reset_variables(JNIEnv* env, jclass cls, jlong interpreter);
+jint lite_jni_variable_count(JNIEnv* env, jclass cls, jlong interpreter);
 jlong lite_jni_arena_bytes(JNIEnv* env, jclass cls, jlong interpreter);
 void lite_jni_set_profiling(JNIEnv* env, jclass cls, jlong interpreter, jboolean enabled);
 jint lite_jni_profile_count(JNIEnv* env, jclass cls, jlong interpreter);

@@ -199,6 +199,8 @@ static const JNINativeMethod kNatives[] = {
     NATIVE("resizeInput", "(JI[J)V", lite_jni_resize_input),
     NATIVE("allocate", "(J)V", lite_jni_allocate),
     NATIVE("invoke", "(J)V", lite_jni_invoke),
+    NATIVE("resetVariables", "(J)V", lite_jni_reset_variables),
+    NATIVE("variableCount", "(J)I", lite_jni_variable_count),
     NATIVE("arenaBytes", "(J)J", lite_jni_arena_bytes),
     NATIVE("setInputDirect", "(JILjava/nio/Buffer;IJJ)V", lite_jni_set_input_direct),
     NATIVE("setInputBytes", "(JI[BII)V", lite_jni_set_input_bytes),

@@ -130,6 +130,18 @@ void lite_jni_invoke(JNIEnv* env, jclass cls, jlong interpreter) {
   check(env, it, lite_interpreter_invoke(it));
 }
 
+void lite_jni_reset_variables(JNIEnv* env, jclass cls, jlong interpreter) {
+  (void)cls;
+  lite_interpreter* it = lite_jni_interpreter(interpreter);
+  check(env, it, lite_interpreter_reset_variables(it));
+}
+
+jint lite_jni_variable_count(JNIEnv* env, jclass cls, jlong interpreter) {
+  (void)env;
+  (void)cls;
+  return (jint)lite_interpreter_variable_count(lite_jni_interpreter(interpreter));
+}
+
 jlong lite_jni_arena_bytes(JNIEnv* env, jclass cls, jlong interpreter) {
   (void)env;
   (void)cls;

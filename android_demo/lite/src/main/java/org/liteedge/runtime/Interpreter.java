@@ -308,6 +308,22 @@ public final class Interpreter implements AutoCloseable {
     NativeApi.allocate(live());
   }
 
+  /**
+   * Number of variables: state a streaming model keeps across runs (e.g. an imported TFLite
+   * resource variable); 0 for a stateless model.
+   */
+  public synchronized int getVariableCount() {
+    return NativeApi.variableCount(live());
+  }
+
+  /**
+   * Restores every variable to the model's initial value, so the next run starts a new stream (a
+   * new utterance, a new video); does nothing for a stateless model.
+   */
+  public synchronized void resetVariables() {
+    NativeApi.resetVariables(live());
+  }
+
   /** Bytes of the activation arena of the current plan (0 before the first allocation). */
   public synchronized long getArenaBytes() {
     return NativeApi.arenaBytes(live());

@@ -54,6 +54,10 @@ final class NativeApi {
 
   static native void invoke(long interpreter);
 
+  static native void resetVariables(long interpreter);
+
+  static native int variableCount(long interpreter);
+
   static native long arenaBytes(long interpreter);
 
   /**
