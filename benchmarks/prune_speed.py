@@ -1,7 +1,8 @@
 """Is a ``prune_0.5`` model actually faster on our runtime? (issue 12, Done-when 4)
 
-Per model: prune to keep 50% of the FLOPs (slim.prune, Taylor importance on random inputs, channels
-rounded to 16 (the default), no fine-tuning: the weights' values do not change the speed), convert
+Per model: prune to keep 50% of the FLOPs and of the estimated runtime cost (slim.prune, Taylor
+importance on random inputs, channels rounded to 16 (the default), no fine-tuning: the weights'
+values do not change the speed), convert
 both models, then ``lite bench PRUNED --baseline ORIGINAL --threads 1`` (both on our runtime in one process,
 interleaved run by run) and, with ``--target aarch64``, the instructions per inference of the
 cross-built runtime under qemu for each. Prints one markdown table (benchmarks/COMPRESSION.md).
@@ -80,8 +81,8 @@ def measure(name: str, directory: Path, runs: int, qemu: bool) -> str:
     text = lite(["bench", str(pruned_lite), "--baseline", str(original_lite), "--threads", "1",
                  "--runs", str(runs), "--warmup", "5"])
     ours, baseline = median_ms(text, OURS), median_ms(text, BASELINE)
-    kept = pruned.report.flops_kept
-    row = f"| {name} | {kept:.1%} | {baseline:.2f} | {ours:.2f} | {baseline / ours:.2f}x |"
+    kept, cost = pruned.report.flops_kept, pruned.report.cost_kept
+    row = f"| {name} | {kept:.1%} | {cost:.1%} | {baseline:.2f} | {ours:.2f} | {baseline / ours:.2f}x |"
     if qemu:
         before, after = instructions(original_lite), instructions(pruned_lite)
         row += f" {before / 1e6:.1f} M | {after / 1e6:.1f} M | {after / before:.2f} |"
@@ -96,9 +97,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--no-qemu", action="store_true", help="skip the aarch64 instruction counts")
     args = parser.parse_args()
-    print("| model | FLOPs kept | original ms | pruned ms | speed-up | aarch64 insns original | pruned "
-          "| ratio |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| model | FLOPs kept | est. cost kept | original ms | pruned ms | speed-up "
+          "| aarch64 insns original | pruned | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="prune-speed-") as work:
         for name in args.models:
             print(measure(name, Path(work), args.runs, not args.no_qemu), flush=True)

@@ -4,7 +4,9 @@ then ``slim.compress(config=prune_0.5)``: half the FLOPs removed by dependency g
 by label-free distillation against the original on unlabeled images. Both models are evaluated on
 our runtime on the 10,000 test images, which neither training nor distillation saw.
 
-Measured when written (2 shared cores): fp32 88.3%, pruned 87.6% (49.3% of the FLOPs kept).
+Measured when written (2 shared cores): fp32 88.3%, pruned 87.6% (49.3% of the FLOPs kept); since
+prune_R also bounds the estimated runtime cost (slim/pruning/flops.py): pruned 87.31% (45.7% of the
+FLOPs, 49.9% of the cost kept), −0.97 points.
 PP-OCRv4 rec's pruning with fine-tuning on rendered lines is not measured yet (benchmarks/COMPRESSION.md).
 """
 

@@ -5,6 +5,7 @@ and the sensitivity command prints the table, writes the PNG and resumes from it
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +54,7 @@ def test_compress_prune_writes_the_pruned_model(pattern: tuple[Path, Path], tmp_
     config = slim.PruneConfig(flops_target=0.5, round_to=4, criterion="l1", finetune=None)
     batches = [np.load(data / f"{i}.npy") for i in range(3)]
     pruned = slim.prune(model, batches, config)
-    assert pruned.report.flops_kept <= 0.5
+    assert pruned.report.flops_kept <= 0.5 and pruned.report.cost_kept <= 0.5
     x = _inputs(7)
     session = onnxruntime.InferenceSession(pruned.onnx_model().SerializeToString(),
                                            providers=["CPUExecutionProvider"])
@@ -87,8 +88,9 @@ def test_compress_prune_a_paddle_model_folder(tmp_path: Path, capsys: pytest.Cap
                        "--config", "prune_0.6", "--steps", "0"])
     out = capsys.readouterr().out
     assert status == 0, out
-    kept = float(out.split("% kept)")[0].rsplit("(", 1)[1])
-    assert kept <= 60.0 and "size: Paddle" in out
+    kept = re.search(r"\((\d+\.\d)% kept; estimated runtime cost (\d+\.\d)% kept\)", out)
+    assert kept is not None, out
+    assert float(kept[1]) <= 60.0 and float(kept[2]) <= 60.0 and "size: Paddle" in out
     (probabilities,) = Interpreter(str(output), threads=1).run({"x": np.load(data / "0.npy")}).values()
     assert probabilities.shape == (4, 2)
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=1e-5)
@@ -132,3 +134,30 @@ def test_compress_prune_then_int8(pattern: tuple[Path, Path], tmp_path: Path,
     ours = next(iter(Interpreter(str(output), threads=1).run({"x": x}).values())).ravel().astype(np.float64)
     cosine = float(ours @ expected / (np.linalg.norm(ours) * np.linalg.norm(expected)))
     assert cosine > 0.99, cosine
+
+
+def test_flops_target_also_bounds_the_runtime_cost_of_depthwise_layers():
+    """A depthwise-heavy net: FLOPs alone would keep most of the depthwise channels (their FLOPs grow
+    with channels, a 1x1's with channels squared); the cost model weighs a depthwise FLOP ~4x a GEMM
+    one (slim/pruning/flops.py), so ``prune_0.5`` keeps at most half of both."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    c = 64
+    shapes = {"w0": [c, 3, 1, 1], "dw": [c, 1, 3, 3], "w1": [c, c, 1, 1], "w2": [10, c, 1, 1]}
+    inits = [numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32) * 0.2, name)
+             for name, shape in shapes.items()]
+    nodes = [helper.make_node("Conv", ["x", "w0"], ["a"]), helper.make_node("Relu", ["a"], ["ar"]),
+             helper.make_node("Conv", ["ar", "dw"], ["b"], group=c, pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["b"], ["br"]), helper.make_node("Conv", ["br", "w1"], ["d"]),
+             helper.make_node("Relu", ["d"], ["dr"]), helper.make_node("Conv", ["dr", "w2"], ["y"])]
+    graph = helper.make_graph(nodes, "dw_heavy", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                                [1, 3, 32, 32])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    data = [rng.standard_normal((1, 3, 32, 32)).astype(np.float32) for _ in range(2)]
+    uniform = slim.prune(model, data, slim.PruneConfig(ratio=0.3, round_to=4, criterion="l1", finetune=None))
+    assert uniform.report.cost_kept > uniform.report.flops_kept  # depthwise keeps more cost than FLOPs
+    config = slim.PruneConfig(flops_target=0.5, round_to=4, criterion="l1", finetune=None)
+    report = slim.prune(model, data, config).report
+    assert report.flops_kept <= 0.5 and report.cost_kept <= 0.5

@@ -1,8 +1,8 @@
 """``lite compress MODEL.onnx -o MODEL.lite --config int8 --data DIR``: slim.compress from the shell.
 
-``--config prune_0.5`` (keep 50% of the FLOPs) or ``prune_0.5+int8`` prunes by dependency groups and
-fine-tunes by label-free distillation on the data (``--epochs`` / ``--steps`` / ``--time-budget``;
-the torch extra).
+``--config prune_0.5`` (keep at most 50% of the FLOPs and of the estimated runtime cost) or
+``prune_0.5+int8`` prunes by dependency groups and fine-tunes by label-free distillation on the data
+(``--epochs`` / ``--steps`` / ``--time-budget``; the torch extra).
 
 Registered on the ``lite`` command's sub-parsers by lite_converter/app/cli.py. A data or config problem
 is reported as a ConversionError, which the ``lite`` command prints as one line (exit status 1).

@@ -153,15 +153,16 @@ def _greedy(choices: list[GroupChoice], done: Callable[[], bool]) -> bool:
 
 
 def fit_flops(choices: list[GroupChoice], flops: FlopsModel, sizes: dict[Axis, int], target: float) -> float:
-    """Removes the least important units globally, a rounding step at a time, until FLOPs <= target x
-    the original; returns the fraction reached (above the target when the limits stop it)."""
-    goal = target * flops.base_total
+    """Removes the least important units globally, a rounding step at a time, until both the FLOPs and
+    the estimated runtime cost (FlopsModel.cost) are <= target x the original's; returns the FLOPs
+    fraction reached (above the target when the limits stop it)."""
 
-    def reached() -> float:
-        return flops.total(kept_channels(choices, sizes))
+    def done() -> bool:
+        kept = kept_channels(choices, sizes)
+        return flops.total(kept) <= target * flops.base_total and flops.cost(kept) <= target * flops.base_cost
 
-    _greedy(choices, lambda: reached() <= goal)
-    return reached() / flops.base_total
+    _greedy(choices, done)
+    return flops.total(kept_channels(choices, sizes)) / flops.base_total
 
 
 def fit_ratio(choices: list[GroupChoice], ratio: float) -> None:

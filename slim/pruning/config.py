@@ -17,8 +17,9 @@ _PRESET = re.compile(r"^prune_(?P<ratio>[0-9]*\.?[0-9]+)(?P<int8>\+int8)?$")
 class PruneConfig:
     """How to prune. Exactly one of the four targets:
 
-    flops_target: keep this fraction of the FLOPs (0.5: half), ranking every unit of every group
-      globally by importance (``prune_0.5``);
+    flops_target: keep at most this fraction of the FLOPs (0.5: half) and of the estimated runtime
+      cost (FLOPs weighted by kernel class: depthwise and elementwise FLOPs cost more than GEMM ones,
+      slim/pruning/flops.py), ranking every unit of every group globally by importance (``prune_0.5``);
     ratio: remove this fraction of every prunable group's channels;
     ratios: group name (its first producing layer, as ``slim.prune_groups`` lists) -> fraction, e.g.
       chosen by ``slim.sensitivity(...).ratios_for(...)``;

@@ -5,6 +5,15 @@ with: a conv its output channels and (unless depthwise) its input channels, an e
 channels of its output. The counting convention is lite_converter/flops.py's (2 per multiply-add,
 1 per elementwise output, the pooling window), at the probe input's shapes, so the FLOPs a
 ``prune_0.5`` target keeps are the ones `lite bench` reports.
+
+FLOPs are not what the runtime executes: a depthwise or elementwise FLOP costs several times a GEMM
+FLOP (one pass over memory per few operations), and a 3x3 stride-1 convolution runs as Winograd at
+about half a GEMM FLOP's cost. ``cost`` weighs each term by its kernel class's instructions per
+FLOP, measured on PP-OCRv4 det at 320x320 under qemu-aarch64 (per-function counts of
+benchmarks/COMPRESSION.md: GEMM panels 71.8 M instructions for ~490 MFLOP, Winograd products and
+transforms 38.8 M for 618 MFLOP, depthwise 27.7 M for 43.5 MFLOP, Add/Mul 12.7 M for 17.9 MFLOP).
+A FLOPs target that ignored it kept det's depthwise and elementwise channels (0.9% + 3.7% of its
+FLOPs, 24% of its instructions) and its pruned instructions stayed at 0.62 for 0.50 of the FLOPs.
 """
 
 from __future__ import annotations
@@ -17,23 +26,41 @@ from slim.pruning.graph_view import GraphView
 from slim.pruning.rules import _ELEMENTWISE
 
 _NOT_COMPUTE = {"Cast", "Identity", "Dropout"}
+# Instructions per FLOP of each kernel class (aarch64, see above; only their ratios matter).
+GEMM_COST, WINOGRAD_COST, DEPTHWISE_COST, MEMORY_BOUND_COST = 0.146, 0.063, 0.64, 0.71
 _PER_INPUT = {"GlobalAveragePool": 1, "GlobalMaxPool": 1, "ReduceMean": 1, "ReduceSum": 1, "ReduceMax": 1,
               "ReduceMin": 1, "ReduceL2": 2, "ReduceSumSquare": 2, "Softmax": 4, "LogSoftmax": 4,
               "LayerNormalization": 6, "InstanceNormalization": 6}
 
 
 class FlopsModel:
-    """``total(kept)``: FLOPs when tracked axis ``a`` keeps ``kept[a]`` channels (default: all)."""
+    """``total(kept)``: FLOPs when tracked axis ``a`` keeps ``kept[a]`` channels (default: all);
+    ``cost(kept)``: the same weighted by kernel class, an estimate of the runtime's work."""
 
     def __init__(self, view: GraphView, tracked: set[Axis]) -> None:
         self.view = view
         self.tracked = tracked
         self.terms: list[tuple[float, list[Axis]]] = []
+        self.weights: list[float] = []
         for node in view.graph.nodes:
             term = self._term(node)
             if term is not None and term[0] > 0:
                 self.terms.append(term)
+                self.weights.append(self._weight(node))
         self.base_total = sum(base for base, _ in self.terms)
+        self.base_cost = sum(base * w for (base, _), w in zip(self.terms, self.weights, strict=True))
+
+    def _weight(self, node: Node) -> float:
+        if node.op_type == "Conv":
+            w = self.view.shape(node.inputs[1])
+            if int(node.attrs.get("group", 1)) > 1:
+                return DEPTHWISE_COST
+            strides = node.attrs.get("strides", [1, 1])
+            dilations = node.attrs.get("dilations", [1, 1])
+            if w[2:] == [3, 3] and all(v == 1 for v in [*strides, *dilations]):
+                return WINOGRAD_COST
+            return GEMM_COST
+        return GEMM_COST if node.op_type in ("ConvTranspose", "Gemm", "MatMul") else MEMORY_BOUND_COST
 
     def _axes(self, name: str) -> list[Axis]:
         return [Axis(name, a) for a in range(len(self.view.shape(name))) if Axis(name, a) in self.tracked]
@@ -76,13 +103,20 @@ class FlopsModel:
             return float(math.prod(shape(out))), self._axes(out)
         return None
 
-    def total(self, kept: dict[Axis, int] | None = None) -> float:
+    def _factors(self, kept: dict[Axis, int] | None) -> list[float]:
         kept = kept or {}
-        total = 0.0
-        for base, axes in self.terms:
+        factors = []
+        for _, axes in self.terms:
             factor = 1.0
             for axis in axes:
                 if axis in kept:
                     factor *= kept[axis] / self.view.shape(axis.tensor)[axis.axis]
-            total += base * factor
-        return total
+            factors.append(factor)
+        return factors
+
+    def total(self, kept: dict[Axis, int] | None = None) -> float:
+        return sum(base * f for (base, _), f in zip(self.terms, self._factors(kept), strict=True))
+
+    def cost(self, kept: dict[Axis, int] | None = None) -> float:
+        return sum(base * w * f for (base, _), w, f in
+                   zip(self.terms, self.weights, self._factors(kept), strict=True))

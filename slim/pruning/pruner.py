@@ -47,6 +47,7 @@ class PruneReport:
     flops_before: float
     flops_after: float
     finetune: FinetuneReport | None = None
+    cost_kept: float = 1.0  # of the estimated runtime cost (slim/pruning/flops.py, FlopsModel.cost)
 
     @property
     def flops_kept(self) -> float:
@@ -57,7 +58,7 @@ class PruneReport:
         for g in self.groups:
             lines.append(f"{g.name[:40]:<40} {g.channels:>8} {g.kept:>6} {g.removed / max(g.units, 1):>7.0%}")
         lines.append(f"FLOPs {self.flops_before / 1e6:.1f} M -> {self.flops_after / 1e6:.1f} M "
-                     f"({self.flops_kept:.1%} kept)")
+                     f"({self.flops_kept:.1%} kept; estimated runtime cost {self.cost_kept:.1%} kept)")
         for name, reasons in self.unprunable:
             lines.append(f"not pruned: {name}: {'; '.join(reasons[:2])}")
         if self.finetune is not None:
@@ -148,8 +149,10 @@ def report_of(analysis: Analysis, choices: list[allocate.GroupChoice], plan: Pla
         channels, kept = _main_axis_counts(choice.group, plan, analysis.sizes)
         groups.append(GroupResult(choice.group.name, len(choice.group.units), choice.removed, channels, kept))
     unprunable = [(g.name, g.blocked) for g in analysis.dependencies.groups if not g.prunable]
-    return PruneReport(groups, unprunable, analysis.flops.base_total,
-                       analysis.flops.total(analysis.kept(plan)))
+    kept = analysis.kept(plan)
+    flops = analysis.flops
+    return PruneReport(groups, unprunable, flops.base_total, flops.total(kept),
+                       cost_kept=flops.cost(kept) / flops.base_cost if flops.base_cost else 1.0)
 
 
 def prune(model: str | os.PathLike | onnx.ModelProto | Graph, data: object,
