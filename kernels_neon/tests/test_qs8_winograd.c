@@ -150,11 +150,16 @@ static void check_cost_rule(void) {
   const lite_conv2d_params stage1 = conv3x3(1, 56, 56, 64, 64, 1, 1, 1, 1);
   const lite_conv2d_params stage4 = conv3x3(1, 7, 7, 512, 512, 1, 1, 1, 1);
   const lite_conv2d_params stem = conv3x3(1, 56, 56, 3, 16, 1, 1, 1, 1);
+  /* tests/test_int8_arm.py's winograd_net */
+  const lite_conv2d_params small[] = {conv3x3(1, 17, 15, 32, 32, 1, 1, 1, 1), conv3x3(1, 17, 15, 32, 24, 0, 0, 0, 0),
+                                      conv3x3(1, 15, 13, 24, 19, 1, 1, 1, 1)};
   const uint32_t neon = LITE_CPU_ARM_NEON;
 #if defined(__aarch64__) || defined(__arm__)
   KT_CHECK(lite_qs8_winograd_pays(neon, &stage1));
   KT_CHECK(lite_qs8_winograd_pays(neon, &stage4));
+  for (size_t i = 0; i < 3; ++i) KT_CHECK(lite_qs8_winograd_pays(neon, &small[i]));
 #else
+  (void)small;
   KT_CHECK(!lite_qs8_winograd_pays(neon, &stage1)); /* x86: the direct GEMM */
 #endif
   KT_CHECK(!lite_qs8_winograd_pays(neon, &stem));

@@ -73,7 +73,7 @@ int lite_qs8_winograd_pays(uint32_t features, const lite_conv2d_params* p);
 const lite_qs8_winograd_kernel* lite_qs8_winograd_select(uint32_t features);
 
 size_t lite_qs8_winograd_packed_size(const lite_conv2d_params* p);
-/* bias may be NULL; multiplier / shift have out_c entries (requantize.h). `packed` 64-byte aligned. */
+/* bias may be NULL; multiplier / shift have out_c entries (requantize.h). `packed` 4-byte aligned. */
 void lite_qs8_winograd_pack(const lite_conv2d_params* p, const int8_t* weight, const int32_t* bias,
                             int32_t input_zero_point, const int32_t* multiplier, const int32_t* shift, void* packed);
 
