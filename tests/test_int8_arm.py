@@ -236,9 +236,9 @@ def winograd_net() -> onnx.ModelProto:
         helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
         helper.make_node("Gemm", ["flat", "fc_w"], ["y"], transB=1, name="fc"),
     ]
-    graph = helper.make_graph(nodes, "winograd", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 17, 15])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
-                              [numpy_helper.from_array(v, k) for k, v in w.items()])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 17, 15])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])
+    graph = helper.make_graph(nodes, "winograd", [x], [y], [numpy_helper.from_array(v, k) for k, v in w.items()])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
