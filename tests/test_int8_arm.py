@@ -238,7 +238,8 @@ def winograd_net() -> onnx.ModelProto:
     ]
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 17, 15])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])
-    graph = helper.make_graph(nodes, "winograd", [x], [y], [numpy_helper.from_array(v, k) for k, v in w.items()])
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    graph = helper.make_graph(nodes, "winograd", [x], [y], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
