@@ -1,24 +1,24 @@
 /* int8 Winograd F(2,3) (qs8_winograd.h), aarch64 NEON without dotprod: the products as smlal / smlal2
  * by lane, 8 tiles x 8 output channels in 16 int32 accumulators, 128 multiply-accumulates per 8
- * input channels (8 loads of U, 8 of V). */
+ * input channels and 6 multi-register loads (V 2 x 4 vectors, U 4 x 2). */
 #include "qs8_winograd_f23_neon_transforms.h"
 
 #define WG_TILE(acc_lo, acc_hi, x, c) \
   acc_lo = vmlal_laneq_s16(acc_lo, wl, x, c); \
-  acc_hi = vmlal_high_laneq_s16(acc_hi, w, x, c)
+  acc_hi = vmlal_high_laneq_s16(acc_hi, wv, x, c)
 
-#define WG_STEP(c)                                       \
+#define WG_STEP(w, c)                                    \
   do {                                                   \
-    const int16x8_t w = vld1q_s16(ub + (c) * 8);         \
-    const int16x4_t wl = vget_low_s16(w);                \
-    WG_TILE(a0l, a0h, x0, c);                            \
-    WG_TILE(a1l, a1h, x1, c);                            \
-    WG_TILE(a2l, a2h, x2, c);                            \
-    WG_TILE(a3l, a3h, x3, c);                            \
-    WG_TILE(a4l, a4h, x4, c);                            \
-    WG_TILE(a5l, a5h, x5, c);                            \
-    WG_TILE(a6l, a6h, x6, c);                            \
-    WG_TILE(a7l, a7h, x7, c);                            \
+    const int16x8_t wv = (w);                            \
+    const int16x4_t wl = vget_low_s16(wv);               \
+    WG_TILE(a0l, a0h, x.val[0], c);                      \
+    WG_TILE(a1l, a1h, x.val[1], c);                      \
+    WG_TILE(a2l, a2h, x.val[2], c);                      \
+    WG_TILE(a3l, a3h, x.val[3], c);                      \
+    WG_TILE(a4l, a4h, y.val[0], c);                      \
+    WG_TILE(a5l, a5h, y.val[1], c);                      \
+    WG_TILE(a6l, a6h, y.val[2], c);                      \
+    WG_TILE(a7l, a7h, y.val[3], c);                      \
   } while (0)
 
 static void product_aarch64(size_t cb, const int16_t* v, const int16_t* u, int32_t* m) {
@@ -28,17 +28,20 @@ static void product_aarch64(size_t cb, const int16_t* v, const int16_t* u, int32
     int32x4_t a0l = vdupq_n_s32(0), a0h = a0l, a1l = a0l, a1h = a0l, a2l = a0l, a2h = a0l, a3l = a0l, a3h = a0l;
     int32x4_t a4l = a0l, a4h = a0l, a5l = a0l, a5h = a0l, a6l = a0l, a6h = a0l, a7l = a0l, a7h = a0l;
     for (size_t b = 0; b < cb; ++b, vb += 64, ub += 64) {
-      const int16x8_t x0 = vld1q_s16(vb), x1 = vld1q_s16(vb + 8), x2 = vld1q_s16(vb + 16), x3 = vld1q_s16(vb + 24);
-      const int16x8_t x4 = vld1q_s16(vb + 32), x5 = vld1q_s16(vb + 40), x6 = vld1q_s16(vb + 48);
-      const int16x8_t x7 = vld1q_s16(vb + 56);
-      WG_STEP(0);
-      WG_STEP(1);
-      WG_STEP(2);
-      WG_STEP(3);
-      WG_STEP(4);
-      WG_STEP(5);
-      WG_STEP(6);
-      WG_STEP(7);
+      const int16x8x4_t x = vld1q_s16_x4(vb), y = vld1q_s16_x4(vb + 32); /* tiles 0-3, 4-7 */
+      /* U two input channels at a time: four at a time would leave too few registers */
+      const int16x8x2_t w0 = vld1q_s16_x2(ub);
+      WG_STEP(w0.val[0], 0);
+      WG_STEP(w0.val[1], 1);
+      const int16x8x2_t w1 = vld1q_s16_x2(ub + 16);
+      WG_STEP(w1.val[0], 2);
+      WG_STEP(w1.val[1], 3);
+      const int16x8x2_t w2 = vld1q_s16_x2(ub + 32);
+      WG_STEP(w2.val[0], 4);
+      WG_STEP(w2.val[1], 5);
+      const int16x8x2_t w3 = vld1q_s16_x2(ub + 48);
+      WG_STEP(w3.val[0], 6);
+      WG_STEP(w3.val[1], 7);
     }
     int32_t* mt = m + t * 64;
     vst1q_s32(mt + 0, a0l), vst1q_s32(mt + 4, a0h), vst1q_s32(mt + 8, a1l), vst1q_s32(mt + 12, a1h);
