@@ -29,19 +29,14 @@ static void product_aarch64(size_t cb, const int16_t* v, const int16_t* u, int32
     int32x4_t a4l = a0l, a4h = a0l, a5l = a0l, a5h = a0l, a6l = a0l, a6h = a0l, a7l = a0l, a7h = a0l;
     for (size_t b = 0; b < cb; ++b, vb += 64, ub += 64) {
       const int16x8x4_t x = vld1q_s16_x4(vb), y = vld1q_s16_x4(vb + 32); /* tiles 0-3, 4-7 */
-      /* U two input channels at a time: four at a time would leave too few registers */
-      const int16x8x2_t w0 = vld1q_s16_x2(ub);
-      WG_STEP(w0.val[0], 0);
-      WG_STEP(w0.val[1], 1);
-      const int16x8x2_t w1 = vld1q_s16_x2(ub + 16);
-      WG_STEP(w1.val[0], 2);
-      WG_STEP(w1.val[1], 3);
-      const int16x8x2_t w2 = vld1q_s16_x2(ub + 32);
-      WG_STEP(w2.val[0], 4);
-      WG_STEP(w2.val[1], 5);
-      const int16x8x2_t w3 = vld1q_s16_x2(ub + 48);
-      WG_STEP(w3.val[0], 6);
-      WG_STEP(w3.val[1], 7);
+      WG_STEP(vld1q_s16(ub + 0), 0);
+      WG_STEP(vld1q_s16(ub + 8), 1);
+      WG_STEP(vld1q_s16(ub + 16), 2);
+      WG_STEP(vld1q_s16(ub + 24), 3);
+      WG_STEP(vld1q_s16(ub + 32), 4);
+      WG_STEP(vld1q_s16(ub + 40), 5);
+      WG_STEP(vld1q_s16(ub + 48), 6);
+      WG_STEP(vld1q_s16(ub + 56), 7);
     }
     int32_t* mt = m + t * 64;
     vst1q_s32(mt + 0, a0l), vst1q_s32(mt + 4, a0h), vst1q_s32(mt + 8, a1l), vst1q_s32(mt + 12, a1h);

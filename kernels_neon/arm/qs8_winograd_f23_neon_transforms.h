@@ -14,18 +14,16 @@
 static void qs8_wg_input_neon(const int8_t* const px[16], size_t in_c, size_t cb, int32_t input_zero_point,
                               int16_t* v) {
   const int8x8_t zp = vdup_n_s8((int8_t)input_zero_point);
+  const size_t full = in_c / 8;
   for (size_t b = 0; b < cb; ++b) {
-    const size_t c0 = b * 8, avail = in_c - c0;
     int16x8_t d[16], t[16];
-    for (size_t k = 0; k < 16; ++k) {
-      if (px[k] == NULL) {
-        d[k] = vdupq_n_s16(0);
-      } else if (avail >= 8) {
-        d[k] = vsubl_s8(vld1_s8(px[k] + c0), zp);
-      } else { /* channels past in_c read as the zero point: d = 0 */
+    if (b < full) {
+      for (size_t k = 0; k < 16; ++k) d[k] = vsubl_s8(vld1_s8(px[k] + b * 8), zp);
+    } else { /* channels past in_c read as the zero point: d = 0 */
+      for (size_t k = 0; k < 16; ++k) {
         int8_t tmp[8];
         memset(tmp, (int8_t)input_zero_point, sizeof(tmp));
-        memcpy(tmp, px[k] + c0, avail);
+        memcpy(tmp, px[k] + b * 8, in_c - b * 8);
         d[k] = vsubl_s8(vld1_s8(tmp), zp);
       }
     }

@@ -78,7 +78,7 @@ size_t lite_qs8_winograd_groups(const lite_conv2d_params* p) {
 static size_t v_bytes(const lite_conv2d_params* p) { return 16 * round8(p->in_c) * WG_G * sizeof(int16_t); }
 
 size_t lite_qs8_winograd_scratch_size(const lite_conv2d_params* p) {
-  return v_bytes(p) + 16 * WG_G * WG_G * sizeof(int32_t);
+  return v_bytes(p) + 16 * WG_G * WG_G * sizeof(int32_t) + round8(p->in_c);
 }
 
 void lite_qs8_winograd_run(const lite_qs8_winograd_kernel* kernel, const lite_conv2d_params* p, const void* packed,
@@ -92,7 +92,11 @@ void lite_qs8_winograd_run(const lite_qs8_winograd_kernel* kernel, const lite_co
   const int32_t* epilogue = (const int32_t*)(u + (co_pad / WG_G) * u_block_elems(p));
   int16_t* v = (int16_t*)scratch;
   int32_t* m = (int32_t*)((uint8_t*)scratch + v_bytes(p));
-  const int8_t* none[16] = {NULL};
+  /* padding points read this row of zero points (d = 0) */
+  int8_t* pad = (int8_t*)(m + 16 * WG_G * WG_G);
+  memset(pad, (int8_t)input_zero_point, p->in_c);
+  const int8_t* none[16];
+  for (size_t k = 0; k < 16; ++k) none[k] = pad;
   for (size_t g = group_begin; g < group_end; ++g) {
     int8_t* dst[WG_G];
     uint8_t shape[WG_G];
@@ -111,7 +115,7 @@ void lite_qs8_winograd_run(const lite_qs8_winograd_kernel* kernel, const lite_co
         for (size_t j = 0; j < 4; ++j) {
           const ptrdiff_t ix = (ptrdiff_t)(ox + j) - (ptrdiff_t)p->pad_left;
           const int inside = iy >= 0 && iy < (ptrdiff_t)p->in_h && ix >= 0 && ix < (ptrdiff_t)p->in_w;
-          px[i * 4 + j] = inside ? x + ((image * p->in_h + (size_t)iy) * p->in_w + (size_t)ix) * p->in_c : NULL;
+          px[i * 4 + j] = inside ? x + ((image * p->in_h + (size_t)iy) * p->in_w + (size_t)ix) * p->in_c : pad;
         }
       }
       kernel->input(px, p->in_c, cb, input_zero_point, v + s * WG_G);

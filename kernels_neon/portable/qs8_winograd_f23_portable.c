@@ -12,7 +12,7 @@ static void input_portable(const int8_t* const px[16], size_t in_c, size_t cb, i
     for (size_t c = 0; c < 8; ++c) {
       const size_t ch = b * 8 + c;
       int32_t d[16], t[16];
-      for (size_t k = 0; k < 16; ++k) d[k] = px[k] != NULL && ch < in_c ? px[k][ch] - input_zero_point : 0;
+      for (size_t k = 0; k < 16; ++k) d[k] = ch < in_c ? px[k][ch] - input_zero_point : 0;
       for (size_t j = 0; j < 4; ++j) { /* B^T d: rows */
         t[0 + j] = d[0 + j] - d[8 + j];
         t[4 + j] = d[4 + j] + d[8 + j];

@@ -14,7 +14,7 @@
  *   packed weight  a 64-byte header, then per block of 8 output channels U[t][cb][ci 8][co 8] int16,
  *                  then bias, multiplier, shift int32 [co rounded to 8] (zeros past out_c)
  *   V (scratch)    per group of 8 tiles: [t][cb][tile 8][ci 8] int16
- *   M (scratch)    per group and output block: [t][tile 8][co 8] int32
+ *   M (scratch)    per group and output block: [t][tile 8][co 8] int32, then in_c zero points
  * Tiles are numbered over (image, tile row, tile column) and run in groups of 8. */
 #ifndef LITE_KERNELS_QS8_WINOGRAD_H
 #define LITE_KERNELS_QS8_WINOGRAD_H
@@ -32,8 +32,8 @@ extern "C" {
 #define LITE_QS8_WINOGRAD_GROUP 8 /* tiles per group, channels per block */
 
 /* The three per-ISA parts of the F(2,3) convolution.
- * input:   B^T d B of one tile: px[t] points at the input pixel of point t (channel 0) or is NULL
- *          (padding); writes v[(t * cb + b) * 64 + c] for every channel c of block b (tile slot 0 of
+ * input:   B^T d B of one tile: px[t] points at the input pixel of point t (channel 0) or, for
+ *          padding, at in_c bytes equal to input_zero_point (d = 0); writes v[(t * cb + b) * 64 + c] for every channel c of block b (tile slot 0 of
  *          the group: the caller offsets v by 8 * tile); channels past in_c are written as 0.
  * product: m[t][tile][co] = sum over cb blocks of v[t][b][tile][ci] * u[t][b][ci][co] (int32, wrapping).
  * output:  A^T M A / 4 + bias, requantized, for the group's tiles whose dst[tile] is not NULL: dst
