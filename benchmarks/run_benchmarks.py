@@ -233,7 +233,7 @@ def _instruction_counts(models: list[tuple[Workload, Path, int]]) -> list[str]:
 
 def _int8_section(fp32_models: list[tuple[Workload, Path, int]], sources: dict[str, Path],
                   args: argparse.Namespace, workdir: Path) -> list[str]:
-    """int8 rows (1 thread), int8 sizes and int8 instruction counts of MobileNetV2 and ResNet-18."""
+    """int8 rows (1 thread), int8 sizes and int8 instruction counts of every workload."""
     from benchmarks.int8_benchmarks import bench_int8, int8_markdown, onnx_bytes
 
     rows, sizes, int8_models = [], [], []
@@ -243,9 +243,8 @@ def _int8_section(fp32_models: list[tuple[Workload, Path, int]], sources: dict[s
                                               workload.input_shape, [1], args.runs, args.warmup, workdir)
         rows += workload_rows
         sizes.append((workload.label, onnx_bytes(onnx_path), int8_lite.stat().st_size))
-        if workload.label in ("MobileNetV2-1.0", "ResNet-18"):
-            renamed = dataclasses.replace(workload, label=f"{workload.label} int8")
-            int8_models.append((renamed, int8_lite, flops))
+        renamed = dataclasses.replace(workload, label=f"{workload.label} int8")
+        int8_models.append((renamed, int8_lite, flops))
     counts = ["Skipped (--no-qemu)."] if args.no_qemu else _instruction_counts(int8_models)
     return int8_markdown(rows, sizes, counts)
 

@@ -207,3 +207,50 @@ def test_every_int8_op_family_on_arm_matches_simulation(cross_builds: Path, cpu:
         assert_exact(errors, minimum_nodes=30)
         covered |= {node.op_type for node in graph.nodes if node.name in errors}
     assert covered == INT8_OPS, sorted(INT8_OPS - covered)
+
+
+def winograd_net() -> onnx.ModelProto:
+    """A 3-channel 3x3 stem, then three 3x3 stride-1 convs (32 -> 32 same, 32 -> 24 valid, 24 -> 19 same
+    + Relu) on a 17x15 input, a residual Add, GAP and Gemm. The three convs have the shapes for which
+    lite_qs8_winograd_pays chooses the int8 Winograd F(2,3) on ARM without dotprod (checked by
+    kernels_neon/tests/test_qs8_winograd.c): odd sizes, partial tiles, channels not a multiple of 8."""
+    rng = np.random.default_rng(43)
+    w = {
+        "w0": rng.standard_normal((32, 3, 3, 3)).astype(np.float32) * 0.4,
+        "w1": rng.standard_normal((32, 32, 3, 3)).astype(np.float32) * 0.1,
+        "b1": rng.standard_normal(32).astype(np.float32) * 0.2,
+        "w2": rng.standard_normal((24, 32, 3, 3)).astype(np.float32) * 0.1,
+        "b2": rng.standard_normal(24).astype(np.float32) * 0.1,
+        "w3": rng.standard_normal((19, 24, 3, 3)).astype(np.float32) * 0.1,
+        "fc_w": rng.standard_normal((5, 19)).astype(np.float32) * 0.5,
+    }
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["c0"], pads=[1, 1, 1, 1], name="stem"),
+        helper.make_node("Relu", ["c0"], ["r0"], name="relu0"),
+        helper.make_node("Conv", ["r0", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="same32"),
+        helper.make_node("Add", ["c1", "r0"], ["s1"], name="skip"),
+        helper.make_node("Conv", ["s1", "w2", "b2"], ["c2"], name="valid24"),
+        helper.make_node("Conv", ["c2", "w3"], ["c3"], pads=[1, 1, 1, 1], name="same19"),
+        helper.make_node("Relu", ["c3"], ["r3"], name="relu3"),
+        helper.make_node("GlobalAveragePool", ["r3"], ["gap"], name="gap"),
+        helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "fc_w"], ["y"], transB=1, name="fc"),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 17, 15])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    graph = helper.make_graph(nodes, "winograd", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("cpu", list(EMULATED))
+def test_int8_3x3_convolutions_on_arm_match_simulation(cross_builds: Path, cpu: str, tmp_path: Path):
+    """The int8 3x3 stride-1 convs: Winograd F(2,3) on cortex-a53 / a72 / armv7, the direct GEMM with
+    dotprod / i8mm; every node equals the simulation."""
+    data = _batches((1, 3, 17, 15), 4, seed=9)
+    result = slim.compress(winograd_net(), None, data, slim.QuantConfig(progress=False))
+    assert {"same32", "valid24", "same19"} <= set(result.int8_nodes)
+    errors = arm_int8_mismatches(result.graph, run_all_tensors_on_arm(cross_builds, cpu, result.graph,
+                                                                      {"x": data[0]}, tmp_path))
+    assert {"same32", "valid24", "same19"} <= set(errors)
+    assert_exact(errors)

@@ -8,8 +8,9 @@
 // im2col, packed once more where the kernel has a packed-A form, qs8_gemm_packed_a.h; a conv whose
 // kernel rows are not whole k-groups of the runs kernel, like a 3x3 stem on 3 channels, reads them in
 // place from a copy of the input with its channels padded, its weights padded with zeros) and a
-// depthwise conv the fast depthwise kernel where the CPU has one (qs8_dwconv.h); every path gives
-// the reference kernel's bytes.
+// depthwise conv the fast depthwise kernel where the CPU has one (qs8_dwconv.h); a 3x3 stride-1 conv
+// the int8 Winograd F(2,3) where its cost rule says it takes fewer instructions than the GEMM (ARM
+// without dotprod / i8mm, qs8_winograd.h); every path gives the reference kernel's bytes.
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -22,6 +23,7 @@
 #include "lite_kernels/qs8_dwconv.h"
 #include "lite_kernels/qs8_gemm_packed_a.h"
 #include "lite_kernels/qs8_gemm_packed_runs.h"
+#include "lite_kernels/qs8_winograd.h"
 #include "lite_kernels/s8_pad_channels.h"
 #include "op_api.h"
 #include "op_util.h"
@@ -40,6 +42,7 @@ enum class ConvInt8Algorithm {
                 // input (or its channel-padded copy) in place; only pixels whose window crosses the
                 // left / right padding copied
   kDepthwise,   // groups == in_c == out_c: lite_qs8_dwconv_select's kernel over packed taps
+  kWinograd,    // 3x3 stride 1, groups 1, where lite_qs8_winograd_pays and the sums stay exact
 };
 
 struct ConvInt8State {
@@ -68,6 +71,8 @@ struct ConvInt8State {
   size_t padded_input_bytes = 0;
   lite_s8_pad_channels_fn pad_channels = nullptr;
   void* depthwise_packed = nullptr;
+  const lite_qs8_winograd_kernel* winograd = nullptr;  // kWinograd
+  void* winograd_packed = nullptr;                      // op_allocate'd
 };
 
 // 1x1 convolutions with a packed-A kernel (qs8_gemm_packed_a.h) pack A in tiles of this many pixels, all
@@ -141,7 +146,8 @@ size_t rows_gemm_channels(const lite_conv2d_params& p, const int32_t* bias) {
   return channels;
 }
 
-ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef* w, const TensorRef* bias) {
+ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef* w, const TensorRef* bias,
+                                   int32_t input_zero_point) {
   if (!is_constant_or_absent(w) || !is_constant_or_absent(bias)) return ConvInt8Algorithm::kReference;
   const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
   if (p.groups != 1) {
@@ -149,6 +155,9 @@ ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef*
         lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features(), &p) != nullptr;
     return fast ? ConvInt8Algorithm::kDepthwise : ConvInt8Algorithm::kReference;
   }
+  if (lite_qs8_winograd_applies(&p) && lite_qs8_winograd_pays(lite_cpu_features(), &p) &&
+      lite_qs8_winograd_is_exact(&p, static_cast<const int8_t*>(w->data), input_zero_point))
+    return ConvInt8Algorithm::kWinograd;
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
   if (k == 0 || p.out_c == 0 || !lite_qs8_gemm_is_exact(p.out_c, k, bias_data)) return ConvInt8Algorithm::kReference;
   if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
@@ -207,8 +216,17 @@ Status prepare(OpContext* ctx) {
     s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, st->out, &st->act_min, &st->act_max);
   if (s != Status::kOk) return s;
   const lite_conv2d_params& p = st->params;
-  st->algorithm = choose_algorithm(p, ctx->input(1), bias);
-  if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
+  st->algorithm = choose_algorithm(p, ctx->input(1), bias, st->in.zero_point);
+  if (st->algorithm == ConvInt8Algorithm::kWinograd) {
+    st->winograd = lite_qs8_winograd_select(lite_cpu_features());
+    st->winograd_packed = op_allocate(ctx, lite_qs8_winograd_packed_size(&p), "the Winograd weight");
+    if (st->winograd_packed == nullptr) return Status::kOutOfMemory;
+    lite_qs8_winograd_pack(&p, static_cast<const int8_t*>(ctx->input(1)->data),
+                           bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr, st->in.zero_point,
+                           st->multiplier.data(), st->shift.data(), st->winograd_packed);
+    st->thread_scratch = (lite_qs8_winograd_scratch_size(&p) + 63) / 64 * 64;
+    ctx->scratch_bytes_requested = static_cast<size_t>(ctx->num_threads) * st->thread_scratch;
+  } else if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
     st->depthwise = lite_qs8_dwconv_select(lite_cpu_features(), &p);
     const size_t bytes = lite_qs8_dwconv_packed_size(&p);
     st->depthwise_packed = op_allocate(ctx, bytes, "the packed weight");
@@ -367,6 +385,17 @@ Status eval(OpContext* ctx) {
     packed_gemm_int8_run(*st->gemm, ctx->pool, pixels, x, p.in_c, y, p.out_c);
     return Status::kOk;
   }
+  if (st->algorithm == ConvInt8Algorithm::kWinograd) {
+    const lite_qs8_gemm_params params{st->out.zero_point, st->act_min, st->act_max};
+    uint8_t* scratch = static_cast<uint8_t*>(ctx->scratch);
+    const size_t groups = lite_qs8_winograd_groups(&p), per_task = 4;  // 32 tiles (128 pixels) per task
+    parallel_for(ctx->pool, (groups + per_task - 1) / per_task, [&](size_t t, int worker) {
+      const size_t g0 = t * per_task, g1 = groups - g0 < per_task ? groups : g0 + per_task;
+      lite_qs8_winograd_run(st->winograd, &p, st->winograd_packed, &params, x, y, g0, g1,
+                            scratch + static_cast<size_t>(worker) * st->thread_scratch);
+    });
+    return Status::kOk;
+  }
   if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
     const lite_qs8_gemm_params params{st->out.zero_point, st->act_min, st->act_max};
     const size_t rows = p.batch * p.out_h;
@@ -430,6 +459,7 @@ void free_state(void* state) {
   if (st != nullptr) {
     packed_gemm_int8_free(st->gemm);
     std::free(st->depthwise_packed);
+    std::free(st->winograd_packed);
     std::free(st->pad_row);
   }
   delete st;
