@@ -59,6 +59,10 @@ Status prepare(OpContext* ctx) {
   const TensorRef* bias = ctx->input(2);
   const bool constant = w->value_known && w->data != nullptr &&
                         (bias == nullptr || (bias->value_known && bias->data != nullptr));
+  // Packed from the file's own weights by an earlier prepare: still right (keeps_constant_state).
+  if (constant && packed_gemm_still_valid(ctx->state, d.n, d.k, *w, bias)) return Status::kOk;
+  packed_gemm_free(static_cast<PackedGemm*>(ctx->state));
+  ctx->state = nullptr;
   if (constant) {
     // [n, k] weight = B^T: B[p, j] = weight[j * k + p].
     PackedGemm* g = packed_gemm_create(ctx, d.n, d.k, static_cast<const float*>(w->data), 1, d.k,
@@ -109,6 +113,7 @@ OpKernel fully_connected_op_kernel() {
   k.prepare = prepare;
   k.eval = eval;
   k.free_state = free_state;
+  k.keeps_constant_state = true;
   return k;
 }
 

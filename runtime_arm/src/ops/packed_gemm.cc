@@ -26,7 +26,15 @@ PackedGemm* packed_gemm_create(OpContext* ctx, size_t n, size_t k, const float* 
     return nullptr;
   }
   lite_f32_gemm_pack_b(g->config, n, k, b, stride_k, stride_n, bias, g->packed);
+  g->source = b;
+  g->bias = bias;
   return g;
+}
+
+bool packed_gemm_still_valid(const void* state, size_t n, size_t k, const TensorRef& b, const TensorRef* bias) {
+  const PackedGemm* g = static_cast<const PackedGemm*>(state);
+  return g != nullptr && g->n == n && g->k == k && g->source == b.data && b.is_constant &&
+         (bias == nullptr ? g->bias == nullptr : (bias->is_constant && g->bias == bias->data));
 }
 
 void packed_gemm_free(PackedGemm* gemm) {
