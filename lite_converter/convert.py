@@ -33,7 +33,12 @@ import numpy as np
 import onnx
 
 from lite_converter.atomic_write import write_atomically
-from lite_converter.frontends.onnx_control_flow import BODY_ATTRS, body_model, take_constant_captures
+from lite_converter.frontends.onnx_control_flow import (
+    BODY_ATTRS,
+    body_model,
+    loop_invariant_constants,
+    take_constant_captures,
+)
 from lite_converter.frontends.onnx_frontend import load_onnx
 from lite_converter.frontends.onnx_qdq import (
     boundaries_kept,
@@ -225,10 +230,11 @@ def convert_bodies(graph: Graph) -> None:
         attrs = BODY_ATTRS.get(node.op_type, ()) if not node.domain else ()
         if not any(isinstance(node.attrs.get(attr), onnx.GraphProto) for attr in attrs):
             continue
+        invariants = loop_invariant_constants(graph, node)
         constants = take_constant_captures(graph, node)
         for attr in attrs:
             if isinstance(node.attrs.get(attr), onnx.GraphProto):
-                body = load_onnx(body_model(graph, node, attr, constants))
+                body = load_onnx(body_model(graph, node, attr, constants, invariants))
                 # Small integer inputs (a loop's iteration number) may feed shape inputs (a Slice
                 # start): those become value inputs, known when the body is prepared.
                 body.value_inputs = [n for n in body.inputs if body.tensors[n].dtype is not None

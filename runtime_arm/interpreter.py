@@ -140,6 +140,13 @@ class Interpreter:
                              for i in range(self._lib.lite_interpreter_input_count(self._it))]
         self._output_names = [self._name(self._lib.lite_interpreter_output_name(self._it, i))
                               for i in range(self._lib.lite_interpreter_output_count(self._it))]
+        # Per-call costs of run() on tiny models (a wake-word head invokes in ~30 us): one dims buffer
+        # reused by every shape query, and each input's dtype (fixed by the model) read once.
+        self._dims = (c_int64 * MAX_RANK)()
+        self._input_dtypes: list[np.dtype | None] = [None] * len(self._input_names)
+        # Input shapes change only through resize_input; output dtypes are fixed once an invoke has run.
+        self._input_shapes: list[tuple[int, ...] | None] = [None] * len(self._input_names)
+        self._output_dtypes: list[np.dtype] | None = None
 
     # -- lifetime ------------------------------------------------------------------------------
     def close(self) -> None:
@@ -201,18 +208,24 @@ class Interpreter:
         return index
 
     def _shape(self, shape_fn: Any, index: int) -> tuple[int, ...]:
-        dims = (c_int64 * MAX_RANK)()
-        rank = shape_fn(self._live(), index, dims, MAX_RANK)
-        return tuple(int(d) for d in dims[:rank])
+        rank = shape_fn(self._live(), index, self._dims, MAX_RANK)
+        return tuple(self._dims[:rank])
 
     def _input_shape(self, index: int) -> tuple[int, ...]:
-        return self._shape(self._lib.lite_interpreter_input_shape, index)
+        shape = self._input_shapes[index]
+        if shape is None:
+            shape = self._input_shapes[index] = self._shape(self._lib.lite_interpreter_input_shape, index)
+        return shape
 
     def _output_shape(self, index: int) -> tuple[int, ...]:
         return self._shape(self._lib.lite_interpreter_output_shape, index)
 
     def _input_dtype(self, index: int) -> np.dtype:
-        return numpy_dtype(self._lib.lite_interpreter_input_dtype(self._live(), index))
+        dtype = self._input_dtypes[index]
+        if dtype is None:
+            dtype = self._input_dtypes[index] = numpy_dtype(
+                self._lib.lite_interpreter_input_dtype(self._live(), index))
+        return dtype
 
     def _output_dtype(self, index: int) -> np.dtype:
         return numpy_dtype(self._lib.lite_interpreter_output_dtype(self._live(), index))
@@ -265,6 +278,7 @@ class Interpreter:
         if len(dims) > MAX_RANK:
             raise LiteError(Status.INVALID_ARGUMENT, f"rank {len(dims)} exceeds {MAX_RANK}")
         array = (c_int64 * max(1, len(dims)))(*dims)
+        self._input_shapes[index] = None  # read back when next needed, whether or not the resize is accepted
         self._check(self._lib.lite_interpreter_resize_input(self._live(), index, array, len(dims)))
 
     def allocate_tensors(self) -> None:
@@ -308,8 +322,12 @@ class Interpreter:
             return self._read_input(self._input_index(index_or_name))
         index = self._output_index(index_or_name)
         self.allocate_tensors()
-        out = np.empty(self._output_shape(index), dtype=self._output_dtype(index))
-        self._check(self._lib.lite_interpreter_get_output(self._live(), index, out.ctypes.data, out.nbytes))
+        return self._read_output(index)
+
+    def _read_output(self, index: int, dtype: np.dtype | None = None) -> np.ndarray:
+        """A copy of output ``index`` of an allocated interpreter (``dtype``: its dtype, when known)."""
+        out = np.empty(self._output_shape(index), dtype=dtype or self._output_dtype(index))
+        self._check(self._lib.lite_interpreter_get_output(self._it, index, out.ctypes.data, out.nbytes))
         return out
 
     def _read_input(self, index: int) -> np.ndarray:
@@ -440,8 +458,11 @@ class Interpreter:
             feeds[index] = array
         for index, array in feeds.items():
             self._copy_input(index, array)
-        self.invoke()
-        return {name: self.get_tensor(i) for i, name in enumerate(self._output_names)}
+        self.invoke()  # allocates when needed: the outputs are readable after it
+        if self._output_dtypes is None:
+            self._output_dtypes = [self._output_dtype(i) for i in range(len(self._output_names))]
+        dtypes = self._output_dtypes
+        return {name: self._read_output(i, dtypes[i]) for i, name in enumerate(self._output_names)}
 
     def _feeds_by_index(
         self, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray] | np.ndarray
@@ -449,6 +470,8 @@ class Interpreter:
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         if isinstance(inputs, Mapping):
+            if list(inputs) == self._input_names:  # the usual call: every input, in the model's order
+                return dict(enumerate(inputs.values()))
             unknown = sorted(set(inputs) - set(self._input_names))
             missing = [n for n in self._input_names if n not in inputs]
             if unknown or missing:

@@ -155,6 +155,26 @@ def test_pow_float(shapes):
     check_against_onnxruntime(model, {"a": a, "b": b}, TRANSCENDENTAL_RTOL, TRANSCENDENTAL_ATOL)
 
 
+# Squaring (a power spectrum's |X|^2) runs as x * x: equal to onnxruntime, which squares the same way,
+# for a constant or a fed exponent of any single-element shape; other exponents keep powf.
+@pytest.mark.parametrize("exponent_shape", [(), (1,), (1, 1, 1)])
+@pytest.mark.parametrize("exponent", [2.0, 3.0, 0.5])
+@pytest.mark.parametrize("constant", [True, False], ids=["constant", "fed"])
+def test_pow_by_a_single_exponent(exponent_shape: tuple[int, ...], exponent: float, constant: bool) -> None:
+    a = _values((2, 5, 33), np.float32, 8, -40, 40)
+    a.flat[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 3.4e38]
+    b = np.full(exponent_shape, exponent, np.float32)
+    feeds = {"a": np.abs(a) if exponent == 0.5 else a}
+    node = helper.make_node("Pow", ["a", "b"], ["y"])
+    if constant:
+        model = make_model([node], feeds, {"y": np.float32}, {"b": b})
+    else:
+        feeds["b"] = b
+        model = make_model([node], feeds, {"y": np.float32})
+    tolerance = (0.0, 0.0) if exponent == 2.0 else (TRANSCENDENTAL_RTOL, TRANSCENDENTAL_ATOL)
+    check_against_onnxruntime(model, feeds, *tolerance)
+
+
 @pytest.mark.parametrize("exponent_dtype", [np.int32, np.int64, np.float64])
 def test_pow_exponent_of_another_dtype(exponent_dtype):
     a = _values((3, 4), np.float32, 7, -3, 3)

@@ -186,6 +186,24 @@ def test_pad_constant_value_and_crop(dtype):
     check_one_node("Pad", x, constants, mode="constant")
 
 
+# The constant mode's row copy: pads on the last axis only (a channel pad in NHWC, as BlazeFace's
+# residual blocks do), on an inner axis with unpadded axes after it (NCHW's channel pad: one block per
+# image), on outer axes only, on several; zero and non-zero fills of 1-, 4- and 8-byte types.
+@pytest.mark.parametrize("shape,pads", [
+    ((1, 4, 5, 6), (0, 0, 0, 0, 0, 0, 0, 10)),
+    ((2, 6, 4, 5), (0, 0, 0, 0, 0, 6, 0, 0)),
+    ((2, 6, 4, 5), (0, 3, 0, 0, 0, 6, 0, 0)),
+    ((3, 4, 5), (2, 0, 0, 1, 0, 0)),
+    ((2, 3, 4, 3), (0, 1, 2, 1, 1, 0, 2, 2)),
+    ((2, 0, 3), (0, 1, 1, 0, 2, 1)),
+])
+@pytest.mark.parametrize("dtype,value", [(np.float32, 0), (np.float32, -2.5), (np.uint8, 9), (np.int8, -3),
+                                         (np.int32, 0), (np.int64, 0), (np.int64, 123456789012)])
+def test_pad_constant_rows(shape: tuple[int, ...], pads: tuple[int, ...], dtype: type, value: float) -> None:
+    check_one_node("Pad", _data(shape, dtype), {"pads": _i64(*pads), "value": np.array(value, dtype=dtype)},
+                   mode="constant")
+
+
 def test_pad_with_axes():
     x = _data((2, 3, 4))
     constants = {"pads": _i64(1, 2, 2, 1), "value": np.array(-1.5, np.float32), "axes": _i64(-1, 0)}

@@ -12,7 +12,8 @@ int lite_f32_vactivation_supports(int kind) {
     case LITE_ACT_HARD_SWISH:
     case LITE_ACT_LEAKY_RELU:
     case LITE_ACT_SIGMOID:
-    case LITE_ACT_SILU: return 1;
+    case LITE_ACT_SILU:
+    case LITE_ACT_TANH: return 1;
     default: return 0;
   }
 }

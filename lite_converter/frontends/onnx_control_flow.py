@@ -137,12 +137,47 @@ def take_constant_captures(graph: Graph, node: Node) -> dict[str, np.ndarray]:
     return constants
 
 
-def body_model(graph: Graph, node: Node, attr: str,
-               constants: dict[str, np.ndarray] | None = None) -> onnx.ModelProto:
+def loop_invariant_constants(graph: Graph, node: Node) -> dict[str, np.ndarray]:
+    """A Loop's carried values that its body passes through unchanged (body output = body input) and
+    whose initial value is a constant, by the body's input name. paddle2onnx exports a decoder's
+    weights that way (SLANet's attention GRU: 15 of its 23 carried values): read as inputs, the body's
+    MatMuls would pack their weights at every iteration and its weight Transposes run each time."""
+    if node.op_type != "Loop" or not isinstance(node.attrs.get("body"), onnx.GraphProto):
+        return {}
+    body = node.attrs["body"]
+    carried = max(formal_input_count(node) - 2, 0)
+    invariant = {}
+    for k in range(min(carried, len(body.input) - 2, len(body.output) - 1)):
+        name = body.input[2 + k].name
+        value = graph.constant(node.inputs[2 + k]) if node.inputs[2 + k] else None
+        if value is not None and body.output[1 + k].name == name:
+            invariant[name] = value
+    return invariant
+
+
+def _rename_uses(body: onnx.GraphProto, old: str, new: str) -> None:
+    """Every node input ``old`` of ``body`` and of the graphs nested in it becomes ``new``."""
+    for node in body.node:
+        for i, name in enumerate(node.input):
+            if name == old:
+                node.input[i] = new
+        for attribute in node.attribute:
+            for nested in [attribute.g] if attribute.HasField("g") else list(attribute.graphs):
+                _rename_uses(nested, old, new)
+
+
+def body_model(graph: Graph, node: Node, attr: str, constants: dict[str, np.ndarray] | None = None,
+               invariants: dict[str, np.ndarray] | None = None) -> onnx.ModelProto:
     """The body ``attr`` of ``node`` as a standalone model: formal inputs, then the captured values;
-    ``constants`` (outer constants it reads) become its initializers."""
+    ``constants`` (outer constants it reads) become its initializers, and so do ``invariants``
+    (:func:`loop_invariant_constants`), read by the body's nodes under a name of their own while the
+    carried input still passes through to its output."""
     body = onnx.GraphProto()
     body.CopyFrom(node.attrs[attr])
+    for name, value in (invariants or {}).items():
+        alias = f"{name}__loop_invariant"
+        _rename_uses(body, name, alias)
+        body.initializer.append(numpy_helper.from_array(np.asarray(value), alias))
     if node.op_type == "Loop":  # carried values may change shape between iterations: only ranks hold
         for output in body.output[1:1 + max(formal_input_count(node) - 2, 0)]:
             for dim in output.type.tensor_type.shape.dim:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lite_converter.frontends.tflite_activation_fusion import fuse_into_binary
 from lite_converter.ir import QuantParams
 
 if TYPE_CHECKING:  # the builder calls these converters: it imports this module
@@ -373,6 +374,10 @@ def _unary(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]
     opcode = b.opcode_name(op)
     names = {"LOGISTIC": ("SIGMOID", {}), "RELU6": ("CLIP", {"alpha": 0.0, "beta": 6.0})}
     op_type, attrs = names.get(opcode, (opcode, {}))
+    fused = {"RELU": {"kind": "RELU", "alpha": 0.0, "beta": 0.0},
+             "RELU6": {"kind": "CLIP", "alpha": 0.0, "beta": 6.0}}
+    if opcode in fused and fuse_into_binary(b, inputs[0], outputs[0], fused[opcode]):
+        return
     fp32_op(b, op_type, outputs[0], inputs[:1], outputs[0], **attrs)
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lite_converter.frontends.tflite_activation_fusion import fuse_into_binary, fuse_prelu_into_binary
 from lite_converter.frontends.tflite_ops import NO_ACTIVATION, fp32_op
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ def _unary(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]
 
 def _leaky_relu(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     alpha = float(op.builtinOptions.alpha) if op.builtinOptions is not None else 0.2
+    if fuse_into_binary(b, inputs[0], outputs[0], {"kind": "LEAKY_RELU", "alpha": alpha, "beta": 0.0}):
+        return
     fp32_op(b, "LEAKY_RELU", outputs[0], inputs[:1], outputs[0], alpha=alpha)
 
 
@@ -75,7 +78,8 @@ def _gelu(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str])
 
 
 def _prelu(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
-    if not _fused_into_conv(b, inputs[0], inputs[1], outputs[0]):
+    if not _fused_into_conv(b, inputs[0], inputs[1], outputs[0]) and \
+            not fuse_prelu_into_binary(b, inputs[0], inputs[1], outputs[0]):
         fp32_op(b, "PRELU", outputs[0], inputs[:2], outputs[0], activation=dict(NO_ACTIVATION))
 
 

@@ -306,7 +306,8 @@ Status Interpreter::prepare_node(int k, bool eager) {
   Node& node = nodes_[static_cast<size_t>(k)];
   // A dynamic-output op prepared again at invoke keeps its state (its bodies' interpreters, which
   // re-plan themselves only when the shapes fed to them change).
-  const bool keep_state = eager && node.ctx.outputs_dynamic && node.backend == 0;
+  const bool keep_state =
+      node.backend == 0 && ((eager && node.ctx.outputs_dynamic) || node.kernel->keeps_constant_state);
   if (!keep_state && node.ctx.state != nullptr && node.kernel->free_state != nullptr)
     node.kernel->free_state(node.ctx.state);
   if (!keep_state) node.ctx.state = nullptr;

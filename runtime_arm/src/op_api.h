@@ -130,6 +130,10 @@ struct OpKernel {
   // and gives that tensor no memory (its data is null); the producer's context (inputs, state)
   // stays valid for this op's eval. The op may raise its scratch request here.
   bool (*absorb_producer)(OpContext* ctx, OpContext* producer) = nullptr;
+  // True when ctx->state may be derived from constant inputs alone (packed weights): the core then
+  // leaves the state in place when it prepares the op again (a loop body re-prepared for a new value
+  // input), and prepare keeps it when it still fits or frees and rebuilds it.
+  bool keeps_constant_state = false;
 };
 
 // The registry maps op codes to kernels. Each op group registers itself from its own file:

@@ -2,10 +2,10 @@
  * whole output (a unary activation op, a binary op's or CONV_TRANSPOSE_2D's fused activation) in
  * one pass, instead of lite_activate's per-value switch and libm expf.
  *
- * Kinds: RELU, CLIP, HARD_SIGMOID, HARD_SWISH, LEAKY_RELU, SIGMOID, SILU (PRELU needs a channel
- * index, TANH has no variant: callers keep lite_activate_rows for those). Results equal
+ * Kinds: RELU, CLIP, HARD_SIGMOID, HARD_SWISH, LEAKY_RELU, SIGMOID, SILU, TANH (PRELU needs a
+ * channel index: callers keep lite_activate_rows for it). Results equal
  * lite_activate for the piecewise-linear kinds (same comparisons, NaN handling and operation
- * order) and are within a few ulp of it for SIGMOID/SILU (exp from a degree-6 polynomial after
+ * order) and are within a few ulp of it for SIGMOID/SILU/TANH (exp from a degree-6 polynomial after
  * range reduction by ln 2, computed on -|x| so nothing overflows). Every value is computed the same
  * way wherever it sits in the array (the tail goes through the vector code too), so splitting an
  * array across threads never changes a result. */
@@ -33,7 +33,7 @@ lite_f32_vactivation_fn lite_f32_vactivation_select(uint32_t features);
 const char* lite_f32_vactivation_name(lite_f32_vactivation_fn fn);
 
 /* Applies act (may be NULL) in place to rows x channels contiguous values: the vector variant for
- * lite_cpu_features() when it handles act->kind, lite_activate_rows otherwise (PRELU, TANH). The
+ * lite_cpu_features() when it handles act->kind, lite_activate_rows otherwise (PRELU). The
  * one entry point ops call. */
 void lite_f32_activate(const lite_activation* act, float* data, size_t rows, size_t channels);
 

@@ -47,16 +47,45 @@ ScratchParts scratch_parts(const OpContext* ctx, const Shape& out_shape, bool ou
   return p;
 }
 
-Status check_activation(OpContext* ctx, const lite_fb::Activation* act, lite_fb::DType dtype) {
+// A fused PRELU takes its slopes from input 2: FLOAT32, one per channel (the output's last axis), as
+// MediaPipe's residual blocks apply after their ADDs; input 2 means nothing without one.
+Status check_activation(OpContext* ctx, const lite_fb::Activation* act, lite_fb::DType dtype, const Shape& out) {
+  const bool prelu = act != nullptr && act->kind() == lite_fb::ActivationKind::PRELU;
+  const TensorRef* slope = ctx->input(2);
+  if (slope != nullptr && !prelu)
+    return fail(ctx, Status::kInvalidModel, "input 2 (PRELU slopes) without a fused PRELU");
   if (act == nullptr || act->kind() == lite_fb::ActivationKind::NONE) return Status::kOk;
   const int kind = static_cast<int>(act->kind());
   if (kind < 0 || kind > static_cast<int>(lite_fb::ActivationKind::MAX))
     return fail(ctx, Status::kInvalidModel, "unknown fused activation kind %d", kind);
-  if (act->kind() == lite_fb::ActivationKind::PRELU)
-    return fail(ctx, Status::kUnsupported, "fused PRELU is not supported on binary ops");
+  if (prelu && (slope == nullptr || slope->dtype != lite_fb::DType::FLOAT32 || out.rank == 0 ||
+                slope->shape.num_elements() != out.dims[out.rank - 1]))
+    return fail(ctx, Status::kInvalidModel, "a fused PRELU needs input 2: FLOAT32 slopes, one per channel of %s",
+                ShapeText(out).c_str());
   if (dtype != lite_fb::DType::FLOAT32)
     return fail(ctx, Status::kUnsupported, "a fused activation needs a FLOAT32 result, not %s", dtype_name(dtype));
   return Status::kOk;
+}
+
+// The fused activation over rows x channels float32 values in place; PRELU by the vector PRELU rows,
+// the same arithmetic as a PRELU op of its own.
+void activate(const lite_activation& act, float* data, size_t rows, size_t channels) {
+  if (act.kind != LITE_ACT_PRELU) {
+    lite_f32_activate(&act, data, rows, channels);
+    return;
+  }
+  const lite_f32_vbinary_fn prelu = lite_f32_vbinary_select(lite_cpu_features());
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = data + r * channels;
+    prelu(LITE_BIN_PRELU, channels, row, 1, act.prelu_slope, 1, row);
+  }
+}
+
+// float32 POW by a single exponent of 2.0 (read at eval: it may be computed) over a whole x.
+bool is_square(int op, lite_fb::DType dtype, const TensorRef* a, const TensorRef* b, const TensorRef* y) {
+  return op == LITE_BIN_POW && dtype == lite_fb::DType::FLOAT32 && b->dtype == lite_fb::DType::FLOAT32 &&
+         b->shape.num_elements() == 1 && *static_cast<const float*>(b->data) == 2.0f &&
+         y->shape.num_elements() == a->shape.num_elements();
 }
 
 // float32 ADD/SUB/MUL/DIV: the vectorized rows over the broadcast plan (the same IEEE results).
@@ -78,7 +107,7 @@ void vector_row(void* ctx, const void* const* in, const int* step, void* out, in
 bool run_vector_rows_on_pool(ThreadPool* pool, const VectorRow& row, const Shape& out, const Shape& a,
                              const Shape& b, const float* a_data, const float* b_data, const lite_activation& act,
                              float* y) {
-  if (pool == nullptr || pool->num_threads() <= 1 || out.rank == 0) return false;
+  if (pool == nullptr || pool->num_threads() <= 1 || out.rank == 0 || act.kind == LITE_ACT_PRELU) return false;
   int axis = 0;
   while (axis + 1 < out.rank && out.dims[axis] == 1) ++axis;
   const size_t rows = static_cast<size_t>(out.dims[axis]);
@@ -146,7 +175,7 @@ Status binary_prepare(OpContext* ctx) {
   y->dtype = lite_binary_outputs_bool(op) ? lite_fb::DType::BOOL : a->dtype;
   y->shape = out;
   ctx->scratch_bytes_requested = scratch_parts(ctx, out, lite_binary_outputs_bool(op)).total();
-  return check_activation(ctx, options != nullptr ? options->activation() : nullptr, compute_dtype(y->dtype));
+  return check_activation(ctx, options != nullptr ? options->activation() : nullptr, compute_dtype(y->dtype), out);
 }
 
 Status binary_eval(OpContext* ctx) {
@@ -178,11 +207,17 @@ Status binary_eval(OpContext* ctx) {
   lite_bcast plan;
   if (!make_broadcast_plan(y->shape, shapes, 2, &plan))
     return fail(ctx, Status::kShapeError, "inputs do not broadcast to the output");
-  const lite_activation act = to_kernel_activation(options != nullptr ? options->activation() : nullptr, nullptr);
+  const lite_activation act = to_kernel_activation(options != nullptr ? options->activation() : nullptr, ctx->input(2));
   const size_t channels = y->shape.rank > 0 ? static_cast<size_t>(y->shape.dims[y->shape.rank - 1]) : 1;
   // The fused activation runs afterwards over the whole float32 output, vectorized.
   const lite_activation none{LITE_ACT_NONE, 0.0f, 0.0f, nullptr};
-  if (dtype == lite_fb::DType::FLOAT32 && lite_f32_vbinary_supports(op)) {
+  if (is_square(op, dtype, a, b, y)) {
+    // x^2 as x * x on the vector rows (one rounding, as onnxruntime and LiteRT compute it; powf's
+    // result is within an ulp of it): the power spectrum of audio front ends (openWakeWord's mel).
+    lite_f32_vbinary_select(lite_cpu_features())(LITE_BIN_MUL, static_cast<size_t>(y->shape.num_elements()),
+                                                 static_cast<const float*>(a_data), 1,
+                                                 static_cast<const float*>(a_data), 1, static_cast<float*>(out_data));
+  } else if (dtype == lite_fb::DType::FLOAT32 && lite_f32_vbinary_supports(op)) {
     VectorRow row{lite_f32_vbinary_select(lite_cpu_features()), op};
     if (parts.total() == 0 &&
         run_vector_rows_on_pool(ctx->pool, row, y->shape, a->shape, b->shape, static_cast<const float*>(a_data),
@@ -196,8 +231,7 @@ Status binary_eval(OpContext* ctx) {
     return fail(ctx, Status::kUnsupported, "%s inputs are not supported", dtype_name(a->dtype));
   }
   if (dtype == lite_fb::DType::FLOAT32 && channels > 0)
-    lite_f32_activate(&act, static_cast<float*>(out_data),
-                      static_cast<size_t>(y->shape.num_elements()) / channels, channels);
+    activate(act, static_cast<float*>(out_data), static_cast<size_t>(y->shape.num_elements()) / channels, channels);
   if (parts.out > 0)
     lite_cast_ref(static_cast<int>(dtype), static_cast<int>(y->dtype), out_data, y->data,
                   static_cast<size_t>(y->shape.num_elements()));

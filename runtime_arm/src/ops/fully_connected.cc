@@ -1,10 +1,10 @@
 // FULLY_CONNECTED: x [..., K], weight [N, K], bias? [N] -> [..., N], y = x · weightᵀ + bias.
 // A constant weight and bias are packed once at prepare for the CPU's GEMM microkernel (the op's
-// state); a computed one is transposed to [K, N] into scratch at every eval for the reference GEMM.
+// state); a computed one is packed into scratch at every eval.
 #include <cstdlib>
 
 #include "fused_activation_check.h"
-#include "lite_kernels/gemm.h"
+#include "lite_kernels/cpu_features.h"
 #include "op_api.h"
 #include "op_util.h"
 #include "packed_gemm.h"
@@ -59,6 +59,10 @@ Status prepare(OpContext* ctx) {
   const TensorRef* bias = ctx->input(2);
   const bool constant = w->value_known && w->data != nullptr &&
                         (bias == nullptr || (bias->value_known && bias->data != nullptr));
+  // Packed from the file's own weights by an earlier prepare: still right (keeps_constant_state).
+  if (constant && packed_gemm_still_valid(ctx->state, d.n, d.k, *w, bias)) return Status::kOk;
+  packed_gemm_free(static_cast<PackedGemm*>(ctx->state));
+  ctx->state = nullptr;
   if (constant) {
     // [n, k] weight = B^T: B[p, j] = weight[j * k + p].
     PackedGemm* g = packed_gemm_create(ctx, d.n, d.k, static_cast<const float*>(w->data), 1, d.k,
@@ -66,7 +70,8 @@ Status prepare(OpContext* ctx) {
     if (g == nullptr) return Status::kOutOfMemory;
     ctx->state = g;
   } else {
-    ctx->scratch_bytes_requested = d.n * d.k * sizeof(float);
+    const lite_f32_gemm_config* config = lite_f32_gemm_config_select(lite_cpu_features(), d.n);
+    ctx->scratch_bytes_requested = lite_f32_gemm_packed_size(config, d.n, d.k) * sizeof(float);
   }
   return Status::kOk;
 }
@@ -85,12 +90,17 @@ Status eval(OpContext* ctx) {
                     static_cast<float*>(ctx->output(0)->data), d.n);
     return Status::kOk;
   }
-  // Computed weight or bias: the reference GEMM over the weight transposed into scratch.
-  float* packed = static_cast<float*>(ctx->scratch);
-  lite_f32_transpose_2d_ref(d.n, d.k, static_cast<const float*>(ctx->input(1)->data), packed);
-  lite_f32_gemm_ref(d.m, d.n, d.k, static_cast<const float*>(ctx->input(0)->data), d.k, packed, d.n,
-                    bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act,
-                    static_cast<float*>(ctx->output(0)->data), d.n);
+  // Computed weight or bias (onnx-tf passes an If branch's weights in as arguments): packed into
+  // scratch at every eval, as MATMUL packs a computed B, then the same GEMM / GEMV.
+  PackedGemm packed;
+  packed.config = lite_f32_gemm_config_select(lite_cpu_features(), d.n);
+  packed.packed = static_cast<float*>(ctx->scratch);
+  packed.n = d.n;
+  packed.k = d.k;
+  lite_f32_gemm_pack_b(packed.config, d.n, d.k, static_cast<const float*>(ctx->input(1)->data), 1, d.k,
+                       bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, packed.packed);
+  packed_gemm_run(packed, ctx->pool, d.m, static_cast<const float*>(ctx->input(0)->data), d.k, &act,
+                  static_cast<float*>(ctx->output(0)->data), d.n);
   return Status::kOk;
 }
 
@@ -103,6 +113,7 @@ OpKernel fully_connected_op_kernel() {
   k.prepare = prepare;
   k.eval = eval;
   k.free_state = free_state;
+  k.keeps_constant_state = true;
   return k;
 }
 

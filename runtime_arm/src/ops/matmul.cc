@@ -77,7 +77,13 @@ Status prepare(OpContext* ctx) {
   y->shape = out_shape;
   // float32 with a constant B shared by every batch: one GEMM over all rows of A, B packed once.
   const TensorRef* b = ctx->input(1);
-  if (b->dtype == lite_fb::DType::FLOAT32 && b->value_known && b->data != nullptr && g.b_batch.num_elements() == 1) {
+  const bool constant_b =
+      b->dtype == lite_fb::DType::FLOAT32 && b->value_known && b->data != nullptr && g.b_batch.num_elements() == 1;
+  // Packed from the file's own B by an earlier prepare: still right (keeps_constant_state).
+  if (constant_b && packed_gemm_still_valid(ctx->state, g.n, g.k, *b, nullptr)) return Status::kOk;
+  packed_gemm_free(static_cast<PackedGemm*>(ctx->state));
+  ctx->state = nullptr;
+  if (constant_b) {
     PackedGemm* packed = packed_gemm_create(ctx, g.n, g.k, static_cast<const float*>(b->data), g.n, 1, nullptr);
     if (packed == nullptr) return Status::kOutOfMemory;
     ctx->state = packed;
@@ -168,6 +174,7 @@ OpKernel matmul_op_kernel() {
   k.prepare = prepare;
   k.eval = eval;
   k.free_state = free_state;
+  k.keeps_constant_state = true;
   return k;
 }
 

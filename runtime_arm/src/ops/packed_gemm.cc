@@ -4,6 +4,8 @@
 #include <new>
 
 #include "lite_kernels/cpu_features.h"
+#include "lite_kernels/f32_gemv_packed.h"
+#include "lite_kernels/f32_vactivation.h"
 
 namespace lite {
 
@@ -24,7 +26,15 @@ PackedGemm* packed_gemm_create(OpContext* ctx, size_t n, size_t k, const float* 
     return nullptr;
   }
   lite_f32_gemm_pack_b(g->config, n, k, b, stride_k, stride_n, bias, g->packed);
+  g->source = b;
+  g->bias = bias;
   return g;
+}
+
+bool packed_gemm_still_valid(const void* state, size_t n, size_t k, const TensorRef& b, const TensorRef* bias) {
+  const PackedGemm* g = static_cast<const PackedGemm*>(state);
+  return g != nullptr && g->n == n && g->k == k && g->source == b.data && b.is_constant &&
+         (bias == nullptr ? g->bias == nullptr : (bias->is_constant && g->bias == bias->data));
 }
 
 void packed_gemm_free(PackedGemm* gemm) {
@@ -67,6 +77,27 @@ void packed_gemm_run(const PackedGemm& gemm, ThreadPool* pool, size_t m, const f
                      const lite_activation* act, float* c, size_t ldc) {
   const size_t mr = gemm.config->mr, nr = gemm.config->nr;
   const TileGrid g = tile_grid(m, gemm.n, mr, nr);
+  // A few rows (a FULLY_CONNECTED / MATMUL over one vector, a 1x1 conv on a pooled 1x1 map, a
+  // recurrent step): the microkernel's 1- to 3-row tiles wait on FMA latency, the GEMV keeps several
+  // panels in flight. Same sums in the same order; the activation follows on each column block.
+  constexpr size_t kGemvRows = 3;
+  const lite_f32_gemv_packed_fn gemv = m <= kGemvRows ? lite_f32_gemv_packed_select(gemm.config) : nullptr;
+  if (gemv != nullptr) {
+    // A small product (a recurrent step's h · Rᵀ) runs as one task: a pool hand-off costs more.
+    constexpr size_t kMinPooledMacs = size_t{1} << 16;
+    const size_t tasks = m * gemm.n * gemm.k < kMinPooledMacs ? 1 : g.tiles_n;
+    parallel_for(pool, tasks, [&](size_t tn, int) {
+      const size_t j0 = g.panels * tn / tasks * nr, j1 = g.panels * (tn + 1) / tasks * nr;
+      const size_t cols = (j1 < gemm.n ? j1 : gemm.n) - j0;
+      lite_activation shifted = act != nullptr ? *act : lite_activation{LITE_ACT_NONE, 0.0f, 0.0f, nullptr};
+      if (shifted.prelu_slope != nullptr) shifted.prelu_slope += j0;  // its channel index restarts at j0
+      for (size_t i = 0; i < m; ++i) {
+        gemv(cols, gemm.k, a + i * lda, gemm.packed + j0 * (gemm.k + 1), c + i * ldc + j0);
+        lite_f32_activate(&shifted, c + i * ldc + j0, 1, cols);
+      }
+    });
+    return;
+  }
   parallel_for(pool, g.tiles_m * g.tiles_n, [&](size_t t, int) {
     const size_t tm = t / g.tiles_n, tn = t % g.tiles_n;
     const size_t i0 = g.blocks * tm / g.tiles_m * mr, i1 = g.blocks * (tm + 1) / g.tiles_m * mr;

@@ -15,6 +15,8 @@ struct PackedGemm {
   const lite_f32_gemm_config* config = nullptr;
   float* packed = nullptr;  // lite_f32_gemm_packed_size floats
   size_t n = 0, k = 0;
+  const void* source = nullptr;  // the B and bias it was packed from (packed_gemm_still_valid)
+  const void* bias = nullptr;
 };
 
 // Packs B[p, j] = b[p * stride_k + j * stride_n] with bias (may be null), in memory from op_allocate;
@@ -22,6 +24,10 @@ struct PackedGemm {
 PackedGemm* packed_gemm_create(OpContext* ctx, size_t n, size_t k, const float* b, size_t stride_k,
                                size_t stride_n, const float* bias);
 void packed_gemm_free(PackedGemm* gemm);
+
+// Whether `state` (a PackedGemm or null) was packed from `b` and `bias` (may be null) as they are now:
+// both constants of the model file (is_constant: their data never changes) with the same n and k.
+bool packed_gemm_still_valid(const void* state, size_t n, size_t k, const TensorRef& b, const TensorRef* bias);
 
 // C[m, n] = act(A[m, k] · B + bias), split into tiles of whole microkernel tiles (at most about
 // 64 x 128, at least 8 where the shape allows, sized evenly) run on the pool; every element is one

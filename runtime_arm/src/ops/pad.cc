@@ -50,6 +50,71 @@ Status read_pads(OpContext* ctx, PadAmounts* pads) {
   return Status::kOk;
 }
 
+// Fills `bytes` bytes at dst with copies of one `elem`-byte value (all-zero values by memset).
+void fill_bytes(char* dst, size_t bytes, const char* value, size_t elem, bool zero) {
+  if (bytes == 0) return;
+  if (zero) {
+    std::memset(dst, 0, bytes);
+    return;
+  }
+  const size_t first = elem < bytes ? elem : bytes;
+  std::memcpy(dst, value, first);
+  for (size_t done = first; done < bytes;) {  // doubling copies of what is already filled
+    const size_t n = done < bytes - done ? done : bytes - done;
+    std::memcpy(dst + done, dst, n);
+    done += n;
+  }
+}
+
+// CONSTANT mode without cropping, by whole rows: the axes after the last padded one are one
+// contiguous block per index of that axis, so a row of the output is a filled head, one memcpy of
+// the input row and a filled tail (a channel pad in NHWC: rows of C floats; in NCHW: one row per
+// image). Returns false when a pad is negative (the reference path handles cropping).
+bool pad_constant_rows(size_t elem, const Shape& in_shape, const PadAmounts& pads, const char* fill, const char* src,
+                       char* dst) {
+  const int rank = in_shape.rank;
+  int last = -1;  // the last axis with a pad
+  for (int d = 0; d < rank; ++d) {
+    if (pads.begin[d] < 0 || pads.end[d] < 0) return false;
+    if (pads.begin[d] != 0 || pads.end[d] != 0) last = d;
+  }
+  bool zero = true;
+  for (size_t i = 0; i < elem; ++i) zero = zero && fill[i] == 0;
+  size_t block = elem;  // bytes of one index of axis `last`
+  for (int d = last + 1; d < rank; ++d) block *= static_cast<size_t>(in_shape.dims[d]);
+  if (last < 0) {
+    if (block > 0) std::memcpy(dst, src, block);
+    return true;
+  }
+  const size_t head = static_cast<size_t>(pads.begin[last]) * block;
+  const size_t body = static_cast<size_t>(in_shape.dims[last]) * block;
+  const size_t tail = static_cast<size_t>(pads.end[last]) * block;
+  const size_t row = head + body + tail;
+  // Outer axes 0..last-1: walk the output's index; a row outside the input along any of them is all fill.
+  int64_t out_dims[kMaxRank], idx[kMaxRank] = {};
+  for (int d = 0; d < last; ++d) out_dims[d] = in_shape.dims[d] + pads.begin[d] + pads.end[d];
+  for (;;) {
+    bool inside = true;
+    for (int d = 0; d < last; ++d)
+      inside = inside && idx[d] >= pads.begin[d] && idx[d] < pads.begin[d] + in_shape.dims[d];
+    if (inside) {
+      fill_bytes(dst, head, fill, elem, zero);
+      if (body > 0) std::memcpy(dst + head, src, body);
+      fill_bytes(dst + head + body, tail, fill, elem, zero);
+      src += body;  // the input rows are met in order
+    } else {
+      fill_bytes(dst, row, fill, elem, zero);
+    }
+    dst += row;
+    int d = last - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < out_dims[d]) break;
+      idx[d] = 0;
+    }
+    if (d < 0) return true;
+  }
+}
+
 Status pad_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 2, 1);
   if (s != Status::kOk) return s;
@@ -97,6 +162,11 @@ Status pad_eval(OpContext* ctx) {
   const TensorRef* value = ctx->input(2);
   if (value != nullptr && value->shape.num_elements() == 1)
     lite_cast_ref(static_cast<int>(value->dtype), static_cast<int>(x->dtype), value->data, &fill, 1);
+  const size_t elem = dtype_size(x->dtype);
+  if (mode == static_cast<int>(lite_fb::PadMode::CONSTANT) && elem <= sizeof fill &&
+      pad_constant_rows(elem, x->shape, pads, reinterpret_cast<const char*>(&fill),
+                        static_cast<const char*>(x->data), static_cast<char*>(y->data)))
+    return Status::kOk;
   if (lite_pad_ref(dtype_size(x->dtype), x->shape.rank, x->shape.dims, pads.begin, pads.end, mode, &fill, x->data,
                    y->data) != 0)
     return fail(ctx, Status::kShapeError, "cannot pad shape %s in this mode", ShapeText(x->shape).c_str());

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "lite_kernels/cpu_features.h"
-#include "lite_kernels/f32_gemv_packed.h"
 #include "lite_kernels/f32_recurrent.h"
 #include "op_helpers.h"
 #include "packed_gemm.h"
@@ -222,19 +221,6 @@ Status prepare(OpContext* ctx) {
   return Status::kOk;
 }
 
-// c = a · B for the m = batch rows of one step: a row at a time through the GEMV where the packing
-// has one and m is small (the GEMM's one- and two-row tiles wait on FMA latency), else the GEMM.
-// Both sum each element in the same order.
-void step_gemm(const PackedGemm& g, ThreadPool* pool, size_t m, const float* a, size_t lda, float* c, size_t ldc) {
-  constexpr size_t kGemvRows = 3;
-  const lite_f32_gemv_packed_fn gemv = m <= kGemvRows ? lite_f32_gemv_packed_select(g.config) : nullptr;
-  if (gemv == nullptr) {
-    packed_gemm_run(g, pool, m, a, lda, nullptr, c, ldc);
-    return;
-  }
-  for (size_t i = 0; i < m; ++i) gemv(g.n, g.k, a + i * lda, g.packed, c + i * ldc);
-}
-
 // One direction of the fast path.
 void run_direction(OpContext* ctx, const lite_rnn_params& p, const State& st, size_t d, const float* x,
                    const int32_t* lens, const float* initial_h, const float* initial_c, const float* peep, float* y,
@@ -264,7 +250,7 @@ void run_direction(OpContext* ctx, const lite_rnn_params& p, const State& st, si
   }
   const size_t hr_stride = g.r->n;
   for (size_t s = 0; s < longest; ++s) {
-    step_gemm(*g.r, ctx->pool, batch, h, hs, hr, hr_stride);
+    packed_gemm_run(*g.r, ctx->pool, batch, h, hs, nullptr, hr, hr_stride);
     for (size_t b = 0; b < batch; ++b) {
       const size_t len = lite_rnn_length(&p, lens, b);
       if (s >= len) continue;
@@ -295,7 +281,7 @@ void run_direction(OpContext* ctx, const lite_rnn_params& p, const State& st, si
       // The candidate's recurrence reads r ⊙ h of every batch entry: a second GEMM into the space
       // behind the [batch, 2 * hidden] sums (rows of finished entries are computed and not used).
       float* cand = hr + batch * 2 * hs;
-      step_gemm(*g.r_h, ctx->pool, batch, rh, hs, cand, hs);
+      packed_gemm_run(*g.r_h, ctx->pool, batch, rh, hs, nullptr, cand, hs);
       for (size_t b = 0; b < batch; ++b) {
         const size_t len = lite_rnn_length(&p, lens, b);
         if (s >= len) continue;
