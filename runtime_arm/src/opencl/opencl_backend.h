@@ -105,11 +105,12 @@ class OpenClBackend final : public Backend {
 
  private:
   OpenClBackend() = default;
-  cl::cl_mem create_image(const ImageShape& s, cl::cl_mem_flags flags, const void* host, cl::cl_int* err);
+  cl::cl_mem create_image(const ImageShape& s, cl::cl_mem_flags flags, const void* host, bool half, cl::cl_int* err);
   // Host float32 dense (N, H, W, C) <-> the image's pixel rows in its channel type.
-  void pack(const float* dense, const ImageShape& s, void* pixels) const;
-  void unpack(const void* pixels, const ImageShape& s, float* dense) const;
-  size_t pixel_bytes() const { return options_.precision != ClPrecision::kFp32 ? 8 : 16; }
+  void pack(const float* dense, const ImageShape& s, bool half, void* pixels) const;
+  void unpack(const void* pixels, const ImageShape& s, bool half, float* dense) const;
+  static size_t pixel_bytes(bool half) { return half ? 8 : 16; }
+  bool half_storage() const { return options_.precision != ClPrecision::kFp32; }
 
   ClLibrary library_;
   OpenClOptions options_;

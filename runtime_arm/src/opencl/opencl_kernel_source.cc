@@ -53,6 +53,31 @@ __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE |
   }
 
 LITE_DEFINE_HELPERS(float4, float, )
+
+// write_imagef converts to the image's channel type, and for half the rounding is the
+// implementation's: rusticl rounds toward zero, a bias of half an ulp that adds up layer after layer
+// (its fp16 PP-OCR outputs were 5x further off than PoCL's, which rounds to nearest). Rounding to
+// nearest even here makes the value exact in half, so every implementation stores the same half.
+// Normal halves: 13 mantissa bits dropped with ties to even; below 2^-14 (half subnormals) the
+// quantum is 2^-24, which adding and removing 0.5 rounds to; past 65504 the value is infinite.
+float4 round_to_half(float4 v) {
+  const uint4 u = as_uint4(v);
+  float4 r = as_float4((u + (uint4)(0xFFFu) + ((u >> 13) & (uint4)(1u))) & (uint4)(~0x1FFFu));
+  const float4 a = fabs(v);
+  r = select(r, copysign((a + 0.5f) - 0.5f, v), a < (float4)(0x1p-14f));
+  r = select(r, copysign((float4)(INFINITY), v), fabs(r) > (float4)(65504.0f));
+  return select(r, v, isnan(v));
+}
+
+// Every kernel stores through this. Activations are all half under -DLITE_HALF_STORAGE (precision
+// fp16 and fp16_compute; constants, never written, stay float). A build option rather than
+// get_image_channel_data_type: rusticl answers that query with another image argument's type.
+void store(__write_only image2d_t img, int2 at, float4 v) {
+#ifdef LITE_HALF_STORAGE
+  v = round_to_half(v);
+#endif
+  write_imagef(img, at, v);
+}
 #ifdef LITE_HALF_MATH
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 typedef half4 real4;
@@ -64,7 +89,7 @@ typedef half real;
 typedef float4 real4;
 typedef float real;
 #define read_real(img, at) read_imagef(img, kSampler, at)
-#define write_real(img, at, v) write_imagef(img, at, v)
+#define write_real(img, at, v) store(img, at, v)
 #define as_real4(v) (v)
 #endif
 LITE_DEFINE_HELPERS(real4, real, _r)
@@ -130,7 +155,7 @@ __kernel void conv2d(__read_only image2d_t in, __global const float4* weights, _
       }
     }
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+  store(out, (int2)(get_global_id(0), get_global_id(1)),
                zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 
@@ -187,7 +212,7 @@ __kernel void conv2d_grouped(__read_only image2d_t in, __global const float* wei
     }
     r[l] = acc;
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+  store(out, (int2)(get_global_id(0), get_global_id(1)),
                zero_pad(activate((float4)(r[0], r[1], r[2], r[3]), act, alpha, beta), ocb, out_shape.w));
 }
 
@@ -257,18 +282,33 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int4 
              zero_pad_r(activate_r(acc, act, alpha, beta), cb, out_shape.w));
 }
 
-// GLOBAL_AVERAGE_POOL / GLOBAL_MAX_POOL: one work item per (channel block, n); output (N, 1, 1, C).
+// GLOBAL_AVERAGE_POOL / GLOBAL_MAX_POOL: one work group of L items (a power of two <= 64) per
+// (channel block, n): global (L * blocks, N), local (L, 1); output (N, 1, 1, C). Item i reduces
+// positions i, i + L, i + 2L, ... in that order, then the group halves its partial results pairwise
+// in a fixed tree: the same order at every run, so results are deterministic (for a given L).
 __kernel void global_pool(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int is_max) {
-  const int cb = get_global_id(0), n = get_global_id(1);
-  if (cb >= (in_shape.w + 3) / 4 || n >= in_shape.x) return;
+  __local float4 partial[64];
+  const int item = get_local_id(0), size = get_local_size(0), cb = get_group_id(0), n = get_global_id(1);
+  const int positions = in_shape.y * in_shape.z;
   float4 acc = is_max ? (float4)(-INFINITY) : (float4)(0.0f);
-  for (int h = 0; h < in_shape.y; ++h)
-    for (int w = 0; w < in_shape.z; ++w) {
-      const float4 v = load(in, in_shape, n, h, w, cb);
-      acc = is_max ? max_nan(acc, v) : acc + v;
+  for (int p = item; p < positions && n < in_shape.x; p += size) {
+    const int h = p / in_shape.z;
+    const float4 v = load(in, in_shape, n, h, p - h * in_shape.z, cb);
+    acc = is_max ? max_nan(acc, v) : acc + v;
+  }
+  partial[item] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int half_size = size / 2; half_size > 0; half_size /= 2) {
+    if (item < half_size) {
+      const float4 other = partial[item + half_size];
+      partial[item] = is_max ? max_nan(partial[item], other) : partial[item] + other;
     }
-  if (!is_max) acc = acc / (float)(in_shape.y * in_shape.z);
-  write_imagef(out, (int2)(cb, n), zero_pad(acc, cb, in_shape.w));
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (item != 0 || n >= in_shape.x) return;
+  acc = partial[0];
+  if (!is_max) acc = acc / (float)positions;
+  store(out, (int2)(cb, n), zero_pad(acc, cb, in_shape.w));
 }
 
 // SOFTMAX over channels (the last axis): one work item per (w, n*H + h).
@@ -288,7 +328,7 @@ __kernel void softmax_channels(__read_only image2d_t in, __write_only image2d_t 
   }
   for (int cb = 0; cb < c4; ++cb) {
     const float4 e = exp(read_imagef(in, kSampler, (int2)(cb * shape.z + w, y)) - m) / sum;
-    write_imagef(out, (int2)(cb * shape.z + w, y), zero_pad(e, cb, shape.w));
+    store(out, (int2)(cb * shape.z + w, y), zero_pad(e, cb, shape.w));
   }
 }
 
@@ -339,7 +379,7 @@ __kernel void concat(__read_only image2d_t i0, __read_only image2d_t i1, __read_
     if (axis == 2) s.z = e[j] - start;
     r = read_input(j, i0, i1, i2, i3, i4, i5, (int2)(cb * s.z + coord[2], coord[0] * s.y + coord[1]));
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), r);
+  store(out, (int2)(get_global_id(0), get_global_id(1)), r);
 }
 
 // Pixel of element `index` of a tensor of folded shape s in dense row-major order, and its lane.
@@ -375,7 +415,7 @@ __kernel void relayout(__read_only image2d_t in, __write_only image2d_t out, int
     const int2 at = pixel_of(in_shape, i, &li);
     v[l] = lane(read_imagef(in, kSampler, at), li);
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), (float4)(v[0], v[1], v[2], v[3]));
+  store(out, (int2)(get_global_id(0), get_global_id(1)), (float4)(v[0], v[1], v[2], v[3]));
 }
 
 // Pixel position p = (n*H + h)*W + w of a folded shape s, channel block cb.
@@ -413,7 +453,7 @@ __kernel void layer_norm(__read_only image2d_t in, __write_only image2d_t out, i
         const int i = p * shape.w + cb * 4 + l;
         r[l] = (lane(v, l) - mean) * inv * scale[i] + bias[i];
       }
-      write_imagef(out, at, (float4)(r[0], r[1], r[2], r[3]));
+      store(out, at, (float4)(r[0], r[1], r[2], r[3]));
     }
 }
 
@@ -430,7 +470,7 @@ __kernel void softmax_axis(__read_only image2d_t in, __write_only image2d_t out,
   for (int k = 0; k < len; ++k) sum += exp(read_imagef(in, kSampler, position_pixel(shape, first + (long)k * stride, cb)) - m);
   for (int k = 0; k < len; ++k) {
     const int2 at = position_pixel(shape, first + (long)k * stride, cb);
-    write_imagef(out, at, zero_pad(exp(read_imagef(in, kSampler, at) - m) / sum, cb, shape.w));
+    store(out, at, zero_pad(exp(read_imagef(in, kSampler, at) - m) / sum, cb, shape.w));
   }
 }
 
@@ -452,7 +492,7 @@ __kernel void matmul(__read_only image2d_t a, __read_only image2d_t b, __write_o
     if (k0 + 2 < k_total) acc = mad((float4)(x.z), load(b, b_shape, bn, bh, k0 + 2, jb), acc);
     if (k0 + 3 < k_total) acc = mad((float4)(x.w), load(b, b_shape, bn, bh, k0 + 3, jb), acc);
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), zero_pad(activate(acc, act, alpha, beta), jb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)), zero_pad(activate(acc, act, alpha, beta), jb, out_shape.w));
 }
 
 // CONV_TRANSPOSE_2D (group 1) as a gather: output (oh, ow) takes input (ih, iw) through tap (ky, kx)
@@ -479,7 +519,7 @@ __kernel void conv2d_transpose(__read_only image2d_t in, __global const float4* 
       }
     }
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
+  store(out, (int2)(get_global_id(0), get_global_id(1)),
                zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 
@@ -520,7 +560,7 @@ __kernel void fully_connected(__read_only image2d_t in, __global const float4* w
     acc = mad_block(v, wp, acc);
     wp += 4;
   }
-  write_imagef(out, position_pixel(out_shape, p, ocb), zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+  store(out, position_pixel(out_shape, p, ocb), zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 )CLC";
 
