@@ -156,7 +156,7 @@ __kernel void conv2d(__read_only image2d_t in, __global const float4* weights, _
     }
   }
   store(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+        zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 
 // Depthwise convolution (group == C_in == C_out). weights: [cb][kh][kw] float4.
@@ -213,7 +213,7 @@ __kernel void conv2d_grouped(__read_only image2d_t in, __global const float* wei
     r[l] = acc;
   }
   store(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate((float4)(r[0], r[1], r[2], r[3]), act, alpha, beta), ocb, out_shape.w));
+        zero_pad(activate((float4)(r[0], r[1], r[2], r[3]), act, alpha, beta), ocb, out_shape.w));
 }
 
 // Broadcast read: dims of size 1 repeat; a single channel repeats across the block.
@@ -520,7 +520,7 @@ __kernel void conv2d_transpose(__read_only image2d_t in, __global const float4* 
     }
   }
   store(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+        zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 
 // RESIZE on H and W. rows / cols: per output row and column, the source index pair (i0, i1) and
