@@ -19,7 +19,7 @@ namespace lite {
 enum class ClPrecision : int {
   kFp32 = 0,  // fp32 images and math
   kFp16 = 1,  // fp16 images (storage), fp32 math: works on every device with half images
-  // fp16 images and half math in the elementwise, activation, pooling, resize and depthwise kernels
+  // fp16 images and half math in the activation, pooling and resize kernels (none reads a constant)
   // (program built with -DLITE_HALF_MATH); reductions over many terms accumulate in float. Needs
   // cl_khr_fp16: refused with a reason on a device without it.
   kFp16Compute = 2,

@@ -19,8 +19,8 @@ __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE |
 
 // The helpers are written once for a vector type T4 of scalar T and made twice: for float4 (every
 // kernel's float path) and as *_r for real4, the type of the kernels that do half math under
-// precision fp16_compute (-DLITE_HALF_MATH: elementwise, activations, pooling, resize, depthwise
-// convolution); without it real4 is float4 and both sets are the same code.
+// precision fp16_compute (-DLITE_HALF_MATH: activations, pooling, resize: the kernels that read no
+// constant, which half math would round to half); without it real4 is float4 and both sets are the same code.
 //
 // max_nan / min_nan: fmax / fmin return the other operand when one is NaN; these keep the NaN, as
 // the CPU kernels and onnxruntime do (x + y is NaN when either is).
@@ -159,13 +159,14 @@ __kernel void conv2d(__read_only image2d_t in, __global const float4* weights, _
         zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 
-// Depthwise convolution (group == C_in == C_out). weights: [cb][kh][kw] float4.
+// Depthwise convolution (group == C_in == C_out). weights: [cb][kh][kw] float4. Float math under
+// fp16_compute too: weights rounded to half are a per-channel bias (PP-OCRv4 det: 0.28 off, not 0.03).
 __kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
                                __write_only image2d_t out, int4 in_shape, int4 out_shape, int4 window,
                                int4 pad_dilation, int act, float alpha, float beta) {
   int n, oh, ow, cb;
   if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
-  real4 acc = as_real4(bias[cb]);
+  float4 acc = bias[cb];
   const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
   __global const float4* wp = weights + (size_t)cb * window.x * window.y;
   for (int ky = 0; ky < window.x; ++ky) {
@@ -174,11 +175,11 @@ __kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* 
     for (int kx = 0; kx < window.y; ++kx) {
       const int iw = iw0 + kx * pad_dilation.w;
       if (iw < 0 || iw >= in_shape.z) continue;
-      acc = mad(load_r(in, in_shape, n, ih, iw, cb), as_real4(wp[ky * window.y + kx]), acc);
+      acc = mad(load(in, in_shape, n, ih, iw, cb), wp[ky * window.y + kx], acc);
     }
   }
-  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
-             zero_pad_r(activate_r(acc, act, alpha, beta), cb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad(activate(acc, act, alpha, beta), cb, out_shape.w));
 }
 
 // Any other grouped convolution, one output channel per lane. weights: the model's
@@ -217,32 +218,34 @@ __kernel void conv2d_grouped(__read_only image2d_t in, __global const float* wei
 }
 
 // Broadcast read: dims of size 1 repeat; a single channel repeats across the block.
-real4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
+float4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
   n = s.x == 1 ? 0 : n;
   h = s.y == 1 ? 0 : h;
   w = s.z == 1 ? 0 : w;
-  if (s.w == 1) return (real4)(load_r(img, s, n, h, w, 0).x);
-  return load_r(img, s, n, h, w, cb);
+  if (s.w == 1) return (float4)(load(img, s, n, h, w, 0).x);
+  return load(img, s, n, h, w, cb);
 }
 
-// op: 0 ADD, 1 SUB, 2 MUL, 3 DIV, 4 MAXIMUM, 5 MINIMUM.
+// op: 0 ADD, 1 SUB, 2 MUL, 3 DIV, 4 MAXIMUM, 5 MINIMUM. Float math under every precision: an
+// operand is often a constant (a per-channel scale or bias, kept float), which half math would
+// round to half again, a bias that adds up through the layers (docs/OPENCL.md, Precision); and an
+// elementwise op is bound by memory, not arithmetic.
 __kernel void binary(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int4 a_shape,
                      int4 b_shape, int4 out_shape, int op, int act, float alpha, float beta) {
   int n, h, w, cb;
   if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
-  const real4 x = load_broadcast(a, a_shape, n, h, w, cb);
-  const real4 y = load_broadcast(b, b_shape, n, h, w, cb);
-  real4 r;
+  const float4 x = load_broadcast(a, a_shape, n, h, w, cb);
+  const float4 y = load_broadcast(b, b_shape, n, h, w, cb);
+  float4 r;
   switch (op) {
     case 0: r = x + y; break;
     case 1: r = x - y; break;
     case 2: r = x * y; break;
     case 3: r = x / y; break;
-    case 4: r = max_nan_r(x, y); break;
-    default: r = min_nan_r(x, y); break;
+    case 4: r = max_nan(x, y); break;
+    default: r = min_nan(x, y); break;
   }
-  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
-             zero_pad_r(activate_r(r, act, alpha, beta), cb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)), zero_pad(activate(r, act, alpha, beta), cb, out_shape.w));
 }
 
 __kernel void activation(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int act, float alpha,
