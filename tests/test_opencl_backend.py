@@ -161,10 +161,19 @@ def test_pool(case: str) -> None:
     run_on_opencl(one_node(op, feeds, **attrs), feeds)
 
 
+# The work-group reduction at its edges: fewer positions than work items (1x1, 1x3), a count that is
+# not a power of two, more than 64 positions per item block (a 70x45 map), channels not a multiple of 4.
+GLOBAL_POOL_SHAPES = [(2, 9, 5, 7), (1, 5, 1, 1), (3, 4, 1, 3), (1, 6, 70, 45), (1, 1, 33, 17)]
+
+
 @pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
-def test_global_pool(op: str) -> None:
-    feeds = {"x": _randn(2, 9, 5, 7, seed=13)}
-    run_on_opencl(one_node(op, feeds), feeds)
+@pytest.mark.parametrize("shape", GLOBAL_POOL_SHAPES)
+def test_global_pool(op: str, shape: tuple[int, ...]) -> None:
+    feeds = {"x": _randn(*shape, seed=13, scale=4.0) + 3.0}  # an offset: sums far from 0
+    model = one_node(op, feeds)
+    first = run_on_opencl(model, feeds)["y"]
+    again = Interpreter(model_content=convert_onnx(model), backend="opencl").run(feeds)["y"]
+    np.testing.assert_array_equal(again, first)  # a fixed summation order: the same bits every run
 
 
 @pytest.mark.parametrize("axis", [1, 2, 3])
@@ -341,9 +350,32 @@ def test_fp16_storage_within_1e_2() -> None:
     run_on_opencl(model, feeds, precision="fp16")
 
 
+def test_fp16_store_rounds_to_nearest_even() -> None:
+    """A product of two halves is exact in float; stored in a half image it must be rounded to the
+    nearest half, ties to even (numpy's float16 cast), whatever the implementation's write_imagef
+    does (rusticl's rounds toward zero: a bias that adds up layer after layer)."""
+    rng = np.random.default_rng(41)
+    halves = {name: rng.uniform(lo, 4.0, (1, 4, 32, 32)).astype(np.float16).astype(np.float32)
+              for name, lo in (("a", 0.5), ("b", -4.0))}
+    halves["a"][0, 0, 0, :4] = [65504.0, 2.0**-14, 2.0**-20, 1.0]  # past the largest half; subnormals
+    halves["b"][0, 0, 0, :4] = [2.0, 0.75, -0.40625, np.nan]  # 6.5 subnormal quanta: a tie
+    # Also a constant (a float image) as the first operand: rusticl's get_image_channel_data_type
+    # then reports the output as float, which is why the rounding is a build option.
+    scale = np.array([0.943359375], np.float32)
+    cases = [(one_node("Mul", halves), halves["a"].astype(np.float64) * halves["b"]),
+             (make_model([helper.make_node("Mul", ["s", "a"], ["y"])], {"a": halves["a"]},
+                         {"y": TensorProto.FLOAT}, {"s": scale}), halves["a"].astype(np.float64) * scale[0])]
+    for model, exact in cases:
+        feeds = {name: halves[name] for name in ("a", "b") if name in [i.name for i in model.graph.input]}
+        interpreter = Interpreter(model_content=convert_onnx(model), backend="opencl", precision="fp16")
+        with np.errstate(over="ignore"):  # 65504 * 2 rounds to infinity in half, as it should
+            nearest = exact.astype(np.float16).astype(np.float32)
+        np.testing.assert_array_equal(interpreter.run(feeds)["y"], nearest)
+
+
 def _half_math_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    """The kernels that do half math under fp16_compute (depthwise convolution, elementwise with
-    broadcast, activations, pooling, resize) between float-accumulating ones (convolution, softmax)."""
+    """The kernels that do half math under fp16_compute (activations, pooling, resize) between float
+    ones (convolution, depthwise convolution, elementwise with a broadcast constant, softmax)."""
     feeds = {"x": _randn(1, 6, 9, 7, seed=60)}
     constants = {"w": _randn(10, 6, 3, 3, seed=61, scale=0.3), "b": _randn(10, seed=62),
                  "dw": _randn(10, 1, 3, 3, seed=63, scale=0.3), "db": _randn(10, seed=64),
@@ -472,11 +504,17 @@ def _ctc_classes(probabilities: np.ndarray) -> list[int]:
 _HALF_PRECISIONS = ["fp16"] + (["fp16_compute"] if IMPLEMENTATION in HALF_MATH_IMPLEMENTATIONS else [])
 PPOCR_CASES = [("rec", "fp32"), ("det", "fp32")] + (
     [(key, precision) for precision in _HALF_PRECISIONS for key in ("rec", "det")] if FULL_RUN else [])
-# Half storage rounds every one of ~200 activations (~5e-4 each): on a rendered page det's steep
-# sigmoid turns that into up to 0.07 (PoCL) or 0.34 (rusticl) at single pixels on a text edge, and
-# rec's 6625-way softmax into up to 0.03 on a probability. What a user sees must not change: the
-# same CTC reading, the same DB boxes (corners within 2 px), the text mask equal but for 0.1% of pixels.
-HALF_MASK_MISMATCH = 1e-3
+# The bounds at half precision (max |diff| / max(1, max|ref|), measured on PoCL, rusticl and Intel's
+# runtime; docs/OPENCL.md, Precision, has the analysis): fp16 storage rounds each of ~150 (det) / ~190
+# (rec) activations once (to nearest even on every implementation), which adds up to 0.033 on det's
+# sigmoid map and 0.020 on rec's softmax. det cannot do better at single text-edge pixels: onnxruntime
+# itself moves by 0.022 there when only its input is rounded to half. fp16_compute (Intel: det 0.030,
+# rec 0.021) does half math only where no constant is read. What a user
+# sees must not change: the same CTC reading, the same DB boxes (corners within 2 px), the text mask
+# equal but for 0.01% of the pixels (0 differ on all three).
+HALF_BOUNDS = {("det", "fp16"): 0.05, ("rec", "fp16"): 0.03,
+               ("det", "fp16_compute"): 0.05, ("rec", "fp16_compute"): 0.03}
+HALF_MASK_MISMATCH = 1e-4
 
 
 @pytest.mark.parametrize("key,precision", PPOCR_CASES)
@@ -504,8 +542,8 @@ def test_ppocr_v4_every_op_on_opencl(key: str, precision: str, paddleocr: dict[s
 
     expected = onnxruntime_outputs(path, {name: image})
     (out_name, reference), = expected.items()
-    if precision == "fp32":
-        _assert_close(out_name, ours[out_name], reference, FP32_TOLERANCE)
+    _assert_close(out_name, ours[out_name], reference,
+                  FP32_TOLERANCE if precision == "fp32" else HALF_BOUNDS[key, precision])
     if key == "rec":
         reading = _ctc_classes(reference[0])
         assert len(reading) >= 5, "the rendered line should read as text"
@@ -636,6 +674,21 @@ def test_program_binary_cache(tmp_path: Path) -> None:
         # Rewritten (some drivers' binaries differ between compilations: not compared to `good`).
         assert files[0].read_bytes() != content, f"{why}: the entry was not rewritten"
         assert "loaded from the binary cache" in _cache_run(model, feeds, tmp_path)[0], why
+
+
+def test_warm_start_with_both_caches_compiles_and_tunes_nothing(tmp_path: Path) -> None:
+    model, feeds = _conv_chain()
+    lite = convert_onnx(model)
+    expected = run_onnxruntime(model, feeds)["y"]
+    cold = Interpreter(model_content=lite, backend="opencl", cache_dir=tmp_path, tune="fast")
+    _assert_close("y", cold.run(feeds)["y"], expected, FP32_TOLERANCE)
+    report = cold.backend_profile()
+    assert report["program"] == "compiled" and report["tune_ms"] > 0, report
+    warm = Interpreter(model_content=lite, backend="opencl", cache_dir=tmp_path, tune="fast")
+    _assert_close("y", warm.run(feeds)["y"], expected, FP32_TOLERANCE)
+    report = warm.backend_profile()
+    assert report["program"] == "loaded" and report["tune_ms"] == 0, report
+    assert "loaded from the binary cache" in warm.backend_info, warm.backend_info
 
 
 # -- NaN in, NaN out (issue 19) -----------------------------------------------------------------------

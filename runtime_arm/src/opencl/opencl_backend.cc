@@ -155,7 +155,7 @@ std::unique_ptr<OpenClBackend> OpenClBackend::create(const OpenClOptions& option
   }
   // fp16 storage needs half RGBA images: probe one.
   if (options.precision != ClPrecision::kFp32) {
-    cl_mem probe = b->create_image(ImageShape{}, CL_MEM_READ_WRITE, nullptr, &err);
+    cl_mem probe = b->create_image(ImageShape{}, CL_MEM_READ_WRITE, nullptr, true, &err);
     if (probe == nullptr) {
       *reason = "OpenCL device '" + b->device_name_ + "' has no half-float RGBA images: " + cl_error_name(err);
       return nullptr;
@@ -186,8 +186,8 @@ bool OpenClBackend::fits_image(const Shape& shape) const {
   return image_shape(shape, &s) && s.width() <= max_image_width_ && s.height() <= max_image_height_;
 }
 
-cl_mem OpenClBackend::create_image(const ImageShape& s, cl_mem_flags flags, const void* host, cl_int* err) {
-  cl_image_format format = {CL_RGBA, options_.precision != ClPrecision::kFp32 ? CL_HALF_FLOAT : CL_FLOAT};
+cl_mem OpenClBackend::create_image(const ImageShape& s, cl_mem_flags flags, const void* host, bool half, cl_int* err) {
+  cl_image_format format = {CL_RGBA, half ? CL_HALF_FLOAT : CL_FLOAT};
   cl_image_desc desc = {};
   desc.image_type = CL_MEM_OBJECT_IMAGE2D;
   desc.image_width = s.width();
@@ -200,7 +200,7 @@ Status OpenClBackend::allocate(TensorRef* tensor) {
   ImageShape s;
   if (tensor->dtype != lite_fb::DType::FLOAT32 || !image_shape(tensor->shape, &s)) return Status::kUnsupported;
   cl_int err = CL_SUCCESS;
-  tensor->data = create_image(s, CL_MEM_READ_WRITE, nullptr, &err);
+  tensor->data = create_image(s, CL_MEM_READ_WRITE, nullptr, half_storage(), &err);
   return tensor->data != nullptr ? Status::kOk : Status::kOutOfMemory;
 }
 
@@ -209,9 +209,8 @@ void OpenClBackend::release(TensorRef* tensor) {
   tensor->data = nullptr;
 }
 
-void OpenClBackend::pack(const float* dense, const ImageShape& s, void* pixels) const {
+void OpenClBackend::pack(const float* dense, const ImageShape& s, bool half, void* pixels) const {
   const size_t width = s.width();
-  const bool half = options_.precision != ClPrecision::kFp32;
   for (int row = 0; row < s.n * s.h; ++row) {
     for (size_t x = 0; x < width; ++x) {
       const int cb = static_cast<int>(x / static_cast<size_t>(s.w)), w = static_cast<int>(x % static_cast<size_t>(s.w));
@@ -229,9 +228,8 @@ void OpenClBackend::pack(const float* dense, const ImageShape& s, void* pixels) 
   }
 }
 
-void OpenClBackend::unpack(const void* pixels, const ImageShape& s, float* dense) const {
+void OpenClBackend::unpack(const void* pixels, const ImageShape& s, bool half, float* dense) const {
   const size_t width = s.width();
-  const bool half = options_.precision != ClPrecision::kFp32;
   for (int row = 0; row < s.n * s.h; ++row) {
     for (int w = 0; w < s.w; ++w) {
       float* dst = dense + (static_cast<size_t>(row) * s.w + w) * s.c;
@@ -247,9 +245,10 @@ void OpenClBackend::unpack(const void* pixels, const ImageShape& s, float* dense
 Status OpenClBackend::copy_from_host(const void* host, TensorRef* tensor) {
   ImageShape s;
   if (!image_shape(tensor->shape, &s)) return Status::kInternal;
-  const StagingPixels pixels(s.width() * s.height() * pixel_bytes());
+  const bool half = half_storage();
+  const StagingPixels pixels(s.width() * s.height() * pixel_bytes(half));
   if (pixels.data() == nullptr) return Status::kOutOfMemory;
-  pack(static_cast<const float*>(host), s, pixels.data());
+  pack(static_cast<const float*>(host), s, half, pixels.data());
   const size_t origin[3] = {0, 0, 0}, region[3] = {s.width(), s.height(), 1};
   const cl_int err = api().EnqueueWriteImage(queue_, static_cast<cl_mem>(tensor->data), CL_TRUE, origin, region, 0, 0,
                                              pixels.data(), 0, nullptr, nullptr);
@@ -259,13 +258,14 @@ Status OpenClBackend::copy_from_host(const void* host, TensorRef* tensor) {
 Status OpenClBackend::copy_to_host(const TensorRef& tensor, void* host) {
   ImageShape s;
   if (!image_shape(tensor.shape, &s)) return Status::kInternal;
-  const StagingPixels pixels(s.width() * s.height() * pixel_bytes());
+  const bool half = half_storage();
+  const StagingPixels pixels(s.width() * s.height() * pixel_bytes(half));
   if (pixels.data() == nullptr) return Status::kOutOfMemory;
   const size_t origin[3] = {0, 0, 0}, region[3] = {s.width(), s.height(), 1};
   const cl_int err = api().EnqueueReadImage(queue_, static_cast<cl_mem>(tensor.data), CL_TRUE, origin, region, 0, 0,
                                             pixels.data(), 0, nullptr, nullptr);
   if (err != CL_SUCCESS) return Status::kInternal;
-  unpack(pixels.data(), s, static_cast<float*>(host));
+  unpack(pixels.data(), s, half, static_cast<float*>(host));
   return Status::kOk;
 }
 
@@ -275,7 +275,9 @@ cl_kernel OpenClBackend::create_kernel(const char* kernel_name, std::string* err
     const auto start = std::chrono::steady_clock::now();
     ProgramBuild build =
         build_program(a, context_, device_, kOpenClKernelSource,
-                      options_.precision == ClPrecision::kFp16Compute ? "-cl-std=CL1.2 -DLITE_HALF_MATH=1" : "-cl-std=CL1.2",
+                      options_.precision == ClPrecision::kFp16Compute ? "-cl-std=CL1.2 -DLITE_HALF_STORAGE=1 -DLITE_HALF_MATH=1"
+                      : options_.precision == ClPrecision::kFp16      ? "-cl-std=CL1.2 -DLITE_HALF_STORAGE=1"
+                                                                      : "-cl-std=CL1.2",
                       program_key_, options_.cache_dir);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     program_ = build.program;
@@ -312,14 +314,18 @@ cl_mem OpenClBackend::create_constant_image(const TensorRef& tensor, std::string
     *error = "constant is not a float32 tensor of rank <= 4";
     return nullptr;
   }
-  const StagingPixels pixels(s.width() * s.height() * pixel_bytes());
+  // Constants stay float under half storage: a per-channel scale or bias rounded to half is the same
+  // error at every pixel of its channel, a bias that adds up linearly through the layers (on
+  // PP-OCRv4 det it was half of the fp16 error), and they are small (a vector per op, mostly).
+  const bool half = false;
+  const StagingPixels pixels(s.width() * s.height() * pixel_bytes(half));
   if (pixels.data() == nullptr) {
     *error = "out of memory for the constant's staging copy";
     return nullptr;
   }
-  pack(static_cast<const float*>(tensor.data), s, pixels.data());
+  pack(static_cast<const float*>(tensor.data), s, half, pixels.data());
   cl_int err = CL_SUCCESS;
-  cl_mem m = create_image(s, CL_MEM_READ_ONLY, pixels.data(), &err);
+  cl_mem m = create_image(s, CL_MEM_READ_ONLY, pixels.data(), half, &err);
   if (m == nullptr) *error = "clCreateImage failed: " + cl_error_name(err);
   return m;
 }

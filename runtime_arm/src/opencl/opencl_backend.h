@@ -19,7 +19,7 @@ namespace lite {
 enum class ClPrecision : int {
   kFp32 = 0,  // fp32 images and math
   kFp16 = 1,  // fp16 images (storage), fp32 math: works on every device with half images
-  // fp16 images and half math in the elementwise, activation, pooling, resize and depthwise kernels
+  // fp16 images and half math in the activation, pooling and resize kernels (none reads a constant)
   // (program built with -DLITE_HALF_MATH); reductions over many terms accumulate in float. Needs
   // cl_khr_fp16: refused with a reason on a device without it.
   kFp16Compute = 2,
@@ -105,11 +105,12 @@ class OpenClBackend final : public Backend {
 
  private:
   OpenClBackend() = default;
-  cl::cl_mem create_image(const ImageShape& s, cl::cl_mem_flags flags, const void* host, cl::cl_int* err);
+  cl::cl_mem create_image(const ImageShape& s, cl::cl_mem_flags flags, const void* host, bool half, cl::cl_int* err);
   // Host float32 dense (N, H, W, C) <-> the image's pixel rows in its channel type.
-  void pack(const float* dense, const ImageShape& s, void* pixels) const;
-  void unpack(const void* pixels, const ImageShape& s, float* dense) const;
-  size_t pixel_bytes() const { return options_.precision != ClPrecision::kFp32 ? 8 : 16; }
+  void pack(const float* dense, const ImageShape& s, bool half, void* pixels) const;
+  void unpack(const void* pixels, const ImageShape& s, bool half, float* dense) const;
+  static size_t pixel_bytes(bool half) { return half ? 8 : 16; }
+  bool half_storage() const { return options_.precision != ClPrecision::kFp32; }
 
   ClLibrary library_;
   OpenClOptions options_;

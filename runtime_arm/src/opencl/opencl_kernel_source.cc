@@ -19,8 +19,8 @@ __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE |
 
 // The helpers are written once for a vector type T4 of scalar T and made twice: for float4 (every
 // kernel's float path) and as *_r for real4, the type of the kernels that do half math under
-// precision fp16_compute (-DLITE_HALF_MATH: elementwise, activations, pooling, resize, depthwise
-// convolution); without it real4 is float4 and both sets are the same code.
+// precision fp16_compute (-DLITE_HALF_MATH: activations, pooling, resize: the kernels that read no
+// constant, which half math would round to half); without it real4 is float4 and both sets are the same code.
 //
 // max_nan / min_nan: fmax / fmin return the other operand when one is NaN; these keep the NaN, as
 // the CPU kernels and onnxruntime do (x + y is NaN when either is).
@@ -53,6 +53,31 @@ __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE |
   }
 
 LITE_DEFINE_HELPERS(float4, float, )
+
+// write_imagef converts to the image's channel type, and for half the rounding is the
+// implementation's: rusticl rounds toward zero, a bias of half an ulp that adds up layer after layer
+// (its fp16 PP-OCR outputs were 5x further off than PoCL's, which rounds to nearest). Rounding to
+// nearest even here makes the value exact in half, so every implementation stores the same half.
+// Normal halves: 13 mantissa bits dropped with ties to even; below 2^-14 (half subnormals) the
+// quantum is 2^-24, which adding and removing 0.5 rounds to; past 65504 the value is infinite.
+float4 round_to_half(float4 v) {
+  const uint4 u = as_uint4(v);
+  float4 r = as_float4((u + (uint4)(0xFFFu) + ((u >> 13) & (uint4)(1u))) & (uint4)(~0x1FFFu));
+  const float4 a = fabs(v);
+  r = select(r, copysign((a + 0.5f) - 0.5f, v), a < (float4)(0x1p-14f));
+  r = select(r, copysign((float4)(INFINITY), v), fabs(r) > (float4)(65504.0f));
+  return select(r, v, isnan(v));
+}
+
+// Every kernel stores through this. Activations are all half under -DLITE_HALF_STORAGE (precision
+// fp16 and fp16_compute; constants, never written, stay float). A build option rather than
+// get_image_channel_data_type: rusticl answers that query with another image argument's type.
+void store(__write_only image2d_t img, int2 at, float4 v) {
+#ifdef LITE_HALF_STORAGE
+  v = round_to_half(v);
+#endif
+  write_imagef(img, at, v);
+}
 #ifdef LITE_HALF_MATH
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 typedef half4 real4;
@@ -64,7 +89,7 @@ typedef half real;
 typedef float4 real4;
 typedef float real;
 #define read_real(img, at) read_imagef(img, kSampler, at)
-#define write_real(img, at, v) write_imagef(img, at, v)
+#define write_real(img, at, v) store(img, at, v)
 #define as_real4(v) (v)
 #endif
 LITE_DEFINE_HELPERS(real4, real, _r)
@@ -130,17 +155,18 @@ __kernel void conv2d(__read_only image2d_t in, __global const float4* weights, _
       }
     }
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)),
+        zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 
-// Depthwise convolution (group == C_in == C_out). weights: [cb][kh][kw] float4.
+// Depthwise convolution (group == C_in == C_out). weights: [cb][kh][kw] float4. Float math under
+// fp16_compute too: weights rounded to half are a per-channel bias (PP-OCRv4 det: 0.28 off, not 0.03).
 __kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* weights, __global const float4* bias,
                                __write_only image2d_t out, int4 in_shape, int4 out_shape, int4 window,
                                int4 pad_dilation, int act, float alpha, float beta) {
   int n, oh, ow, cb;
   if (!output_pixel(out_shape, &n, &oh, &ow, &cb)) return;
-  real4 acc = as_real4(bias[cb]);
+  float4 acc = bias[cb];
   const int ih0 = oh * window.z - pad_dilation.x, iw0 = ow * window.w - pad_dilation.y;
   __global const float4* wp = weights + (size_t)cb * window.x * window.y;
   for (int ky = 0; ky < window.x; ++ky) {
@@ -149,11 +175,11 @@ __kernel void conv2d_depthwise(__read_only image2d_t in, __global const float4* 
     for (int kx = 0; kx < window.y; ++kx) {
       const int iw = iw0 + kx * pad_dilation.w;
       if (iw < 0 || iw >= in_shape.z) continue;
-      acc = mad(load_r(in, in_shape, n, ih, iw, cb), as_real4(wp[ky * window.y + kx]), acc);
+      acc = mad(load(in, in_shape, n, ih, iw, cb), wp[ky * window.y + kx], acc);
     }
   }
-  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
-             zero_pad_r(activate_r(acc, act, alpha, beta), cb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)),
+             zero_pad(activate(acc, act, alpha, beta), cb, out_shape.w));
 }
 
 // Any other grouped convolution, one output channel per lane. weights: the model's
@@ -187,37 +213,39 @@ __kernel void conv2d_grouped(__read_only image2d_t in, __global const float* wei
     }
     r[l] = acc;
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate((float4)(r[0], r[1], r[2], r[3]), act, alpha, beta), ocb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)),
+        zero_pad(activate((float4)(r[0], r[1], r[2], r[3]), act, alpha, beta), ocb, out_shape.w));
 }
 
 // Broadcast read: dims of size 1 repeat; a single channel repeats across the block.
-real4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
+float4 load_broadcast(__read_only image2d_t img, int4 s, int n, int h, int w, int cb) {
   n = s.x == 1 ? 0 : n;
   h = s.y == 1 ? 0 : h;
   w = s.z == 1 ? 0 : w;
-  if (s.w == 1) return (real4)(load_r(img, s, n, h, w, 0).x);
-  return load_r(img, s, n, h, w, cb);
+  if (s.w == 1) return (float4)(load(img, s, n, h, w, 0).x);
+  return load(img, s, n, h, w, cb);
 }
 
-// op: 0 ADD, 1 SUB, 2 MUL, 3 DIV, 4 MAXIMUM, 5 MINIMUM.
+// op: 0 ADD, 1 SUB, 2 MUL, 3 DIV, 4 MAXIMUM, 5 MINIMUM. Float math under every precision: an
+// operand is often a constant (a per-channel scale or bias, kept float), which half math would
+// round to half again, a bias that adds up through the layers (docs/OPENCL.md, Precision); and an
+// elementwise op is bound by memory, not arithmetic.
 __kernel void binary(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int4 a_shape,
                      int4 b_shape, int4 out_shape, int op, int act, float alpha, float beta) {
   int n, h, w, cb;
   if (!output_pixel(out_shape, &n, &h, &w, &cb)) return;
-  const real4 x = load_broadcast(a, a_shape, n, h, w, cb);
-  const real4 y = load_broadcast(b, b_shape, n, h, w, cb);
-  real4 r;
+  const float4 x = load_broadcast(a, a_shape, n, h, w, cb);
+  const float4 y = load_broadcast(b, b_shape, n, h, w, cb);
+  float4 r;
   switch (op) {
     case 0: r = x + y; break;
     case 1: r = x - y; break;
     case 2: r = x * y; break;
     case 3: r = x / y; break;
-    case 4: r = max_nan_r(x, y); break;
-    default: r = min_nan_r(x, y); break;
+    case 4: r = max_nan(x, y); break;
+    default: r = min_nan(x, y); break;
   }
-  write_real(out, (int2)(get_global_id(0), get_global_id(1)),
-             zero_pad_r(activate_r(r, act, alpha, beta), cb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)), zero_pad(activate(r, act, alpha, beta), cb, out_shape.w));
 }
 
 __kernel void activation(__read_only image2d_t in, __write_only image2d_t out, int4 shape, int act, float alpha,
@@ -257,18 +285,33 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int4 
              zero_pad_r(activate_r(acc, act, alpha, beta), cb, out_shape.w));
 }
 
-// GLOBAL_AVERAGE_POOL / GLOBAL_MAX_POOL: one work item per (channel block, n); output (N, 1, 1, C).
+// GLOBAL_AVERAGE_POOL / GLOBAL_MAX_POOL: one work group of L items (a power of two <= 64) per
+// (channel block, n): global (L * blocks, N), local (L, 1); output (N, 1, 1, C). Item i reduces
+// positions i, i + L, i + 2L, ... in that order, then the group halves its partial results pairwise
+// in a fixed tree: the same order at every run, so results are deterministic (for a given L).
 __kernel void global_pool(__read_only image2d_t in, __write_only image2d_t out, int4 in_shape, int is_max) {
-  const int cb = get_global_id(0), n = get_global_id(1);
-  if (cb >= (in_shape.w + 3) / 4 || n >= in_shape.x) return;
+  __local float4 partial[64];
+  const int item = get_local_id(0), size = get_local_size(0), cb = get_group_id(0), n = get_global_id(1);
+  const int positions = in_shape.y * in_shape.z;
   float4 acc = is_max ? (float4)(-INFINITY) : (float4)(0.0f);
-  for (int h = 0; h < in_shape.y; ++h)
-    for (int w = 0; w < in_shape.z; ++w) {
-      const float4 v = load(in, in_shape, n, h, w, cb);
-      acc = is_max ? max_nan(acc, v) : acc + v;
+  for (int p = item; p < positions && n < in_shape.x; p += size) {
+    const int h = p / in_shape.z;
+    const float4 v = load(in, in_shape, n, h, p - h * in_shape.z, cb);
+    acc = is_max ? max_nan(acc, v) : acc + v;
+  }
+  partial[item] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int half_size = size / 2; half_size > 0; half_size /= 2) {
+    if (item < half_size) {
+      const float4 other = partial[item + half_size];
+      partial[item] = is_max ? max_nan(partial[item], other) : partial[item] + other;
     }
-  if (!is_max) acc = acc / (float)(in_shape.y * in_shape.z);
-  write_imagef(out, (int2)(cb, n), zero_pad(acc, cb, in_shape.w));
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (item != 0 || n >= in_shape.x) return;
+  acc = partial[0];
+  if (!is_max) acc = acc / (float)positions;
+  store(out, (int2)(cb, n), zero_pad(acc, cb, in_shape.w));
 }
 
 // SOFTMAX over channels (the last axis): one work item per (w, n*H + h).
@@ -288,7 +331,7 @@ __kernel void softmax_channels(__read_only image2d_t in, __write_only image2d_t 
   }
   for (int cb = 0; cb < c4; ++cb) {
     const float4 e = exp(read_imagef(in, kSampler, (int2)(cb * shape.z + w, y)) - m) / sum;
-    write_imagef(out, (int2)(cb * shape.z + w, y), zero_pad(e, cb, shape.w));
+    store(out, (int2)(cb * shape.z + w, y), zero_pad(e, cb, shape.w));
   }
 }
 
@@ -339,7 +382,7 @@ __kernel void concat(__read_only image2d_t i0, __read_only image2d_t i1, __read_
     if (axis == 2) s.z = e[j] - start;
     r = read_input(j, i0, i1, i2, i3, i4, i5, (int2)(cb * s.z + coord[2], coord[0] * s.y + coord[1]));
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), r);
+  store(out, (int2)(get_global_id(0), get_global_id(1)), r);
 }
 
 // Pixel of element `index` of a tensor of folded shape s in dense row-major order, and its lane.
@@ -375,7 +418,7 @@ __kernel void relayout(__read_only image2d_t in, __write_only image2d_t out, int
     const int2 at = pixel_of(in_shape, i, &li);
     v[l] = lane(read_imagef(in, kSampler, at), li);
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), (float4)(v[0], v[1], v[2], v[3]));
+  store(out, (int2)(get_global_id(0), get_global_id(1)), (float4)(v[0], v[1], v[2], v[3]));
 }
 
 // Pixel position p = (n*H + h)*W + w of a folded shape s, channel block cb.
@@ -413,7 +456,7 @@ __kernel void layer_norm(__read_only image2d_t in, __write_only image2d_t out, i
         const int i = p * shape.w + cb * 4 + l;
         r[l] = (lane(v, l) - mean) * inv * scale[i] + bias[i];
       }
-      write_imagef(out, at, (float4)(r[0], r[1], r[2], r[3]));
+      store(out, at, (float4)(r[0], r[1], r[2], r[3]));
     }
 }
 
@@ -430,7 +473,7 @@ __kernel void softmax_axis(__read_only image2d_t in, __write_only image2d_t out,
   for (int k = 0; k < len; ++k) sum += exp(read_imagef(in, kSampler, position_pixel(shape, first + (long)k * stride, cb)) - m);
   for (int k = 0; k < len; ++k) {
     const int2 at = position_pixel(shape, first + (long)k * stride, cb);
-    write_imagef(out, at, zero_pad(exp(read_imagef(in, kSampler, at) - m) / sum, cb, shape.w));
+    store(out, at, zero_pad(exp(read_imagef(in, kSampler, at) - m) / sum, cb, shape.w));
   }
 }
 
@@ -452,7 +495,7 @@ __kernel void matmul(__read_only image2d_t a, __read_only image2d_t b, __write_o
     if (k0 + 2 < k_total) acc = mad((float4)(x.z), load(b, b_shape, bn, bh, k0 + 2, jb), acc);
     if (k0 + 3 < k_total) acc = mad((float4)(x.w), load(b, b_shape, bn, bh, k0 + 3, jb), acc);
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)), zero_pad(activate(acc, act, alpha, beta), jb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)), zero_pad(activate(acc, act, alpha, beta), jb, out_shape.w));
 }
 
 // CONV_TRANSPOSE_2D (group 1) as a gather: output (oh, ow) takes input (ih, iw) through tap (ky, kx)
@@ -479,8 +522,8 @@ __kernel void conv2d_transpose(__read_only image2d_t in, __global const float4* 
       }
     }
   }
-  write_imagef(out, (int2)(get_global_id(0), get_global_id(1)),
-               zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+  store(out, (int2)(get_global_id(0), get_global_id(1)),
+        zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 
 // RESIZE on H and W. rows / cols: per output row and column, the source index pair (i0, i1) and
@@ -520,7 +563,7 @@ __kernel void fully_connected(__read_only image2d_t in, __global const float4* w
     acc = mad_block(v, wp, acc);
     wp += 4;
   }
-  write_imagef(out, position_pixel(out_shape, p, ocb), zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
+  store(out, position_pixel(out_shape, p, ocb), zero_pad(activate(acc, act, alpha, beta), ocb, out_shape.w));
 }
 )CLC";
 

@@ -487,7 +487,19 @@ Status global_pool_prepare(OpContext* ctx) {
   ClOpState* s = new_state(ctx, "global_pool");
   if (s == nullptr) return Status::kInternal;
   const ImageShape in = image_of(ctx, ctx->input(0));
-  s->global[0] = static_cast<size_t>((in.c + 3) / 4);
+  // A work group per channel block (the kernel's reduction tree): L items, the largest power of two
+  // <= 64 (its local array), the kernel's work-group limit and the positions to reduce. Fixed here,
+  // not tuned, so the summation order never changes.
+  size_t limit = 0;
+  if (s->api->GetKernelWorkGroupInfo(s->kernel, s->backend->device(), CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit,
+                                     nullptr) != CL_SUCCESS)
+    limit = 1;
+  const size_t positions = static_cast<size_t>(in.h) * static_cast<size_t>(in.w);
+  size_t items = 1;
+  while (items * 2 <= 64 && items * 2 <= limit && items * 2 <= positions) items *= 2;
+  s->local = LocalSize{items, 1};
+  s->tuned = true;
+  s->global[0] = items * static_cast<size_t>((in.c + 3) / 4);
   s->global[1] = static_cast<size_t>(in.n);
   s->input_arg[0] = 0;
   s->output_arg = 1;
