@@ -34,6 +34,9 @@ class QuantConfig:
       returns it (higher is better; e.g. accuracy on held-out data); layers are kept in fp32 until it
       reaches ``accuracy_target``.
     max_fp32_layers: at most this many layers kept in fp32 by mixed precision (None: no limit).
+    whole_decision_ranges: graph outputs and the logits a SOFTMAX / ARG_MAX / TOP_K reads get their
+      whole observed range whatever ``algorithm`` says (slim/decision_tensors.py: their extremes are
+      the prediction; a percentile clips the winners into ties). ``overrides`` still win.
     """
 
     algorithm: str = "abs_max"
@@ -48,6 +51,7 @@ class QuantConfig:
     accuracy_target: float | None = None
     eval_fn: Callable[[bytes], float] | None = None
     max_fp32_layers: int | None = None
+    whole_decision_ranges: bool = True
 
     @property
     def mixed_precision(self) -> bool:
