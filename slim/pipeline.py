@@ -25,6 +25,7 @@ from slim.bias_correction import FloatParams, WindowMean, correct_biases, float_
 from slim.calibrate import CalibrationResult, Tap, calibrate
 from slim.calibration_data import CalibrationInput, InputSpec, load_batches
 from slim.config import QuantConfig
+from slim.decision_tensors import decision_tensors
 from slim.fp32_weights import restore_fp32_weights
 
 
@@ -62,8 +63,10 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
     inputs = [loaded.graph.tensors[name] for name in loaded.graph.inputs]
     batches = load_batches(data, [InputSpec(t.name, t.dtype, t.shape) for t in inputs])
     graph = lower(loaded)
-    algorithm_of = {node.outputs[0]: settings.overrides[node.name]
-                    for node in graph.nodes if node.name in settings.overrides and node.outputs}
+    whole = decision_tensors(graph) if settings.whole_decision_ranges else set()
+    algorithm_of = {name: "abs_max" for name in whole}
+    algorithm_of.update({node.outputs[0]: settings.overrides[node.name]
+                         for node in graph.nodes if node.name in settings.overrides and node.outputs})
     means = window_means(graph) if settings.bias_correction else {}
     taps: list[Tap] = [(mean.node.inputs[0], mean.update) for mean in means.values()]
     calibration = calibrate(graph, batches, settings, algorithm_of, taps)
