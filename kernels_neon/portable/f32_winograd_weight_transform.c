@@ -11,8 +11,35 @@
 #include "f32_winograd_transforms.h"
 #include "lite_kernels/f32_winograd.h"
 
+#if defined(__arm__) && defined(__ARM_NEON)
+/* armv7: GCC lowers GNU vector float arithmetic to scalar VFP there (NEON float is not IEEE: it
+ * flushes denormals), so the vectors are NEON intrinsics, as in the armv7 kernels. */
+#include <arm_neon.h>
+typedef float32x4_t wt_v4;
+#define WT_ADD(a, b) vaddq_f32(a, b)
+#define WT_SUB(a, b) vsubq_f32(a, b)
+#define WT_MUL(a, b) vmulq_f32(a, b)
+#define WT_FMA(acc, a, b) vfmaq_f32(acc, a, b)
+#define WT_SET1(x) vdupq_n_f32(x)
+#define WT_ZERO vdupq_n_f32(0.0f)
+#define WT_INLINE static inline __attribute__((always_inline))
+WT_INLINE wt_v4 wt_load(const float* p) { return vld1q_f32(p); }
+WT_INLINE void wt_store(float* p, wt_v4 v) { vst1q_f32(p, v); }
+WT_INLINE void wt_transpose(wt_v4* r) {
+  const float32x4x2_t a = vtrnq_f32(r[0], r[1]), b = vtrnq_f32(r[2], r[3]);
+  r[0] = vcombine_f32(vget_low_f32(a.val[0]), vget_low_f32(b.val[0]));
+  r[1] = vcombine_f32(vget_low_f32(a.val[1]), vget_low_f32(b.val[1]));
+  r[2] = vcombine_f32(vget_high_f32(a.val[0]), vget_high_f32(b.val[0]));
+  r[3] = vcombine_f32(vget_high_f32(a.val[1]), vget_high_f32(b.val[1]));
+}
+#else
 typedef float wt_v4 __attribute__((vector_size(16)));
-
+#define WT_ADD(a, b) ((a) + (b))
+#define WT_SUB(a, b) ((a) - (b))
+#define WT_MUL(a, b) ((a) * (b))
+#define WT_FMA(acc, a, b) ((acc) + (a) * (b))
+#define WT_SET1(x) ((wt_v4){(x), (x), (x), (x)})
+#define WT_ZERO ((wt_v4){0.0f, 0.0f, 0.0f, 0.0f})
 #define WT_INLINE static inline __attribute__((always_inline))
 
 WT_INLINE wt_v4 wt_load(const float* p) {
@@ -22,24 +49,6 @@ WT_INLINE wt_v4 wt_load(const float* p) {
 }
 
 WT_INLINE void wt_store(float* p, wt_v4 v) { memcpy(p, &v, sizeof(v)); }
-
-/* The operation prefix of the generated 1-D transforms (LITE_WINO_F<m>_G) over these vectors. */
-#define WT_T wt_v4
-#define WT_ADD(a, b) ((a) + (b))
-#define WT_SUB(a, b) ((a) - (b))
-#define WT_MUL(a, b) ((a) * (b))
-#define WT_FMA(acc, a, b) ((acc) + (a) * (b))
-#define WT_SET1(x) ((wt_v4){(x), (x), (x), (x)})
-
-/* y[0 .. alpha) = G x for one column (or row) x of 3 values. */
-WT_INLINE void wt_g(int M, const wt_v4* x, wt_v4* y) {
-  if (M == 2)
-    LITE_WINO_F2_G(WT, x, y);
-  else if (M == 4)
-    LITE_WINO_F4_G(WT, x, y);
-  else
-    LITE_WINO_F6_G(WT, x, y);
-}
 
 /* 4 x 4 transpose: r[i] lane j <- r[j] lane i. */
 WT_INLINE void wt_transpose(wt_v4* r) {
@@ -53,6 +62,19 @@ WT_INLINE void wt_transpose(wt_v4* r) {
   r[2] = __builtin_shuffle(t1, t3, (wt_i4){0, 1, 4, 5});
   r[3] = __builtin_shuffle(t1, t3, (wt_i4){2, 3, 6, 7});
 }
+#endif
+/* The operation prefix of the generated 1-D transforms (LITE_WINO_F<m>_G) over these vectors. */
+#define WT_T wt_v4
+
+/* y[0 .. alpha) = G x for one column (or row) x of 3 values. */
+WT_INLINE void wt_g(int M, const wt_v4* x, wt_v4* y) {
+  if (M == 2)
+    LITE_WINO_F2_G(WT, x, y);
+  else if (M == 4)
+    LITE_WINO_F4_G(WT, x, y);
+  else
+    LITE_WINO_F6_G(WT, x, y);
+}
 
 /* Output channels [co, co + 4) (zeros past out_c) of input channels [ci0, ci0 + 4) (only `n` of them),
  * each U row of 4 channels stored at dst + t * t_stride + (1 + ci) * nr. */
@@ -64,7 +86,7 @@ WT_INLINE void wt_block(int M, const lite_conv2d_params* p, const float* weight,
     for (size_t j = 0; j < 4; ++j) {
       const float* src = weight + ((co + j) * 9 + (size_t)tap) * Ci + ci0;
       if (co + j >= p->out_c) {
-        g[tap][j] = (wt_v4){0.0f, 0.0f, 0.0f, 0.0f};
+        g[tap][j] = WT_ZERO;
       } else if (n == 4) {
         g[tap][j] = wt_load(src);
       } else {
