@@ -92,7 +92,7 @@ ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_
 	test_threads.py test_conv_pointwise_depthwise.py test_conv_weight_heavy.py test_conv_im2col_runs.py \
 	test_slim_int8_ops.py test_int8_kernels.py test_int8_stem.py test_int8_conv_transpose.py \
 	test_int8_elementwise_threads.py test_int8_input_transpose.py test_compose_tables_int8.py test_import_int8.py \
-	test_int8_op_families.py test_int8_quantize_onnxruntime.py \
+	test_int8_op_families.py test_int8_quantize_onnxruntime.py test_winograd_memory.py \
 	test_hostile_models.py test_runtime_binding.py test_profiling.py test_cpu_affinity.py \
 	test_onnx_node_conformance.py test_layout_nhwc.py test_control_flow.py test_tflite_streaming.py \
 	test_tflite_recurrent.py test_import_dynquant.py test_tflite_conv_prelu.py test_tflite_computed_weights.py \

@@ -207,27 +207,44 @@ OURS_LABEL = "lite"
 # product).
 QEMU_CPUS = (("aarch64", None), ("aarch64", "cortex-a76"), ("aarch64", "cortex-a72"),
              ("aarch64", "cortex-a53"), ("armv7", None))
+# Also counted with the packed-weight bound a memory-tight board would set (packed_weight_ratio 1.5; the
+# default is no bound): what it saves in memory and costs in instructions.
+BOUNDED_RATIO = 1.5
+BOUNDED_CPUS = (("aarch64", "cortex-a72"), ("armv7", None))
+
+
+def _memory_cell(count: dict) -> str:
+    """Memory committed (arena + scratch + packed weights) and its multiple of the weights."""
+    memory, weights = count.get("memory_bytes"), count.get("weights_bytes")
+    return f"{memory / 1e6:.1f} MB ({memory / weights:.2f}x)" if memory and weights else "-"
 
 
 def _instruction_counts(models: list[tuple[Workload, Path, int]]) -> list[str]:
     """Instructions per inference of each (static-shape) .lite under qemu, one counted run each
-    (the count is deterministic), single-threaded."""
+    (the count is deterministic), single-threaded, with the memory the runtime committed."""
     lines = ["Counted by `lite_converter.app.bench_qemu` (the cross-built `lite_bench` under qemu-user "
              "with an instruction-counting plugin; loading and the first run excluded; 1 thread). A device-"
-             "independent cost figure, not a latency.", "",
-             "| model | target (qemu -cpu) | instructions per inference | FLOPs per instruction |",
-             "| --- | --- | --- | --- |"]
+             "independent cost figure, not a latency. Memory: what the interpreter committed (arena + "
+             "scratch + packed weights, `lite_interpreter_memory_bytes`) and its multiple of the model's "
+             "weight bytes, with the default packed_weight_ratio (no bound) and, where marked, 1.5 "
+             "(`lite bench MODEL --target aarch64 --cpu cortex-a72 --packed-weight-ratio 1.5`).", "",
+             "| model | target (qemu -cpu) | instructions per inference | FLOPs per instruction | memory |",
+             "| --- | --- | --- | --- | --- |"]
     for workload, lite_path, flops in models:
-        for target, cpu in QEMU_CPUS:
+        runs = [(target, cpu, None) for target, cpu in QEMU_CPUS]
+        runs += [(target, cpu, BOUNDED_RATIO) for target, cpu in BOUNDED_CPUS]
+        for target, cpu, ratio in runs:
+            label = workload.label + (f", packed_weight_ratio {ratio}" if ratio is not None else "")
             try:
-                count = bench_qemu.count_instructions(lite_path, target=target, runs=1, cpu=cpu)
+                count = bench_qemu.count_instructions(lite_path, target=target, runs=1, cpu=cpu,
+                                                      packed_weight_ratio=ratio)
             except Exception as error:  # noqa: BLE001 - report the failure in the table
-                lines.append(f"| {workload.label} | {target} | failed: {type(error).__name__}: "
-                             f"{str(error)[-200:]} | - |")
+                lines.append(f"| {label} | {target} | failed: {type(error).__name__}: "
+                             f"{str(error)[-200:]} | - | - |")
                 continue
             per_inference = count["instructions_per_inference"]
-            lines.append(f"| {workload.label} | {target} ({count['cpu']}) | {per_inference / 1e6:.1f} M | "
-                         f"{flops / per_inference:.2f} |")
+            lines.append(f"| {label} | {target} ({count['cpu']}) | {per_inference / 1e6:.1f} M | "
+                         f"{flops / per_inference:.2f} | {_memory_cell(count)} |")
     return lines
 
 

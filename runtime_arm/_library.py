@@ -53,6 +53,7 @@ class OptionsStruct(Structure):
         ("cache_dir", c_char_p),
         ("max_memory_bytes", c_size_t),
         ("tune", c_int),
+        ("packed_weight_ratio", c_float),
     ]
 
 
@@ -131,6 +132,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_get_output": (c_int, [c_void_p, c_int, c_void_p, c_size_t]),
     "lite_interpreter_arena_bytes": (c_size_t, [c_void_p]),
     "lite_interpreter_memory_bytes": (c_size_t, [c_void_p]),
+    "lite_interpreter_weights_bytes": (c_size_t, [c_void_p]),
     "lite_interpreter_tensor_count": (c_int, [c_void_p]),
     "lite_interpreter_tensor_info": (c_int, [c_void_p, c_int, POINTER(TensorInfoStruct)]),
     "lite_interpreter_set_profiling": (c_int, [c_void_p, c_int]),

@@ -7,6 +7,7 @@ or Android application would. Errors raise :class:`LiteError` with the C API's s
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 from collections.abc import Mapping, Sequence
 from ctypes import byref, c_int, c_int64, c_void_p
@@ -78,7 +79,10 @@ class Interpreter:
     compiled OpenCL program between runs, so later creations skip compiling, and the choices of
     ``tune`` ("none": the driver picks work-group sizes; "fast", "normal", "exhaustive": timed at
     each op's first run). ``precision="fp16_compute"`` adds half math where the device has
-    cl_khr_fp16. docs/OPENCL.md.
+    cl_khr_fp16. docs/OPENCL.md. ``packed_weight_ratio`` bounds the packed weights the CPU ops keep, as
+    a multiple of the model's weight bytes (default ``math.inf``: every Winograd layer keeps its
+    transformed weight, the fastest; with a bound, e.g. 1.5, a Winograd layer over it transforms its
+    weight at every run, with the same results and more instructions): see ``memory_bytes`` and docs/ARCHITECTURE.md.
     """
 
     def __init__(
@@ -93,6 +97,7 @@ class Interpreter:
         precision: str = "fp32",
         cache_dir: str | os.PathLike[str] | None = None,
         tune: str = "none",
+        packed_weight_ratio: float = math.inf,
     ) -> None:
         if (model_path is None) == (model_content is None):
             raise ValueError("give exactly one of model_path and model_content")
@@ -100,6 +105,8 @@ class Interpreter:
             raise ValueError(f"cpu_affinity must be one of {', '.join(map(repr, CPU_AFFINITY))}, "
                              f"got {cpu_affinity!r}")
         threads = checked_int(threads, "threads", INT32_RANGE)
+        if not isinstance(packed_weight_ratio, (int, float)) or not packed_weight_ratio > 0:
+            raise ValueError(f"packed_weight_ratio must be a number > 0, got {packed_weight_ratio!r}")
         max_memory_bytes = checked_int(max_memory_bytes, "max_memory_bytes", (1, SIZE_RANGE[1]))
         path = encoded_path(model_path) if model_path is not None else None
         cache = encoded_path(cache_dir, "cache_dir") if cache_dir is not None else None
@@ -131,6 +138,7 @@ class Interpreter:
         options.precision = PRECISIONS[precision]
         options.cache_dir = cache  # `cache` stays alive until create has copied it
         options.tune = TUNE_LEVELS[tune]
+        options.packed_weight_ratio = float(packed_weight_ratio)
         status = self._lib.lite_interpreter_create(self._model, byref(options), byref(self._it), byref(error))
         if status != Status.OK:
             self._lib.lite_model_destroy(self._model)
@@ -387,6 +395,11 @@ class Interpreter:
         """Memory the last allocation counted against ``max_memory_bytes`` (arena, scratch, packed
         weights, prepare-time values); after one refused for the bound, what it had asked for."""
         return int(self._lib.lite_interpreter_memory_bytes(self._live()))
+
+    @property
+    def weights_bytes(self) -> int:
+        """Bytes of the model's weights (its constants): what ``packed_weight_ratio`` multiplies."""
+        return int(self._lib.lite_interpreter_weights_bytes(self._live()))
 
     def tensor_details(self) -> list[dict[str, Any]]:
         """Every graph tensor as of the last allocation: name, dtype, shape, storage ("constant",

@@ -148,27 +148,12 @@ static int pack_weight_stride2(const lite_f32_gemm_config* gemm, const lite_conv
   return 1;
 }
 
-/* U_t[ci][co] = (G g G^T)[i][j] for t = i * alpha + j, in double, then packed as GEMM B [in_c x out_c]. */
+/* U_t = G g G^T (F(7,2) above), by the function a run without a packed weight uses (same bits). */
 int lite_f32_winograd_pack_weight(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* p,
                                   const float* weight, float* packed) {
   if (m == 7) return pack_weight_stride2(gemm, p, weight, packed);
-  const double(*g)[3] = m == 2 ? lite_wino_f2_g : (m == 4 ? lite_wino_f4_g : lite_wino_f6_g);
-  const size_t A = (size_t)m + 2, Ci = p->in_c, Co = p->out_c;
-  const size_t per_t = lite_f32_gemm_packed_size(gemm, Co, Ci);
-  float* u = malloc(sizeof(float) * (Ci * Co + 1));
-  if (u == NULL) return 0;
-  for (size_t i = 0; i < A; ++i)
-    for (size_t j = 0; j < A; ++j) {
-      for (size_t co = 0; co < Co; ++co)
-        for (size_t ci = 0; ci < Ci; ++ci) {
-          double s = 0.0;
-          for (size_t a = 0; a < 3; ++a)
-            for (size_t b = 0; b < 3; ++b) s += g[i][a] * (double)weight[((co * 3 + a) * 3 + b) * Ci + ci] * g[j][b];
-          u[ci * Co + co] = (float)s;
-        }
-      lite_f32_gemm_pack_b(gemm, Co, Ci, u, Co, 1, NULL, packed + (i * A + j) * per_t);
-    }
-  free(u);
+  lite_f32_winograd_transform_weight(gemm, m, p, weight, 0, p->out_c, packed,
+                                     lite_f32_gemm_packed_size(gemm, p->out_c, p->in_c));
   return 1;
 }
 
@@ -197,6 +182,11 @@ size_t lite_f32_winograd_block_tiles(int m, const lite_conv2d_params* p) {
 size_t lite_f32_winograd_scratch_size(int m, const lite_conv2d_params* p) {
   const size_t ci = v_row(m, p), co = round_lanes(p->out_c);
   return alpha2(m) * lite_f32_winograd_block_tiles(m, p) * (ci + co);
+}
+
+size_t lite_f32_winograd_scratch_size_unpacked(const lite_f32_gemm_config* gemm, int m,
+                                               const lite_conv2d_params* p) {
+  return lite_f32_winograd_scratch_size(m, p) + alpha2(m) * lite_f32_gemm_packed_size(gemm, gemm->nr, p->in_c);
 }
 
 lite_f32_winograd_fn lite_f32_winograd_select(void) {

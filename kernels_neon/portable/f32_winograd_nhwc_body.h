@@ -7,7 +7,8 @@
  * out_c, co_pad, in_c, v, ldv, packed, m_out, ldm) (returns 0 to fall back to the GEMM).
  *
  * Scratch layout per block of TB tiles: V[t][tile][ci_pad] (transformed input, t = alpha^2 points)
- * then M[t][tile][co_pad] (products); ci_pad / co_pad round the channels up to the vector width so
+ * then M[t][tile][co_pad] (products), then, without a packed weight, U of one panel of output
+ * channels (f32_winograd.h); ci_pad / co_pad round the channels up to the vector width so
  * the transforms always move whole vectors (the GEMM reads only in_c columns and writes only out_c,
  * the padding columns of M stay zero). Stride 2 (m = 7, f32_winograd.h): V rows of 4 phases x cs channel
  * slots, K = 4 cs columns all read by the GEMM. */
@@ -185,7 +186,7 @@ WG_OUT_OF_LINE void wg_output_tile(int M, const lite_conv2d_params* p, const flo
 }
 
 WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite_conv2d_params* p, const float* input,
-                             const float* packed, const float* bias, const lite_activation* act, float* output,
+                             const float* packed, const float* weight, const float* bias, const lite_activation* act, float* output,
                              float* scratch, size_t tr_begin, size_t tr_end, size_t co_begin, size_t co_end) {
   const size_t A = (size_t)WG_ALPHA(M), T2 = A * A;
   const int S = M == 7 ? 2 : 1;
@@ -201,6 +202,9 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
   const size_t c_end = (co_end + LV_W - 1) / LV_W * LV_W < co_pad ? (co_end + LV_W - 1) / LV_W * LV_W : co_pad;
   float* v = scratch;
   float* mat = scratch + T2 * TB * vrow;
+  /* Without a packed weight: one panel of U at a time, transformed into the scratch after M, per block. */
+  float* u = mat + T2 * TB * co_pad;
+  const size_t chunk = packed != NULL ? n_cols : gemm->nr, u_t = lite_f32_gemm_packed_size(gemm, gemm->nr, K);
   /* The output transform reads whole vectors: the padding columns past out_c (never written by the
    * GEMM) are zeroed, not the whole of M (a memset of all of M per call cost more than the input
    * transform when a layer's channels are split among several calls). */
@@ -221,14 +225,26 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
       wg_input_tile(M, S, p, input + n * in_image, (ptrdiff_t)(ty * (size_t)(M * S)) - (ptrdiff_t)p->pad_top,
                     (ptrdiff_t)(tx * (size_t)(M * S)) - (ptrdiff_t)p->pad_left, ci_pad, K / 4, v + b * vrow, TB * vrow);
     }
-    for (size_t t = 0; t < T2; ++t) {
+    for (size_t cb = co_begin; cb < co_end; cb += chunk) {
+      const size_t ce = co_end - cb < chunk ? co_end : cb + chunk;
+      const float* w_t = u;
+      size_t w_stride = u_t;
+      if (packed != NULL) {
+        w_t = packed + panel_offset;
+        w_stride = per_t;
+      } else {
+        lite_f32_winograd_transform_weight(gemm, M, p, weight, cb, ce, u, u_t);
+      }
+      for (size_t t = 0; t < T2; ++t) {
 #ifdef LITE_WINOGRAD_TILE_GEMM
-      if (LITE_WINOGRAD_TILE_GEMM(gemm, nb, n_cols, c_end - co_begin, K, v + t * TB * vrow, vrow,
-                                  packed + t * per_t + panel_offset, mat + t * TB * co_pad + co_begin, co_pad))
-        continue;
+        const size_t ce_pad = (ce + LV_W - 1) / LV_W * LV_W < co_pad ? (ce + LV_W - 1) / LV_W * LV_W : co_pad;
+        if (LITE_WINOGRAD_TILE_GEMM(gemm, nb, ce - cb, ce_pad - cb, K, v + t * TB * vrow, vrow, w_t + t * w_stride,
+                                    mat + t * TB * co_pad + cb, co_pad))
+          continue;
 #endif
-      lite_f32_gemm_packed_compute(gemm, nb, 0, n_cols, K, v + t * TB * vrow, vrow, packed + t * per_t + panel_offset,
-                                   NULL, mat + t * TB * co_pad + co_begin, co_pad);
+        lite_f32_gemm_packed_compute(gemm, nb, 0, ce - cb, K, v + t * TB * vrow, vrow, w_t + t * w_stride, NULL,
+                                     mat + t * TB * co_pad + cb, co_pad);
+      }
     }
     for (size_t b = 0; b < nb; ++b) {
       const size_t idx = start + b, tr = idx / tiles_x, tx = idx % tiles_x, n = tr / tiles_y, ty = tr % tiles_y;
@@ -249,15 +265,15 @@ WG_ALWAYS_INLINE void wg_run(int M, const lite_f32_gemm_config* gemm, const lite
 LITE_F32_WINOGRAD_DECLARE(LITE_WINOGRAD_ENTRY) {
   if (act != NULL && act->kind == LITE_ACT_NONE) act = NULL;
   if (m == 2)
-    wg_run(2, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
+    wg_run(2, gemm, params, input, packed_weight, weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
            co_end);
   else if (m == 4)
-    wg_run(4, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
+    wg_run(4, gemm, params, input, packed_weight, weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
            co_end);
   else if (m == 7)
-    wg_run(7, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
+    wg_run(7, gemm, params, input, packed_weight, weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
            co_end);
   else
-    wg_run(6, gemm, params, input, packed_weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
+    wg_run(6, gemm, params, input, packed_weight, weight, bias, act, output, scratch, tile_row_begin, tile_row_end, co_begin,
            co_end);
 }

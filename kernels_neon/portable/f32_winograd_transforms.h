@@ -5,7 +5,8 @@
  * P##_FMA(acc, a, b) = acc + a * b, P##_SET1): one definition serves each vector ISA and scalar C:
  *   LITE_WINO_F<m>_BT: alpha inputs -> alpha outputs (input transform, on columns then rows)
  *   LITE_WINO_F<m>_AT: alpha inputs -> m outputs (output transform, columns then rows)
- * and G (alpha x r) as exact double tables for the weight transform done once at prepare.
+ *   LITE_WINO_F<m>_G:  r inputs -> alpha outputs (weight transform G g G^T, columns then rows)
+ * and G (alpha x r) as exact double tables (the stride-2 weight transform uses them).
  * Rows (B^T) and columns (A^T) of a point pair p, -p share their even / odd partial sums
  * (temporaries of type P##_T): about a third fewer operations than one sum per output. */
 #ifndef LITE_F32_WINOGRAD_TRANSFORMS_H
@@ -27,6 +28,15 @@
     const P##_T wino_d0_ = P##_SUB((in)[1], (in)[2]); \
     (out)[0] = P##_ADD((in)[0], wino_s0_); \
     (out)[1] = P##_ADD(wino_d0_, (in)[3]); \
+  } while (0)
+#define LITE_WINO_F2_G(P, in, out) \
+  do { \
+    const P##_T wino_e0_ = P##_FMA(P##_MUL((in)[0], P##_SET1(0.5f)), (in)[2], P##_SET1(0.5f)); \
+    const P##_T wino_o0_ = P##_MUL((in)[1], P##_SET1(0.5f)); \
+    (out)[0] = P##_MUL((in)[0], P##_SET1(-1.0f)); \
+    (out)[1] = P##_ADD(wino_e0_, wino_o0_); \
+    (out)[2] = P##_SUB(wino_e0_, wino_o0_); \
+    (out)[3] = (in)[2]; \
   } while (0)
 static const double lite_wino_f2_g[4][3] = {{-1.0, 0.0, 0.0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0.0, 0.0, 1.0}};
 
@@ -54,6 +64,19 @@ static const double lite_wino_f2_g[4][3] = {{-1.0, 0.0, 0.0}, {0.5, 0.5, 0.5}, {
     (out)[1] = P##_FMA(wino_d0_, wino_d1_, P##_SET1(2.0f)); \
     (out)[2] = P##_FMA(wino_s0_, wino_s1_, P##_SET1(4.0f)); \
     (out)[3] = P##_FMA(P##_ADD(wino_d0_, (in)[5]), wino_d1_, P##_SET1(8.0f)); \
+  } while (0)
+#define LITE_WINO_F4_G(P, in, out) \
+  do { \
+    const P##_T wino_e0_ = P##_FMA(P##_MUL((in)[0], P##_SET1(-0.166666667f)), (in)[2], P##_SET1(-0.166666667f)); \
+    const P##_T wino_o0_ = P##_MUL((in)[1], P##_SET1(-0.166666667f)); \
+    const P##_T wino_e1_ = P##_FMA(P##_MUL((in)[0], P##_SET1(0.0416666667f)), (in)[2], P##_SET1(0.166666667f)); \
+    const P##_T wino_o1_ = P##_MUL((in)[1], P##_SET1(0.0833333333f)); \
+    (out)[0] = P##_MUL((in)[0], P##_SET1(0.25f)); \
+    (out)[1] = P##_ADD(wino_e0_, wino_o0_); \
+    (out)[2] = P##_SUB(wino_e0_, wino_o0_); \
+    (out)[3] = P##_ADD(wino_e1_, wino_o1_); \
+    (out)[4] = P##_SUB(wino_e1_, wino_o1_); \
+    (out)[5] = (in)[2]; \
   } while (0)
 static const double lite_wino_f4_g[6][3] = {{0.25, 0.0, 0.0}, {-0.16666666666666666, -0.16666666666666666, -0.16666666666666666}, {-0.16666666666666666, 0.16666666666666666, -0.16666666666666666}, {0.041666666666666664, 0.08333333333333333, 0.16666666666666666}, {0.041666666666666664, -0.08333333333333333, 0.16666666666666666}, {0.0, 0.0, 1.0}};
 
@@ -89,6 +112,23 @@ static const double lite_wino_f4_g[6][3] = {{0.25, 0.0, 0.0}, {-0.16666666666666
     (out)[3] = P##_FMA(P##_FMA(wino_d0_, wino_d1_, P##_SET1(8.0f)), wino_d2_, P##_SET1(0.125f)); \
     (out)[4] = P##_FMA(P##_FMA(wino_s0_, wino_s1_, P##_SET1(16.0f)), wino_s2_, P##_SET1(0.0625f)); \
     (out)[5] = P##_FMA(P##_FMA(P##_ADD(wino_d0_, (in)[7]), wino_d1_, P##_SET1(32.0f)), wino_d2_, P##_SET1(0.03125f)); \
+  } while (0)
+#define LITE_WINO_F6_G(P, in, out) \
+  do { \
+    const P##_T wino_e0_ = P##_FMA(P##_MUL((in)[0], P##_SET1(-0.222222222f)), (in)[2], P##_SET1(-0.222222222f)); \
+    const P##_T wino_o0_ = P##_MUL((in)[1], P##_SET1(-0.222222222f)); \
+    const P##_T wino_e1_ = P##_FMA(P##_MUL((in)[0], P##_SET1(0.0111111111f)), (in)[2], P##_SET1(0.0444444444f)); \
+    const P##_T wino_o1_ = P##_MUL((in)[1], P##_SET1(0.0222222222f)); \
+    const P##_T wino_e2_ = P##_FMA(P##_MUL((in)[0], P##_SET1(0.711111111f)), (in)[2], P##_SET1(0.177777778f)); \
+    const P##_T wino_o2_ = P##_MUL((in)[1], P##_SET1(0.355555556f)); \
+    (out)[0] = P##_MUL((in)[0], P##_SET1(-1.0f)); \
+    (out)[1] = P##_ADD(wino_e0_, wino_o0_); \
+    (out)[2] = P##_SUB(wino_e0_, wino_o0_); \
+    (out)[3] = P##_ADD(wino_e1_, wino_o1_); \
+    (out)[4] = P##_SUB(wino_e1_, wino_o1_); \
+    (out)[5] = P##_ADD(wino_e2_, wino_o2_); \
+    (out)[6] = P##_SUB(wino_e2_, wino_o2_); \
+    (out)[7] = (in)[2]; \
   } while (0)
 static const double lite_wino_f6_g[8][3] = {{-1.0, 0.0, 0.0}, {-0.2222222222222222, -0.2222222222222222, -0.2222222222222222}, {-0.2222222222222222, 0.2222222222222222, -0.2222222222222222}, {0.011111111111111112, 0.022222222222222223, 0.044444444444444446}, {0.011111111111111112, -0.022222222222222223, 0.044444444444444446}, {0.7111111111111111, 0.35555555555555557, 0.17777777777777778}, {0.7111111111111111, -0.35555555555555557, 0.17777777777777778}, {0.0, 0.0, 1.0}};
 

@@ -9,8 +9,9 @@
  * 5e-5 (F(4,3)), 1e-4 (F(6,3) and F(7,2)) on data uniform in [-1, 1). The transforms' fp32 rounding grows with
  * the tile (kernels_neon/tools/winograd_transforms.py measures ~2e-6, ~1e-5, ~2e-5 vs float64, where a
  * direct fp32 sum shows ~3e-7); the largest error seen per m is printed.
- * Also checked: tile rows computed in pieces are bit-identical to one call; nothing is written
- * outside the output; the cost rule's choices on clear-cut shapes. */
+ * Also checked: tile rows computed in pieces are bit-identical to one call; a run without the packed
+ * weight (transformed per panel at run time) is bit-identical to one with it, whole and in pieces;
+ * nothing is written outside the output; the cost rule's choices on clear-cut shapes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,9 @@ static int run_case(const variant* v, const lite_f32_gemm_config* gemm, int m, c
   float* slope = malloc(sizeof(float) * (Co + 1));
   float* ref_packed = malloc(sizeof(float) * (w_n + 1));
   float* packed = malloc(sizeof(float) * (lite_f32_winograd_packed_weight_size(gemm, m, p) + 1));
-  float* scratch = malloc(sizeof(float) * (lite_f32_winograd_scratch_size(m, p) + 1));
+  const size_t scratch_n = m == 7 ? lite_f32_winograd_scratch_size(m, p)
+                                  : lite_f32_winograd_scratch_size_unpacked(gemm, m, p); /* the larger */
+  float* scratch = malloc(sizeof(float) * (scratch_n + 1));
   float* ref = malloc(sizeof(float) * (out_n + 1));
   float* plain = malloc(sizeof(float) * (out_n + 1));
   float* out = malloc(sizeof(float) * (out_n + guard));
@@ -67,12 +70,12 @@ static int run_case(const variant* v, const lite_f32_gemm_config* gemm, int m, c
   int ok = lite_f32_winograd_pack_weight(gemm, m, p, w, packed);
   for (size_t i = 0; i < out_n + guard; ++i) out[i] = 12345.0f;
   const size_t rows = lite_f32_winograd_tile_rows(m, p);
-  v->fn(gemm, m, p, in, packed, b, &act, out, scratch, 0, rows, 0, Co);
+  v->fn(gemm, m, p, in, packed, w, b, &act, out, scratch, 0, rows, 0, Co);
   /* row blocks of 1 and 2 tile rows, each in output-channel groups of 1, 2, 1, ... panels */
   const size_t nr = gemm->nr;
   for (size_t r0 = 0, step = 1; r0 < rows; r0 += step, step = step % 2 + 1)
     for (size_t c0 = 0, width = nr * step; c0 < Co; c0 += width, width = width == nr ? 2 * nr : nr)
-      v->fn(gemm, m, p, in, packed, b, &act, split, scratch, r0, r0 + step < rows ? r0 + step : rows, c0,
+      v->fn(gemm, m, p, in, packed, w, b, &act, split, scratch, r0, r0 + step < rows ? r0 + step : rows, c0,
             c0 + width < Co ? c0 + width : Co);
   double max_ref = 1.0, max_err = 0.0;
   for (size_t i = 0; i < out_n; ++i) {
@@ -84,6 +87,25 @@ static int run_case(const variant* v, const lite_f32_gemm_config* gemm, int m, c
   ok &= max_err <= tolerance(m) * max_ref;
   for (size_t i = out_n; i < out_n + guard; ++i) ok &= out[i] == 12345.0f;
   ok &= memcmp(out, split, sizeof(float) * out_n) == 0;
+  if (m != 7) {
+    /* Without the packed weight (transformed per panel at run time): the same bits, whole and, every
+     * third case (test time under qemu), split as above (channel groups of 1 and 2 panels, so 1 and 2
+     * transformed panels per block). */
+    static int n_unpacked;
+    const int split_too = n_unpacked++ % 3 == 0;
+    float* unpacked = malloc(sizeof(float) * (out_n + guard));
+    for (size_t i = 0; i < out_n + guard; ++i) unpacked[i] = 12345.0f;
+    v->fn(gemm, m, p, in, NULL, w, b, &act, unpacked, scratch, 0, rows, 0, Co);
+    ok &= memcmp(out, unpacked, sizeof(float) * out_n) == 0;
+    for (size_t i = out_n; i < out_n + guard; ++i) ok &= unpacked[i] == 12345.0f;
+    for (size_t i = 0; split_too && i < out_n; ++i) unpacked[i] = 12345.0f;
+    for (size_t r0 = 0, step = 2; split_too && r0 < rows; r0 += step, step = step % 2 + 1)
+      for (size_t c0 = 0, width = 2 * nr; c0 < Co; c0 += width, width = width == nr ? 2 * nr : nr)
+        v->fn(gemm, m, p, in, NULL, w, b, &act, unpacked, scratch, r0, r0 + step < rows ? r0 + step : rows, c0,
+              c0 + width < Co ? c0 + width : Co);
+    ok &= memcmp(out, unpacked, sizeof(float) * out_n) == 0;
+    free(unpacked);
+  }
   if (!ok)
     fprintf(stderr, "FAIL %s/%s m %d stride %zu: n%zu %zux%zu ci%zu co%zu pad t%zu l%zu -> %zux%zu act %d bias %d: err %g (max|ref| %g)\n",
             v->name, gemm->name, m, p->stride_h, p->batch, p->in_h, p->in_w, Ci, Co, p->pad_top, p->pad_left, p->out_h, p->out_w,

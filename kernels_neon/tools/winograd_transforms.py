@@ -106,9 +106,10 @@ def verify_exact(m: int, r: int = R, trials: int = 20) -> None:
                 if y[i][j] != direct:
                     raise AssertionError(f"F({m},{r}) wrong at ({i},{j}): {y[i][j]} != {direct}")
         column = [row[0] for row in d]
-        for mat, program in ((bt, bt_program(bt)), (at, at_program(at))):
-            exact = [sum((c * x for c, x in zip(row, column, strict=True)), Fraction(0)) for row in mat]
-            if run(program, column) != exact:
+        for mat, program in ((bt, bt_program(bt)), (at, at_program(at)), (g, bt_program(g))):
+            values = column[: len(mat[0])]
+            exact = [sum((c * x for c, x in zip(row, values, strict=True)), Fraction(0)) for row in mat]
+            if run(program, values) != exact:
                 raise AssertionError(f"F({m},{r}) generated 1-D transform differs from its matrix")
 
 
@@ -265,7 +266,8 @@ def c_header() -> str:
         " * P##_FMA(acc, a, b) = acc + a * b, P##_SET1): one definition serves each vector ISA and scalar C:",
         " *   LITE_WINO_F<m>_BT: alpha inputs -> alpha outputs (input transform, on columns then rows)",
         " *   LITE_WINO_F<m>_AT: alpha inputs -> m outputs (output transform, columns then rows)",
-        " * and G (alpha x r) as exact double tables for the weight transform done once at prepare.",
+        " *   LITE_WINO_F<m>_G:  r inputs -> alpha outputs (weight transform G g G^T, columns then rows)",
+        " * and G (alpha x r) as exact double tables (the stride-2 weight transform uses them).",
         " * Rows (B^T) and columns (A^T) of a point pair p, -p share their even / odd partial sums",
         " * (temporaries of type P##_T): about a third fewer operations than one sum per output. */",
         "#ifndef LITE_F32_WINOGRAD_TRANSFORMS_H",
@@ -283,6 +285,8 @@ def c_header() -> str:
         else:
             out.append(f"#define LITE_WINO_{name}_BT LITE_WINO_F{alpha - R + 1}_BT /* the same points */")
         out.append(c_program(f"LITE_WINO_{name}_AT", at_program(at)))
+        if r == R:
+            out.append(c_program(f"LITE_WINO_{name}_G", bt_program(g)))
         rows = ", ".join("{" + ", ".join(repr(float(x)) for x in row) + "}" for row in g)
         out.append(f"static const double lite_wino_{name.lower()}_g[{alpha}][{r}] = {{{rows}}};")
         out.append("")

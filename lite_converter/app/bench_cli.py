@@ -67,6 +67,12 @@ def add_bench_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     bench.add_argument("--target", choices=TARGETS,
                        help="instead of timing: count instructions per inference of the cross-built "
                             "runtime under qemu (lite_converter.app.bench_qemu; 2 counted runs)")
+    bench.add_argument("--cpu", default=None,
+                       help="with --target: qemu -cpu (default: the target's, e.g. cortex-a72, cortex-a7)")
+    bench.add_argument("--packed-weight-ratio", type=float, default=None,
+                       help="with --target: the runtime's packed_weight_ratio, packed weights as a "
+                            "multiple of the model's weight bytes (default inf: keep every Winograd "
+                            "transformed copy; e.g. 1.5 bounds the memory)")
     bench.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     bench.set_defaults(handler=command_bench)
 
@@ -100,7 +106,8 @@ def _command_target(args: argparse.Namespace) -> int:
         shapes = {i: feeds[t.name].shape for i, t in enumerate(model.input_tensors)}
         try:
             result = bench_qemu.count_instructions(lite_path, target=args.target, runs=2, shapes=shapes,
-                                                   threads=args.threads)
+                                                   threads=args.threads, cpu=args.cpu,
+                                                   packed_weight_ratio=args.packed_weight_ratio)
         except bench_qemu.InstructionCountError as error:
             raise UserError(str(error)) from None
         flops = _flops_with_shapes(lite_path, feeds)
@@ -108,6 +115,10 @@ def _command_target(args: argparse.Namespace) -> int:
     print(f"model: {args.model} on {result['target']} (qemu -cpu {result['cpu']}, {result['threads']} "
           f"thread(s), {result['iterations']} counted runs)")
     print(f"  instructions per inference: {per_inference:.0f} ({per_inference / 1e6:.1f} M)")
+    if result.get("weights_bytes"):
+        memory, weights = result["memory_bytes"], result["weights_bytes"]
+        print(f"  memory: {memory} bytes (arena + scratch + packed weights), {memory / weights:.2f}x the "
+              f"weights ({weights} bytes)")
     if flops:
         print(f"  FLOPs: {flops / 1e9:.4f} G, {flops / per_inference:.3f} FLOPs per instruction")
     return 0

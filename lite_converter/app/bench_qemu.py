@@ -34,6 +34,7 @@ PLUGIN_PATH = REPO_ROOT / "build" / "qemu-plugin" / "liblite_insn_count.so"
 CROSS_ROOT = Path(os.environ.get("LITE_CROSS_BUILD_ROOT") or REPO_ROOT / "build")
 _RESULT = re.compile(r"lite_insn_count: instructions=(\d+) iterations=(\d+) begins=(\d+) ends=(\d+)")
 _SYMBOL = re.compile(r"lite_insn_symbol: instructions=(\d+) name=(.*)")
+_MEMORY = re.compile(r"^(memory_bytes|weights_bytes): (\d+)$", re.MULTILINE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +88,11 @@ def shape_arguments(shapes: Mapping[int, Sequence[int]] | None) -> list[str]:
     return args
 
 
+def ratio_arguments(packed_weight_ratio: float | None) -> list[str]:
+    """lite_bench's ``--packed-weight-ratio R`` (none: the runtime's default)."""
+    return [] if packed_weight_ratio is None else ["--packed-weight-ratio", str(packed_weight_ratio)]
+
+
 def count_instructions(
     model_path: str | os.PathLike,
     target: str = "aarch64",
@@ -96,6 +102,7 @@ def count_instructions(
     threads: int = 1,
     timeout: float = 1800.0,
     top: int = 0,
+    packed_weight_ratio: float | None = None,
 ) -> dict:
     """Guest instructions of one inference of ``model_path`` on ``target`` ("aarch64" | "armv7").
 
@@ -104,6 +111,8 @@ def count_instructions(
     spinning workers included) plus the raw ``instructions`` and ``iterations`` and the settings.
     With ``top`` > 0 it runs the statically linked lite_bench and adds ``top_functions``: the
     ``top`` functions executing the most instructions, as (symbol, instructions per inference).
+    ``packed_weight_ratio`` is the runtime option (None: its default); ``memory_bytes`` (arena +
+    scratch + packed weights) and ``weights_bytes`` come from lite_bench's report.
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {sorted(TARGETS)}")
@@ -118,7 +127,8 @@ def count_instructions(
         binary = spec.lite_bench_static if top > 0 else spec.lite_bench
         command = [*spec.command(cpu), "-plugin", plugin, str(binary),
                    str(model_path), "--warmup", "0", "--runs", str(runs), "--threads", str(threads),
-                   *shape_arguments(shapes)]
+                   *shape_arguments(shapes),
+                   *ratio_arguments(packed_weight_ratio)]
         proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         if proc.returncode != 0:
             raise InstructionCountError(f"lite_bench failed under {spec.qemu} (exit {proc.returncode}): "
@@ -132,6 +142,7 @@ def count_instructions(
         raise InstructionCountError(f"markers seen begin={begins} end={ends} iterations={iterations}, "
                                     f"expected 1, 1, {runs}")
     functions = [(name, int(count) / iterations) for count, name in _SYMBOL.findall(report)]
+    memory = {key: int(value) for key, value in _MEMORY.findall(proc.stdout)}
     return {
         "target": target,
         "cpu": cpu,
@@ -140,6 +151,7 @@ def count_instructions(
         "instructions": instructions,
         "iterations": iterations,
         "instructions_per_inference": instructions / iterations,
+        **memory,
         **({"top_functions": functions} if top > 0 else {}),
     }
 
@@ -160,13 +172,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--shape", action="append", default=[], metavar="INDEX:D0xD1x...")
     parser.add_argument("--top", type=int, default=0, help="also list the N most expensive functions")
+    parser.add_argument("--packed-weight-ratio", type=float, default=None,
+                        help="the runtime's packed_weight_ratio (default: its default, inf: no bound)")
     args = parser.parse_args(argv)
     shapes = {int(s.split(":")[0]): [int(d) for d in s.split(":")[1].split("x")] for s in args.shape}
     result = count_instructions(args.model, args.target, args.runs, args.cpu, shapes, args.threads,
-                                top=args.top)
+                                top=args.top, packed_weight_ratio=args.packed_weight_ratio)
     print(f"{args.model} on {result['target']} (-cpu {result['cpu']}, {result['threads']} thread(s)): "
           f"{result['instructions_per_inference'] / 1e6:.1f} M instructions per inference "
           f"({result['iterations']} counted)")
+    if result.get("weights_bytes"):
+        memory, weights = result["memory_bytes"], result["weights_bytes"]
+        print(f"  memory {memory / 1e6:.1f} MB (arena + scratch + packed weights), "
+              f"{memory / weights:.2f}x the weights' {weights / 1e6:.1f} MB")
     flops = None if shapes else _model_flops(args.model)
     if flops:
         per_instruction = flops / result["instructions_per_inference"]

@@ -43,6 +43,7 @@
 #ifndef LITE_RUNTIME_H
 #define LITE_RUNTIME_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -167,6 +168,10 @@ typedef enum lite_tune { LITE_TUNE_NONE = 0, LITE_TUNE_FAST = 1, LITE_TUNE_NORMA
 /* The default of lite_interpreter_options.max_memory_bytes: 1 GiB. */
 #define LITE_DEFAULT_MAX_MEMORY_BYTES ((size_t)1 << 30)
 
+/* The default of lite_interpreter_options.packed_weight_ratio: no bound (every Winograd transformed
+ * weight kept: the fewest instructions). */
+#define LITE_DEFAULT_PACKED_WEIGHT_RATIO INFINITY
+
 typedef struct lite_interpreter_options {
   size_t struct_size; /* sizeof(lite_interpreter_options) of the caller: lets the struct grow */
   int num_threads;    /* >= 1; default 1 */
@@ -189,6 +194,17 @@ typedef struct lite_interpreter_options {
   /* Local-work-size tuning of the OpenCL backend: a lite_tune value; default LITE_TUNE_NONE (the
    * driver picks). Choices are timed at each op's first run and kept in cache_dir when given. */
   int tune;
+  /* Packed weights kept by the CPU ops, as a multiple of the model's weight bytes (its constants).
+   * Packed copies of plain weights take about 1x; Winograd convolutions' transformed weights take
+   * 16/9 to 64/9 of their 3x3 weights (16 x 4 / 9 for stride 2), so each keeps its transformed copy
+   * only while the copies' excess over the weights they replace, summed in graph order, stays within
+   * (ratio - 1) x the weight bytes; a later one transforms its weight per block at every run instead
+   * (the same values, bit for bit; more instructions, see docs/ARCHITECTURE.md), a stride-2 one runs
+   * as im2col + GEMM. 0 means the default, LITE_DEFAULT_PACKED_WEIGHT_RATIO (INFINITY: every
+   * transformed copy kept, the fastest, the most memory: fp32 ResNet-18 4.7x its weights on ARM);
+   * 1.5 keeps it at 0.93x for +70% instructions on aarch64; at most 1 keeps none. Negative or NaN:
+   * LITE_INVALID_ARGUMENT. Callers built against a struct without this field get the default. */
+  float packed_weight_ratio;
 } lite_interpreter_options;
 
 LITE_API lite_interpreter_options lite_interpreter_options_default(void);
@@ -299,6 +315,9 @@ LITE_API size_t lite_interpreter_arena_bytes(const lite_interpreter* interpreter
  * packed weights, prepare-time values); when that allocate failed with LITE_OUT_OF_MEMORY over the
  * bound, what it had asked for when it stopped (a lower bound of the need at these shapes). */
 LITE_API size_t lite_interpreter_memory_bytes(const lite_interpreter* interpreter);
+
+/* The model's weights: bytes of its constants (what packed_weight_ratio multiplies). */
+LITE_API size_t lite_interpreter_weights_bytes(const lite_interpreter* interpreter);
 
 /* ---- Inspection (tests and tools) -------------------------------------------------------- */
 

@@ -165,6 +165,7 @@ lite_interpreter_options lite_interpreter_options_default(void) {
   o.cache_dir = nullptr;
   o.max_memory_bytes = LITE_DEFAULT_MAX_MEMORY_BYTES;
   o.tune = LITE_TUNE_NONE;
+  o.packed_weight_ratio = LITE_DEFAULT_PACKED_WEIGHT_RATIO;
   return o;
 }
 
@@ -195,6 +196,9 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
         options->max_memory_bytes != 0)
       o.max_memory_bytes = options->max_memory_bytes;
     if (options->struct_size >= offsetof(lite_interpreter_options, tune) + sizeof(int)) o.tune = options->tune;
+    if (options->struct_size >= offsetof(lite_interpreter_options, packed_weight_ratio) + sizeof(float) &&
+        options->packed_weight_ratio != 0.0f)
+      o.packed_weight_ratio = options->packed_weight_ratio;
   }
   if (o.backend != LITE_BACKEND_CPU && o.backend != LITE_BACKEND_OPENCL && o.backend != LITE_BACKEND_AUTO)
     return report(sink,
@@ -212,6 +216,12 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
     return report(sink,
                   sink.set(lite::Status::kInvalidArgument,
                            "tune %d is unknown (0: none, 1: fast, 2: normal, 3: exhaustive)", o.tune),
+                  error);
+  if (!(o.packed_weight_ratio >= 0.0f))
+    return report(sink,
+                  sink.set(lite::Status::kInvalidArgument, "packed_weight_ratio %g must be >= 0 (0: the default, %g)",
+                           static_cast<double>(o.packed_weight_ratio),
+                           static_cast<double>(LITE_DEFAULT_PACKED_WEIGHT_RATIO)),
                   error);
   if (o.num_threads < 1 || o.num_threads > 256)
     return report(sink, sink.set(lite::Status::kInvalidArgument, "num_threads %d (1..256)", o.num_threads), error);
@@ -252,6 +262,7 @@ lite_status lite_interpreter_create(const lite_model* model, const lite_interpre
   result->backend_note = note;
   result->opencl = opencl;
   result->it->set_max_memory_bytes(o.max_memory_bytes);
+  result->it->set_packed_weight_ratio(o.packed_weight_ratio);
   *interpreter = result;
   return report(sink, lite::Status::kOk, error);
 }
@@ -404,6 +415,7 @@ lite_status lite_interpreter_get_output(lite_interpreter* it, int index, void* d
 size_t lite_interpreter_arena_bytes(const lite_interpreter* it) { return it != nullptr ? it->it->arena_bytes() : 0; }
 
 size_t lite_interpreter_memory_bytes(const lite_interpreter* it) { return it != nullptr ? it->it->memory_bytes() : 0; }
+size_t lite_interpreter_weights_bytes(const lite_interpreter* it) { return it != nullptr ? it->it->weights_bytes() : 0; }
 
 int lite_interpreter_tensor_count(const lite_interpreter* it) { return it != nullptr ? it->it->num_tensors() : 0; }
 

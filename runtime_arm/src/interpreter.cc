@@ -68,6 +68,15 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
   return Status::kOk;
 }
 
+void Interpreter::set_packed_weight_ratio(float ratio) {
+  packed_weight_ratio_ = ratio;
+  // the excess over the weights: (ratio - 1) x their bytes, none below 1, no bound at INFINITY
+  const double extra = (static_cast<double>(ratio) - 1.0) * static_cast<double>(constant_bytes_);
+  const size_t most = static_cast<size_t>(-1);
+  memory_.set_transformed_limit(!(extra > 0.0) ? 0 : (extra >= static_cast<double>(most) ? most : static_cast<size_t>(extra)));
+  needs_prepare_ = true;
+}
+
 // A body's interpreter: the parent's threads (its pool, borrowed), the CPU backend, and the parent's
 // memory bound as its own bound (the parent's control-flow op checks what it keeps across iterations).
 Status Interpreter::create_child(int subgraph, std::unique_ptr<Interpreter>* out) {
@@ -80,6 +89,7 @@ Status Interpreter::create_child(int subgraph, std::unique_ptr<Interpreter>* out
   it->num_threads_ = num_threads_;
   it->memory_.set_limit(memory_.limit());
   it->init_graph(subgraph, pool_view_);
+  it->set_packed_weight_ratio(packed_weight_ratio_);
   *out = std::move(it);
   return Status::kOk;
 }
@@ -110,6 +120,7 @@ void Interpreter::init_graph(int subgraph, ThreadPool* pool) {
     } else if (constant != nullptr) {
       slot.ref.data = const_cast<void*>(constant);  // ops only read inputs
       slot.ref.is_constant = true;
+      it->constant_bytes_ += slot.ref.bytes();
       slot.ref.value_known = true;
       slot.storage = Storage::kConstant;
     }

@@ -130,6 +130,10 @@ class Interpreter {
     needs_prepare_ = true;
   }
   size_t max_memory_bytes() const { return memory_.limit(); }
+  // lite_interpreter_options.packed_weight_ratio: bounds the transformed weights the ops keep
+  // (memory_budget.h); takes effect at the next allocate.
+  void set_packed_weight_ratio(float ratio);
+  size_t weights_bytes() const { return constant_bytes_; }
   // Model-sized memory of the last allocate: what it committed (arena, scratch, op state,
   // prepare-time values), or, when the bound refused it, what it had asked for when it stopped
   // (a lower bound of the model's need at these shapes).
@@ -237,6 +241,8 @@ class Interpreter {
   size_t arena_bytes_ = 0;
   MemoryBudget memory_;
   size_t memory_bytes_ = 0;
+  size_t constant_bytes_ = 0;  // the graph's weights (constants)
+  float packed_weight_ratio_ = LITE_DEFAULT_PACKED_WEIGHT_RATIO;
   bool needs_prepare_ = true;
   // Every graph input has a shape its declaration allows (-1 matches any size): then computed
   // shapes must match the model's declared static dims too (otherwise only dtypes are checked).

@@ -1,7 +1,7 @@
 /* lite_bench: latency and memory of one .lite model through the public C API, on the device.
  *
  *   lite_bench model.lite [--shape INDEX:D0xD1x...]... [--input inputs.raw] [--threads N]
- *                         [--cpu-affinity none|fast] [--warmup N] [--runs N] [--json]
+ *                         [--cpu-affinity none|fast] [--warmup N] [--runs N] [--packed-weight-ratio R] [--json]
  *
  * Prints (one "key: value" per line, or one JSON object with --json):
  *   init_ms        load + interpreter create + allocate (no weight packing happens before the first run
@@ -11,6 +11,11 @@
  *   cpus           with --cpu-affinity fast: the CPUs the threads run on ("" when nothing was pinned:
  *                  identical CPUs, or sysfs does not rank them)
  *   arena_bytes    the interpreter's activation arena
+ *   memory_bytes   what the interpreter committed for the model: arena + scratch + packed weights and
+ *                  other op state + prepare-time values (lite_interpreter_memory_bytes; the mapped
+ *                  model file is not counted: weights_bytes is its constants)
+ *   weights_bytes  the model's weights (its constants, lite_interpreter options' packed_weight_ratio
+ *                  is a multiple of it; --packed-weight-ratio sets it, 0 or absent: the default)
  *   peak_rss_kb    the process's peak resident set (getrusage; under qemu-user it is qemu's)
  *
  * Instruction counting (benchmarks/qemu_insn_count, lite_converter/app/bench_qemu.py): the timed loop is
@@ -49,6 +54,7 @@ typedef struct {
   const char* model_path;
   const char* input_path;
   int threads, warmup, runs, json, fast_cores;
+  float packed_weight_ratio; /* 0: the runtime's default */
   int num_shapes;
   int shape_index[MAX_SHAPES];
   int shape_rank[MAX_SHAPES];
@@ -58,7 +64,8 @@ typedef struct {
 static void usage(void) {
   fprintf(stderr,
           "usage: lite_bench model.lite [--shape INDEX:D0xD1x...]... [--input inputs.raw] [--threads N]\n"
-          "                  [--cpu-affinity none|fast] [--warmup N] [--runs N] [--json]\n");
+          "                  [--cpu-affinity none|fast] [--warmup N] [--runs N] [--packed-weight-ratio R]\n"
+          "                  [--json]\n");
 }
 
 static double now_ms(void) {
@@ -129,6 +136,14 @@ static int parse_args(int argc, char** argv, bench_args* args) {
       args->fast_cores = strcmp(value, "fast") == 0, ++a;
     } else if (strcmp(opt, "--warmup") == 0 && value != NULL) {
       if (parse_count(value, 0, &args->warmup)) return -1;
+      ++a;
+    } else if (strcmp(opt, "--packed-weight-ratio") == 0 && value != NULL) {
+      char* end = NULL;
+      args->packed_weight_ratio = strtof(value, &end);
+      if (end == value || *end != '\0' || !(args->packed_weight_ratio >= 0.0f)) {
+        fprintf(stderr, "bad --packed-weight-ratio '%s' (expected a number >= 0, inf for no bound)\n", value);
+        return -1;
+      }
       ++a;
     } else if (strcmp(opt, "--runs") == 0 && value != NULL) {
       if (parse_count(value, 1, &args->runs)) return -1;
@@ -223,6 +238,7 @@ int main(int argc, char** argv) {
   lite_interpreter_options options = lite_interpreter_options_default();
   options.num_threads = args.threads;
   options.cpu_affinity = args.fast_cores ? LITE_CPU_AFFINITY_FAST_CORES : LITE_CPU_AFFINITY_NONE;
+  options.packed_weight_ratio = args.packed_weight_ratio;
   if (lite_interpreter_create(model, &options, &it, &error) != LITE_OK) {
     fprintf(stderr, "cannot create the interpreter: %s\n", error.message);
     goto done;
@@ -273,7 +289,8 @@ int main(int argc, char** argv) {
   qsort(samples, (size_t)args.runs, sizeof(double), compare_doubles);
   const double min_ms = samples[0], median_ms = quantile(samples, args.runs, 0.5);
   const double p90_ms = quantile(samples, args.runs, 0.9), mean_ms = sum / args.runs;
-  const size_t arena = lite_interpreter_arena_bytes(it);
+  const size_t arena = lite_interpreter_arena_bytes(it), memory = lite_interpreter_memory_bytes(it);
+  const size_t weights = lite_interpreter_weights_bytes(it);
   const long rss = peak_rss_kb();
   char cpus[256] = "";
   int chosen[64];
@@ -283,14 +300,16 @@ int main(int argc, char** argv) {
   if (args.json) {
     printf("{\"model\": \"%s\", \"threads\": %d, \"warmup\": %d, \"runs\": %d, \"init_ms\": %.4f, "
            "\"first_run_ms\": %.4f, \"min_ms\": %.4f, \"median_ms\": %.4f, \"p90_ms\": %.4f, \"mean_ms\": %.4f, "
-           "\"arena_bytes\": %zu, \"peak_rss_kb\": %ld, \"cpus\": \"%s\"}\n",
+           "\"arena_bytes\": %zu, \"memory_bytes\": %zu, \"weights_bytes\": %zu, \"peak_rss_kb\": %ld, "
+           "\"cpus\": \"%s\"}\n",
            args.model_path, args.threads, args.warmup, args.runs, init_ms, first_run_ms, min_ms, median_ms, p90_ms,
-           mean_ms, arena, rss, cpus);
+           mean_ms, arena, memory, weights, rss, cpus);
   } else {
     printf("model: %s\nthreads: %d\nwarmup: %d\nruns: %d\n", args.model_path, args.threads, args.warmup, args.runs);
     printf("init_ms: %.4f\nfirst_run_ms: %.4f\n", init_ms, first_run_ms);
     printf("min_ms: %.4f\nmedian_ms: %.4f\np90_ms: %.4f\nmean_ms: %.4f\n", min_ms, median_ms, p90_ms, mean_ms);
-    printf("arena_bytes: %zu\npeak_rss_kb: %ld\n", arena, rss);
+    printf("arena_bytes: %zu\nmemory_bytes: %zu\nweights_bytes: %zu\npeak_rss_kb: %ld\n", arena, memory, weights,
+           rss);
     if (args.fast_cores) printf("cpus: %s\n", cpus);
   }
   rc = 0;

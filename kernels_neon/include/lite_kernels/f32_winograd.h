@@ -63,6 +63,14 @@ size_t lite_f32_winograd_packed_weight_size(const lite_f32_gemm_config* gemm, in
 int lite_f32_winograd_pack_weight(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* params,
                                   const float* weight, float* packed);
 
+/* U = G g G^T (m = 2, 4, 6) of output channels [co_begin, co_end) (co_begin a multiple of gemm->nr)
+ * into their packed-GEMM panels: position t's panels at out + t * t_stride, panel by panel from there,
+ * bias rows zero. lite_f32_winograd_pack_weight does the whole range with this function, and a run
+ * without a packed weight (packed_weight NULL below) one panel at a time, so both give the same bits. */
+void lite_f32_winograd_transform_weight(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* params,
+                                        const float* weight, size_t co_begin, size_t co_end, float* out,
+                                        size_t t_stride);
+
 /* Number of tile rows of the whole batch (the unit of the row range): batch * ceil(out_h / m). */
 size_t lite_f32_winograd_tile_rows(int m, const lite_conv2d_params* params);
 
@@ -73,18 +81,31 @@ size_t lite_f32_winograd_block_tiles(int m, const lite_conv2d_params* params);
 /* Floats of scratch one call needs (one per concurrent worker). */
 size_t lite_f32_winograd_scratch_size(int m, const lite_conv2d_params* params);
 
+/* The same for a call without a packed weight (m = 2, 4, 6): plus one panel of transformed weight
+ * (alpha^2 * gemm->nr * (in_c + 1) floats). */
+size_t lite_f32_winograd_scratch_size_unpacked(const lite_f32_gemm_config* gemm, int m,
+                                               const lite_conv2d_params* params);
+
 /* Computes output channels [co_begin, co_end) of tile rows [tile_row_begin, tile_row_end). co_begin is
  * a multiple of gemm->nr, co_end one too or out_c (the whole range: 0, out_c). Each output value is
- * computed the same way for any split of rows or channels. bias and act may be NULL. */
+ * computed the same way for any split of rows or channels. bias and act may be NULL. packed_weight
+ * NULL (m = 2, 4, 6 only): no transformed weight is kept; each block of tiles transforms `weight`
+ * (the .lite [out_c, 3, 3, in_c]) one panel of output channels at a time into scratch (sized by
+ * lite_f32_winograd_scratch_size_unpacked) and discards it: the same values as with the packed
+ * weight, bit for bit, for alpha^2 / 9 of the 3x3 weight less memory and one transform per panel and
+ * block of tiles (about alpha^2 operations per channel pair, against tiles * alpha^2 multiply-adds of
+ * the products). Otherwise `weight` is not read. */
 typedef void (*lite_f32_winograd_fn)(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* params,
-                                     const float* input, const float* packed_weight, const float* bias,
+                                     const float* input, const float* packed_weight, const float* weight,
+                                     const float* bias,
                                      const lite_activation* act, float* output, float* scratch,
                                      size_t tile_row_begin, size_t tile_row_end, size_t co_begin, size_t co_end);
 
 #define LITE_F32_WINOGRAD_DECLARE(name)                                                                          \
   void name(const lite_f32_gemm_config* gemm, int m, const lite_conv2d_params* params, const float* input,     \
-            const float* packed_weight, const float* bias, const lite_activation* act, float* output,          \
-            float* scratch, size_t tile_row_begin, size_t tile_row_end, size_t co_begin, size_t co_end)
+            const float* packed_weight, const float* weight, const float* bias, const lite_activation* act,  \
+            float* output, float* scratch, size_t tile_row_begin, size_t tile_row_end, size_t co_begin,        \
+            size_t co_end)
 LITE_F32_WINOGRAD_DECLARE(lite_f32_winograd_nhwc_portable);
 #if defined(__x86_64__)
 LITE_F32_WINOGRAD_DECLARE(lite_f32_winograd_nhwc_avx2);

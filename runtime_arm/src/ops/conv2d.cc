@@ -86,13 +86,21 @@ enum class ConvAlgorithm {
   kWinograd,    // 3x3 s1/s2 d1 groups 1 where a cost rule picks F(m,3) or F(7,2) (conv2d_winograd.cc)
 };
 
-ConvAlgorithm choose_algorithm(const lite_conv2d_params& p, bool weight_and_bias_constant) {
+// *winograd_m / *winograd_keep: kWinograd's tile size and whether it keeps its transformed weight
+// (taken from the model's budget here, so called once per prepare). Over the budget, F(m,3) transforms
+// at run time; F(7,2), whose transform has no run-time form, becomes im2col + GEMM.
+ConvAlgorithm choose_algorithm(OpContext* ctx, const lite_conv2d_params& p, bool weight_and_bias_constant,
+                               int* winograd_m, bool* winograd_keep) {
   if (weight_and_bias_constant && depthwise_conv_applies(p)) return ConvAlgorithm::kDepthwise;
   if (!weight_and_bias_constant || p.groups != 1) return ConvAlgorithm::kReference;
   if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
       p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w)
     return ConvAlgorithm::kGemm1x1;
-  if (winograd_conv_choose(p) != 0) return ConvAlgorithm::kWinograd;
+  *winograd_m = winograd_conv_choose(p);
+  if (*winograd_m != 0) {
+    *winograd_keep = winograd_conv_keeps_transformed(ctx, p, *winograd_m);
+    if (*winograd_keep || *winograd_m != 7) return ConvAlgorithm::kWinograd;
+  }
   return ConvAlgorithm::kIm2colGemm;
 }
 
@@ -148,7 +156,10 @@ Status prepare(OpContext* ctx) {
   ConvState* st = new (std::nothrow) ConvState();
   if (st == nullptr) return fail(ctx, Status::kOutOfMemory, "out of memory");
   ctx->state = st;
-  st->algorithm = choose_algorithm(p, is_constant_or_absent(w) && is_constant_or_absent(bias));
+  int winograd_m = 0;
+  bool winograd_keep = true;
+  st->algorithm =
+      choose_algorithm(ctx, p, is_constant_or_absent(w) && is_constant_or_absent(bias), &winograd_m, &winograd_keep);
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
   switch (st->algorithm) {
     case ConvAlgorithm::kGemm1x1:
@@ -179,7 +190,7 @@ Status prepare(OpContext* ctx) {
       if (st->depthwise == nullptr) return Status::kOutOfMemory;
       break;
     case ConvAlgorithm::kWinograd:
-      st->winograd = winograd_conv_create(ctx, p, winograd_conv_choose(p), static_cast<const float*>(w->data));
+      st->winograd = winograd_conv_create(ctx, p, winograd_m, static_cast<const float*>(w->data), winograd_keep);
       if (st->winograd == nullptr) return Status::kOutOfMemory;
       ctx->scratch_bytes_requested = winograd_conv_scratch_bytes(*st->winograd, ctx->num_threads);
       break;

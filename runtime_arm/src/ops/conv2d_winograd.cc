@@ -6,6 +6,7 @@
 #include <new>
 
 #include "lite_kernels/cpu_features.h"
+#include "memory_budget.h"
 #include "thread_pool.h"
 
 namespace lite {
@@ -16,7 +17,35 @@ int winograd_conv_choose(const lite_conv2d_params& p) {
   return lite_f32_winograd_choose(p.in_c, p.out_c, p.out_h, p.out_w);
 }
 
-WinogradConv* winograd_conv_create(OpContext* ctx, const lite_conv2d_params& p, int m, const float* weight) {
+// The rule (lite_runtime.h, packed_weight_ratio): first come, first kept, in graph order. The early
+// layers are also where a kept copy saves most per byte: their maps span several blocks of tiles, each
+// of which would transform the weight again (ResNet-18: see docs/ARCHITECTURE.md).
+bool winograd_conv_keeps_transformed(OpContext* ctx, const lite_conv2d_params& p, int m) {
+  if (ctx->memory == nullptr) return true;
+  const lite_f32_gemm_config* gemm = lite_f32_gemm_config_select(lite_cpu_features(), p.out_c);
+  const size_t transformed = lite_f32_winograd_packed_weight_size(gemm, m, &p) * sizeof(float);
+  const size_t plain = 9 * p.in_c * p.out_c * sizeof(float);
+  return ctx->memory->take_transformed(transformed > plain ? transformed - plain : 0);
+}
+
+namespace {
+
+// The kept transformed weight; false with the message in ctx's error sink.
+bool pack(OpContext* ctx, const lite_conv2d_params& p, WinogradConv* wg, const float* weight) {
+  const size_t n = lite_f32_winograd_packed_weight_size(wg->gemm, wg->m, &p);
+  wg->packed = static_cast<float*>(op_allocate(ctx, n * sizeof(float), "the packed weight"));
+  if (wg->packed == nullptr) return false;
+  if (!lite_f32_winograd_pack_weight(wg->gemm, wg->m, &p, weight, wg->packed)) {
+    fail(ctx, Status::kOutOfMemory, "cannot allocate the Winograd transform's temporary");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+WinogradConv* winograd_conv_create(OpContext* ctx, const lite_conv2d_params& p, int m, const float* weight,
+                                   bool keep) {
   WinogradConv* wg = new (std::nothrow) WinogradConv();
   if (wg == nullptr) {
     fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
@@ -25,18 +54,13 @@ WinogradConv* winograd_conv_create(OpContext* ctx, const lite_conv2d_params& p, 
   wg->m = m;
   wg->gemm = lite_f32_gemm_config_select(lite_cpu_features(), p.out_c);
   wg->fn = lite_f32_winograd_select();
-  const size_t n = lite_f32_winograd_packed_weight_size(wg->gemm, m, &p);
-  wg->packed = static_cast<float*>(op_allocate(ctx, n * sizeof(float), "the packed weight"));
-  if (wg->packed == nullptr) {
+  if (keep && !pack(ctx, p, wg, weight)) {
     winograd_conv_free(wg);
     return nullptr;
   }
-  if (!lite_f32_winograd_pack_weight(wg->gemm, m, &p, weight, wg->packed)) {
-    fail(ctx, Status::kOutOfMemory, "cannot allocate the Winograd transform's temporary");
-    winograd_conv_free(wg);
-    return nullptr;
-  }
-  wg->scratch_floats = lite_f32_winograd_scratch_size(m, &p);
+  wg->weight = keep ? nullptr : weight;
+  wg->scratch_floats = keep ? lite_f32_winograd_scratch_size(m, &p)
+                            : lite_f32_winograd_scratch_size_unpacked(wg->gemm, m, &p);
   // A task covers at least one block of tiles so the GEMMs see full blocks.
   const size_t tiles_x = (p.out_w + static_cast<size_t>(m) - 1) / static_cast<size_t>(m);
   const size_t block = lite_f32_winograd_block_tiles(m, &p);
@@ -79,7 +103,7 @@ void winograd_conv_run(const WinogradConv& wg, const lite_conv2d_params& p, Thre
     const size_t r = t / groups, g = t % groups;
     const size_t begin = r * per_task, end = begin + per_task < rows ? begin + per_task : rows;
     const size_t co_begin = panels * g / groups * nr, co_end_panel = panels * (g + 1) / groups * nr;
-    wg.fn(wg.gemm, wg.m, &p, x, wg.packed, bias, act, y, base + static_cast<size_t>(worker) * wg.scratch_floats,
+    wg.fn(wg.gemm, wg.m, &p, x, wg.packed, wg.weight, bias, act, y, base + static_cast<size_t>(worker) * wg.scratch_floats,
           begin, end, co_begin, co_end_panel < p.out_c ? co_end_panel : p.out_c);
   });
 }
