@@ -82,7 +82,8 @@ class Interpreter:
     cl_khr_fp16. docs/OPENCL.md. ``packed_weight_ratio`` bounds the packed weights the CPU ops keep, as
     a multiple of the model's weight bytes (default ``math.inf``: every Winograd layer keeps its
     transformed weight, the fastest; with a bound, e.g. 1.5, a Winograd layer over it transforms its
-    weight at every run, with the same results and more instructions): see ``memory_bytes`` and docs/ARCHITECTURE.md.
+    weight at every run, with the same results and more instructions): see ``memory_bytes`` and
+    docs/ARCHITECTURE.md.
     """
 
     def __init__(

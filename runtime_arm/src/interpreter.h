@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -242,7 +243,7 @@ class Interpreter {
   MemoryBudget memory_;
   size_t memory_bytes_ = 0;
   size_t constant_bytes_ = 0;  // the graph's weights (constants)
-  float packed_weight_ratio_ = LITE_DEFAULT_PACKED_WEIGHT_RATIO;
+  float packed_weight_ratio_ = std::numeric_limits<float>::infinity();  // LITE_DEFAULT_PACKED_WEIGHT_RATIO
   bool needs_prepare_ = true;
   // Every graph input has a shape its declaration allows (-1 matches any size): then computed
   // shapes must match the model's declared static dims too (otherwise only dtypes are checked).
