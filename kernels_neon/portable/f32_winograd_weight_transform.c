@@ -50,17 +50,23 @@ WT_INLINE wt_v4 wt_load(const float* p) {
 
 WT_INLINE void wt_store(float* p, wt_v4 v) { memcpy(p, &v, sizeof(v)); }
 
-/* 4 x 4 transpose: r[i] lane j <- r[j] lane i. */
+/* 4 x 4 transpose: r[i] lane j <- r[j] lane i. Clang (the fuzzing build) spells GCC's two-vector
+ * shuffle __builtin_shufflevector with the lane indices as arguments. */
+#if defined(__clang__)
+#define WT_SHUFFLE(a, b, i0, i1, i2, i3) __builtin_shufflevector((a), (b), i0, i1, i2, i3)
+#else
+typedef int wt_i4 __attribute__((vector_size(16)));
+#define WT_SHUFFLE(a, b, i0, i1, i2, i3) __builtin_shuffle((a), (b), (wt_i4){i0, i1, i2, i3})
+#endif
 WT_INLINE void wt_transpose(wt_v4* r) {
-  typedef int wt_i4 __attribute__((vector_size(16)));
-  const wt_v4 t0 = __builtin_shuffle(r[0], r[1], (wt_i4){0, 4, 1, 5});
-  const wt_v4 t1 = __builtin_shuffle(r[0], r[1], (wt_i4){2, 6, 3, 7});
-  const wt_v4 t2 = __builtin_shuffle(r[2], r[3], (wt_i4){0, 4, 1, 5});
-  const wt_v4 t3 = __builtin_shuffle(r[2], r[3], (wt_i4){2, 6, 3, 7});
-  r[0] = __builtin_shuffle(t0, t2, (wt_i4){0, 1, 4, 5});
-  r[1] = __builtin_shuffle(t0, t2, (wt_i4){2, 3, 6, 7});
-  r[2] = __builtin_shuffle(t1, t3, (wt_i4){0, 1, 4, 5});
-  r[3] = __builtin_shuffle(t1, t3, (wt_i4){2, 3, 6, 7});
+  const wt_v4 t0 = WT_SHUFFLE(r[0], r[1], 0, 4, 1, 5);
+  const wt_v4 t1 = WT_SHUFFLE(r[0], r[1], 2, 6, 3, 7);
+  const wt_v4 t2 = WT_SHUFFLE(r[2], r[3], 0, 4, 1, 5);
+  const wt_v4 t3 = WT_SHUFFLE(r[2], r[3], 2, 6, 3, 7);
+  r[0] = WT_SHUFFLE(t0, t2, 0, 1, 4, 5);
+  r[1] = WT_SHUFFLE(t0, t2, 2, 3, 6, 7);
+  r[2] = WT_SHUFFLE(t1, t3, 0, 1, 4, 5);
+  r[3] = WT_SHUFFLE(t1, t3, 2, 3, 6, 7);
 }
 #endif
 /* The operation prefix of the generated 1-D transforms (LITE_WINO_F<m>_G) over these vectors. */
