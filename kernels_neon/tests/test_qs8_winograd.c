@@ -70,7 +70,7 @@ static int wg_case(const lite_qs8_winograd_kernel* kernel, kt_rng* rng, const li
     const size_t groups = lite_qs8_winograd_groups(p);
     memset(out, 0x5a, out_n);
     for (size_t g0 = 0; g0 < groups;) { /* uneven splits, as threads take them */
-      const size_t g1 = g0 + (size_t)kt_rand_int(rng, 1, 3) < groups ? g0 + (size_t)kt_rand_int(rng, 1, 3) : groups;
+      const size_t step = (size_t)kt_rand_int(rng, 1, 3), g1 = g0 + step < groups ? g0 + step : groups;
       lite_qs8_winograd_run(kernel, p, packed, &params, x, out, g0, g1, scratch);
       g0 = g1;
     }

@@ -158,8 +158,8 @@ def fit_flops(choices: list[GroupChoice], flops: FlopsModel, sizes: dict[Axis, i
     fraction reached (above the target when the limits stop it)."""
 
     def done() -> bool:
-        kept = kept_channels(choices, sizes)
-        return flops.total(kept) <= target * flops.base_total and flops.cost(kept) <= target * flops.base_cost
+        total, cost = flops.total_and_cost(kept_channels(choices, sizes))
+        return total <= target * flops.base_total and cost <= target * flops.base_cost
 
     _greedy(choices, done)
     return flops.total(kept_channels(choices, sizes)) / flops.base_total

@@ -114,9 +114,16 @@ class FlopsModel:
             factors.append(factor)
         return factors
 
+    def total_and_cost(self, kept: dict[Axis, int] | None = None) -> tuple[float, float]:
+        """FLOPs and estimated cost for ``kept`` from one pass over the terms."""
+        flops = cost = 0.0
+        for (base, _), w, f in zip(self.terms, self.weights, self._factors(kept), strict=True):
+            flops += base * f
+            cost += base * w * f
+        return flops, cost
+
     def total(self, kept: dict[Axis, int] | None = None) -> float:
-        return sum(base * f for (base, _), f in zip(self.terms, self._factors(kept), strict=True))
+        return self.total_and_cost(kept)[0]
 
     def cost(self, kept: dict[Axis, int] | None = None) -> float:
-        return sum(base * w * f for (base, _), w, f in
-                   zip(self.terms, self.weights, self._factors(kept), strict=True))
+        return self.total_and_cost(kept)[1]

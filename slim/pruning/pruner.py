@@ -151,8 +151,9 @@ def report_of(analysis: Analysis, choices: list[allocate.GroupChoice], plan: Pla
     unprunable = [(g.name, g.blocked) for g in analysis.dependencies.groups if not g.prunable]
     kept = analysis.kept(plan)
     flops = analysis.flops
-    return PruneReport(groups, unprunable, flops.base_total, flops.total(kept),
-                       cost_kept=flops.cost(kept) / flops.base_cost if flops.base_cost else 1.0)
+    total, cost = flops.total_and_cost(kept)
+    return PruneReport(groups, unprunable, flops.base_total, total,
+                       cost_kept=cost / flops.base_cost if flops.base_cost else 1.0)
 
 
 def prune(model: str | os.PathLike | onnx.ModelProto | Graph, data: object,
