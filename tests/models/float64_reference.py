@@ -172,6 +172,12 @@ def float64_outputs(model: str | os.PathLike | onnx.ModelProto,
     return dict(zip(names, evaluator.run(names, double_feeds), strict=True))
 
 
+def error_statistics(errors: np.ndarray) -> tuple[float, float, float]:
+    """(rms, 99.9% quantile, max) of the |error| values ``errors`` (any shape)."""
+    flat = np.asarray(errors, np.float64).ravel()
+    return (float(np.sqrt(np.mean(flat * flat))), float(np.quantile(flat, 0.999)), float(flat.max()))
+
+
 # ours <= FLOAT64_FACTOR x onnxruntime's error against float64. The floor: a few fp32 roundings of
 # the output's own size, where onnxruntime happens to be exact to the last bit or two and twice
 # its error would be below what any fp32 evaluation order can promise.
