@@ -25,6 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.datasets.photos import photograph_crop, photographed_page  # noqa: E402
 from tests.models.float64_reference import error_statistics, float64_outputs  # noqa: E402
 
 CNNS = ("mobilenet_v2", "resnet18", "mobilenet_v3_small")
@@ -33,33 +34,14 @@ DET_SIZES = ((160, 160), (224, 320), (320, 320), (256, 192))
 REC_WIDTHS = (160, 320, 480)
 
 
-def photo_crop(index: int, size: int = 224) -> np.ndarray:
-    """Input ``index``: a random square crop (40-100% of the short side) of one of the two bundled
-    photographs, mirrored half the time, resized and ImageNet-normalized as tests/datasets/photos.py."""
-    from PIL import Image
-    from sklearn.datasets import load_sample_image
-
-    from tests.datasets.photos import IMAGENET_MEAN, IMAGENET_STD, PHOTOS
-
-    rng = np.random.default_rng(1000 + index)
-    pixels = load_sample_image(PHOTOS[index % len(PHOTOS)])
-    rows, cols = pixels.shape[:2]
-    side = int(min(rows, cols) * rng.uniform(0.4, 1.0))
-    top, left = int(rng.integers(0, rows - side + 1)), int(rng.integers(0, cols - side + 1))
-    crop = pixels[top:top + side, left:left + side]
-    if rng.random() < 0.5:
-        crop = crop[:, ::-1]
-    resized = np.asarray(Image.fromarray(np.ascontiguousarray(crop)).resize((size, size), Image.BILINEAR),
-                         np.float32) / 255.0
-    return np.ascontiguousarray(((resized - IMAGENET_MEAN) / IMAGENET_STD).transpose(2, 0, 1)[None])
-
-
 def ocr_feed(key: str, index: int) -> np.ndarray:
     """Input ``index`` of PP-OCR model ``key``: a rendered page (det) or text line (rec, cls)."""
     from lite_converter.app.demo import ocr_input
 
     if key.startswith("det"):
         height, width = DET_SIZES[index % len(DET_SIZES)]
+        if key.endswith("photographed"):
+            return photographed_page(height, width, index)
     elif key == "rec":
         height, width = 48, REC_WIDTHS[index % len(REC_WIDTHS)]
     else:
@@ -74,11 +56,13 @@ def _models(ppocrv5_det: Path | None, work: Path) -> dict[str, tuple[Path, str, 
 
     models: dict[str, tuple[Path, str, Callable[[int], np.ndarray]]] = {}
     for name in CNNS:
-        models[name] = (export_onnx(ARCHITECTURES[name], work), "input", photo_crop)
+        models[name] = (export_onnx(ARCHITECTURES[name], work), "input", photograph_crop)
     for key, path in zoo.fetch_all().items():
         models[f"ppocrv4_{key}"] = (path, "x", lambda i, k=key: ocr_feed(k, i))
+    models["ppocrv4_det_photographed"] = (zoo.fetch("det"), "x", lambda i: ocr_feed("det_photographed", i))
     if ppocrv5_det is not None:
         models["ppocrv5_det"] = (ppocrv5_det, "x", lambda i: ocr_feed("det", i))
+        models["ppocrv5_det_photographed"] = (ppocrv5_det, "x", lambda i: ocr_feed("det_photographed", i))
     return models
 
 
