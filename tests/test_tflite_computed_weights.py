@@ -80,6 +80,12 @@ def test_fully_connected_with_weights_from_if_arguments(tmp_path, weight_is_inpu
     for cond in (True, False):
         assert_matches_litert(data, [np.array([cond]), x, *([w] if weight_is_input else [])], tmp_path)
     assert _fc_weights_are_constants(data) == [not weight_is_input, False]
+    if not weight_is_input:  # both branches read W: the file stores its bytes once
+        from lite_converter.convert import convert_tflite
+
+        model = s.ModelT.InitFromPackedBuf(data, 0)
+        (weight,) = [b for b in model.buffers if b.data is not None and len(b.data) == 8 * 24 * 4]
+        assert convert_tflite(data).count(np.asarray(weight.data, np.uint8).tobytes()) == 1
 
 
 def test_while_carrying_a_constant_weight_unchanged(tmp_path):

@@ -238,12 +238,14 @@ class TfliteGraphBuilder:
                                   "not supported")
         if index in self.bodies and not bound:
             return self.bodies[index]  # type: ignore[return-value]
-        previous = self.bodies.pop(index, None)
-        self.bodies[index] = None
+        shared = self.bodies.get(index)  # the import every unbound caller shares, if made already
+        self.bodies[index] = None  # being built: a call back into it is recursion
         body = TfliteGraphBuilder(self.model, self.file_bytes, index, self.bodies, bound).build()
-        self.bodies[index] = previous if bound and previous is not None else body
-        if bound and previous is None:
+        shared = shared if bound else body
+        if shared is None:
             del self.bodies[index]
+        else:
+            self.bodies[index] = shared
         return body
 
     def bindable(self, indices: list[int], args: list[str],
