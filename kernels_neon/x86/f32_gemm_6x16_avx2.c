@@ -60,8 +60,56 @@ static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, s
   }
 }
 
+/* The last panel of a matrix whose width is not a multiple of 16 (24, 40, 72 channels...) when it
+ * has at most 8 columns: only the low 8 columns of each packed row, one accumulator per row (half the
+ * FMAs of gemm_rows; 6 chains are enough on 8 columns). The same bias-then-k order: the same sums. */
+static inline __attribute__((always_inline)) void gemm_rows_half(const size_t ROWS, size_t mr, size_t nc, size_t k,
+                                                                 const float* a, size_t a_stride, const float* w,
+                                                                 float* c, size_t c_stride,
+                                                                 const lite_f32_minmax_params* params) {
+  const float* rows[MR];
+  for (size_t i = 0; i < ROWS; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
+  __m256 acc[MR];
+  acc[0] = _mm256_loadu_ps(w);
+  for (size_t i = 1; i < ROWS; ++i) acc[i] = acc[0];
+  w += NR;
+  for (size_t p = 0; p < k; ++p) {
+    const __m256 b = _mm256_loadu_ps(w);
+    w += NR;
+    for (size_t i = 0; i < ROWS; ++i) acc[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(rows[i] + p), b, acc[i]);
+  }
+  const __m256 lo = _mm256_set1_ps(params->min), hi = _mm256_set1_ps(params->max);
+#pragma GCC unroll 6
+  for (size_t i = 0; i < ROWS; ++i) {
+    if (i >= mr) break;
+    __m256 v = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i]));
+    if (params->hard_swish) {
+      const __m256 sixth = _mm256_set1_ps(1.0f / 6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
+                   one = _mm256_set1_ps(1.0f);
+      v = _mm256_mul_ps(v, _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_fmadd_ps(v, sixth, half))));
+    }
+    float* out = c + i * c_stride;
+    if (nc == 8) {
+      _mm256_storeu_ps(out, v);
+    } else {
+      float tmp[8];
+      _mm256_storeu_ps(tmp, v);
+      memcpy(out, tmp, nc * sizeof(float));
+    }
+  }
+}
+
 void lite_f32_gemm_ukernel_6x16_avx2(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride, const float* w,
                                      float* c, size_t c_stride, const lite_f32_minmax_params* params) {
+  if (nc <= 8) {
+    if (mr > 4)
+      gemm_rows_half(6, mr, nc, k, a, a_stride, w, c, c_stride, params);
+    else if (mr > 2)
+      gemm_rows_half(4, mr, nc, k, a, a_stride, w, c, c_stride, params);
+    else
+      gemm_rows_half(2, mr, nc, k, a, a_stride, w, c, c_stride, params);
+    return;
+  }
   if (mr > 4)
     gemm_rows(6, mr, nc, k, a, a_stride, w, c, c_stride, params);
   else if (mr > 2)
