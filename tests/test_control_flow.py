@@ -495,3 +495,43 @@ def test_tflite_while_whose_carried_value_grows_against_litert(tmp_path, start: 
 
     feeds = [np.array([start], np.int32), np.array([1.0, -2.0], np.float32)]
     assert_matches_litert(_tflite_growing_while(), feeds, tmp_path)
+
+
+def test_scan_state_passed_through_unchanged_becomes_a_body_constant():
+    """Scan (opset 16) with a constant weight carried as a state the body returns unchanged:
+    h_t = tanh(x_t @ W + h_{t-1}); the body's MatMul reads W as a constant (packed at load, not a
+    value fed at every step), and the final state output is still W."""
+    from lite_converter.reader import read_model
+
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["x_t", "w_in"], ["xw"]),
+         helper.make_node("Add", ["xw", "h_in"], ["pre"]),
+         helper.make_node("Tanh", ["pre"], ["h_out"]),
+         helper.make_node("Identity", ["h_out"], ["y_t"])],
+        "body",
+        [_info("h_in", F32, [1, 4]), _info("w_in", F32, [3, 4]), _info("x_t", F32, [1, 3])],
+        [_info("h_out", F32, [1, 4]), _info("w_in", F32, [3, 4]), _info("y_t", F32, [1, 4])])
+    node = helper.make_node("Scan", ["h0", "w", "x"], ["h_final", "w_final", "ys"], body=body,
+                            num_scan_inputs=1)
+    w = numpy_helper.from_array(np.random.default_rng(5).standard_normal((3, 4)).astype(np.float32), "w")
+    model = _model([node], [helper.make_tensor_value_info("h0", F32, [1, 4]),
+                            helper.make_tensor_value_info("x", F32, ["t", 1, 3])],
+                   [helper.make_tensor_value_info(n, F32, None) for n in ("h_final", "w_final", "ys")], [w],
+                   opset=16)
+    from onnx.reference import ReferenceEvaluator
+
+    # The oracle is ONNX's reference evaluator: onnxruntime 1.32 returns wrong values for a Scan
+    # whose body output is its state input by name (h_final off by 1.3 here; the same body with an
+    # Identity in between is right), which ours and the reference agree on.
+    rng = np.random.default_rng(6)
+    interpreter = Interpreter(model_content=convert_onnx(model))
+    for steps in (4, 1):
+        feeds = {"h0": rng.standard_normal((1, 4)).astype(np.float32),
+                 "x": rng.standard_normal((steps, 1, 3)).astype(np.float32)}
+        want = ReferenceEvaluator(model).run(None, feeds)
+        for got, expected in zip(interpreter.run(feeds).values(), want, strict=True):
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    (graph,) = read_model(convert_onnx(model)).subgraphs
+    weights = [graph.tensors[op.inputs[1]] for op in graph.operators
+               if op.opcode in ("MATMUL", "FULLY_CONNECTED")]
+    assert weights and all(t.is_constant for t in weights)

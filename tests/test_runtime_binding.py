@@ -47,6 +47,23 @@ def test_run_matches_onnxruntime_across_resizes(small_conv_onnx, small_conv_lite
     assert arenas[0] == arenas[3] > arenas[1] > 0  # the plan follows the input size
 
 
+def test_read_only_and_writable_inputs_run_alike(small_conv_onnx, small_conv_lite):
+    """run() takes a writable input's address through its buffer and a read-only one's (an array
+    over bytes) through numpy's ctypes view: both are the same data, as onnxruntime sees it."""
+    from runtime_arm.interpreter import data_address
+
+    it = Interpreter(model_content=small_conv_lite, threads=1)
+    x = image((1, 3, 8, 8), 3)
+    frozen = np.frombuffer(x.tobytes(), np.float32).reshape(x.shape)
+    assert not frozen.flags.writeable
+    assert data_address(x) == x.ctypes.data and data_address(frozen) == frozen.ctypes.data
+    ref = reference(small_conv_onnx, x)
+    for feed in (x, frozen):
+        ours = it.run({"x": feed})
+        for name in ref:
+            assert_close(ours[name], ref[name])
+
+
 def test_model_path_and_positional_inputs(tmp_path, small_conv_onnx, small_conv_lite):
     path = tmp_path / "small.lite"
     path.write_bytes(small_conv_lite)

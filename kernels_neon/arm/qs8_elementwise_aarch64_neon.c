@@ -7,27 +7,34 @@
 
 #define STEP 16
 
-/* 4 int16 a, b -> 4 int32 outputs before saturation */
-static inline int32x4_t add4(int16x4_t a, int16x4_t b, const lite_qs8_add_plan* p, int32x4_t neg_shift) {
-  /* round_bias + H accumulated in one register, then + (L >> 16) by one shift-right-accumulate */
-  const int32x4_t h = vmlal_n_s16(vmlal_n_s16(vdupq_n_s32(p->round_bias), a, p->a_hi), b, p->b_hi);
-  const int32x4_t l = vmlal_n_s16(vmlal_n_s16(vdupq_n_s32(p->low_bias), a, p->a_lo), b, p->b_lo);
+/* 4 int32 outputs before saturation from the biased sums round_bias + H and low_bias + L */
+static inline int32x4_t add4_finish(int32x4_t h, int32x4_t l, const lite_qs8_add_plan* p, int32x4_t neg_shift) {
+  /* + (L >> 16) by one shift-right-accumulate */
   return vaddq_s32(vdupq_n_s32(p->out_bias), vshlq_s32(vsraq_n_s32(h, l, 16), neg_shift));
+}
+
+/* 8 int16 a, b -> 8 int16 outputs (saturated); smlal2 by element takes the high halves in place */
+static inline int16x8_t add8(int16x8_t a, int16x8_t b, const lite_qs8_add_plan* p, int32x4_t neg_shift) {
+  const int32x4_t rb = vdupq_n_s32(p->round_bias), lb = vdupq_n_s32(p->low_bias);
+  const int32x4_t h0 = vmlal_n_s16(vmlal_n_s16(rb, vget_low_s16(a), p->a_hi), vget_low_s16(b), p->b_hi);
+  const int32x4_t l0 = vmlal_n_s16(vmlal_n_s16(lb, vget_low_s16(a), p->a_lo), vget_low_s16(b), p->b_lo);
+  const int32x4_t h1 = vmlal_high_n_s16(vmlal_high_n_s16(rb, a, p->a_hi), b, p->b_hi);
+  const int32x4_t l1 = vmlal_high_n_s16(vmlal_high_n_s16(lb, a, p->a_lo), b, p->b_lo);
+  return vqmovn_high_s32(vqmovn_s32(add4_finish(h0, l0, p, neg_shift)), add4_finish(h1, l1, p, neg_shift));
 }
 
 static inline int8x16_t add16(const int8_t* a, const int8_t* b, const lite_qs8_add_plan* p, int32x4_t neg_shift) {
   const int8x16_t va = vld1q_s8(a), vb = vld1q_s8(b);
-  const int16x8_t a0 = vmovl_s8(vget_low_s8(va)), a1 = vmovl_high_s8(va);
-  const int16x8_t b0 = vmovl_s8(vget_low_s8(vb)), b1 = vmovl_high_s8(vb);
-  const int16x8_t r0 = vqmovn_high_s32(vqmovn_s32(add4(vget_low_s16(a0), vget_low_s16(b0), p, neg_shift)),
-                                       add4(vget_high_s16(a0), vget_high_s16(b0), p, neg_shift));
-  const int16x8_t r1 = vqmovn_high_s32(vqmovn_s32(add4(vget_low_s16(a1), vget_low_s16(b1), p, neg_shift)),
-                                       add4(vget_high_s16(a1), vget_high_s16(b1), p, neg_shift));
+  const int16x8_t r0 = add8(vmovl_s8(vget_low_s8(va)), vmovl_s8(vget_low_s8(vb)), p, neg_shift);
+  const int16x8_t r1 = add8(vmovl_high_s8(va), vmovl_high_s8(vb), p, neg_shift);
   const int8x16_t r = vqmovn_high_s16(vqmovn_s16(r0), r1);
   return vminq_s8(vmaxq_s8(r, vdupq_n_s8(p->act_min)), vdupq_n_s8(p->act_max));
 }
 
-static void add_contiguous(size_t n, const lite_qs8_add_plan* plan, const int8_t* a, const int8_t* b, int8_t* y) {
+static void add_contiguous(size_t n, const lite_qs8_add_plan* plan_in, const int8_t* a, const int8_t* b,
+                           int8_t* y) {
+  /* A local copy: the int8 stores through y may alias *plan_in, which would reload every field per step. */
+  const lite_qs8_add_plan copy = *plan_in, *plan = &copy;
   const int32x4_t neg_shift = vdupq_n_s32(-plan->shift);
   size_t i = 0;
   for (; i + STEP <= n; i += STEP) vst1q_s8(y + i, add16(a + i, b + i, plan, neg_shift));
@@ -62,7 +69,10 @@ static inline int8x16_t mul16(const int8_t* a, const int8_t* b, const lite_qs8_m
   return vminq_s8(vmaxq_s8(r, vdupq_n_s8(p->act_min)), vdupq_n_s8(p->act_max));
 }
 
-static void mul_contiguous(size_t n, const lite_qs8_mul_plan* plan, const int8_t* a, const int8_t* b, int8_t* y) {
+static void mul_contiguous(size_t n, const lite_qs8_mul_plan* plan_in, const int8_t* a, const int8_t* b,
+                           int8_t* y) {
+  /* A local copy: the int8 stores through y may alias *plan_in, which would reload every field per step. */
+  const lite_qs8_mul_plan copy = *plan_in, *plan = &copy;
   const int32x4_t neg_shift = vdupq_n_s32(-plan->shift);
   const int32x4_t mask = vdupq_n_s32((int32_t)((1u << plan->shift) - 1u));
   size_t i = 0;

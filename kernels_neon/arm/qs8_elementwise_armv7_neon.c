@@ -32,7 +32,10 @@ static inline int8x16_t add16(const int8_t* a, const int8_t* b, const lite_qs8_a
                      add8(vget_high_s8(va), vget_high_s8(vb), p, neg_shift));
 }
 
-static void add_contiguous(size_t n, const lite_qs8_add_plan* plan, const int8_t* a, const int8_t* b, int8_t* y) {
+static void add_contiguous(size_t n, const lite_qs8_add_plan* plan_in, const int8_t* a, const int8_t* b,
+                           int8_t* y) {
+  /* A local copy: the int8 stores through y may alias *plan_in, which would reload every field per step. */
+  const lite_qs8_add_plan copy = *plan_in, *plan = &copy;
   const int32x4_t neg_shift = vdupq_n_s32(-plan->shift);
   size_t i = 0;
   for (; i + STEP <= n; i += STEP) vst1q_s8(y + i, add16(a + i, b + i, plan, neg_shift));
@@ -69,7 +72,10 @@ static inline int8x16_t mul16(const int8_t* a, const int8_t* b, const lite_qs8_m
                      mul8(vget_high_s8(va), vget_high_s8(vb), p, neg_shift, mask));
 }
 
-static void mul_contiguous(size_t n, const lite_qs8_mul_plan* plan, const int8_t* a, const int8_t* b, int8_t* y) {
+static void mul_contiguous(size_t n, const lite_qs8_mul_plan* plan_in, const int8_t* a, const int8_t* b,
+                           int8_t* y) {
+  /* A local copy: the int8 stores through y may alias *plan_in, which would reload every field per step. */
+  const lite_qs8_mul_plan copy = *plan_in, *plan = &copy;
   const int32x4_t neg_shift = vdupq_n_s32(-plan->shift);
   const int32x4_t mask = vdupq_n_s32((int32_t)((1u << plan->shift) - 1u));
   size_t i = 0;

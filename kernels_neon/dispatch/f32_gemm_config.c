@@ -7,7 +7,8 @@ static const lite_f32_gemm_config k_portable = {lite_f32_gemm_ukernel_4x8_portab
                                                 NULL, NULL};
 
 #if defined(__x86_64__)
-static const lite_f32_gemm_config k_avx2 = {lite_f32_gemm_ukernel_6x16_avx2, 6, 16, "f32_gemm_6x16_avx2", NULL, NULL};
+static const lite_f32_gemm_config k_avx2 = {lite_f32_gemm_ukernel_6x16_avx2, 6, 16, "f32_gemm_6x16_avx2", NULL,
+                                           lite_f32_gemm_runs_6x16_avx2};
 static const lite_f32_gemm_config k_avx512 = {lite_f32_gemm_ukernel_8x32_avx512, 8, 32, "f32_gemm_8x32_avx512",
                                               lite_f32_gemm_panel_8x32_avx512,
                                               lite_f32_gemm_runs_8x32_avx512};

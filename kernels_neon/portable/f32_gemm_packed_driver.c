@@ -5,7 +5,9 @@
 
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/f32_gemm_packed.h"
+#include "lite_kernels/elementwise_binary.h"
 #include "lite_kernels/f32_vactivation.h"
+#include "lite_kernels/f32_vbinary.h"
 
 size_t lite_f32_gemm_packed_size(const lite_f32_gemm_config* config, size_t n, size_t k) {
   const size_t nr = config->nr;
@@ -29,40 +31,29 @@ void lite_f32_gemm_pack_b(const lite_f32_gemm_config* config, size_t n, size_t k
   }
 }
 
-/* The part of an activation the microkernel cannot do as a clamp, applied to an mr x nc tile. */
-static void activate_tile(const lite_activation* act, float* c, size_t ldc, size_t mr, size_t nc, size_t n0) {
-  for (size_t i = 0; i < mr; ++i) {
-    float* restrict row = c + i * ldc;
-    switch (act->kind) {
-      case LITE_ACT_LEAKY_RELU:
-        for (size_t j = 0; j < nc; ++j) row[j] = row[j] >= 0.0f ? row[j] : act->alpha * row[j];
-        break;
-      case LITE_ACT_PRELU:
-        for (size_t j = 0; j < nc; ++j) row[j] = row[j] >= 0.0f ? row[j] : act->prelu_slope[n0 + j] * row[j];
-        break;
-      default:
-        for (size_t j = 0; j < nc; ++j) row[j] = lite_activate(act, row[j], n0 + j);
-        break;
+/* The part of an activation the microkernel cannot do as a clamp (Sigmoid, SiLU, Tanh, LeakyReLU,
+ * PReLU...), run once per row of C over the call's columns after the tiles (a value's result does not
+ * depend on its position, so neither on the tiling): the vector activation variant, or for PReLU the
+ * vector PRELU row of the binary ops with the slopes of columns [n_begin, n_end). One call per tile row
+ * of <= 32 values cost more in calls (EfficientNet-B0 11.3-12.3 -> 11.0-11.3 ms); PReLU per value in
+ * each tile cost 4-6x the GEMM itself on 1x1 convolutions of 32-128 channels (MediaPipe iris).
+ * Callers keep a call's C block small (tiles, bands), so its rows are still cached. */
+static void activate_rows(const lite_activation* act, float* c, size_t ldc, size_t m, size_t n_begin, size_t n_end) {
+  const uint32_t features = lite_cpu_features();
+  if (act->kind == LITE_ACT_PRELU) {
+    const lite_f32_vbinary_fn prelu = lite_f32_vbinary_select(features);
+    for (size_t i = 0; i < m; ++i) {
+      float* row = c + i * ldc + n_begin;
+      prelu(LITE_BIN_PRELU, n_end - n_begin, row, 1, act->prelu_slope + n_begin, 1, row);
     }
+    return;
   }
-}
-
-/* Sigmoid, SiLU, HardSigmoid...: the vector activation variant, run once per row of C over the
- * call's columns after the tiles (its value does not depend on the position, so neither on the
- * tiling); one call per tile row of <= 32 values cost more in calls (alternated processes,
- * EfficientNet-B0 11.3-12.3 -> 11.0-11.3 ms). NULL for kinds it does not serve (Tanh, PReLU...:
- * activate_tile). Callers keep a call's C block small (tiles, bands), so its rows are still cached. */
-static lite_f32_vactivation_fn vector_post(const lite_activation* act, int post) {
-  return post && lite_f32_vactivation_supports(act->kind) ? lite_f32_vactivation_select(lite_cpu_features()) : NULL;
-}
-
-static void activate_rows(lite_f32_vactivation_fn fn, const lite_activation* act, float* c, size_t ldc, size_t m,
-                          size_t n_begin, size_t n_end) {
+  const lite_f32_vactivation_fn fn = lite_f32_vactivation_select(features);
   for (size_t i = 0; i < m; ++i) fn(act, c + i * ldc + n_begin, c + i * ldc + n_begin, n_end - n_begin);
 }
 
 /* The microkernel's share of act (clamp or HardSwish) in *mm; returns nonzero when the rest must
- * run on the stored tile (activate_tile). */
+ * run on the stored rows (activate_rows). */
 static int split_activation(const lite_activation* act, lite_f32_minmax_params* mm) {
   mm->min = -INFINITY;
   mm->max = INFINITY;
@@ -85,8 +76,6 @@ void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, 
                                   float* c, size_t ldc) {
   lite_f32_minmax_params mm;
   const int post = split_activation(act, &mm);
-  const lite_f32_vactivation_fn vector = vector_post(act, post);
-  const int per_tile = post && vector == NULL;
   const size_t mr_max = config->mr, nr = config->nr;
   for (size_t j0 = n_begin; j0 < n_end; j0 += nr) {
     const size_t nc = n_end - j0 < nr ? n_end - j0 : nr;
@@ -96,16 +85,14 @@ void lite_f32_gemm_packed_compute(const lite_f32_gemm_config* config, size_t m, 
       const size_t tiles = m / mr_max;
       config->panel(tiles, k, a, lda, panel, c + j0, ldc, &mm);
       i0 = tiles * mr_max;
-      if (per_tile) activate_tile(act, c + j0, ldc, i0, nc, j0);
     }
     for (; i0 < m; i0 += mr_max) {
       const size_t mr = m - i0 < mr_max ? m - i0 : mr_max;
       float* tile = c + i0 * ldc + j0;
       config->ukernel(mr, nc, k, a + i0 * lda, lda, panel, tile, ldc, &mm);
-      if (per_tile) activate_tile(act, tile, ldc, mr, nc, j0);
     }
   }
-  if (vector != NULL) activate_rows(vector, act, c, ldc, m, n_begin, n_end);
+  if (post) activate_rows(act, c, ldc, m, n_begin, n_end);
 }
 
 void lite_f32_gemm_packed_compute_runs(const lite_f32_gemm_config* config, size_t m, size_t n_begin, size_t n_end,
@@ -114,7 +101,6 @@ void lite_f32_gemm_packed_compute_runs(const lite_f32_gemm_config* config, size_
                                        size_t ldc) {
   lite_f32_minmax_params mm;
   const int post = split_activation(act, &mm);
-  const lite_f32_vactivation_fn vector = vector_post(act, post);
   const size_t mr_max = config->mr, nr = config->nr, k = runs * run_len;
   for (size_t j0 = n_begin; j0 < n_end; j0 += nr) {
     const size_t nc = n_end - j0 < nr ? n_end - j0 : nr;
@@ -123,8 +109,7 @@ void lite_f32_gemm_packed_compute_runs(const lite_f32_gemm_config* config, size_
       const size_t mr = m - i0 < mr_max ? m - i0 : mr_max;
       float* tile = c + i0 * ldc + j0;
       config->runs(mr, nc, runs, run_len, run_stride, a + i0 * a_stride, a_stride, panel, tile, ldc, &mm);
-      if (post && vector == NULL) activate_tile(act, tile, ldc, mr, nc, j0);
     }
   }
-  if (vector != NULL) activate_rows(vector, act, c, ldc, m, n_begin, n_end);
+  if (post) activate_rows(act, c, ldc, m, n_begin, n_end);
 }

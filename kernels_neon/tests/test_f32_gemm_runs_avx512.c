@@ -1,4 +1,4 @@
-/* The AVX-512 8x32 kernel-row ("runs") GEMM path, lite_f32_gemm_packed_compute_runs: A rows given
+/* The x86 kernel-row ("runs") GEMM paths (AVX2 6x16, AVX-512 8x32), lite_f32_gemm_packed_compute_runs: A rows given
  * as `runs` runs of run_len floats at a + i * a_stride + r * run_stride (a convolution's kernel rows
  * in the NHWC input, overlapping between pixels). Against the reference GEMM lite_f32_gemm_ref on
  * the same values copied into contiguous rows (the oracle, within a relative bound), and bit for bit
@@ -59,15 +59,14 @@ __attribute__((unused)) static int runs_case(const lite_f32_gemm_config* cfg, si
   return ok;
 }
 
-int main(void) {
-#if defined(__x86_64__)
-  const uint32_t f = LITE_CPU_X86_AVX2 | LITE_CPU_X86_AVX512;
-  const lite_f32_gemm_config* cfg = lite_f32_gemm_config_select(f, 32);
+/* Every case of the sweep for the config selected by `features`, which must have a runs kernel. */
+__attribute__((unused)) static void runs_sweep(uint32_t features, const char* variant) {
+  const lite_f32_gemm_config* cfg = lite_f32_gemm_config_select(features, 32);
   KT_CHECK(cfg->runs != NULL); /* the selection from feature bits runs on any x86-64 CPU */
-  if (!kt_cpu_has(f, "f32_gemm_8x32_avx512 runs")) return kt_finish();
-  const size_t ms[] = {1, 3, 4, 5, 8, 9, 17};
-  const size_t ns[] = {1, 9, 16, 17, 24, 25, 32, 40};
-  const size_t shapes[][3] = {{3, 9, 50}, {7, 21, 80}, {1, 27, 27}, {2, 5, 11}, {3, 1, 4}};  /* runs, len, stride */
+  if (!kt_cpu_has(features, variant)) return;
+  const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17};
+  const size_t ns[] = {1, 7, 8, 9, 16, 17, 24, 25, 32, 40};
+  const size_t shapes[][3] = {{3, 9, 50}, {7, 21, 80}, {1, 27, 27}, {2, 5, 11}, {3, 1, 4}, {3, 24, 100}}; /* runs, len, stride */
   int kind = 0;
   for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi)
     for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni)
@@ -77,6 +76,12 @@ int main(void) {
         KT_CHECK(runs_case(cfg, ms[mi], ns[ni], shapes[si][0], shapes[si][1], shapes[si][2], a_stride, kind));
         kind = (kind + 1) % 10; /* every activation kind over the sweep */
       }
+}
+
+int main(void) {
+#if defined(__x86_64__)
+  runs_sweep(LITE_CPU_X86_AVX2, "f32_gemm_6x16_avx2 runs");
+  runs_sweep(LITE_CPU_X86_AVX2 | LITE_CPU_X86_AVX512, "f32_gemm_8x32_avx512 runs");
   return kt_finish();
 #else
   kt_skip("not an x86-64 build");

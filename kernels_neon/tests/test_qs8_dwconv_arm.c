@@ -77,8 +77,8 @@ static int dw_case(lite_qs8_dwconv_fn fn, kt_rng* rng, size_t c, size_t kh, size
 }
 
 /* Every kernel size the 3x3 kernels (aarch64, armv7) are chosen for and others; weights over the
- * whole int8 range (most 16-channel steps hold a -128, the 3x3 kernel's unpaired path) or symmetric
- * [-127, 127] (its int16-paired path) when `variant` is odd; variant also seeds the data. */
+ * whole int8 range (most 16-channel steps hold a -128: the kernels' unpaired paths) or symmetric
+ * [-127, 127] (their int16-paired paths) when `variant` is odd; variant also seeds the data. */
 static void run_dw_tests(lite_qs8_dwconv_fn fn, const char* name, const size_t (*kernels)[2], size_t kernel_count,
                          int variant) {
   kt_rng rng = kt_rng_make(20261121u + 7919u * (uint32_t)variant);
@@ -121,7 +121,8 @@ int main(void) {
     probe.kernel_w = 5;
     KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_aarch64_neon);
     probe.kernel_w = 3;
-    run_dw_tests(lite_qs8_dwconv_aarch64_neon, "qs8_dwconv_aarch64_neon", all_kernels, 4, 0);
+    for (int variant = 0; variant < 2; ++variant) /* the int16-paired path (symmetric) and the -128 one */
+      run_dw_tests(lite_qs8_dwconv_aarch64_neon, "qs8_dwconv_aarch64_neon", all_kernels, 4, variant);
     for (int variant = 0; variant < 6; ++variant)
       run_dw_tests(lite_qs8_dwconv_3x3_aarch64_neon, "qs8_dwconv_3x3_aarch64_neon", only_3x3, 1, variant);
 #else
@@ -130,7 +131,8 @@ int main(void) {
     probe.kernel_w = 5;
     KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_armv7_neon);
     probe.kernel_w = 3;
-    run_dw_tests(lite_qs8_dwconv_armv7_neon, "qs8_dwconv_armv7_neon", all_kernels, 4, 0);
+    for (int variant = 0; variant < 2; ++variant) /* the int16-paired path (symmetric) and the -128 one */
+      run_dw_tests(lite_qs8_dwconv_armv7_neon, "qs8_dwconv_armv7_neon", all_kernels, 4, variant);
     for (int variant = 0; variant < 6; ++variant)
       run_dw_tests(lite_qs8_dwconv_3x3_armv7_neon, "qs8_dwconv_3x3_armv7_neon", only_3x3, 1, variant);
 #endif

@@ -2,8 +2,10 @@
  * 12 ymm accumulators + 2 for the B row + 1 broadcast of A = 15 of 16 registers; per k step
  * 2 loads of B and 6 broadcasts feed 12 FMAs, enough independent chains to hide FMA latency
  * (4-5 cycles x 2 ports).
- * Edge tiles with fewer rows run the same loop for 4, 2 or 1 rows: each accumulator still sums
- * bias, then k = 0, 1, ... in order, so a row's result does not depend on the variant. */
+ * Edge tiles with fewer rows run the same loop for 4, 2 or 1 rows; a last panel of at most 8
+ * columns (widths 24, 36-40, 72, 88...) only its low 8 packed columns, one accumulator per row (half
+ * the FMAs). Each accumulator still sums bias, then k = 0, 1, ... in order, so a row's result does
+ * not depend on the variant, nor on whether its k values are contiguous or given as runs. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -11,27 +13,35 @@
 
 enum { MR = 6, NR = 16 };
 
-/* The tile for ROWS rows (a compile-time constant after inlining: the arrays live in registers). */
-static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, size_t mr, size_t nc, size_t k,
-                                                            const float* a, size_t a_stride, const float* w, float* c,
-                                                            size_t c_stride, const lite_f32_minmax_params* params) {
+/* The tile for ROWS rows and the first COLS (8 or 16) columns of the panel (compile-time constants
+ * after inlining: the arrays live in registers). Row i's k = runs * run_len values are `runs` runs
+ * of run_len floats at a + i * a_stride + r * run_stride (one run: a plain GEMM row; several: a
+ * convolution's kernel rows read in place from the NHWC input instead of an im2col copy). */
+static inline __attribute__((always_inline)) void gemm_tile_runs(const size_t ROWS, const size_t COLS, size_t mr,
+                                                                 size_t nc, size_t runs, size_t run_len,
+                                                                 size_t run_stride, const float* a, size_t a_stride,
+                                                                 const float* w, float* c, size_t c_stride,
+                                                                 const lite_f32_minmax_params* params) {
   const float* rows[MR];
   for (size_t i = 0; i < ROWS; ++i) rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
   __m256 acc[MR][2];
   acc[0][0] = _mm256_loadu_ps(w);
-  acc[0][1] = _mm256_loadu_ps(w + 8);
+  acc[0][1] = COLS == 16 ? _mm256_loadu_ps(w + 8) : _mm256_setzero_ps();
   for (size_t i = 1; i < ROWS; ++i) {
     acc[i][0] = acc[0][0];
     acc[i][1] = acc[0][1];
   }
   w += NR;
-  for (size_t p = 0; p < k; ++p) {
-    const __m256 bl = _mm256_loadu_ps(w), bh = _mm256_loadu_ps(w + 8);
-    w += NR;
-    for (size_t i = 0; i < ROWS; ++i) {
-      const __m256 x = _mm256_broadcast_ss(rows[i] + p);
-      acc[i][0] = _mm256_fmadd_ps(x, bl, acc[i][0]);
-      acc[i][1] = _mm256_fmadd_ps(x, bh, acc[i][1]);
+  for (size_t r = 0; r < runs; ++r) {
+    const float* rows_r[MR];
+    for (size_t i = 0; i < ROWS; ++i) rows_r[i] = rows[i] + r * run_stride;
+    for (size_t p = 0; p < run_len; ++p, w += NR) {
+      const __m256 bl = _mm256_loadu_ps(w), bh = COLS == 16 ? _mm256_loadu_ps(w + 8) : _mm256_setzero_ps();
+      for (size_t i = 0; i < ROWS; ++i) {
+        const __m256 x = _mm256_broadcast_ss(rows_r[i] + p);
+        acc[i][0] = _mm256_fmadd_ps(x, bl, acc[i][0]);
+        if (COLS == 16) acc[i][1] = _mm256_fmadd_ps(x, bh, acc[i][1]);
+      }
     }
   }
   const __m256 lo = _mm256_set1_ps(params->min), hi = _mm256_set1_ps(params->max);
@@ -39,35 +49,56 @@ static inline __attribute__((always_inline)) void gemm_rows(const size_t ROWS, s
 #pragma GCC unroll 6
   for (size_t i = 0; i < ROWS; ++i) { /* unrolled: acc stays in registers */
     if (i >= mr) break;
-    __m256 vl = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][0]));  /* NaN stays */
-    __m256 vh = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][1]));
-    if (hard_swish) { /* x * clamp(x * (1/6) + 0.5, 0, 1): one FMA (a division per vector cost more than a k step) */
-      const __m256 sixth = _mm256_set1_ps(1.0f / 6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
-                   one = _mm256_set1_ps(1.0f);
-      vl = _mm256_mul_ps(vl, _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_fmadd_ps(vl, sixth, half))));
-      vh = _mm256_mul_ps(vh, _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_fmadd_ps(vh, sixth, half))));
+    __m256 v[2];
+    for (size_t h = 0; h < COLS / 8; ++h) {
+      v[h] = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[i][h])); /* NaN stays */
+      if (hard_swish) { /* x * clamp(x * (1/6) + 0.5, 0, 1): one FMA (a division per vector cost more than a k step) */
+        const __m256 sixth = _mm256_set1_ps(1.0f / 6.0f), half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(),
+                     one = _mm256_set1_ps(1.0f);
+        v[h] = _mm256_mul_ps(v[h], _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_fmadd_ps(v[h], sixth, half))));
+      }
     }
     float* out = c + i * c_stride;
-    if (nc == NR) {
-      _mm256_storeu_ps(out, vl);
-      _mm256_storeu_ps(out + 8, vh);
+    if (nc == COLS) {
+      for (size_t h = 0; h < COLS / 8; ++h) _mm256_storeu_ps(out + 8 * h, v[h]);
     } else {
       float tmp[NR];
-      _mm256_storeu_ps(tmp, vl);
-      _mm256_storeu_ps(tmp + 8, vh);
+      for (size_t h = 0; h < COLS / 8; ++h) _mm256_storeu_ps(tmp + 8 * h, v[h]);
       memcpy(out, tmp, nc * sizeof(float));
     }
   }
 }
 
+static inline __attribute__((always_inline)) void gemm_runs(size_t mr, size_t nc, size_t runs, size_t run_len,
+                                                            size_t run_stride, const float* a, size_t a_stride,
+                                                            const float* w, float* c, size_t c_stride,
+                                                            const lite_f32_minmax_params* params) {
+  if (nc <= 8) {
+    if (mr > 4)
+      gemm_tile_runs(6, 8, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+    else if (mr > 2)
+      gemm_tile_runs(4, 8, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+    else
+      gemm_tile_runs(2, 8, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+  } else if (mr > 4) {
+    gemm_tile_runs(6, 16, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+  } else if (mr > 2) {
+    gemm_tile_runs(4, 16, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+  } else if (mr == 2) {
+    gemm_tile_runs(2, 16, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+  } else {
+    gemm_tile_runs(1, 16, mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
+  }
+}
+
 void lite_f32_gemm_ukernel_6x16_avx2(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride, const float* w,
                                      float* c, size_t c_stride, const lite_f32_minmax_params* params) {
-  if (mr > 4)
-    gemm_rows(6, mr, nc, k, a, a_stride, w, c, c_stride, params);
-  else if (mr > 2)
-    gemm_rows(4, mr, nc, k, a, a_stride, w, c, c_stride, params);
-  else if (mr == 2)
-    gemm_rows(2, mr, nc, k, a, a_stride, w, c, c_stride, params);
-  else
-    gemm_rows(1, mr, nc, k, a, a_stride, w, c, c_stride, params);
+  gemm_runs(mr, nc, 1, k, 0, a, a_stride, w, c, c_stride, params);
+}
+
+/* Row i's k values as `runs` runs (lite_f32_gemm_runs_fn): the kernel-row path of a convolution. */
+void lite_f32_gemm_runs_6x16_avx2(size_t mr, size_t nc, size_t runs, size_t run_len, size_t run_stride,
+                                  const float* a, size_t a_stride, const float* w, float* c, size_t c_stride,
+                                  const lite_f32_minmax_params* params) {
+  gemm_runs(mr, nc, runs, run_len, run_stride, a, a_stride, w, c, c_stride, params);
 }

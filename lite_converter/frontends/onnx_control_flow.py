@@ -138,19 +138,29 @@ def take_constant_captures(graph: Graph, node: Node) -> dict[str, np.ndarray]:
 
 
 def loop_invariant_constants(graph: Graph, node: Node) -> dict[str, np.ndarray]:
-    """A Loop's carried values that its body passes through unchanged (body output = body input) and
-    whose initial value is a constant, by the body's input name. paddle2onnx exports a decoder's
-    weights that way (SLANet's attention GRU: 15 of its 23 carried values): read as inputs, the body's
-    MatMuls would pack their weights at every iteration and its weight Transposes run each time."""
-    if node.op_type != "Loop" or not isinstance(node.attrs.get("body"), onnx.GraphProto):
+    """A Loop's carried values (a Scan's states) that its body passes through unchanged (body output
+    = body input) and whose initial value is a constant, by the body's input name. paddle2onnx exports
+    a decoder's weights that way (SLANet's attention GRU: 15 of its 23 carried values): read as
+    inputs, the body's MatMuls would pack their weights at every iteration and its weight Transposes
+    run each time."""
+    if node.op_type not in ("Loop", "Scan") or not isinstance(node.attrs.get("body"), onnx.GraphProto):
         return {}
     body = node.attrs["body"]
-    carried = max(formal_input_count(node) - 2, 0)
+    if node.op_type == "Loop":  # (trip count, condition, carried...) -> body (iteration, cond, carried...)
+        first_outer, first_in, first_out = 2, 2, 1
+        count = max(formal_input_count(node) - 2, 0)
+    else:  # (sequence_lens for opset 8, states..., scan inputs...) -> body (states..., slices...)
+        first_outer, first_in, first_out = scan_is_batched(graph, node), 0, 0
+        count = formal_input_count(node) - first_outer - int(node.attrs.get("num_scan_inputs", 0))
+        if first_outer:  # opset 8's states carry a batch axis the body does not see
+            return {}
     invariant = {}
-    for k in range(min(carried, len(body.input) - 2, len(body.output) - 1)):
-        name = body.input[2 + k].name
-        value = graph.constant(node.inputs[2 + k]) if node.inputs[2 + k] else None
-        if value is not None and body.output[1 + k].name == name:
+    for k in range(min(count, len(body.input) - first_in, len(body.output) - first_out,
+                       formal_input_count(node) - first_outer)):
+        name = body.input[first_in + k].name
+        outer = node.inputs[first_outer + k]
+        value = graph.constant(outer) if outer else None
+        if value is not None and body.output[first_out + k].name == name:
             invariant[name] = value
     return invariant
 

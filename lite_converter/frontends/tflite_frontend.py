@@ -54,7 +54,8 @@ class TfliteGraphBuilder:
     """Turns one TFLite subgraph into IR: tensors first, then ops through tflite_ops' converters."""
 
     def __init__(self, model: Any, file_bytes: bytes = b"", index: int = 0,  # noqa: ANN401 - generated ModelT
-                 bodies: dict[int, Graph | None] | None = None) -> None:
+                 bodies: dict[int, Graph | None] | None = None,
+                 bound: dict[int, np.ndarray] | None = None) -> None:
         self.s = schema()
         self.model = model
         self.file_bytes = file_bytes  # buffers stored after the flatbuffer (offset / size) are read here
@@ -62,6 +63,9 @@ class TfliteGraphBuilder:
         self.subgraph = model.subgraphs[index]
         # subgraphs imported for IF / WHILE, shared by every builder of the file (None: being built)
         self.bodies: dict[int, Graph | None] = bodies if bodies is not None else {}
+        # body inputs (by position) that every caller binds to the same constant: imported as
+        # constants of the body, so that its FULLY_CONNECTED / CONV weights are packed at load
+        self.bound: dict[int, np.ndarray] = bound or {}
         self.graph = Graph(source_format="tflite")
         self.names: list[str] = []
         self.type_names = enum_names(self.s.TensorType)
@@ -106,6 +110,10 @@ class TfliteGraphBuilder:
             ir_tensor.quant = self._quant(tensor.quantization, name)
         if self.index > 0:
             self._dynamic_body_shapes()
+        inputs = _ints(self.subgraph.inputs)
+        for position, value in self.bound.items():
+            tensor = self.graph.tensors[self.names[inputs[position]]]
+            tensor.dtype, tensor.shape, tensor.data = value.dtype, list(value.shape), value
 
     def _dynamic_body_shapes(self) -> None:
         """A body's activations keep the dims their shape_signature leaves dynamic (-1) dynamic: a WHILE
@@ -217,22 +225,60 @@ class TfliteGraphBuilder:
     def opcode_name(self, operator: Any) -> str:  # noqa: ANN401
         return opcode_name(self.model, operator, self.op_names)
 
-    def body(self, index: int) -> Graph:
-        """Subgraph ``index`` imported as a control-flow body (once per file, shared by its callers)."""
+    def body(self, index: int, bound: dict[int, np.ndarray] | None = None) -> Graph:
+        """Subgraph ``index`` imported as a control-flow body (once per file, shared by its callers);
+        with ``bound`` (from :meth:`bindable`), a copy of its own whose inputs at those positions are
+        those constants (and are no inputs of it)."""
         count = len(self.model.subgraphs)
         if not 0 < index < count:
             raise ConversionError(f"subgraph {self.index} runs subgraph {index}, which does not exist "
                                   f"({count} subgraphs; 0 is the main graph)")
-        if index in self.bodies:
-            body = self.bodies[index]
-            if body is None:
-                raise ConversionError(f"subgraph {index} runs itself through control flow: recursion is "
-                                      "not supported")
-            return body
-        self.bodies[index] = None
-        body = TfliteGraphBuilder(self.model, self.file_bytes, index, self.bodies).build()
-        self.bodies[index] = body
+        if index in self.bodies and self.bodies[index] is None:
+            raise ConversionError(f"subgraph {index} runs itself through control flow: recursion is "
+                                  "not supported")
+        if index in self.bodies and not bound:
+            return self.bodies[index]  # type: ignore[return-value]
+        shared = self.bodies.get(index)  # the import every unbound caller shares, if made already
+        self.bodies[index] = None  # being built: a call back into it is recursion
+        body = TfliteGraphBuilder(self.model, self.file_bytes, index, self.bodies, bound).build()
+        shared = shared if bound else body
+        if shared is None:
+            del self.bodies[index]
+        else:
+            self.bodies[index] = shared
         return body
+
+    def bindable(self, indices: list[int], args: list[str],
+                 passed_through: bool = False) -> dict[int, np.ndarray]:
+        """The positions of ``args`` (a call's arguments to subgraphs ``indices``) that are constants
+        of this graph (fp32 or integer, not quantized) and that every one of those subgraphs takes as
+        an input, with their values. An input the subgraph also returns as an output stays an input
+        unless ``passed_through`` (a WHILE body returning a carried value unchanged)."""
+        bound = {}
+        subgraphs = [self.model.subgraphs[i] for i in indices if 0 < i < len(self.model.subgraphs)]
+        for position, name in enumerate(args):
+            value = self.graph.constant(name)
+            tensor = self.graph.tensors.get(name)
+            if value is None or tensor is None or tensor.quant is not None or value.dtype == np.int8 \
+                    or len(subgraphs) != len(indices):
+                continue
+            if all(self._takes_constant(graph, position, value, passed_through) for graph in subgraphs):
+                bound[position] = value
+        return bound
+
+    def _takes_constant(self, subgraph: Any, position: int, value: np.ndarray,  # noqa: ANN401
+                        passed_through: bool) -> bool:
+        """Whether input ``position`` of ``subgraph`` can be ``value`` as a constant: declared with its
+        dtype and shape, read once, and no output of it (unless ``passed_through``)."""
+        inputs, outputs = _ints(subgraph.inputs), _ints(subgraph.outputs)
+        if position >= len(inputs) or inputs.count(inputs[position]) > 1 \
+                or not 0 <= inputs[position] < len(subgraph.tensors or []) \
+                or (inputs[position] in outputs and not passed_through):
+            return False
+        tensor = subgraph.tensors[inputs[position]]
+        declared = _DTYPES.get(self.type_names.get(tensor.type, ""))
+        return declared is not None and np.dtype(declared) == value.dtype \
+            and _ints(tensor.shape) == list(value.shape)
 
     def _dynamic_input_problems(self) -> list[str]:
         """Inputs whose shape_signature leaves a non-batch dim dynamic (-1): every shape of the file
@@ -291,8 +337,11 @@ class TfliteGraphBuilder:
                                      f"{type(error).__name__}: {error}")
         self._raise_problems()
         graph = self.graph
-        graph.inputs = [self.name(i) for i in _ints(self.subgraph.inputs)]
-        graph.outputs = [self.name(i) for i in _ints(self.subgraph.outputs)]
+        inputs = _ints(self.subgraph.inputs)
+        bound_names = {self.name(inputs[p]) for p in self.bound}
+        graph.inputs = [self.name(i) for i in inputs if self.name(i) not in bound_names]
+        outputs = [self.name(i) for i in _ints(self.subgraph.outputs)]
+        graph.outputs = [n for n in outputs if n not in bound_names]  # a WHILE body's pass-through
         graph.input_layouts = {n: _layout(graph, n) for n in graph.inputs}
         graph.output_layouts = {n: _layout(graph, n) for n in graph.outputs}
         for name in graph.inputs:

@@ -95,6 +95,9 @@ void lite_f32_gemm_ukernel_6x16_avx2(size_t mr, size_t nc, size_t k, const float
                                      float* c, size_t c_stride, const lite_f32_minmax_params* params);
 void lite_f32_gemm_ukernel_8x32_avx512(size_t mr, size_t nc, size_t k, const float* a, size_t a_stride,
                                        const float* w, float* c, size_t c_stride, const lite_f32_minmax_params* params);
+void lite_f32_gemm_runs_6x16_avx2(size_t mr, size_t nc, size_t runs, size_t run_len, size_t run_stride,
+                                  const float* a, size_t a_stride, const float* w, float* c, size_t c_stride,
+                                  const lite_f32_minmax_params* params);
 void lite_f32_gemm_runs_8x32_avx512(size_t mr, size_t nc, size_t runs, size_t run_len, size_t run_stride,
                                     const float* a, size_t a_stride, const float* w, float* c, size_t c_stride,
                                     const lite_f32_minmax_params* params);

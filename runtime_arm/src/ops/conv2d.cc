@@ -354,13 +354,19 @@ InteriorColumns interior_columns(const lite_conv2d_params& p) {
 }
 
 // The kernel-row GEMM: where the microkernel can read A rows as kernel_h runs of kernel_w * ci
-// floats in place (AVX-512), the interior pixels of an output row skip im2col. MobileNetV2's stem
-// spent about a third of its time copying 9-float window rows. At least one full microkernel tile
-// of interior pixels per row, else im2col alone.
+// floats in place (AVX2, AVX-512), the interior pixels of an output row skip im2col. MobileNetV2's
+// stem spent about a third of its time copying 9-float window rows. Each output row is its own task,
+// so its pixels run as ceil(border / mr) + ceil(interior / mr) tiles, where im2col's blocks span rows
+// (out_w / mr tiles per row): a tile of 1-2 rows costs about as much as a full one (FMA latency).
+// On narrow maps the partial tiles outweigh the copy saved (openWakeWord's 1x3 and 3x1 convolutions
+// on 8-32 px wide maps ran 1.3-1.9x slower on AVX2): the kernel rows only within 1/8 of im2col's tiles.
 bool kernel_row_gemm_applies(const lite_conv2d_params& p, const PackedGemm& g) {
   if (g.config->runs == nullptr || p.dilation_h != 1 || p.dilation_w != 1) return false;
   const InteriorColumns c = interior_columns(p);
-  return c.hi - c.lo >= g.config->mr;
+  const size_t mr = g.config->mr, interior = c.hi - c.lo;
+  if (interior < mr) return false;
+  const size_t tiles = (c.lo + mr - 1) / mr + (interior + mr - 1) / mr + (p.out_w - c.hi + mr - 1) / mr;
+  return tiles * mr * 8 <= p.out_w * 9;
 }
 
 // One task per output row: rows with every kernel row inside the image run their interior pixels
