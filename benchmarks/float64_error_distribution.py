@@ -5,7 +5,8 @@ summation orders can swap places from one page to the next. This prints, per mod
 every output element over N inputs pooled: rms, the 99.9% quantile and the maximum of
 |ours - float64| and |onnxruntime - float64|, and their ratios. Inputs: crops of scikit-learn's two
 photographs (random position, scale and mirror) for the ImageNet CNNs; rendered pages and text lines
-at several sizes for PP-OCR. The float64 and onnxruntime outputs are cached (--cache), so comparing
+at several sizes for PP-OCR, and the same pages photographed (textured, noisy paper:
+tests/datasets/photos.py) for the dets. The float64 and onnxruntime outputs are cached (--cache), so comparing
 builds re-runs only ours: rebuild (make install), run again, compare the tables.
 
     .venv/bin/python benchmarks/float64_error_distribution.py --inputs 20 \\

@@ -7,7 +7,7 @@ is on the distribution of |error| over every output element of three inputs per 
 one steep-sigmoid pixel, which any change of summation order redraws: docs/ACCURACY.md has the
 measurements over 20 inputs per model, benchmarks/float64_error_distribution.py). Not in the ASan
 run: accuracy is a property of the arithmetic, which the sanitizers do not change, and the float64
-evaluation costs ~45 s.
+evaluation costs ~55 s of CPU.
 """
 
 from __future__ import annotations

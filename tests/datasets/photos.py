@@ -56,13 +56,14 @@ def photograph_crop(index: int, size: int = 224) -> np.ndarray:
 
 def photographed_page(height: int, width: int, index: int) -> np.ndarray:
     """[1, 3, height, width] det input number ``index``: a rendered page of text as a camera sees it,
-    on paper tinted and textured by a photo crop (a quarter of the pixel) with sensor noise (sigma 2
-    levels), quantized to uint8, normalized as PP-OCR det expects.
+    on paper tinted and textured by a photo crop (a quarter of each pixel's value) with sensor noise
+    (sigma 2 levels), quantized to uint8, normalized as PP-OCR det expects.
 
-    Why not the clean rendered page: its exact-white background makes every pixel of a flat region
-    compute the same sums, so the rounding error of a region is one draw shared by every page; the
-    error statistics of many clean pages are a few draws, and any change of summation order redraws
-    them. Texture and noise give each pixel its own rounding, as a photographed document does."""
+    Why beside the clean rendered page: its exact-white background makes every pixel of a flat
+    region compute the same sums, so (likely) the rounding error of a region is one draw shared by
+    every page, and the error statistics of many clean pages are a few draws that any change of
+    summation order redraws. Texture and noise give each pixel its own rounding, as a photographed
+    document does (docs/ACCURACY.md)."""
     from PIL import Image
 
     from lite_converter.app.demo import DET_MEAN, DET_STD, render_page

@@ -182,8 +182,9 @@ def error_statistics(errors: np.ndarray) -> tuple[float, float, float]:
 #   rms and the 99.9% quantile of |ours - f64| <= FLOAT64_FACTOR x onnxruntime's,
 #   max |ours - f64| <= MAX_FACTOR x onnxruntime's.
 # Why not the maximum alone: on a det probability map the maximum sits on one steep-sigmoid pixel,
-# and which pixel draws the unlucky rounding changes with any change of summation order (the same
-# kernel change moved one page's maximum from 0.7x to 4x onnxruntime's). The rms and the 99.9%
+# and which pixel draws the unlucky rounding changes with any change of summation order (over 20
+# clean pages one page's maximum is 1.8x onnxruntime's on the median page, 4.3x on the worst:
+# docs/ACCURACY.md). The rms and the 99.9%
 # quantile over several inputs are decided by many pixels; the maximum still has a loose bound, so
 # one wild value fails too. The floor: a few fp32 roundings of the output's own size, where
 # onnxruntime happens to be exact to the last bit or two (softmax probabilities near 0) and twice
