@@ -172,29 +172,62 @@ def float64_outputs(model: str | os.PathLike | onnx.ModelProto,
     return dict(zip(names, evaluator.run(names, double_feeds), strict=True))
 
 
-# ours <= FLOAT64_FACTOR x onnxruntime's error against float64. The floor: a few fp32 roundings of
-# the output's own size, where onnxruntime happens to be exact to the last bit or two and twice
+def error_statistics(errors: np.ndarray) -> tuple[float, float, float]:
+    """(rms, 99.9% quantile, max) of the |error| values ``errors`` (any shape)."""
+    flat = np.asarray(errors, np.float64).ravel()
+    return (float(np.sqrt(np.mean(flat * flat))), float(np.quantile(flat, 0.999)), float(flat.max()))
+
+
+# The bound, on the errors of every output element pooled over several inputs:
+#   rms and the 99.9% quantile of |ours - f64| <= FLOAT64_FACTOR x onnxruntime's,
+#   max |ours - f64| <= MAX_FACTOR x onnxruntime's.
+# Why not the maximum alone: on a det probability map the maximum sits on one steep-sigmoid pixel,
+# and which pixel draws the unlucky rounding changes with any change of summation order (over 20
+# clean pages one page's maximum is 1.8x onnxruntime's on the median page, 4.3x on the worst:
+# docs/ACCURACY.md). The rms and the 99.9%
+# quantile over several inputs are decided by many pixels; the maximum still has a loose bound, so
+# one wild value fails too. The floor: a few fp32 roundings of the output's own size, where
+# onnxruntime happens to be exact to the last bit or two (softmax probabilities near 0) and twice
 # its error would be below what any fp32 evaluation order can promise.
 FLOAT64_FACTOR = 2.0
+MAX_FACTOR = 4.0
 ULP_FLOOR = 4.0 * float(np.finfo(np.float32).eps)
 
 
-def assert_float64_bound(ours: dict[str, np.ndarray], model: str | os.PathLike | onnx.ModelProto,
-                         feeds: dict[str, np.ndarray], what: str) -> dict[str, tuple[float, float]]:
-    """Checks ``max|ours - f64| <= 2 * max|ort - f64|`` for every output (onnxruntime fully optimized,
-    one thread); returns {output: (our error, onnxruntime's error)} for the caller's report."""
-    from tests.models.oracle import max_abs_difference, onnxruntime_outputs
+Feeds = dict[str, np.ndarray]
 
-    exact = float64_outputs(model, feeds)
-    reference = onnxruntime_outputs(model if isinstance(model, onnx.ModelProto) else os.fspath(model), feeds)
-    errors: dict[str, tuple[float, float]] = {}
-    for name, value in exact.items():
-        ours_error = max_abs_difference(np.asarray(ours[name]), value)
-        ort_error = max_abs_difference(reference[name], value)
-        bound = max(FLOAT64_FACTOR * ort_error, ULP_FLOOR * float(np.abs(value).max()))
-        errors[name] = (ours_error, ort_error)
-        assert ours_error <= bound, (
-            f"{what} {name}: max|ours - float64| = {ours_error:.3g} > {bound:.3g} "
-            f"(onnxruntime's max|ort - float64| = {ort_error:.3g}, "
-            f"x{ours_error / max(ort_error, 1e-30):.2f})")
-    return errors
+
+def assert_float64_bound(runs: list[tuple[Feeds, Feeds]], model: str | os.PathLike | onnx.ModelProto,
+                         what: str) -> dict[str, dict[str, tuple[float, float]]]:
+    """Checks the bound above for every output over ``runs`` = [(feeds, our outputs), ...] (onnxruntime
+    fully optimized, one thread); returns {output: {statistic: (ours, onnxruntime's)}} for a report."""
+    from tests.models.oracle import onnxruntime_outputs
+
+    source = model if isinstance(model, onnx.ModelProto) else os.fspath(model)
+    ours_errors: dict[str, list[np.ndarray]] = {}
+    ort_errors: dict[str, list[np.ndarray]] = {}
+    scale: dict[str, float] = {}
+    for feeds, ours in runs:
+        exact = float64_outputs(model, feeds)
+        reference = onnxruntime_outputs(source, feeds)
+        for name, value in exact.items():
+            assert np.isfinite(ours[name]).all(), f"{what} {name}: non-finite values"
+            ours_value = np.asarray(ours[name], np.float64)
+            ours_errors.setdefault(name, []).append(np.abs(ours_value - value).ravel())
+            ort_errors.setdefault(name, []).append(np.abs(reference[name].astype(np.float64) - value).ravel())
+            scale[name] = max(scale.get(name, 0.0), float(np.abs(value).max()))
+    report: dict[str, dict[str, tuple[float, float]]] = {}
+    for name in ours_errors:
+        ours_stats = error_statistics(np.concatenate(ours_errors[name]))
+        ort_stats = error_statistics(np.concatenate(ort_errors[name]))
+        floor = ULP_FLOOR * scale[name]
+        report[name] = {}
+        for label, factor, ours_value, ort_value in zip(
+                ("rms", "99.9% quantile", "max"), (FLOAT64_FACTOR, FLOAT64_FACTOR, MAX_FACTOR),
+                ours_stats, ort_stats, strict=True):
+            bound = max(factor * ort_value, floor)
+            report[name][label] = (ours_value, ort_value)
+            assert ours_value <= bound, (
+                f"{what} {name} over {len(runs)} inputs: {label} of |ours - float64| = {ours_value:.3g} > "
+                f"{bound:.3g} (onnxruntime's: {ort_value:.3g}, x{ours_value / max(ort_value, 1e-30):.2f})")
+    return report
