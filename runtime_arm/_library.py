@@ -83,6 +83,18 @@ class TensorInfoStruct(Structure):
     ]
 
 
+class SequenceElementStruct(Structure):
+    """``lite_sequence_element``: one tensor of a sequence / optional value."""
+
+    _fields_ = [
+        ("dtype", c_int),
+        ("rank", c_int),
+        ("dims", c_int64 * MAX_RANK),
+        ("data", c_void_p),
+        ("bytes", c_size_t),
+    ]
+
+
 class OpProfileStruct(Structure):
     """``lite_op_profile``."""
 
@@ -127,6 +139,12 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_input_data": (c_void_p, [c_void_p, c_int]),
     "lite_interpreter_output_data": (c_void_p, [c_void_p, c_int]),
     "lite_interpreter_invoke": (c_int, [c_void_p]),
+    "lite_interpreter_input_kind": (c_int, [c_void_p, c_int]),
+    "lite_interpreter_output_kind": (c_int, [c_void_p, c_int]),
+    "lite_interpreter_output_sequence_length": (c_int64, [c_void_p, c_int]),
+    "lite_interpreter_output_sequence_element": (c_int, [c_void_p, c_int, c_int64, POINTER(SequenceElementStruct)]),
+    "lite_interpreter_output_has_element": (c_int, [c_void_p, c_int]),
+    "lite_interpreter_set_input_sequence": (c_int, [c_void_p, c_int, POINTER(SequenceElementStruct), c_int64]),
     "lite_interpreter_reset_variables": (c_int, [c_void_p]),
     "lite_interpreter_variable_count": (c_int, [c_void_p]),
     "lite_interpreter_get_output": (c_int, [c_void_p, c_int, c_void_p, c_size_t]),

@@ -22,9 +22,19 @@ from lite_converter.ir import Graph, Node, Tensor
 DEFAULT_OPSET = 17
 
 
+def kind_type(kind: str, elem: int) -> onnx.TypeProto:
+    """The ONNX type of a value of a non-tensor kind whose elements have element type ``elem``."""
+    inner = helper.make_tensor_type_proto(elem, None)
+    if kind in ("sequence", "optional_sequence"):
+        inner = helper.make_sequence_type_proto(inner)
+    return helper.make_optional_type_proto(inner) if kind.startswith("optional") else inner
+
+
 def value_info(tensor: Tensor) -> onnx.ValueInfoProto:
     """Type and shape of a tensor as ONNX value info (unknown parts left unset)."""
     elem = onnx.TensorProto.UNDEFINED if tensor.dtype is None else numpy_to_elem_type(tensor.dtype)
+    if tensor.kind != "tensor":
+        return helper.make_value_info(tensor.name, kind_type(tensor.kind, elem))
     shape = None if tensor.shape is None else [d if isinstance(d, (int, str)) else None for d in tensor.shape]
     return helper.make_tensor_value_info(tensor.name, elem, shape)
 

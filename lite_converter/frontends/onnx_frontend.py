@@ -32,7 +32,7 @@ from lite_converter.frontends.onnx_attributes import (
 )
 from lite_converter.frontends.onnx_control_flow import capture_outer_values
 from lite_converter.frontends.onnx_if_folding import fold_constant_ifs, pin_input_values
-from lite_converter.frontends.onnx_type_inference import infer_types, shape_from_type
+from lite_converter.frontends.onnx_type_inference import infer_types, kind_from_type, shape_from_type
 from lite_converter.ir import ConversionError, Graph, Node, Tensor
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -163,7 +163,7 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
         if info.name in graph.tensors:
             continue  # an initializer with a default: frozen as a constant
         dtype, shape = shape_from_type(info.type)
-        graph.tensors[info.name] = Tensor(info.name, dtype, shape)
+        graph.tensors[info.name] = Tensor(info.name, dtype, shape, kind=kind_from_type(info.type)[0] or "tensor")
         graph.inputs.append(info.name)
     for proto in onnx_graph.node:
         domain = "" if proto.domain in DEFAULT_DOMAINS else proto.domain
@@ -187,6 +187,8 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
         graph.outputs.append(info.name)
         tensor = graph.tensor(info.name)
         dtype, shape = shape_from_type(info.type)
+        if kind_from_type(info.type)[0] not in ("", "tensor"):
+            tensor.kind = kind_from_type(info.type)[0]
         if not tensor.is_constant:
             tensor.dtype = tensor.dtype or dtype
             # A rank-0 declaration is left to inference: tools that "clear output shape hints" write
