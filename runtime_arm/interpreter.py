@@ -472,9 +472,9 @@ class Interpreter:
             if array.shape != self._input_shape(index):
                 self.resize_input(index, array.shape)
             feeds[index] = array
-        for _ in range(2 if len(sequences) > 1 else 1):  # a later one's resize re-plans: set them again
+        for resize_only in (True, False):  # every resize before the first allocate
             for index, value in sequences.items():
-                sequence_io.set_input(self, index, self._kinds(True)[index], value)
+                sequence_io.set_input(self, index, self._kinds(True)[index], value, resize_only)
         for index, array in feeds.items():
             self._copy_input(index, array)
         self.invoke()  # allocates when needed: the outputs are readable after it

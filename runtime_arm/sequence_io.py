@@ -20,8 +20,9 @@ from runtime_arm.errors import LiteError, Status
 TENSOR, SEQUENCE, OPTIONAL_TENSOR, OPTIONAL_SEQUENCE = 0, 1, 2, 3
 
 
-def set_input(interpreter: Any, index: int, kind: int, value: object) -> None:
-    """Sets sequence / optional input ``index`` to ``value`` (a list of arrays, an array, or None)."""
+def set_input(interpreter: Any, index: int, kind: int, value: object, resize_only: bool = False) -> None:
+    """Sets sequence / optional input ``index`` to ``value`` (a list of arrays, an array, or None);
+    ``resize_only``: only resizes it (before other inputs are set: see lite_runtime.h)."""
     name = interpreter._input_names[index]
     dtype = interpreter._input_dtype(index)
     if value is None:
@@ -47,8 +48,9 @@ def set_input(interpreter: Any, index: int, kind: int, value: object) -> None:
             element.dims[d] = size
         element.data = array.ctypes.data
         element.bytes = array.nbytes
-    interpreter._check(interpreter._lib.lite_interpreter_set_input_sequence(
-        interpreter._live(), index, elements, count))
+    call = (interpreter._lib.lite_interpreter_resize_input_sequence if resize_only
+            else interpreter._lib.lite_interpreter_set_input_sequence)
+    interpreter._check(call(interpreter._live(), index, elements, count))
 
 
 def read_output(interpreter: Any, index: int, kind: int) -> list[np.ndarray] | np.ndarray | None:

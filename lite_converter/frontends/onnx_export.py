@@ -17,17 +17,10 @@ from onnx import helper, numpy_helper
 from lite_converter.frontends import fused_activation
 from lite_converter.frontends.onnx_attributes import numpy_to_elem_type
 from lite_converter.frontends.onnx_control_flow import CAPTURED
+from lite_converter.frontends.sequence_kinds import kind_type
 from lite_converter.ir import Graph, Node, Tensor
 
 DEFAULT_OPSET = 17
-
-
-def kind_type(kind: str, elem: int) -> onnx.TypeProto:
-    """The ONNX type of a value of a non-tensor kind whose elements have element type ``elem``."""
-    inner = helper.make_tensor_type_proto(elem, None)
-    if kind in ("sequence", "optional_sequence"):
-        inner = helper.make_sequence_type_proto(inner)
-    return helper.make_optional_type_proto(inner) if kind.startswith("optional") else inner
 
 
 def value_info(tensor: Tensor) -> onnx.ValueInfoProto:

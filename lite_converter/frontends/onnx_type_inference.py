@@ -13,7 +13,7 @@ import onnx
 
 from lite_converter.frontends.onnx_attributes import elem_type_to_numpy
 from lite_converter.frontends.onnx_export import export_onnx
-from lite_converter.frontends.sequence_kinds import infer_kinds
+from lite_converter.frontends.sequence_kinds import infer_kinds, kind_from_type
 from lite_converter.frontends.shape_rules import infer_missing_shapes
 from lite_converter.ir import Dim, Graph, Node
 
@@ -27,21 +27,6 @@ _BOOL_OUTPUT = {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "An
                 "IsNaN", "IsInf", "OptionalHasElement"}
 # Ops whose output dtype is that of a later input (index given).
 _DTYPE_FROM_INPUT = {"Where": 1, "CastLike": 1, "OneHot": 2}
-
-
-def kind_from_type(type_proto: onnx.TypeProto) -> tuple[str, np.dtype | None]:
-    """The value kind (ir.VALUE_KINDS) of a type and its elements' dtype; ("", None) for a map, a
-    sequence of sequences or an unset type."""
-    field = type_proto.WhichOneof("value")
-    if field == "tensor_type":
-        return "tensor", elem_type_to_numpy(type_proto.tensor_type.elem_type)
-    if field == "sequence_type":
-        inner, dtype = kind_from_type(type_proto.sequence_type.elem_type)
-        return ("sequence", dtype) if inner == "tensor" else ("", None)
-    if field == "optional_type":
-        inner, dtype = kind_from_type(type_proto.optional_type.elem_type)
-        return (f"optional_{inner}", dtype) if inner in ("tensor", "sequence") else ("", None)
-    return "", None
 
 
 def shape_from_type(type_proto: onnx.TypeProto) -> tuple[np.dtype | None, list[Dim] | None]:

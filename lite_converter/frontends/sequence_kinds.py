@@ -7,6 +7,7 @@ A value's ``dtype`` is its elements' whatever its kind; a non-tensor value has n
 from __future__ import annotations
 
 import onnx
+from onnx import helper
 
 from lite_converter.frontends.onnx_attributes import elem_type_to_numpy
 from lite_converter.ir import Graph, Node
@@ -15,6 +16,29 @@ SEQUENCE_OPS = frozenset({"SequenceConstruct", "SequenceEmpty", "SequenceInsert"
                           "SequenceLength", "ConcatFromSequence", "SplitToSequence", "Optional",
                           "OptionalHasElement", "OptionalGetElement"})
 _MAKES_SEQUENCE = {"SequenceConstruct", "SequenceEmpty", "SequenceInsert", "SequenceErase", "SplitToSequence"}
+
+
+def kind_from_type(type_proto: onnx.TypeProto) -> tuple[str, np.dtype | None]:
+    """The value kind (ir.VALUE_KINDS) of a type and its elements' dtype; ("", None) for a map, a
+    sequence of sequences or an unset type."""
+    field = type_proto.WhichOneof("value")
+    if field == "tensor_type":
+        return "tensor", elem_type_to_numpy(type_proto.tensor_type.elem_type)
+    if field == "sequence_type":
+        inner, dtype = kind_from_type(type_proto.sequence_type.elem_type)
+        return ("sequence", dtype) if inner == "tensor" else ("", None)
+    if field == "optional_type":
+        inner, dtype = kind_from_type(type_proto.optional_type.elem_type)
+        return (f"optional_{inner}", dtype) if inner in ("tensor", "sequence") else ("", None)
+    return "", None
+
+
+def kind_type(kind: str, elem: int) -> onnx.TypeProto:
+    """The ONNX type of a value of a non-tensor kind whose elements have element type ``elem``."""
+    inner = helper.make_tensor_type_proto(elem, None)
+    if kind in ("sequence", "optional_sequence"):
+        inner = helper.make_sequence_type_proto(inner)
+    return helper.make_optional_type_proto(inner) if kind.startswith("optional") else inner
 
 
 def _kind_of(graph: Graph, name: str) -> str:

@@ -353,9 +353,14 @@ LITE_API int lite_interpreter_output_has_element(lite_interpreter* interpreter, 
 
 /* Sets a sequence / optional input to `count` elements (`elements` may be NULL when count is 0), each
  * of the input's dtype (its `data`, `bytes` = its shape's size, `dims`, `rank`); count -1 sets an
- * optional input to "no value". Resizes the input: call before invoke, after any other resize. */
+ * optional input to "no value". It resizes the input to fit, then allocates and copies: with several
+ * inputs to resize, first resize them all (lite_interpreter_resize_input, and
+ * lite_interpreter_resize_input_sequence with the same elements), then set them. */
 LITE_API lite_status lite_interpreter_set_input_sequence(lite_interpreter* interpreter, int index,
                                                          const lite_sequence_element* elements, int64_t count);
+/* Only the resize part of lite_interpreter_set_input_sequence (no allocate). */
+LITE_API lite_status lite_interpreter_resize_input_sequence(lite_interpreter* interpreter, int index,
+                                                            const lite_sequence_element* elements, int64_t count);
 
 /* Size of the activation arena of the current plan (0 before the first allocate). */
 LITE_API size_t lite_interpreter_arena_bytes(const lite_interpreter* interpreter);

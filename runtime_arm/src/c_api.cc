@@ -554,23 +554,27 @@ lite_status lite_interpreter_output_sequence_element(lite_interpreter* it, int i
   return LITE_OK;
 }
 
-lite_status lite_interpreter_set_input_sequence(lite_interpreter* it, int index, const lite_sequence_element* elements,
-                                                int64_t count) {
+namespace {
+
+// The input's elements as tensor views (checked against the input's kind and dtype) and the bytes
+// of their value; LITE_OK or the error (set on the interpreter).
+lite_status sequence_refs(lite_interpreter* it, int index, const lite_sequence_element* elements, int64_t count,
+                          std::vector<lite::TensorRef>* refs, size_t* bytes) {
   if (!valid_input(it, index)) return index_error(it, true, index);
   lite::ErrorSink& error = it->it->error();
   const lite::TensorRef& in = it->it->tensor(it->it->input_tensor(index)).ref;
   const lite_fb::ValueKind kind = in.kind;
   const bool optional = kind == lite_fb::ValueKind::OPTIONAL_TENSOR || kind == lite_fb::ValueKind::OPTIONAL_SEQUENCE;
   if (kind == lite_fb::ValueKind::TENSOR || count < -1 || (count == -1 && !optional) ||
-      (kind == lite_fb::ValueKind::OPTIONAL_TENSOR && count != 1 && count != -1) || (count > 0 && elements == nullptr) ||
-      count > 1000000)
+      (kind == lite_fb::ValueKind::OPTIONAL_TENSOR && count != 1 && count != -1) ||
+      (count > 0 && elements == nullptr) || count > 1000000)
     return to_c(error.set(lite::Status::kInvalidArgument, "input %d '%s' (kind %d) cannot take %lld elements", index,
                           in.name, static_cast<int>(kind), static_cast<long long>(count)));
-  std::vector<lite::TensorRef> refs(static_cast<size_t>(count > 0 ? count : 0));
+  refs->assign(static_cast<size_t>(count > 0 ? count : 0), lite::TensorRef());
   std::vector<const lite::TensorRef*> pointers;
-  for (size_t i = 0; i < refs.size(); ++i) {
+  for (size_t i = 0; i < refs->size(); ++i) {
     const lite_sequence_element& e = elements[i];
-    lite::TensorRef& r = refs[i];
+    lite::TensorRef& r = (*refs)[i];
     r.dtype = static_cast<lite_fb::DType>(e.dtype);
     r.shape.rank = e.rank;
     size_t n = 0;
@@ -585,16 +589,36 @@ lite_status lite_interpreter_set_input_sequence(lite_interpreter* it, int index,
                             in.name, i, lite::dtype_name(in.dtype)));
     pointers.push_back(&r);
   }
-  size_t bytes;
   if (!lite::sequence_bytes(pointers.data(), static_cast<int64_t>(pointers.size()), lite::Interpreter::kMaxTensorBytes,
-                            &bytes))
+                            bytes))
     return to_c(error.set(lite::Status::kInvalidArgument, "input %d '%s': the sequence exceeds 2 GiB", index, in.name));
-  const int64_t dims[1] = {static_cast<int64_t>(bytes / lite::dtype_size(in.dtype))};
-  lite::Status s = it->it->resize_input(index, dims, 1);
-  if (s == lite::Status::kOk) s = it->it->allocate();
-  if (s != lite::Status::kOk) return to_c(s);
-  lite::write_sequence(it->it->tensor(it->it->input_tensor(index)).ref.data, bytes, kind, count >= 0, in.dtype,
-                       pointers.data(), static_cast<int64_t>(pointers.size()));
+  return LITE_OK;
+}
+
+}  // namespace
+
+lite_status lite_interpreter_resize_input_sequence(lite_interpreter* it, int index, const lite_sequence_element* elements,
+                                                   int64_t count) {
+  std::vector<lite::TensorRef> refs;
+  size_t bytes = 0;
+  lite_status s = sequence_refs(it, index, elements, count, &refs, &bytes);
+  if (s != LITE_OK) return s;
+  const int64_t dims[1] = {static_cast<int64_t>(bytes / lite::dtype_size(it->it->tensor(it->it->input_tensor(index)).ref.dtype))};
+  return to_c(it->it->resize_input(index, dims, 1));
+}
+
+lite_status lite_interpreter_set_input_sequence(lite_interpreter* it, int index, const lite_sequence_element* elements,
+                                                int64_t count) {
+  std::vector<lite::TensorRef> refs;
+  size_t bytes = 0;
+  lite_status s = lite_interpreter_resize_input_sequence(it, index, elements, count);
+  if (s == LITE_OK) s = sequence_refs(it, index, elements, count, &refs, &bytes);
+  if (s == LITE_OK) s = to_c(it->it->allocate());
+  if (s != LITE_OK) return s;
+  std::vector<const lite::TensorRef*> pointers;
+  for (const lite::TensorRef& r : refs) pointers.push_back(&r);
+  const lite::TensorRef& in = it->it->tensor(it->it->input_tensor(index)).ref;
+  lite::write_sequence(in.data, bytes, in.kind, count >= 0, in.dtype, pointers.data(), static_cast<int64_t>(pointers.size()));
   return LITE_OK;
 }
 
