@@ -142,10 +142,13 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_input_kind": (c_int, [c_void_p, c_int]),
     "lite_interpreter_output_kind": (c_int, [c_void_p, c_int]),
     "lite_interpreter_output_sequence_length": (c_int64, [c_void_p, c_int]),
-    "lite_interpreter_output_sequence_element": (c_int, [c_void_p, c_int, c_int64, POINTER(SequenceElementStruct)]),
+    "lite_interpreter_output_sequence_element": (
+        c_int, [c_void_p, c_int, c_int64, POINTER(SequenceElementStruct)]),
     "lite_interpreter_output_has_element": (c_int, [c_void_p, c_int]),
-    "lite_interpreter_set_input_sequence": (c_int, [c_void_p, c_int, POINTER(SequenceElementStruct), c_int64]),
-    "lite_interpreter_resize_input_sequence": (c_int, [c_void_p, c_int, POINTER(SequenceElementStruct), c_int64]),
+    "lite_interpreter_set_input_sequence": (
+        c_int, [c_void_p, c_int, POINTER(SequenceElementStruct), c_int64]),
+    "lite_interpreter_resize_input_sequence": (
+        c_int, [c_void_p, c_int, POINTER(SequenceElementStruct), c_int64]),
     "lite_interpreter_reset_variables": (c_int, [c_void_p]),
     "lite_interpreter_variable_count": (c_int, [c_void_p]),
     "lite_interpreter_get_output": (c_int, [c_void_p, c_int, c_void_p, c_size_t]),

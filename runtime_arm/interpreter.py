@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from runtime_arm import sequence_io
 from runtime_arm._library import (
     BACKENDS,
     CPU_AFFINITY,
@@ -29,7 +30,6 @@ from runtime_arm._library import (
     TensorInfoStruct,
     load_library,
 )
-from runtime_arm import sequence_io
 from runtime_arm.dtypes import numpy_dtype
 from runtime_arm.errors import LiteError, Status
 
@@ -464,7 +464,10 @@ class Interpreter:
     def run(
         self, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray] | np.ndarray
     ) -> dict[str, np.ndarray]:
-        """Sets every input (resizing when a shape differs), invokes, returns {output name: array}."""
+        """Sets every input (resizing when a shape differs), invokes, returns {output name: array}.
+
+        A sequence input takes a list of arrays and an optional one also None (no value); a sequence
+        output comes back as a list of arrays, an optional as its value or None (sequence_io.py)."""
         feeds = self._feeds_by_index(inputs)
         sequences = {i: feeds.pop(i) for i in list(feeds) if self._kinds(True)[i]}
         for index, value in feeds.items():
@@ -482,14 +485,15 @@ class Interpreter:
             self._output_dtypes = [self._output_dtype(i) for i in range(len(self._output_names))]
         dtypes = self._output_dtypes
         kinds = self._kinds(False)
-        return {name: sequence_io.read_output(self, i, kinds[i]) if kinds[i] else self._read_output(i, dtypes[i])
-                for i, name in enumerate(self._output_names)}
+        return {name: sequence_io.read_output(self, i, kinds[i]) if kinds[i]
+                else self._read_output(i, dtypes[i]) for i, name in enumerate(self._output_names)}
 
     def _kinds(self, inputs: bool) -> list[int]:
         """Each input's / output's value kind (sequence_io: 0 tensor, 1 sequence, 2-3 optional)."""
         cache = "_input_kinds" if inputs else "_output_kinds"
         if getattr(self, cache, None) is None:
-            query = self._lib.lite_interpreter_input_kind if inputs else self._lib.lite_interpreter_output_kind
+            lib = self._lib
+            query = lib.lite_interpreter_input_kind if inputs else lib.lite_interpreter_output_kind
             count = len(self._input_names if inputs else self._output_names)
             setattr(self, cache, [query(self._live(), i) for i in range(count)])
         return getattr(self, cache)

@@ -146,7 +146,7 @@ def _as_value(value: object) -> object:
 
 @functools.cache
 def collect_node_cases() -> tuple[NodeCase, ...]:
-    """Every ONNX node test case whose inputs and outputs are tensors, sequences or optionals (maps left out)."""
+    """Every ONNX node test case whose inputs and outputs are tensors, sequences or optionals (no maps)."""
     from onnx.backend.test.case.node import collect_testcases
 
     with warnings.catch_warnings():
@@ -194,7 +194,9 @@ def input_feeds(case: NodeCase) -> dict[str, Value]:
 def compare_value(expected: Value, actual: object, tolerance: float) -> str | None:
     """compare_output for any value: a sequence element by element, an empty optional as None."""
     if expected is None or actual is None:
-        return None if expected is None and actual is None else f"{actual!r:.60} where {expected!r:.60} was expected"
+        if expected is None and actual is None:
+            return None
+        return f"{actual!r:.60} where {expected!r:.60} was expected"
     if isinstance(expected, list):
         if not isinstance(actual, list) or len(actual) != len(expected):
             return f"a sequence of {len(expected)} was expected, got {type(actual).__name__} " \

@@ -170,7 +170,8 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
         if info.name in graph.tensors:
             continue  # an initializer with a default: frozen as a constant
         dtype, shape = shape_from_type(info.type)
-        graph.tensors[info.name] = Tensor(info.name, dtype, shape, kind=kind_from_type(info.type)[0] or "tensor")
+        kind = kind_from_type(info.type)[0] or "tensor"
+        graph.tensors[info.name] = Tensor(info.name, dtype, shape, kind=kind)
         graph.inputs.append(info.name)
     for proto in onnx_graph.node:
         domain = "" if proto.domain in DEFAULT_DOMAINS else proto.domain

@@ -6,15 +6,13 @@ A value's ``dtype`` is its elements' whatever its kind; a non-tensor value has n
 
 from __future__ import annotations
 
+import numpy as np
 import onnx
 from onnx import helper
 
 from lite_converter.frontends.onnx_attributes import elem_type_to_numpy
 from lite_converter.ir import Graph, Node
 
-SEQUENCE_OPS = frozenset({"SequenceConstruct", "SequenceEmpty", "SequenceInsert", "SequenceAt", "SequenceErase",
-                          "SequenceLength", "ConcatFromSequence", "SplitToSequence", "Optional",
-                          "OptionalHasElement", "OptionalGetElement"})
 _MAKES_SEQUENCE = {"SequenceConstruct", "SequenceEmpty", "SequenceInsert", "SequenceErase", "SplitToSequence"}
 
 
@@ -70,7 +68,7 @@ def _output_kind(graph: Graph, node: Node, index: int) -> str | None:
     return None
 
 
-def _element_dtype(graph: Graph, node: Node):  # noqa: ANN202 - np.dtype | None
+def _element_dtype(node: Node) -> np.dtype | None:
     if node.op_type == "SequenceEmpty":
         return elem_type_to_numpy(int(node.attrs.get("dtype", onnx.TensorProto.FLOAT)))
     if node.op_type == "Optional" and not (node.inputs and node.inputs[0]):
@@ -93,4 +91,4 @@ def infer_kinds(graph: Graph) -> None:
                 tensor.kind = kind
                 tensor.shape = None
             if tensor.dtype is None:
-                tensor.dtype = _element_dtype(graph, node)
+                tensor.dtype = _element_dtype(node)

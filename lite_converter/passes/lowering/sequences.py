@@ -13,8 +13,8 @@ from lite_converter.passes.lowering.registry import lowers
 
 _PLAIN = {"SequenceConstruct": "SEQUENCE_CONSTRUCT", "SequenceEmpty": "SEQUENCE_CONSTRUCT",
           "SequenceInsert": "SEQUENCE_INSERT", "SequenceAt": "SEQUENCE_AT", "SequenceErase": "SEQUENCE_ERASE",
-          "SequenceLength": "SEQUENCE_LENGTH", "Optional": "OPTIONAL", "OptionalHasElement": "OPTIONAL_HAS_ELEMENT",
-          "OptionalGetElement": "OPTIONAL_GET_ELEMENT"}
+          "SequenceLength": "SEQUENCE_LENGTH", "Optional": "OPTIONAL",
+          "OptionalHasElement": "OPTIONAL_HAS_ELEMENT", "OptionalGetElement": "OPTIONAL_GET_ELEMENT"}
 
 
 def _check_kinds(graph: Graph, node: Node) -> list[str]:
