@@ -214,3 +214,18 @@ def test_growing_loop_sequence_counts_against_max_memory_bytes():
     with pytest.raises(LiteError, match="max_memory_bytes") as error:
         interpreter.run({"x": x, "n": np.array(2**40)})
     assert error.value.code == Status.OUT_OF_MEMORY
+
+
+def test_if_passing_a_sequence_input_through_matches_onnxruntime():
+    """One branch returns the outer sequence as it is (a body of one IDENTITY), the other grows it."""
+    then_branch = helper.make_graph([_node("Identity", ["s"], ["same"])], "then", [], [_seq_info("same")])
+    else_branch = helper.make_graph([_node("SequenceInsert", ["s", "t"], ["grown"])], "else", [],
+                                    [_seq_info("grown")])
+    model = _model([_node("If", ["c"], ["out"], then_branch=then_branch, else_branch=else_branch)],
+                   [helper.make_tensor_value_info("c", BOOL, []), _seq_info("s"),
+                    helper.make_tensor_value_info("t", F32, [2])], [_seq_info("out")])
+    interpreter = Interpreter(model_content=convert_onnx(model))
+    seq = [np.arange(4, dtype=np.float32).reshape(2, 2), np.ones(3, np.float32)]
+    for cond in (True, False):
+        feeds = {"c": np.array(cond), "s": seq, "t": np.array([5.0, 6.0], np.float32)}
+        _assert_same(interpreter.run(feeds)["out"], _onnxruntime(model, feeds)[0])

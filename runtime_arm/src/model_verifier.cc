@@ -220,8 +220,10 @@ Status verify_graph(const lite_fb::Model& model, const lite_fb::Graph* graph, co
                           index, name);
       available[static_cast<size_t>(index)] = 1;
     }
-    // Only control flow and the sequence ops take or make values of a non-tensor kind.
+    // Only control flow, the sequence ops and IDENTITY (a byte copy: a body passing a value through)
+    // take or make values of a non-tensor kind.
     const bool any_kind = (op->opcode() >= lite_fb::OpCode::IF && op->opcode() <= lite_fb::OpCode::SCAN) ||
+                          op->opcode() == lite_fb::OpCode::IDENTITY ||
                           (op->opcode() >= lite_fb::OpCode::SEQUENCE_CONSTRUCT &&
                            op->opcode() <= lite_fb::OpCode::OPTIONAL_GET_ELEMENT);
     for (int side = 0; !any_kind && side < 2; ++side) {

@@ -157,6 +157,9 @@ Status concat_from_sequence(OpContext* ctx, const SequenceView& v) {
   const lite_fb::SequenceOptions* o = ctx->op->options_as_SequenceOptions();
   const bool new_axis = o != nullptr && o->new_axis();
   if (v.count == 0) return fail(ctx, Status::kInvalidArgument, "the sequence is empty");
+  if (ctx->outputs[0]->dtype != v.dtype)
+    return fail(ctx, Status::kInvalidModel, "the sequence holds %s, the output is %s", dtype_name(v.dtype),
+                dtype_name(ctx->outputs[0]->dtype));
   const TensorRef first = v.element(0);
   const int rank = first.shape.rank + (new_axis ? 1 : 0);
   int axis = o != nullptr ? o->axis() : 0;
