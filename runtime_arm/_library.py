@@ -107,6 +107,12 @@ class OpProfileStruct(Structure):
     ]
 
 
+# The C API's sequence / optional calls: absent from builds without the sequence ops.
+SEQUENCE_CALLS = frozenset({
+    "lite_interpreter_input_kind", "lite_interpreter_output_kind", "lite_interpreter_output_sequence_length",
+    "lite_interpreter_output_sequence_element", "lite_interpreter_output_has_element",
+    "lite_interpreter_set_input_sequence", "lite_interpreter_resize_input_sequence"})
+
 # name: (restype, argtypes)
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_version": (c_char_p, []),
@@ -206,6 +212,8 @@ def load_library() -> ctypes.CDLL:
     """Loads the library once per process and declares every C API function's signature."""
     lib = ctypes.CDLL(str(library_path()))
     for name, (restype, argtypes) in _SIGNATURES.items():
+        if name in SEQUENCE_CALLS and not hasattr(lib, name):
+            continue  # a build without sequences (LITE_RUNTIME_SEQUENCES=OFF, the ARM default)
         function = getattr(lib, name)
         function.restype = restype
         function.argtypes = argtypes

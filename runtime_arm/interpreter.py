@@ -493,9 +493,10 @@ class Interpreter:
         cache = "_input_kinds" if inputs else "_output_kinds"
         if getattr(self, cache, None) is None:
             lib = self._lib
-            query = lib.lite_interpreter_input_kind if inputs else lib.lite_interpreter_output_kind
             count = len(self._input_names if inputs else self._output_names)
-            setattr(self, cache, [query(self._live(), i) for i in range(count)])
+            name = "lite_interpreter_input_kind" if inputs else "lite_interpreter_output_kind"
+            query = getattr(lib, name, None)  # absent: a build without sequences, every value a tensor
+            setattr(self, cache, [query(self._live(), i) if query else 0 for i in range(count)])
         return getattr(self, cache)
 
     def _feeds_by_index(

@@ -312,6 +312,8 @@ LITE_API lite_status lite_interpreter_get_output(lite_interpreter* interpreter, 
  * A graph input or output may be a sequence (an ordered list of tensors of the entry's dtype, each
  * with its own shape) or an optional (a tensor or a sequence, or nothing). Its dtype above is the
  * elements'; its bytes are an internal buffer: read and write it with the calls below only.
+ * ARM builds leave sequences out unless built with -DLITE_RUNTIME_SEQUENCES=ON: the library then
+ * does not export the calls below (link against a build with them) and refuses models using them.
  * Example (an output that is a sequence of float tensors):
  *   int64_t n = lite_interpreter_output_sequence_length(it, 0);
  *   for (int64_t i = 0; i < n; ++i) {

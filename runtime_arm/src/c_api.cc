@@ -495,8 +495,10 @@ const char* lite_interpreter_backend_profile(lite_interpreter* it) {
   return it->backend_profile.c_str();
 }
 
-
 // ---- sequences and optionals (sequence_value.h) -------------------------------------------------
+// Left out of builds without the sequence ops (LITE_RUNTIME_SEQUENCES=OFF, the ARM default): the
+// symbols are absent there, which keeps the library's export table (and its size budget) as it was.
+#ifndef LITE_NO_SEQUENCES
 
 int lite_interpreter_input_kind(const lite_interpreter* it, int index) {
   int t = io_tensor(it, true, index);
@@ -621,5 +623,7 @@ lite_status lite_interpreter_set_input_sequence(lite_interpreter* it, int index,
   lite::write_sequence(in.data, bytes, in.kind, count >= 0, in.dtype, pointers.data(), static_cast<int64_t>(pointers.size()));
   return LITE_OK;
 }
+
+#endif  // LITE_NO_SEQUENCES
 
 }  // extern "C"
