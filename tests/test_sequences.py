@@ -229,3 +229,24 @@ def test_if_passing_a_sequence_input_through_matches_onnxruntime():
     for cond in (True, False):
         feeds = {"c": np.array(cond), "s": seq, "t": np.array([5.0, 6.0], np.float32)}
         _assert_same(interpreter.run(feeds)["out"], _onnxruntime(model, feeds)[0])
+
+
+def test_sequence_erase_construct_and_optional_tensor_match_onnxruntime():
+    """SequenceConstruct, SequenceErase (a position, and the default: the last), SequenceAt, Optional of a
+    tensor and OptionalGetElement, with element shapes that differ."""
+    model = _model([_node("SequenceConstruct", ["a", "b", "a"], ["s"]),
+                    _node("SequenceErase", ["s", "p"], ["s1"]), _node("SequenceErase", ["s1"], ["s2"]),
+                    _node("SequenceAt", ["s1", "p"], ["at"]), _node("Optional", ["b"], ["o"]),
+                    _node("OptionalGetElement", ["o"], ["b_again"])],
+                   [helper.make_tensor_value_info("a", F32, [2, 3]), helper.make_tensor_value_info("b", F32, [4]),
+                    helper.make_tensor_value_info("p", I64, [])],
+                   [_seq_info("s1"), _seq_info("s2"), helper.make_tensor_value_info("at", F32, None),
+                    helper.make_tensor_value_info("b_again", F32, [4])], opset=18)
+    interpreter = Interpreter(model_content=convert_onnx(model))
+    rng = np.random.default_rng(2)
+    for position in (0, 1, -2):
+        feeds = {"a": rng.standard_normal((2, 3)).astype(np.float32),
+                 "b": rng.standard_normal(4).astype(np.float32), "p": np.array(position, np.int64)}
+        got = interpreter.run(feeds)
+        for name, want in zip(["s1", "s2", "at", "b_again"], _onnxruntime(model, feeds), strict=True):
+            _assert_same(got[name], want)
