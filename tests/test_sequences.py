@@ -239,7 +239,8 @@ def test_sequence_erase_construct_and_optional_tensor_match_onnxruntime():
                     _node("SequenceAt", ["s1", "p"], ["at"]), _node("Optional", ["b"], ["o"]),
                     _node("OptionalGetElement", ["o"], ["b_again"])],
                    [helper.make_tensor_value_info("a", F32, [2, 3]),
-                    helper.make_tensor_value_info("b", F32, [4]), helper.make_tensor_value_info("p", I64, [])],
+                    helper.make_tensor_value_info("b", F32, [4]),
+                    helper.make_tensor_value_info("p", I64, [])],
                    [_seq_info("s1"), _seq_info("s2"), helper.make_tensor_value_info("at", F32, None),
                     helper.make_tensor_value_info("b_again", F32, [4])], opset=18)
     interpreter = Interpreter(model_content=convert_onnx(model))
