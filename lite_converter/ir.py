@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 Dim = int | str | None
+# Value kinds, in the order of the .lite schema's ValueKind enum.
+VALUE_KINDS = ("tensor", "sequence", "optional_tensor", "optional_sequence")
 
 
 class ConversionError(Exception):
@@ -50,6 +52,9 @@ class Tensor:
     # A variable (state kept across invokes): ``data`` is its initial value, which the runtime copies
     # into memory of its own; only ASSIGN_VARIABLE writes it, so it is never a constant.
     variable: bool = False
+    # What the value is (docs/OPS.md, "Sequences and optionals"): one of VALUE_KINDS. For a
+    # non-tensor kind ``dtype`` is its elements' and ``shape`` is None (each element has its own).
+    kind: str = "tensor"
 
     @property
     def is_constant(self) -> bool:

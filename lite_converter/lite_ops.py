@@ -131,6 +131,10 @@ _add("LOOP", "LoopOptions", _L.LOGICAL, dtype_generic=True)
 _add("SCAN", "ScanOptions", _L.LOGICAL, dtype_generic=True)
 # -- state across invokes: writes input 1 into the variable tensor input 0 (no outputs)
 _add("ASSIGN_VARIABLE", None, _L.LOGICAL, dtype_generic=True)
+# -- ONNX sequences and optionals (values of a non-tensor kind; ops/sequence_ops.cc)
+_add("SEQUENCE_CONSTRUCT SEQUENCE_INSERT SEQUENCE_AT SEQUENCE_ERASE SEQUENCE_LENGTH OPTIONAL "
+     "OPTIONAL_HAS_ELEMENT OPTIONAL_GET_ELEMENT", None, _L.LOGICAL, dtype_generic=True)
+_add("CONCAT_FROM_SEQUENCE SPLIT_TO_SEQUENCE", "SequenceOptions", _L.LOGICAL, dtype_generic=True)
 # -- quantization
 _add("QUANTIZE DEQUANTIZE REQUANTIZE", "QuantizeOptions", _L.ELEMENTWISE, dtype_generic=True, int8=_I.CONVERT)
 

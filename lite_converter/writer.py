@@ -16,7 +16,7 @@ import numpy as np
 
 from lite_converter import __version__
 from lite_converter.dtypes import lite_dtype
-from lite_converter.ir import ConversionError, Graph, Node, Tensor
+from lite_converter.ir import VALUE_KINDS, ConversionError, Graph, Node, Tensor
 from lite_converter.lite_fb import Buffer as fb_buffer
 from lite_converter.lite_fb import Graph as fb_graph
 from lite_converter.lite_fb import KeyValue as fb_key_value
@@ -225,6 +225,8 @@ def _write_tensor(builder: flatbuffers.Builder, tensor: Tensor, buffer: int, sha
     if code is None:
         raise ConversionError(f"tensor '{tensor.name}': dtype {np.dtype(dtype)} has no .lite DType")
     shape = list(tensor.data.shape) if tensor.data is not None else tensor.shape
+    if tensor.kind != "tensor":
+        shape = [None]  # the runtime's view of the value's buffer: [bytes / dtype size]
     name = builder.CreateString(tensor.name)
     shape_vec = dim_names_vec = quant = None
     if shape is not None:
@@ -253,6 +255,8 @@ def _write_tensor(builder: flatbuffers.Builder, tensor: Tensor, buffer: int, sha
         fb_tensor.TensorAddQuantization(builder, quant)
     if tensor.variable:
         fb_tensor.TensorAddVariable(builder, True)
+    if tensor.kind != "tensor":
+        fb_tensor.TensorAddKind(builder, VALUE_KINDS.index(tensor.kind))
     return fb_tensor.TensorEnd(builder)
 
 

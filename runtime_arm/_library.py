@@ -83,6 +83,18 @@ class TensorInfoStruct(Structure):
     ]
 
 
+class SequenceElementStruct(Structure):
+    """``lite_sequence_element``: one tensor of a sequence / optional value."""
+
+    _fields_ = [
+        ("dtype", c_int),
+        ("rank", c_int),
+        ("dims", c_int64 * MAX_RANK),
+        ("data", c_void_p),
+        ("bytes", c_size_t),
+    ]
+
+
 class OpProfileStruct(Structure):
     """``lite_op_profile``."""
 
@@ -94,6 +106,12 @@ class OpProfileStruct(Structure):
         ("calls", c_int64),
     ]
 
+
+# The C API's sequence / optional calls: absent from builds without the sequence ops.
+SEQUENCE_CALLS = frozenset({
+    "lite_interpreter_input_kind", "lite_interpreter_output_kind", "lite_interpreter_output_sequence_length",
+    "lite_interpreter_output_sequence_element", "lite_interpreter_output_has_element",
+    "lite_interpreter_set_input_sequence", "lite_interpreter_resize_input_sequence"})
 
 # name: (restype, argtypes)
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
@@ -127,6 +145,16 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "lite_interpreter_input_data": (c_void_p, [c_void_p, c_int]),
     "lite_interpreter_output_data": (c_void_p, [c_void_p, c_int]),
     "lite_interpreter_invoke": (c_int, [c_void_p]),
+    "lite_interpreter_input_kind": (c_int, [c_void_p, c_int]),
+    "lite_interpreter_output_kind": (c_int, [c_void_p, c_int]),
+    "lite_interpreter_output_sequence_length": (c_int64, [c_void_p, c_int]),
+    "lite_interpreter_output_sequence_element": (
+        c_int, [c_void_p, c_int, c_int64, POINTER(SequenceElementStruct)]),
+    "lite_interpreter_output_has_element": (c_int, [c_void_p, c_int]),
+    "lite_interpreter_set_input_sequence": (
+        c_int, [c_void_p, c_int, POINTER(SequenceElementStruct), c_int64]),
+    "lite_interpreter_resize_input_sequence": (
+        c_int, [c_void_p, c_int, POINTER(SequenceElementStruct), c_int64]),
     "lite_interpreter_reset_variables": (c_int, [c_void_p]),
     "lite_interpreter_variable_count": (c_int, [c_void_p]),
     "lite_interpreter_get_output": (c_int, [c_void_p, c_int, c_void_p, c_size_t]),
@@ -184,6 +212,8 @@ def load_library() -> ctypes.CDLL:
     """Loads the library once per process and declares every C API function's signature."""
     lib = ctypes.CDLL(str(library_path()))
     for name, (restype, argtypes) in _SIGNATURES.items():
+        if name in SEQUENCE_CALLS and not hasattr(lib, name):
+            continue  # a build without sequences (LITE_RUNTIME_SEQUENCES=OFF, the ARM default)
         function = getattr(lib, name)
         function.restype = restype
         function.argtypes = argtypes

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from runtime_arm import sequence_io
 from runtime_arm._library import (
     BACKENDS,
     CPU_AFFINITY,
@@ -474,20 +475,40 @@ class Interpreter:
     def run(
         self, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray] | np.ndarray
     ) -> dict[str, np.ndarray]:
-        """Sets every input (resizing when a shape differs), invokes, returns {output name: array}."""
+        """Sets every input (resizing when a shape differs), invokes, returns {output name: array}.
+
+        A sequence input takes a list of arrays and an optional one also None (no value); a sequence
+        output comes back as a list of arrays, an optional as its value or None (sequence_io.py)."""
         feeds = self._feeds_by_index(inputs)
+        sequences = {i: feeds.pop(i) for i in list(feeds) if self._kinds(True)[i]}
         for index, value in feeds.items():
             array = self._checked_input(index, value)
             if array.shape != self._input_shape(index):
                 self.resize_input(index, array.shape)
             feeds[index] = array
+        for resize_only in (True, False):  # every resize before the first allocate
+            for index, value in sequences.items():
+                sequence_io.set_input(self, index, self._kinds(True)[index], value, resize_only)
         for index, array in feeds.items():
             self._copy_input(index, array)
         self.invoke()  # allocates when needed: the outputs are readable after it
         if self._output_dtypes is None:
             self._output_dtypes = [self._output_dtype(i) for i in range(len(self._output_names))]
         dtypes = self._output_dtypes
-        return {name: self._read_output(i, dtypes[i]) for i, name in enumerate(self._output_names)}
+        kinds = self._kinds(False)
+        return {name: sequence_io.read_output(self, i, kinds[i]) if kinds[i]
+                else self._read_output(i, dtypes[i]) for i, name in enumerate(self._output_names)}
+
+    def _kinds(self, inputs: bool) -> list[int]:
+        """Each input's / output's value kind (sequence_io: 0 tensor, 1 sequence, 2-3 optional)."""
+        cache = "_input_kinds" if inputs else "_output_kinds"
+        if getattr(self, cache, None) is None:
+            lib = self._lib
+            count = len(self._input_names if inputs else self._output_names)
+            name = "lite_interpreter_input_kind" if inputs else "lite_interpreter_output_kind"
+            query = getattr(lib, name, None)  # absent: a build without sequences, every value a tensor
+            setattr(self, cache, [query(self._live(), i) if query else 0 for i in range(count)])
+        return getattr(self, cache)
 
     def _feeds_by_index(
         self, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray] | np.ndarray

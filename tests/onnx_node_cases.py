@@ -73,6 +73,9 @@ FAILURE_EXPLANATIONS: dict[str, str] = {
     ),
 }
 
+# A case's input or output: a tensor, a sequence (list of tensors) or an empty optional (None).
+Value = np.ndarray | list[np.ndarray] | None
+
 _EXPANDED_SUFFIX = re.compile(r"_expanded(_ver\d+)?$")
 
 
@@ -84,8 +87,8 @@ class NodeCase:
     op_under_test: str
     op_types: frozenset[str]
     model: onnx.ModelProto
-    inputs: tuple[np.ndarray, ...]
-    expected: tuple[np.ndarray, ...]
+    inputs: tuple[Value, ...]
+    expected: tuple[Value, ...]
 
     @property
     def expanded(self) -> bool:
@@ -109,18 +112,41 @@ def _qualified_op_type(node: onnx.NodeProto) -> str:
     return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}::{node.op_type}"
 
 
-def _is_tensor_io(values: list[onnx.ValueInfoProto]) -> bool:
-    return all(value.type.HasField("tensor_type") for value in values)
+def _value_kind(type_proto: onnx.TypeProto) -> str:
+    """"tensor", "sequence" (of tensors), "optional" (of either), or "" for what .lite has no kind for."""
+    field = type_proto.WhichOneof("value")
+    if field == "sequence_type":
+        return "sequence" if _value_kind(type_proto.sequence_type.elem_type) == "tensor" else ""
+    if field == "optional_type":
+        return "optional" if _value_kind(type_proto.optional_type.elem_type) in ("tensor", "sequence") else ""
+    return "tensor" if field == "tensor_type" else ""
 
 
-def _only_arrays(values: object) -> bool:
-    """Arrays or numpy scalars (ConvInteger's zero point, DynamicQuantizeLinear's scale: 0-d tensors)."""
-    return isinstance(values, list | tuple) and all(isinstance(v, np.ndarray | np.generic) for v in values)
+def _is_supported_io(values: list[onnx.ValueInfoProto]) -> bool:
+    """Tensors, sequences of tensors and optionals of those (maps and nested sequences left out)."""
+    return all(_value_kind(value.type) for value in values)
+
+
+def _is_array(value: object) -> bool:
+    """An array or numpy scalar (ConvInteger's zero point, DynamicQuantizeLinear's scale: 0-d tensors)."""
+    return isinstance(value, np.ndarray | np.generic)
+
+
+def _only_values(values: object) -> bool:
+    """Arrays, lists of arrays (sequences) or None (an empty optional)."""
+    return isinstance(values, list | tuple) and all(
+        v is None or _is_array(v) or (isinstance(v, list) and all(_is_array(e) for e in v)) for v in values)
+
+
+def _as_value(value: object) -> object:
+    if value is None or isinstance(value, list):
+        return None if value is None else [np.asarray(e) for e in value]
+    return np.asarray(value)
 
 
 @functools.cache
 def collect_node_cases() -> tuple[NodeCase, ...]:
-    """Every ONNX node test case with tensor inputs and outputs (sequence/optional/map cases left out)."""
+    """Every ONNX node test case whose inputs and outputs are tensors, sequences or optionals (no maps)."""
     from onnx.backend.test.case.node import collect_testcases
 
     with warnings.catch_warnings():
@@ -131,16 +157,16 @@ def collect_node_cases() -> tuple[NodeCase, ...]:
     cases = []
     for case in raw:
         graph = case.model.graph
-        if not case.data_sets or not _is_tensor_io([*graph.input, *graph.output]):
+        if not case.data_sets or not _is_supported_io([*graph.input, *graph.output]):
             continue
         inputs, expected = case.data_sets[0]
-        if not (_only_arrays(inputs) and _only_arrays(expected)):
+        if not (_only_values(inputs) and _only_values(expected)):
             continue
         base = _EXPANDED_SUFFIX.sub("", case.name)
         op_types = frozenset(_qualified_op_type(node) for node in graph.node)
         op = single_op.get(case.name) or single_op.get(base) or "+".join(sorted(op_types))
-        cases.append(NodeCase(case.name, op, op_types, case.model, tuple(np.asarray(v) for v in inputs),
-                              tuple(np.asarray(v) for v in expected)))
+        cases.append(NodeCase(case.name, op, op_types, case.model, tuple(_as_value(v) for v in inputs),
+                              tuple(_as_value(v) for v in expected)))
     return tuple(cases)
 
 
@@ -158,11 +184,29 @@ def claimed_cases() -> list[NodeCase]:
 
 
 # -- running one case ------------------------------------------------------------------------------
-def input_feeds(case: NodeCase) -> dict[str, np.ndarray]:
+def input_feeds(case: NodeCase) -> dict[str, Value]:
     """The case inputs keyed by graph input name (node tests have no initializers among inputs)."""
     initializers = {init.name for init in case.model.graph.initializer}
     names = [value.name for value in case.model.graph.input if value.name not in initializers]
     return dict(zip(names, case.inputs, strict=True))
+
+
+def compare_value(expected: Value, actual: object, tolerance: float) -> str | None:
+    """compare_output for any value: a sequence element by element, an empty optional as None."""
+    if expected is None or actual is None:
+        if expected is None and actual is None:
+            return None
+        return f"{actual!r:.60} where {expected!r:.60} was expected"
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return f"a sequence of {len(expected)} was expected, got {type(actual).__name__} " \
+                   f"of {len(actual) if isinstance(actual, list) else 'no'} elements"
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            mismatch = compare_output(want, got, tolerance)
+            if mismatch:
+                return f"element {index}: {mismatch}"
+        return None
+    return compare_output(expected, actual, tolerance)
 
 
 def compare_output(expected: np.ndarray, actual: np.ndarray, tolerance: float) -> str | None:
@@ -223,12 +267,14 @@ def _refused_by_support_check(model: onnx.ModelProto, input_shapes: dict[str, li
     return None
 
 
-def _convert(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> tuple[bytes | None, str, str]:
+def _convert(model: onnx.ModelProto, feeds: dict[str, Value]) -> tuple[bytes | None, str, str]:
     """(.lite bytes, "", "") on success, else (None, "unsupported" or "fail", why)."""
     from lite_converter.convert import convert_onnx
     from lite_converter.ir import ConversionError
 
-    input_shapes = {name: list(array.shape) for name, array in feeds.items()}
+    sequences = {value.name for value in model.graph.input if _value_kind(value.type) == "sequence"}
+    input_shapes = {name: list(array.shape) for name, array in feeds.items()
+                    if isinstance(array, np.ndarray) and name not in sequences}
     try:
         return convert_onnx(model, input_shapes=input_shapes), "", ""
     except ConversionError as error:
@@ -314,10 +360,17 @@ def run_case(case: NodeCase) -> CaseResult:
     for name, expected in zip(names, case.expected, strict=True):
         if name not in outputs:
             return result("fail", f"output {name!r} missing (got {sorted(outputs)})")
-        mismatch = compare_output(expected, outputs[name], tolerance_for(case.name, expected.dtype))
+        mismatch = compare_value(expected, outputs[name], tolerance_for(case.name, _dtype_of(expected)))
         if mismatch:
             return result("fail", f"output {name!r}: {mismatch}")
     return result("pass")
+
+
+def _dtype_of(value: Value) -> np.dtype:
+    """The element dtype of a value (float32 for an empty one: only the tolerance depends on it)."""
+    if isinstance(value, list):
+        return value[0].dtype if value else np.dtype(np.float32)
+    return np.dtype(np.float32) if value is None else value.dtype
 
 
 @functools.cache
@@ -372,7 +425,8 @@ def render_doc(results: list[CaseResult], claimed: frozenset[str], total_cases: 
         "case listed under *Known failures* is a strict expected failure there, any other failure fails",
         "the test, and at least 95% of the counted cases must pass.",
         "",
-        f"- ONNX {onnx.__version__}: {total_cases} node test cases with tensor inputs and outputs.",
+        f"- ONNX {onnx.__version__}: {total_cases} node test cases whose inputs and outputs are tensors, "
+        "sequences of tensors or optionals (a sequence output must match element by element).",
         f"- {len(results)} cases use only op types the converter claims "
         f"({len(claimed)} op types); {len(results) - len(counted)} of them are refused by the support "
         "check (an attribute or dtype we do not handle) and not counted.",

@@ -19,6 +19,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from lite_converter.frontends.sequence_kinds import kind_from_type, kind_type
 from lite_converter.ir import ConversionError, Dim, Graph, Node
 
 # Attributes holding the bodies of each control-flow op, in the order the .lite op lists them.
@@ -79,8 +80,11 @@ def formal_input_count(node: Node) -> int:
     return len(node.inputs) - len(node.attrs.get(CAPTURED, []))
 
 
-def _value_info(name: str, dtype: np.dtype | None, shape: list[Dim] | None) -> onnx.ValueInfoProto:
+def _value_info(name: str, dtype: np.dtype | None, shape: list[Dim] | None,
+                kind: str = "tensor") -> onnx.ValueInfoProto:
     elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype)) if dtype is not None else onnx.TensorProto.FLOAT
+    if kind != "tensor":  # a sequence or optional (ir.Tensor.kind)
+        return helper.make_value_info(name, kind_type(kind, elem))
     dims = None if shape is None else [d if isinstance(d, int) and d >= 0 else f"{name}_d{i}"
                                        for i, d in enumerate(shape)]
     return helper.make_tensor_value_info(name, elem, dims)
@@ -114,7 +118,11 @@ def _formal_inputs(graph: Graph, node: Node, body: onnx.GraphProto) -> list[onnx
         elem = declared.type.tensor_type.elem_type
         if elem:
             dtype = helper.tensor_dtype_to_np_dtype(elem)
-        infos.append(_value_info(declared.name, dtype, shape))
+        kind = source.kind if node.op_type == "Loop" and position >= 2 and source is not None else "tensor"
+        declared_kind, declared_dtype = kind_from_type(declared.type)
+        if declared_kind not in ("", "tensor"):
+            kind, dtype = declared_kind, declared_dtype or dtype
+        infos.append(_value_info(declared.name, dtype, shape, kind))
     return infos
 
 
@@ -199,7 +207,7 @@ def body_model(graph: Graph, node: Node, attr: str, constants: dict[str, np.ndar
     inputs = _formal_inputs(graph, node, body)
     for name, value in zip(captured, values, strict=True):
         tensor = graph.tensors[value]
-        inputs.append(_value_info(name, tensor.dtype, tensor.shape))
+        inputs.append(_value_info(name, tensor.dtype, tensor.shape, tensor.kind))
     del body.input[:]
     body.input.extend(inputs)
     if not body.node:

@@ -17,6 +17,7 @@ from onnx import helper, numpy_helper
 from lite_converter.frontends import fused_activation
 from lite_converter.frontends.onnx_attributes import numpy_to_elem_type
 from lite_converter.frontends.onnx_control_flow import CAPTURED
+from lite_converter.frontends.sequence_kinds import kind_type
 from lite_converter.ir import Graph, Node, Tensor
 
 DEFAULT_OPSET = 17
@@ -25,6 +26,8 @@ DEFAULT_OPSET = 17
 def value_info(tensor: Tensor) -> onnx.ValueInfoProto:
     """Type and shape of a tensor as ONNX value info (unknown parts left unset)."""
     elem = onnx.TensorProto.UNDEFINED if tensor.dtype is None else numpy_to_elem_type(tensor.dtype)
+    if tensor.kind != "tensor":
+        return helper.make_value_info(tensor.name, kind_type(tensor.kind, elem))
     shape = None if tensor.shape is None else [d if isinstance(d, (int, str)) else None for d in tensor.shape]
     return helper.make_tensor_value_info(tensor.name, elem, shape)
 

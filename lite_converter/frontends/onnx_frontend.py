@@ -33,6 +33,7 @@ from lite_converter.frontends.onnx_attributes import (
 from lite_converter.frontends.onnx_control_flow import capture_outer_values
 from lite_converter.frontends.onnx_if_folding import fold_constant_ifs, pin_input_values
 from lite_converter.frontends.onnx_type_inference import infer_types, shape_from_type
+from lite_converter.frontends.sequence_kinds import kind_from_type
 from lite_converter.ir import ConversionError, Graph, Node, Tensor
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -79,7 +80,13 @@ def _override_input_shapes(model: onnx.ModelProto, input_shapes: dict[str, list[
             f"input_shapes names unknown graph input(s) {unknown}; the model's inputs are {sorted(inputs)}"
         )
     for name, dims in input_shapes.items():
-        ttype = inputs[name].type.tensor_type
+        value_type = inputs[name].type
+        if value_type.HasField("optional_type"):  # an optional tensor: the shape is its tensor's
+            value_type = value_type.optional_type.elem_type
+        if not value_type.HasField("tensor_type"):
+            raise ConversionError(f"input_shapes['{name}']: '{name}' is a sequence, whose elements have "
+                                  "shapes of their own (given with the values when it runs)")
+        ttype = value_type.tensor_type
         if ttype.HasField("shape") and len(ttype.shape.dim) != len(dims):
             raise ConversionError(
                 f"input_shapes['{name}'] = {list(dims)} has rank {len(dims)}, "
@@ -163,7 +170,8 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
         if info.name in graph.tensors:
             continue  # an initializer with a default: frozen as a constant
         dtype, shape = shape_from_type(info.type)
-        graph.tensors[info.name] = Tensor(info.name, dtype, shape)
+        kind = kind_from_type(info.type)[0] or "tensor"
+        graph.tensors[info.name] = Tensor(info.name, dtype, shape, kind=kind)
         graph.inputs.append(info.name)
     for proto in onnx_graph.node:
         domain = "" if proto.domain in DEFAULT_DOMAINS else proto.domain
@@ -187,6 +195,8 @@ def graph_from_proto(model: onnx.ModelProto) -> Graph:
         graph.outputs.append(info.name)
         tensor = graph.tensor(info.name)
         dtype, shape = shape_from_type(info.type)
+        if kind_from_type(info.type)[0] not in ("", "tensor"):
+            tensor.kind = kind_from_type(info.type)[0]
         if not tensor.is_constant:
             tensor.dtype = tensor.dtype or dtype
             # A rank-0 declaration is left to inference: tools that "clear output shape hints" write

@@ -13,6 +13,7 @@ import onnx
 
 from lite_converter.frontends.onnx_attributes import elem_type_to_numpy
 from lite_converter.frontends.onnx_export import export_onnx
+from lite_converter.frontends.sequence_kinds import infer_kinds, kind_from_type
 from lite_converter.frontends.shape_rules import infer_missing_shapes
 from lite_converter.ir import Dim, Graph, Node
 
@@ -21,17 +22,18 @@ from lite_converter.ir import Dim, Graph, Node
 SMALL_CONSTANT = 4096
 
 # Ops whose output dtype is fixed whatever their inputs are.
-_INT64_OUTPUT = {"Shape", "Size", "ArgMax", "ArgMin", "NonZero"}
+_INT64_OUTPUT = {"Shape", "Size", "ArgMax", "ArgMin", "NonZero", "SequenceLength"}
 _BOOL_OUTPUT = {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor", "Not",
-                "IsNaN", "IsInf"}
+                "IsNaN", "IsInf", "OptionalHasElement"}
 # Ops whose output dtype is that of a later input (index given).
 _DTYPE_FROM_INPUT = {"Where": 1, "CastLike": 1, "OneHot": 2}
 
 
 def shape_from_type(type_proto: onnx.TypeProto) -> tuple[np.dtype | None, list[Dim] | None]:
-    """dtype and shape of a tensor type (symbolic dims as str, unknown dims as None)."""
+    """dtype and shape of a tensor type (symbolic dims as str, unknown dims as None); a sequence's or
+    optional's element dtype and no shape."""
     if not type_proto.HasField("tensor_type"):
-        return None, None
+        return kind_from_type(type_proto)[1], None
     ttype = type_proto.tensor_type
     dtype = elem_type_to_numpy(ttype.elem_type)
     if not ttype.HasField("shape"):
@@ -64,6 +66,9 @@ def apply_onnx_inference(graph: Graph, model: onnx.ModelProto) -> None:
         if tensor is None or tensor.is_constant:
             continue
         dtype, shape = shape_from_type(info.type)
+        kind = kind_from_type(info.type)[0]
+        if kind and kind != "tensor":
+            tensor.kind = kind
         if tensor.dtype is None and dtype is not None:
             tensor.dtype = dtype
         if shape is not None and _known_dims(shape) > _known_dims(tensor.shape):
@@ -94,6 +99,7 @@ def _output_dtype(graph: Graph, node: Node, index: int) -> np.dtype | None:
 
 def fill_gaps(graph: Graph) -> None:
     """Gives every node output a dtype, and a shape where our rules know more than ONNX did."""
+    infer_kinds(graph)
     for node in graph.nodes:
         for index, name in enumerate(node.outputs):
             tensor = graph.tensor(name) if name else None

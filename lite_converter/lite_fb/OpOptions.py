@@ -42,3 +42,4 @@ class OpOptions(object):
     IfOptions = 36
     LoopOptions = 37
     ScanOptions = 38
+    SequenceOptions = 39

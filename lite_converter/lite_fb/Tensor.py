@@ -114,7 +114,14 @@ class Tensor(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def TensorStart(builder): builder.StartObject(7)
+    # Tensor
+    def Kind(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
+        return 0
+
+def TensorStart(builder): builder.StartObject(8)
 def Start(builder):
     return TensorStart(builder)
 def TensorAddName(builder, name): builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(name), 0)
@@ -144,6 +151,9 @@ def AddQuantization(builder, quantization):
 def TensorAddVariable(builder, variable): builder.PrependBoolSlot(6, variable, 0)
 def AddVariable(builder, variable):
     return TensorAddVariable(builder, variable)
+def TensorAddKind(builder, kind): builder.PrependInt8Slot(7, kind, 0)
+def AddKind(builder, kind):
+    return TensorAddKind(builder, kind)
 def TensorEnd(builder): return builder.EndObject()
 def End(builder):
     return TensorEnd(builder)

@@ -24,7 +24,11 @@ from lite_converter.ir import Dim, Graph, Node
 MAX_FOLDED_ELEMENTS = 4 * 1024 * 1024
 
 _NEVER_FOLD = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli",
-               "Multinomial", "If", "Loop", "Scan", "SequenceEmpty", "Dropout"}
+               "Multinomial", "If", "Loop", "Scan", "SequenceEmpty", "Dropout",
+               # sequences and optionals stay values of their own kind (lowering/sequences.py)
+               "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase", "SequenceLength",
+               "ConcatFromSequence", "SplitToSequence", "Optional", "OptionalHasElement",
+               "OptionalGetElement"}
 # Ops whose output can be far larger than their inputs: check the size before evaluating.
 _GROWING_OPS = {"ConstantOfShape", "Expand", "Tile", "Range", "OneHot", "EyeLike", "Resize", "Upsample",
                 "Pad"}

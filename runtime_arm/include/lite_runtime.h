@@ -308,6 +308,62 @@ LITE_API int lite_interpreter_variable_count(const lite_interpreter* interpreter
 LITE_API lite_status lite_interpreter_get_output(lite_interpreter* interpreter, int index, void* dst,
                                                  size_t bytes);
 
+/* ---- Sequences and optionals (ONNX; docs/OPS.md, "Sequences and optionals") --------------------
+ * A graph input or output may be a sequence (an ordered list of tensors of the entry's dtype, each
+ * with its own shape) or an optional (a tensor or a sequence, or nothing). Its dtype above is the
+ * elements'; its bytes are an internal buffer: read and write it with the calls below only.
+ * ARM builds leave sequences out unless built with -DLITE_RUNTIME_SEQUENCES=ON: the library then
+ * does not export the calls below (link against a build with them) and refuses models using them.
+ * Example (an output that is a sequence of float tensors):
+ *   int64_t n = lite_interpreter_output_sequence_length(it, 0);
+ *   for (int64_t i = 0; i < n; ++i) {
+ *     lite_sequence_element e;
+ *     if (lite_interpreter_output_sequence_element(it, 0, i, &e) == LITE_OK) use(e.data, e.dims, e.rank);
+ *   } */
+typedef enum lite_value_kind {
+  LITE_KIND_TENSOR = 0,
+  LITE_KIND_SEQUENCE = 1,
+  LITE_KIND_OPTIONAL_TENSOR = 2,
+  LITE_KIND_OPTIONAL_SEQUENCE = 3
+} lite_value_kind;
+
+/* One element of a sequence (or the tensor of an optional tensor). */
+typedef struct lite_sequence_element {
+  int dtype; /* lite_dtype */
+  int rank;
+  int64_t dims[LITE_MAX_RANK];
+  const void* data; /* output: valid until the next invoke/resize/allocate */
+  size_t bytes;
+} lite_sequence_element;
+
+/* The kind (lite_value_kind) of an input / output; -1 when the index is out of range. */
+LITE_API int lite_interpreter_input_kind(const lite_interpreter* interpreter, int index);
+LITE_API int lite_interpreter_output_kind(const lite_interpreter* interpreter, int index);
+
+/* After an invoke: the number of elements of a sequence output (an optional tensor: 1 when it holds
+ * one; an empty optional: 0); -1 on error (not a sequence/optional output, not computed yet). */
+LITE_API int64_t lite_interpreter_output_sequence_length(lite_interpreter* interpreter, int index);
+
+/* Element `i` (0 <= i < length) of a sequence / optional output; LITE_INVALID_ARGUMENT when out of
+ * range (the message gives the length). */
+LITE_API lite_status lite_interpreter_output_sequence_element(lite_interpreter* interpreter, int index, int64_t i,
+                                                              lite_sequence_element* element);
+
+/* 1 when an optional output holds a value (a sequence or tensor output: always), 0 when empty,
+ * -1 on error. */
+LITE_API int lite_interpreter_output_has_element(lite_interpreter* interpreter, int index);
+
+/* Sets a sequence / optional input to `count` elements (`elements` may be NULL when count is 0), each
+ * of the input's dtype (its `data`, `bytes` = its shape's size, `dims`, `rank`); count -1 sets an
+ * optional input to "no value". It resizes the input to fit, then allocates and copies: with several
+ * inputs to resize, first resize them all (lite_interpreter_resize_input, and
+ * lite_interpreter_resize_input_sequence with the same elements), then set them. */
+LITE_API lite_status lite_interpreter_set_input_sequence(lite_interpreter* interpreter, int index,
+                                                         const lite_sequence_element* elements, int64_t count);
+/* Only the resize part of lite_interpreter_set_input_sequence (no allocate). */
+LITE_API lite_status lite_interpreter_resize_input_sequence(lite_interpreter* interpreter, int index,
+                                                            const lite_sequence_element* elements, int64_t count);
+
 /* Size of the activation arena of the current plan (0 before the first allocate). */
 LITE_API size_t lite_interpreter_arena_bytes(const lite_interpreter* interpreter);
 

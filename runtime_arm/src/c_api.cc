@@ -6,11 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "checked_math.h"
 #include "cpu_affinity.h"
 #include "interpreter.h"
 #include "lite_runtime.h"
 #include "model.h"
 #include "opencl/opencl_backend.h"
+#include "sequence_value.h"
 
 #ifndef LITE_RUNTIME_VERSION
 #define LITE_RUNTIME_VERSION "unknown"  // set by CMake from the project version
@@ -492,5 +494,136 @@ const char* lite_interpreter_backend_profile(lite_interpreter* it) {
   it->backend_profile = it->opencl != nullptr ? it->opencl->profile_report() : std::string();
   return it->backend_profile.c_str();
 }
+
+// ---- sequences and optionals (sequence_value.h) -------------------------------------------------
+// Left out of builds without the sequence ops (LITE_RUNTIME_SEQUENCES=OFF, the ARM default): the
+// symbols are absent there, which keeps the library's export table (and its size budget) as it was.
+#ifndef LITE_NO_SEQUENCES
+
+int lite_interpreter_input_kind(const lite_interpreter* it, int index) {
+  int t = io_tensor(it, true, index);
+  return t >= 0 ? static_cast<int>(it->it->tensor(t).ref.kind) : -1;
+}
+
+int lite_interpreter_output_kind(const lite_interpreter* it, int index) {
+  int t = io_tensor(it, false, index);
+  return t >= 0 ? static_cast<int>(it->it->tensor(t).ref.kind) : -1;
+}
+
+namespace {
+
+// Output `index` as a validated sequence view; the error is set on the interpreter otherwise.
+lite::Status output_view(lite_interpreter* it, int index, lite::SequenceView* view) {
+  if (!valid_output(it, index)) return static_cast<lite::Status>(index_error(it, false, index));
+  const lite::TensorRef& t = it->it->tensor(it->it->output_tensor(index)).ref;
+  const char* why = "";
+  if (t.kind == lite_fb::ValueKind::TENSOR)
+    return it->it->error().set(lite::Status::kInvalidArgument, "output %d '%s' is a tensor, not a sequence or optional",
+                               index, t.name);
+  if (it->it->needs_allocate() || !lite::read_sequence(t, view, &why))
+    return it->it->error().set(lite::Status::kInvalidArgument, "output %d '%s' has no value yet (invoke first)", index,
+                               t.name);
+  return lite::Status::kOk;
+}
+
+}  // namespace
+
+int64_t lite_interpreter_output_sequence_length(lite_interpreter* it, int index) {
+  lite::SequenceView view;
+  return output_view(it, index, &view) == lite::Status::kOk ? view.count : -1;
+}
+
+int lite_interpreter_output_has_element(lite_interpreter* it, int index) {
+  lite::SequenceView view;
+  return output_view(it, index, &view) == lite::Status::kOk ? (view.has_value ? 1 : 0) : -1;
+}
+
+lite_status lite_interpreter_output_sequence_element(lite_interpreter* it, int index, int64_t i,
+                                                     lite_sequence_element* element) {
+  lite::SequenceView view;
+  lite::Status s = output_view(it, index, &view);
+  if (s != lite::Status::kOk) return to_c(s);
+  if (element == nullptr || i < 0 || i >= view.count)
+    return to_c(it->it->error().set(lite::Status::kInvalidArgument, "element %lld of output %d: %s",
+                                    static_cast<long long>(i), index,
+                                    element == nullptr ? "element is NULL" : "out of range"));
+  const lite::TensorRef e = view.element(i);
+  element->dtype = static_cast<int>(e.dtype);
+  element->rank = e.shape.rank;
+  for (int d = 0; d < LITE_MAX_RANK; ++d) element->dims[d] = d < e.shape.rank ? e.shape.dims[d] : 0;
+  element->data = e.data;
+  element->bytes = e.bytes();
+  return LITE_OK;
+}
+
+namespace {
+
+// The input's elements as tensor views (checked against the input's kind and dtype) and the bytes
+// of their value; LITE_OK or the error (set on the interpreter).
+lite_status sequence_refs(lite_interpreter* it, int index, const lite_sequence_element* elements, int64_t count,
+                          std::vector<lite::TensorRef>* refs, size_t* bytes) {
+  if (!valid_input(it, index)) return index_error(it, true, index);
+  lite::ErrorSink& error = it->it->error();
+  const lite::TensorRef& in = it->it->tensor(it->it->input_tensor(index)).ref;
+  const lite_fb::ValueKind kind = in.kind;
+  const bool optional = kind == lite_fb::ValueKind::OPTIONAL_TENSOR || kind == lite_fb::ValueKind::OPTIONAL_SEQUENCE;
+  if (kind == lite_fb::ValueKind::TENSOR || count < -1 || (count == -1 && !optional) ||
+      (kind == lite_fb::ValueKind::OPTIONAL_TENSOR && count != 1 && count != -1) ||
+      (count > 0 && elements == nullptr) || count > 1000000)
+    return to_c(error.set(lite::Status::kInvalidArgument, "input %d '%s' (kind %d) cannot take %lld elements", index,
+                          in.name, static_cast<int>(kind), static_cast<long long>(count)));
+  refs->assign(static_cast<size_t>(count > 0 ? count : 0), lite::TensorRef());
+  std::vector<const lite::TensorRef*> pointers;
+  for (size_t i = 0; i < refs->size(); ++i) {
+    const lite_sequence_element& e = elements[i];
+    lite::TensorRef& r = (*refs)[i];
+    r.dtype = static_cast<lite_fb::DType>(e.dtype);
+    r.shape.rank = e.rank;
+    size_t n = 0;
+    const bool shape_ok = e.rank >= 0 && e.rank <= LITE_MAX_RANK &&
+                          lite::checked_num_elements(e.dims, e.rank, lite::Interpreter::kMaxTensorBytes, &n);
+    if (shape_ok)
+      for (int d = 0; d < e.rank; ++d) r.shape.dims[d] = e.dims[d];
+    r.data = const_cast<void*>(e.data);
+    if (e.dtype != static_cast<int>(in.dtype) || !shape_ok || e.bytes != r.bytes() || (e.bytes > 0 && e.data == nullptr))
+      return to_c(error.set(lite::Status::kInvalidArgument,
+                            "input %d '%s': element %zu must be %s with a valid shape, bytes = its size, data set", index,
+                            in.name, i, lite::dtype_name(in.dtype)));
+    pointers.push_back(&r);
+  }
+  if (!lite::sequence_bytes(pointers.data(), static_cast<int64_t>(pointers.size()), lite::Interpreter::kMaxTensorBytes,
+                            bytes))
+    return to_c(error.set(lite::Status::kInvalidArgument, "input %d '%s': the sequence exceeds 2 GiB", index, in.name));
+  return LITE_OK;
+}
+
+}  // namespace
+
+lite_status lite_interpreter_resize_input_sequence(lite_interpreter* it, int index, const lite_sequence_element* elements,
+                                                   int64_t count) {
+  std::vector<lite::TensorRef> refs;
+  size_t bytes = 0;
+  lite_status s = sequence_refs(it, index, elements, count, &refs, &bytes);
+  if (s != LITE_OK) return s;
+  const int64_t dims[1] = {static_cast<int64_t>(bytes / lite::dtype_size(it->it->tensor(it->it->input_tensor(index)).ref.dtype))};
+  return to_c(it->it->resize_input(index, dims, 1));
+}
+
+lite_status lite_interpreter_set_input_sequence(lite_interpreter* it, int index, const lite_sequence_element* elements,
+                                                int64_t count) {
+  std::vector<lite::TensorRef> refs;
+  size_t bytes = 0;
+  lite_status s = lite_interpreter_resize_input_sequence(it, index, elements, count);
+  if (s == LITE_OK) s = sequence_refs(it, index, elements, count, &refs, &bytes);
+  if (s == LITE_OK) s = to_c(it->it->allocate());
+  if (s != LITE_OK) return s;
+  std::vector<const lite::TensorRef*> pointers;
+  for (const lite::TensorRef& r : refs) pointers.push_back(&r);
+  const lite::TensorRef& in = it->it->tensor(it->it->input_tensor(index)).ref;
+  lite::write_sequence(in.data, bytes, in.kind, count >= 0, in.dtype, pointers.data(), static_cast<int64_t>(pointers.size()));
+  return LITE_OK;
+}
+
+#endif  // LITE_NO_SEQUENCES
 
 }  // extern "C"

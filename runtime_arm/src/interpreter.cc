@@ -108,6 +108,7 @@ void Interpreter::init_graph(int subgraph, ThreadPool* pool) {
     TensorSlot& slot = it->tensors_[static_cast<size_t>(i)];
     slot.ref.name = t->name() != nullptr ? t->name()->c_str() : "";
     slot.ref.dtype = t->dtype();
+    slot.ref.kind = t->kind();
     slot.ref.quantization = t->quantization();
     if (t->shape() != nullptr) {
       slot.ref.shape.rank = static_cast<int>(t->shape()->size());

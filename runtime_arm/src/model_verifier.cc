@@ -83,6 +83,15 @@ Status verify_tensor(const lite_fb::Model& model, const lite_fb::Graph* graph, i
   }
   Status s = verify_quantization(t, index, rank, error);
   if (s != Status::kOk) return s;
+#ifndef LITE_NO_SEQUENCES  // without the sequence ops no op reads a value as a sequence
+  // A sequence / optional (sequence_value.h) is an activation whose view is one dynamic dim.
+  if (static_cast<int>(t->kind()) < 0 || t->kind() > lite_fb::ValueKind::MAX)
+    return error->set(Status::kInvalidModel, "tensor %d '%s': unknown value kind %d", index, name,
+                      static_cast<int>(t->kind()));
+  if (t->kind() != lite_fb::ValueKind::TENSOR && (t->buffer() != 0 || t->variable() || rank != 1 || dims[0] != -1))
+    return error->set(Status::kInvalidModel, "tensor %d '%s': a %s value must be an activation of shape [-1]", index,
+                      name, lite_fb::EnumNameValueKind(t->kind()));
+#endif
 
   uint32_t buffer = t->buffer();
   uint32_t num_buffers = model.buffers() != nullptr ? model.buffers()->size() : 0;
@@ -213,6 +222,24 @@ Status verify_graph(const lite_fb::Model& model, const lite_fb::Graph* graph, co
                           index, name);
       available[static_cast<size_t>(index)] = 1;
     }
+#ifndef LITE_NO_SEQUENCES
+    // Only control flow, the sequence ops and IDENTITY (a byte copy: a body passing a value through)
+    // take or make values of a non-tensor kind.
+    const bool any_kind = (op->opcode() >= lite_fb::OpCode::IF && op->opcode() <= lite_fb::OpCode::SCAN) ||
+                          op->opcode() == lite_fb::OpCode::IDENTITY ||
+                          (op->opcode() >= lite_fb::OpCode::SEQUENCE_CONSTRUCT &&
+                           op->opcode() <= lite_fb::OpCode::OPTIONAL_GET_ELEMENT);
+    for (int side = 0; !any_kind && side < 2; ++side) {
+      const flatbuffers::Vector<int32_t>* list = side == 0 ? op->inputs() : outputs;
+      for (flatbuffers::uoffset_t i = 0; list != nullptr && i < list->size(); ++i) {
+        const lite_fb::Tensor* t = list->Get(i) >= 0 ? graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(list->Get(i)))
+                                                     : nullptr;
+        if (t != nullptr && t->kind() != lite_fb::ValueKind::TENSOR)
+          return error->set(Status::kInvalidModel, "%s %s '%s', a %s value; the op takes tensors", what,
+                            side == 0 ? "reads" : "writes", name_of(t), lite_fb::EnumNameValueKind(t->kind()));
+      }
+    }
+#endif
     lite_fb::OpOptions expected = expected_options(op->opcode());
     if (expected != lite_fb::OpOptions::NONE && op->options_type() != lite_fb::OpOptions::NONE &&
         op->options_type() != expected)

@@ -52,6 +52,8 @@ struct TensorRef {
   bool is_constant = false;
   bool value_known = false;
   const lite_fb::Quantization* quantization = nullptr;  // may be null
+  // Non-tensor kinds hold one buffer of sequence_value.h (shape [bytes / dtype size], dtype the elements').
+  lite_fb::ValueKind kind = lite_fb::ValueKind::TENSOR;
   size_t bytes() const { return static_cast<size_t>(shape.num_elements()) * dtype_size(dtype); }
 };
 

@@ -139,6 +139,16 @@ lite_fb::OpOptions expected_options(lite_fb::OpCode opcode) {
     case OpCode::LOOP: return OpOptions::LoopOptions;
     case OpCode::SCAN: return OpOptions::ScanOptions;
     case OpCode::ASSIGN_VARIABLE: return OpOptions::NONE;
+    case OpCode::SEQUENCE_CONSTRUCT: return OpOptions::NONE;
+    case OpCode::SEQUENCE_INSERT: return OpOptions::NONE;
+    case OpCode::SEQUENCE_AT: return OpOptions::NONE;
+    case OpCode::SEQUENCE_ERASE: return OpOptions::NONE;
+    case OpCode::SEQUENCE_LENGTH: return OpOptions::NONE;
+    case OpCode::CONCAT_FROM_SEQUENCE: return OpOptions::SequenceOptions;
+    case OpCode::SPLIT_TO_SEQUENCE: return OpOptions::SequenceOptions;
+    case OpCode::OPTIONAL: return OpOptions::NONE;
+    case OpCode::OPTIONAL_HAS_ELEMENT: return OpOptions::NONE;
+    case OpCode::OPTIONAL_GET_ELEMENT: return OpOptions::NONE;
   }
   return OpOptions::NONE;  // a value outside the enum (the verifier refuses unknown op codes)
 }

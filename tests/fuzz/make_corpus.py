@@ -17,8 +17,10 @@ import onnx
 
 NODE_CASES = 120  # ONNX node test cases converted (those the converter supports)
 PADDLE_EVERY = 3  # every third exported Paddle op case is a paddle reader seed
-# Node cases always seeded: the recurrent ops and the control-flow ops (whose files hold subgraphs).
-ALWAYS_SEEDED = ("test_lstm", "test_gru", "test_rnn", "test_if", "test_loop", "test_scan9")
+# Node cases always seeded: the recurrent ops, the control-flow ops (whose files hold subgraphs) and the
+# sequence / optional ops (values of a non-tensor kind, whose buffers the fuzzer's inputs overwrite).
+ALWAYS_SEEDED = ("test_lstm", "test_gru", "test_rnn", "test_if", "test_loop", "test_scan9", "test_sequence_",
+                 "test_split_to_sequence", "test_optional_")
 
 
 def _node_case_models() -> list[tuple[str, onnx.ModelProto]]:

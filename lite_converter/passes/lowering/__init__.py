@@ -17,6 +17,7 @@ from lite_converter.passes.lowering import (  # noqa: F401 - imported for their 
     recurrent,
     reduction,
     resize,
+    sequences,
     shape_ops,
     softmax,
 )

@@ -34,6 +34,10 @@ void register_tensor_ops(OpRegistry& registry) {
   registry.add(OpCode::LOOP, loop_kernel());
   registry.add(OpCode::SCAN, scan_kernel());
   registry.add(OpCode::ASSIGN_VARIABLE, assign_variable_kernel());
+#ifndef LITE_NO_SEQUENCES  // runtime_arm/CMakeLists.txt: LITE_RUNTIME_SEQUENCES
+  for (int op = static_cast<int>(OpCode::SEQUENCE_CONSTRUCT); op <= static_cast<int>(OpCode::OPTIONAL_GET_ELEMENT); ++op)
+    registry.add(static_cast<OpCode>(op), sequence_kernel());
+#endif
 }
 
 }  // namespace lite

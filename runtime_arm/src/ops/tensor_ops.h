@@ -34,5 +34,6 @@ OpKernel scan_kernel();
 OpKernel non_zero_kernel();           // non_zero.cc
 OpKernel reverse_sequence_kernel();   // reverse_sequence.cc
 OpKernel assign_variable_kernel();    // assign_variable.cc
+OpKernel sequence_kernel();           // sequence_ops.cc: every op SEQUENCE_CONSTRUCT..OPTIONAL_GET_ELEMENT
 
 }  // namespace lite

@@ -137,6 +137,9 @@ struct IfOptionsBuilder;
 struct LoopOptions;
 struct LoopOptionsBuilder;
 
+struct SequenceOptions;
+struct SequenceOptionsBuilder;
+
 struct ScanOptions;
 struct ScanOptionsBuilder;
 
@@ -240,6 +243,42 @@ inline const char *EnumNameDType(DType e) {
   if (flatbuffers::IsOutRange(e, DType::FLOAT32, DType::UINT64)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesDType()[index];
+}
+
+enum class ValueKind : int8_t {
+  TENSOR = 0,
+  SEQUENCE = 1,
+  OPTIONAL_TENSOR = 2,
+  OPTIONAL_SEQUENCE = 3,
+  MIN = TENSOR,
+  MAX = OPTIONAL_SEQUENCE
+};
+
+inline const ValueKind (&EnumValuesValueKind())[4] {
+  static const ValueKind values[] = {
+    ValueKind::TENSOR,
+    ValueKind::SEQUENCE,
+    ValueKind::OPTIONAL_TENSOR,
+    ValueKind::OPTIONAL_SEQUENCE
+  };
+  return values;
+}
+
+inline const char * const *EnumNamesValueKind() {
+  static const char * const names[5] = {
+    "TENSOR",
+    "SEQUENCE",
+    "OPTIONAL_TENSOR",
+    "OPTIONAL_SEQUENCE",
+    nullptr
+  };
+  return names;
+}
+
+inline const char *EnumNameValueKind(ValueKind e) {
+  if (flatbuffers::IsOutRange(e, ValueKind::TENSOR, ValueKind::OPTIONAL_SEQUENCE)) return "";
+  const size_t index = static_cast<size_t>(e);
+  return EnumNamesValueKind()[index];
 }
 
 enum class OpCode : uint16_t {
@@ -373,11 +412,21 @@ enum class OpCode : uint16_t {
   LOOP = 231,
   SCAN = 232,
   ASSIGN_VARIABLE = 240,
+  SEQUENCE_CONSTRUCT = 250,
+  SEQUENCE_INSERT = 251,
+  SEQUENCE_AT = 252,
+  SEQUENCE_ERASE = 253,
+  SEQUENCE_LENGTH = 254,
+  CONCAT_FROM_SEQUENCE = 255,
+  SPLIT_TO_SEQUENCE = 256,
+  OPTIONAL = 257,
+  OPTIONAL_HAS_ELEMENT = 258,
+  OPTIONAL_GET_ELEMENT = 259,
   MIN = ADD,
-  MAX = ASSIGN_VARIABLE
+  MAX = OPTIONAL_GET_ELEMENT
 };
 
-inline const OpCode (&EnumValuesOpCode())[130] {
+inline const OpCode (&EnumValuesOpCode())[140] {
   static const OpCode values[] = {
     OpCode::ADD,
     OpCode::SUB,
@@ -508,13 +557,23 @@ inline const OpCode (&EnumValuesOpCode())[130] {
     OpCode::IF,
     OpCode::LOOP,
     OpCode::SCAN,
-    OpCode::ASSIGN_VARIABLE
+    OpCode::ASSIGN_VARIABLE,
+    OpCode::SEQUENCE_CONSTRUCT,
+    OpCode::SEQUENCE_INSERT,
+    OpCode::SEQUENCE_AT,
+    OpCode::SEQUENCE_ERASE,
+    OpCode::SEQUENCE_LENGTH,
+    OpCode::CONCAT_FROM_SEQUENCE,
+    OpCode::SPLIT_TO_SEQUENCE,
+    OpCode::OPTIONAL,
+    OpCode::OPTIONAL_HAS_ELEMENT,
+    OpCode::OPTIONAL_GET_ELEMENT
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpCode() {
-  static const char * const names[242] = {
+  static const char * const names[261] = {
     "ADD",
     "SUB",
     "MUL",
@@ -756,13 +815,32 @@ inline const char * const *EnumNamesOpCode() {
     "",
     "",
     "ASSIGN_VARIABLE",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "SEQUENCE_CONSTRUCT",
+    "SEQUENCE_INSERT",
+    "SEQUENCE_AT",
+    "SEQUENCE_ERASE",
+    "SEQUENCE_LENGTH",
+    "CONCAT_FROM_SEQUENCE",
+    "SPLIT_TO_SEQUENCE",
+    "OPTIONAL",
+    "OPTIONAL_HAS_ELEMENT",
+    "OPTIONAL_GET_ELEMENT",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpCode(OpCode e) {
-  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::ASSIGN_VARIABLE)) return "";
+  if (flatbuffers::IsOutRange(e, OpCode::ADD, OpCode::OPTIONAL_GET_ELEMENT)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpCode()[index];
 }
@@ -1101,11 +1179,12 @@ enum class OpOptions : uint8_t {
   IfOptions = 36,
   LoopOptions = 37,
   ScanOptions = 38,
+  SequenceOptions = 39,
   MIN = NONE,
-  MAX = ScanOptions
+  MAX = SequenceOptions
 };
 
-inline const OpOptions (&EnumValuesOpOptions())[39] {
+inline const OpOptions (&EnumValuesOpOptions())[40] {
   static const OpOptions values[] = {
     OpOptions::NONE,
     OpOptions::BinaryOptions,
@@ -1145,13 +1224,14 @@ inline const OpOptions (&EnumValuesOpOptions())[39] {
     OpOptions::RecurrentOptions,
     OpOptions::IfOptions,
     OpOptions::LoopOptions,
-    OpOptions::ScanOptions
+    OpOptions::ScanOptions,
+    OpOptions::SequenceOptions
   };
   return values;
 }
 
 inline const char * const *EnumNamesOpOptions() {
-  static const char * const names[40] = {
+  static const char * const names[41] = {
     "NONE",
     "BinaryOptions",
     "UnaryOptions",
@@ -1191,13 +1271,14 @@ inline const char * const *EnumNamesOpOptions() {
     "IfOptions",
     "LoopOptions",
     "ScanOptions",
+    "SequenceOptions",
     nullptr
   };
   return names;
 }
 
 inline const char *EnumNameOpOptions(OpOptions e) {
-  if (flatbuffers::IsOutRange(e, OpOptions::NONE, OpOptions::ScanOptions)) return "";
+  if (flatbuffers::IsOutRange(e, OpOptions::NONE, OpOptions::SequenceOptions)) return "";
   const size_t index = static_cast<size_t>(e);
   return EnumNamesOpOptions()[index];
 }
@@ -1358,6 +1439,10 @@ template<> struct OpOptionsTraits<lite_fb::ScanOptions> {
   static const OpOptions enum_value = OpOptions::ScanOptions;
 };
 
+template<> struct OpOptionsTraits<lite_fb::SequenceOptions> {
+  static const OpOptions enum_value = OpOptions::SequenceOptions;
+};
+
 bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, OpOptions type);
 bool VerifyOpOptionsVector(flatbuffers::Verifier &verifier, const flatbuffers::Vector<flatbuffers::Offset<void>> *values, const flatbuffers::Vector<OpOptions> *types);
 
@@ -1485,7 +1570,8 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
     VT_DIM_NAMES = 10,
     VT_BUFFER = 12,
     VT_QUANTIZATION = 14,
-    VT_VARIABLE = 16
+    VT_VARIABLE = 16,
+    VT_KIND = 18
   };
   const flatbuffers::String *name() const {
     return GetPointer<const flatbuffers::String *>(VT_NAME);
@@ -1508,6 +1594,9 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   bool variable() const {
     return GetField<uint8_t>(VT_VARIABLE, 0) != 0;
   }
+  lite_fb::ValueKind kind() const {
+    return static_cast<lite_fb::ValueKind>(GetField<int8_t>(VT_KIND, 0));
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyOffset(verifier, VT_NAME) &&
@@ -1522,6 +1611,7 @@ struct Tensor FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
            VerifyOffset(verifier, VT_QUANTIZATION) &&
            verifier.VerifyTable(quantization()) &&
            VerifyField<uint8_t>(verifier, VT_VARIABLE, 1) &&
+           VerifyField<int8_t>(verifier, VT_KIND, 1) &&
            verifier.EndTable();
   }
 };
@@ -1551,6 +1641,9 @@ struct TensorBuilder {
   void add_variable(bool variable) {
     fbb_.AddElement<uint8_t>(Tensor::VT_VARIABLE, static_cast<uint8_t>(variable), 0);
   }
+  void add_kind(lite_fb::ValueKind kind) {
+    fbb_.AddElement<int8_t>(Tensor::VT_KIND, static_cast<int8_t>(kind), 0);
+  }
   explicit TensorBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
     start_ = fbb_.StartTable();
@@ -1570,13 +1663,15 @@ inline flatbuffers::Offset<Tensor> CreateTensor(
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> dim_names = 0,
     uint32_t buffer = 0,
     flatbuffers::Offset<lite_fb::Quantization> quantization = 0,
-    bool variable = false) {
+    bool variable = false,
+    lite_fb::ValueKind kind = lite_fb::ValueKind::TENSOR) {
   TensorBuilder builder_(_fbb);
   builder_.add_quantization(quantization);
   builder_.add_buffer(buffer);
   builder_.add_dim_names(dim_names);
   builder_.add_shape(shape);
   builder_.add_name(name);
+  builder_.add_kind(kind);
   builder_.add_variable(variable);
   builder_.add_dtype(dtype);
   return builder_.Finish();
@@ -1590,7 +1685,8 @@ inline flatbuffers::Offset<Tensor> CreateTensorDirect(
     const std::vector<flatbuffers::Offset<flatbuffers::String>> *dim_names = nullptr,
     uint32_t buffer = 0,
     flatbuffers::Offset<lite_fb::Quantization> quantization = 0,
-    bool variable = false) {
+    bool variable = false,
+    lite_fb::ValueKind kind = lite_fb::ValueKind::TENSOR) {
   auto name__ = name ? _fbb.CreateString(name) : 0;
   auto shape__ = shape ? _fbb.CreateVector<int64_t>(*shape) : 0;
   auto dim_names__ = dim_names ? _fbb.CreateVector<flatbuffers::Offset<flatbuffers::String>>(*dim_names) : 0;
@@ -1602,7 +1698,8 @@ inline flatbuffers::Offset<Tensor> CreateTensorDirect(
       dim_names__,
       buffer,
       quantization,
-      variable);
+      variable,
+      kind);
 }
 
 struct Buffer FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
@@ -3958,6 +4055,67 @@ inline flatbuffers::Offset<LoopOptions> CreateLoopOptions(
   return builder_.Finish();
 }
 
+struct SequenceOptions FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
+  typedef SequenceOptionsBuilder Builder;
+  enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
+    VT_AXIS = 4,
+    VT_NEW_AXIS = 6,
+    VT_KEEPDIMS = 8
+  };
+  int32_t axis() const {
+    return GetField<int32_t>(VT_AXIS, 0);
+  }
+  bool new_axis() const {
+    return GetField<uint8_t>(VT_NEW_AXIS, 0) != 0;
+  }
+  bool keepdims() const {
+    return GetField<uint8_t>(VT_KEEPDIMS, 1) != 0;
+  }
+  bool Verify(flatbuffers::Verifier &verifier) const {
+    return VerifyTableStart(verifier) &&
+           VerifyField<int32_t>(verifier, VT_AXIS, 4) &&
+           VerifyField<uint8_t>(verifier, VT_NEW_AXIS, 1) &&
+           VerifyField<uint8_t>(verifier, VT_KEEPDIMS, 1) &&
+           verifier.EndTable();
+  }
+};
+
+struct SequenceOptionsBuilder {
+  typedef SequenceOptions Table;
+  flatbuffers::FlatBufferBuilder &fbb_;
+  flatbuffers::uoffset_t start_;
+  void add_axis(int32_t axis) {
+    fbb_.AddElement<int32_t>(SequenceOptions::VT_AXIS, axis, 0);
+  }
+  void add_new_axis(bool new_axis) {
+    fbb_.AddElement<uint8_t>(SequenceOptions::VT_NEW_AXIS, static_cast<uint8_t>(new_axis), 0);
+  }
+  void add_keepdims(bool keepdims) {
+    fbb_.AddElement<uint8_t>(SequenceOptions::VT_KEEPDIMS, static_cast<uint8_t>(keepdims), 1);
+  }
+  explicit SequenceOptionsBuilder(flatbuffers::FlatBufferBuilder &_fbb)
+        : fbb_(_fbb) {
+    start_ = fbb_.StartTable();
+  }
+  flatbuffers::Offset<SequenceOptions> Finish() {
+    const auto end = fbb_.EndTable(start_);
+    auto o = flatbuffers::Offset<SequenceOptions>(end);
+    return o;
+  }
+};
+
+inline flatbuffers::Offset<SequenceOptions> CreateSequenceOptions(
+    flatbuffers::FlatBufferBuilder &_fbb,
+    int32_t axis = 0,
+    bool new_axis = false,
+    bool keepdims = true) {
+  SequenceOptionsBuilder builder_(_fbb);
+  builder_.add_axis(axis);
+  builder_.add_keepdims(keepdims);
+  builder_.add_new_axis(new_axis);
+  return builder_.Finish();
+}
+
 struct ScanOptions FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   typedef ScanOptionsBuilder Builder;
   enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
@@ -4230,6 +4388,9 @@ struct Operator FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   const lite_fb::ScanOptions *options_as_ScanOptions() const {
     return options_type() == lite_fb::OpOptions::ScanOptions ? static_cast<const lite_fb::ScanOptions *>(options()) : nullptr;
   }
+  const lite_fb::SequenceOptions *options_as_SequenceOptions() const {
+    return options_type() == lite_fb::OpOptions::SequenceOptions ? static_cast<const lite_fb::SequenceOptions *>(options()) : nullptr;
+  }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
            VerifyField<uint16_t>(verifier, VT_OPCODE, 2) &&
@@ -4396,6 +4557,10 @@ template<> inline const lite_fb::LoopOptions *Operator::options_as<lite_fb::Loop
 
 template<> inline const lite_fb::ScanOptions *Operator::options_as<lite_fb::ScanOptions>() const {
   return options_as_ScanOptions();
+}
+
+template<> inline const lite_fb::SequenceOptions *Operator::options_as<lite_fb::SequenceOptions>() const {
+  return options_as_SequenceOptions();
 }
 
 struct OperatorBuilder {
@@ -5040,6 +5205,10 @@ inline bool VerifyOpOptions(flatbuffers::Verifier &verifier, const void *obj, Op
     }
     case OpOptions::ScanOptions: {
       auto ptr = reinterpret_cast<const lite_fb::ScanOptions *>(obj);
+      return verifier.VerifyTable(ptr);
+    }
+    case OpOptions::SequenceOptions: {
+      auto ptr = reinterpret_cast<const lite_fb::SequenceOptions *>(obj);
       return verifier.VerifyTable(ptr);
     }
     default: return true;

@@ -122,6 +122,14 @@ lite_status run(lite_interpreter* it) {
     expect_message(it, s);
     if (s != LITE_OK) return s;
     if (!out.empty()) expect(lite_interpreter_output_data(it, i) != nullptr, "output data after invoke");
+    if (lite_interpreter_output_kind(it, i) > LITE_KIND_TENSOR) {  // a sequence / optional: every element
+      const int64_t length = lite_interpreter_output_sequence_length(it, i);
+      expect(length >= 0 && lite_interpreter_output_has_element(it, i) >= 0, "sequence output after invoke");
+      lite_sequence_element e;
+      for (int64_t k = -1; k <= length; ++k)
+        expect((lite_interpreter_output_sequence_element(it, i, k, &e) == LITE_OK) == (k >= 0 && k < length),
+               "sequence element by index");
+    }
   }
   // a stateful model's variables back to their initial values, then one more step of the stream
   expect(lite_interpreter_reset_variables(nullptr) == LITE_INVALID_ARGUMENT, "reset_variables: NULL");
