@@ -68,8 +68,9 @@ class Fp32Module(nn.Module):
 
 @dataclasses.dataclass
 class QatResult:
-    """The exported int8 graph and what training did."""
+    """The exported int8 graph, the prepared fp32 graph it came from, and what training did."""
 
+    prepared: Prepared
     quantized: Quantized
     module: QatModule
     report: FinetuneReport | None
@@ -78,7 +79,14 @@ class QatResult:
 def qat_module(prepared: Prepared) -> QatModule:
     """The trainable int8 model of a prepared (lowered, calibrated) graph, at its PTQ ranges."""
     calibration = prepared.calibration
-    return QatModule(prepared.graph, calibration.ranges, calibration.shapes, prepared.settings.skip_nodes)
+    settings = prepared.settings
+    return QatModule(
+        prepared.graph,
+        calibration.ranges,
+        calibration.shapes,
+        settings.skip_nodes,
+        settings.per_tensor_weights,
+    )
 
 
 def export(module: QatModule, prepared: Prepared) -> Quantized:
@@ -88,7 +96,10 @@ def export(module: QatModule, prepared: Prepared) -> Quantized:
     ranges = dict(prepared.calibration.ranges)
     ranges.update(module.export_ranges())
     skip = set(prepared.settings.skip_nodes)
-    int8_nodes = quantize_int8(graph, QuantizeInputs(ranges, prepared.calibration.shapes, skip))
+    inputs = QuantizeInputs(
+        ranges, prepared.calibration.shapes, skip, per_tensor_weights=prepared.settings.per_tensor_weights
+    )
+    int8_nodes = quantize_int8(graph, inputs)
     return Quantized(graph, int8_nodes, skip, {})
 
 
@@ -112,7 +123,10 @@ def quantization_aware_training(
 ) -> QatResult:
     """PTQ ranges, then QAT by distillation, then export (the module docstring's steps)."""
     torch.manual_seed(config.finetune.seed)
-    prepared = prepare(model, data, config.quant, input_shapes)
+    quant = config.quant
+    if quant.max_batches is None:
+        quant = dataclasses.replace(quant, max_batches=config.calibration_batches)
+    prepared = prepare(model, data, quant, input_shapes)
     module = qat_module(prepared)
     report = None
     if config.finetune.enabled:
@@ -124,7 +138,7 @@ def quantization_aware_training(
         training = TrainingData(data, specs, config.finetune.batch_size, config.finetune.seed)
         report = train(module, teacher, training, config)
     module.eval()
-    return QatResult(export(module, prepared), module, report)
+    return QatResult(prepared, export(module, prepared), module, report)
 
 
 __all__ = [

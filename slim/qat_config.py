@@ -11,6 +11,8 @@ import dataclasses
 from slim.config import QuantConfig, resolve_config
 from slim.finetune_config import FinetuneConfig
 
+QAT_PRESET = "int8_qat"
+
 
 def _default_quant() -> QuantConfig:
     return resolve_config("int8")
@@ -30,6 +32,9 @@ class QatConfig:
       rate of the weights, batch size, loss, labels and task loss, checkpoints, progress bar).
       Default: 2 epochs of the data, at most 15 minutes, learning rate 1e-4 (the weights start
       trained: QAT only nudges them onto the int8 grid).
+    calibration_batches: the PTQ starting point calibrates on the first this many batches of the data
+      (unless ``quant.max_batches`` says otherwise): QAT's data is training data, often thousands
+      of samples, and the ranges are trained afterwards anyway.
     learn_ranges: train each int8 tensor's range (LSQ / PACT-like); False keeps the PTQ ranges.
     range_learning_rate: the ranges' AdamW learning rate, in units of each range's initial span
       (1e-3: a range moves by at most ~0.1% of its width per step).
@@ -37,6 +42,7 @@ class QatConfig:
 
     quant: QuantConfig = dataclasses.field(default_factory=_default_quant)
     finetune: FinetuneConfig = dataclasses.field(default_factory=_default_finetune)
+    calibration_batches: int = 8
     learn_ranges: bool = True
     range_learning_rate: float = 1e-3
 

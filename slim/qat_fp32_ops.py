@@ -108,21 +108,21 @@ def binary(node: Node, values: Values) -> torch.Tensor:
 def nhwc_conv(
     x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, attrs: dict[str, Any]
 ) -> torch.Tensor:
-    """CONV_2D on NHWC ``x`` with an [Co, KH, KW, Ci / group] weight and explicit pads (zero padding)."""
-    padded = F.pad(
-        x.permute(0, 3, 1, 2),
-        [
-            int(attrs.get("pad_left", 0)),
-            int(attrs.get("pad_right", 0)),
-            int(attrs.get("pad_top", 0)),
-            int(attrs.get("pad_bottom", 0)),
-        ],
-    )
+    """CONV_2D on NHWC ``x`` with an [Co, KH, KW, Ci / group] weight and explicit pads (zero padding;
+    symmetric pads go to the convolution itself, saving a copy of the input)."""
+    top, bottom = int(attrs.get("pad_top", 0)), int(attrs.get("pad_bottom", 0))
+    left, right = int(attrs.get("pad_left", 0)), int(attrs.get("pad_right", 0))
+    nchw = x.permute(0, 3, 1, 2)
+    if (top, left) == (bottom, right):
+        padding = (top, left)
+    else:
+        nchw, padding = F.pad(nchw, [left, right, top, bottom]), (0, 0)
     y = F.conv2d(
-        padded,
+        nchw,
         weight.permute(0, 3, 1, 2),
         bias,
         stride=(int(attrs.get("stride_h", 1)), int(attrs.get("stride_w", 1))),
+        padding=padding,
         dilation=(int(attrs.get("dilation_h", 1)), int(attrs.get("dilation_w", 1))),
         groups=int(attrs.get("group", 1)),
     )

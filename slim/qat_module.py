@@ -106,12 +106,19 @@ class QatModule(nn.Module):
         ranges: Mapping[str, tuple[float, float]],
         shapes: Mapping[str, set[tuple[int, ...]]] | None = None,
         skip: Iterable[str] = (),
+        per_tensor_weights: bool = False,
     ) -> None:
         super().__init__()
         graph = copy.deepcopy(fp32_graph)
         inputs = QuantizeInputs(
-            dict(ranges), dict(shapes or {}), set(skip), weight_only=False, compose_tables=False
+            dict(ranges),
+            dict(shapes or {}),
+            set(skip),
+            weight_only=False,
+            compose_tables=False,
+            per_tensor_weights=per_tensor_weights,
         )
+        self.per_tensor_weights = per_tensor_weights
         self.int8_nodes = set(quantize_int8(graph, inputs))
         problems = _unsupported(graph, self.int8_nodes)
         if problems:
@@ -228,7 +235,7 @@ class QatModule(nn.Module):
                 s, zp = self._params(out, ranges)
                 real[out] = qa.fake_quantize(real[node.inputs[0]], s, zp)
                 if exact:
-                    codes[out] = qa.quantize_exact(real[node.inputs[0]], float(s), int(zp))
+                    codes[out] = qa.quantize_exact(real[node.inputs[0]], s.item(), int(zp.item()))
             elif node.op_type == "DEQUANTIZE":
                 real[out] = real[node.inputs[0]]
             elif node.name in self.int8_nodes:
@@ -245,7 +252,7 @@ class QatModule(nn.Module):
                 real[out] = FP32_OPS[node.op_type](node, values)
             if exact and out in codes:
                 s, zp = self._params(out, ranges)
-                value = qa.dequantize_exact(codes[out], float(s), int(zp))
+                value = qa.dequantize_exact(codes[out], s.item(), int(zp.item()))
                 real[out] = real[out] + (value - real[out]).detach()
         self.int8_codes = codes if exact else {}
         wanted = [*self.output_names, *keep]
@@ -266,7 +273,7 @@ class QatModule(nn.Module):
             scale = torch.tensor(float(tensor.quant.scale.reshape(-1)[0]), dtype=torch.float32)
             zero_point = torch.tensor(float(tensor.quant.zero_point.reshape(-1)[0]), dtype=torch.float64)
             q = torch.from_numpy(np.asarray(tensor.data, np.int64))
-            return qa.dequantize_exact(q, float(scale), int(zero_point)), scale, zero_point, q
+            return qa.dequantize_exact(q, scale.item(), int(zero_point.item())), scale, zero_point, q
         s, zp = self._params(name, ranges)
         return real[name], s, zp, codes.get(name)
 
@@ -291,7 +298,7 @@ class QatModule(nn.Module):
                     codes[out] = FP32_OPS[op](node, list(values)).to(torch.int64)
             return
         s_y, zp_y = self._params(out, ranges)
-        s_y_f, zp_y_i = float(s_y), int(zp_y)
+        s_y_f, zp_y_i = s_y.item(), int(zp_y.item())
         low, high = activation_range(node.attrs.get("activation"), s_y_f, zp_y_i)
         if op == "GLOBAL_AVERAGE_POOL":
             real[out] = qa.fake_quantize(real[x_name].mean(dim=(1, 2), keepdim=True), s_y, zp_y)
@@ -306,7 +313,7 @@ class QatModule(nn.Module):
             y = UNARY[op](real[x_name], float(a.get("alpha", 0.2)), float(a.get("beta", 0.5)))
             real[out] = qa.fake_quantize(y, s_y, zp_y, low, high)
             if exact:
-                table = lookup_table(op, a, (float(s_x), int(zp_x)), (s_y_f, zp_y_i))
+                table = lookup_table(op, a, (s_x.item(), int(zp_x.item())), (s_y_f, zp_y_i))
                 codes[out] = torch.from_numpy(table.astype(np.int64))[codes[x_name] + 128]
             return
         if op in ("ADD", "MUL"):
@@ -319,9 +326,9 @@ class QatModule(nn.Module):
                 binary = qa.add_exact if op == "ADD" else qa.mul_exact
                 codes[out] = binary(
                     a_codes,
-                    (float(s_a), int(zp_a)),
+                    (s_a.item(), int(zp_a.item())),
                     b_codes,
-                    (float(s_b), int(zp_b)),
+                    (s_b.item(), int(zp_b.item())),
                     (s_y_f, zp_y_i),
                     low,
                     high,
@@ -346,6 +353,8 @@ class QatModule(nn.Module):
         bias = self.constant(source.inputs[2]) if len(source.inputs) > 2 and source.inputs[2] else None
         floor = None if bias is None else qa.bias_scale_floor(bias, s_x)
         w_scale = qa.weight_scales(weight, floor)
+        if self.per_tensor_weights:  # every channel at the largest channel's scale (the pass's floor)
+            w_scale = torch.full_like(w_scale, float(qa.weight_scales(weight, None).max())).maximum(w_scale)
         w_codes = qa.weight_codes(weight, w_scale)
         per_channel = (-1,) + (1,) * (weight.dim() - 1)
         w_real = w_codes * w_scale.reshape(per_channel)
@@ -363,14 +372,14 @@ class QatModule(nn.Module):
         if not exact:
             return
         with torch.no_grad():
-            centered = (codes[x_name] - int(zp_x)).to(torch.float64)
+            centered = (codes[x_name] - int(zp_x.item())).to(torch.float64)
             w64, b64 = w_codes.detach().to(torch.float64), None if b_codes is None else b_codes.detach()
             if node.op_type == "CONV_2D":
                 acc = nhwc_conv(centered, w64, b64, node.attrs)
             else:
                 acc = torch.nn.functional.linear(centered, w64, b64)
-            multiplier, shift = channel_multipliers(float(s_x), w_scale.numpy(), float(s_y))
-            codes[out] = qa.requantize_exact(torch.round(acc), multiplier, shift, int(zp_y), low, high)
+            multiplier, shift = channel_multipliers(s_x.item(), w_scale.numpy(), s_y.item())
+            codes[out] = qa.requantize_exact(torch.round(acc), multiplier, shift, int(zp_y.item()), low, high)
 
 
 def weight_only_fake_quant(graph: Graph) -> set[str]:
