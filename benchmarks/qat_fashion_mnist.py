@@ -171,7 +171,7 @@ def main() -> None:
     parser.add_argument("--train", type=int, default=12_000, help="labelled training images (fp32 net)")
     parser.add_argument("--epochs", type=int, default=2, help="fp32 training epochs")
     parser.add_argument("--qat-images", type=int, default=10_000, help="unlabeled images for QAT")
-    parser.add_argument("--qat-steps", type=int, default=100, help="QAT steps of 64 unlabeled images")
+    parser.add_argument("--qat-steps", type=int, default=60, help="QAT steps of 64 unlabeled images")
     parser.add_argument("--calibration", type=int, default=64)
     parser.add_argument("--test", type=int, default=10_000)
     parser.add_argument(
