@@ -4,6 +4,7 @@
     slim.compress("model.onnx", "model.lite", data=calibration_data, config="int8")
     slim.compress("model.onnx", "model.lite", data=unlabeled_inputs, config="prune_0.5")  # 50% FLOPs
     slim.compress("model.onnx", "model.lite", data=unlabeled_inputs, config="prune_0.5+int8")
+    slim.compress("model.onnx", "model.lite", data=unlabeled_inputs, config="int8_qat")  # QAT
 
 ``slim.analyze(model, data, config)`` reports each int8 layer's SQNR / cosine against fp32;
 ``QuantConfig(sqnr_target=...)`` or ``(accuracy_target=..., eval_fn=...)`` keeps the most sensitive
@@ -28,6 +29,7 @@ from slim.config import QuantConfig
 from slim.extras import MissingExtraError, training_half
 from slim.finetune_config import FinetuneConfig
 from slim.pruning.config import PruneConfig
+from slim.qat_config import QatConfig
 
 
 def prune(model: Any, data: Any, config: str | PruneConfig = "prune_0.5",  # noqa: ANN401
@@ -48,5 +50,5 @@ def prune_groups(model: Any, data: Any, input_shapes: dict[str, list[int]] | Non
 
 
 __all__ = ["AnalysisReport", "CalibrationDataError", "CompressResult", "FinetuneConfig", "MissingExtraError",
-           "PruneConfig",
+           "PruneConfig", "QatConfig",
            "QuantConfig", "analyze", "compress", "prune", "prune_groups", "sensitivity"]

@@ -6,6 +6,10 @@ check the data against the model's inputs (before any work) -> the converter's f
 precision: choose the layers kept in fp32] -> int8 pass -> [bias correction] -> write
 (slim/pipeline.py).
 
+Quantization-aware training (``config="int8_qat"`` or a QatConfig), for ONNX and Paddle (the torch
+extra): the int8 model above, its weights and ranges trained by label-free distillation against the
+fp32 model on the data, then the int8 pass with the learned values (slim/qat.py).
+
 Pruning (``config="prune_0.5"``, ``"prune_0.5+int8"`` or a PruneConfig), for ONNX: slim.prune (the
 torch extra: dependency groups, importance, FLOPs target, label-free distillation against the
 original) -> the pruned ONNX-vocabulary graph through the converter's normal passes and writer, or
@@ -28,6 +32,7 @@ from slim.extras import training_half
 from slim.mixed_precision import MixedPrecisionResult, choose_fp32_layers
 from slim.pipeline import prepare, quantize
 from slim.pruning.config import PruneConfig, parse_config
+from slim.qat_config import QatConfig
 
 
 @dataclasses.dataclass
@@ -45,36 +50,43 @@ class CompressResult:
     mixed_precision: MixedPrecisionResult | None = None
     analysis: AnalysisReport | None = None
     pruning: Any = None  # the slim.pruning.pruner.PruneReport of a prune config
+    training: Any = None  # the slim.distill.FinetuneReport of an int8_qat config
 
 
 def compress(
     model: ModelSource,
     output_path: str | os.PathLike | None,
     data: CalibrationInput,
-    config: str | QuantConfig | PruneConfig = "int8",
+    config: str | QuantConfig | PruneConfig | QatConfig = "int8",
     input_shapes: dict[str, list[int]] | None = None,
     analyze: bool = False,
 ) -> CompressResult:
     """Post-training int8 quantization of a float ONNX or .tflite model into a .lite file (written
     atomically); a model quantized already (QDQ, int8 .tflite) raises ConversionError saying what to do.
 
-    ``data``: calibration batches (see slim.calibration_data; for pruning, training data as
-    slim.training_data describes); ``config``: a preset name ("int8", "prune_0.5", "prune_0.5+int8")
-    or a slim.QuantConfig / slim.PruneConfig. Raises slim.CalibrationDataError before any work when
-    the data does not fit the model's inputs (and PruneError for a target pruning cannot reach).
+    ``data``: calibration batches (see slim.calibration_data; for pruning and QAT, training data as
+    slim.training_data describes); ``config``: a preset name ("int8", "int8_fast", "int8_qat",
+    "prune_0.5", "prune_0.5+int8") or a slim.QuantConfig / slim.QatConfig / slim.PruneConfig. Raises
+    slim.CalibrationDataError before any work when the data does not fit the model's inputs (and
+    PruneError for a target pruning cannot reach).
     ``analyze``: also measure every int8 layer's SQNR and cosine against fp32 on the calibration
     data (slim/analysis.py).
     """
     settings = parse_config(config)
     if isinstance(settings, PruneConfig):
         return _prune_and_convert(model, output_path, data, settings, input_shapes, analyze)
-    prepared = prepare(model, data, settings, input_shapes)
     mixed: MixedPrecisionResult | None = None
-    if settings.mixed_precision:
-        mixed = choose_fp32_layers(prepared)
-        quantized = mixed.quantized
+    training = None
+    if isinstance(settings, QatConfig):
+        trained = training_half("slim.qat").quantization_aware_training(model, data, settings, input_shapes)
+        prepared, quantized, training = trained.prepared, trained.quantized, trained.report
     else:
-        quantized = quantize(prepared)
+        prepared = prepare(model, data, settings, input_shapes)
+        if settings.mixed_precision:
+            mixed = choose_fp32_layers(prepared)
+            quantized = mixed.quantized
+        else:
+            quantized = quantize(prepared)
     graph = quantized.graph
     lite_bytes = quantized.lite_bytes()
     if output_path is not None:
@@ -83,7 +95,7 @@ def compress(
     int8_nodes = quantized.int8_nodes
     fp32_nodes = [n.name for n in graph.nodes if n.name not in int8_nodes and n.op_type not in borders]
     report = measure(prepared, quantized) if analyze else None
-    return CompressResult(graph, int8_nodes, fp32_nodes, lite_bytes, mixed, report)
+    return CompressResult(graph, int8_nodes, fp32_nodes, lite_bytes, mixed, report, training=training)
 
 
 def _prune_and_convert(model: ModelSource, output_path: str | os.PathLike | None, data: object,

@@ -28,6 +28,8 @@ class QuantConfig:
       (measured on the calibration data) to its bias (slim/bias_correction.py). Off by default: with
       per-channel int8 weights the shift it removes is a fraction of an output step (see
       docs/QUANTIZATION.md for the measurements), and it makes the bias depend on the data.
+    per_tensor_weights: one weight scale per layer instead of per output channel (for int8 targets
+      without per-channel weights; loses accuracy on depthwise layers, which int8_qat recovers).
     sqnr_target: automatic mixed precision: keep the most sensitive layers in fp32, one at a time,
       until every graph output's SQNR (dB, int8 vs fp32 on the calibration data) reaches this.
     accuracy_target, eval_fn: automatic mixed precision on a metric of yours: ``eval_fn(lite_bytes)``
@@ -47,6 +49,7 @@ class QuantConfig:
     max_batches: int | None = None
     progress: bool = True
     bias_correction: bool = False
+    per_tensor_weights: bool = False
     sqnr_target: float | None = None
     accuracy_target: float | None = None
     eval_fn: Callable[[bytes], float] | None = None
@@ -87,6 +90,10 @@ PRESETS: dict[str, QuantConfig] = {
 PRESET_HELP = {
     "int8": "the default: percentile ranges (99.99%), int8 weights per channel",
     "int8_fast": "abs_max ranges: fastest calibration, loses accuracy where rare extremes occur",
+    # A slim.QatConfig (slim/qat_config.py), resolved by slim.pruning.config.parse_config.
+    "int8_qat": "quantization-aware training (torch): the int8 model's weights and ranges trained by "
+                "label-free distillation against the fp32 model on the data (--epochs / --steps / "
+                "--time-budget; default 2 epochs, at most 15 min)",
 }
 
 
@@ -96,4 +103,8 @@ def resolve_config(config: str | QuantConfig) -> QuantConfig:
         return config
     if config in PRESETS:
         return dataclasses.replace(PRESETS[config])
-    raise ValueError(f"unknown config {config!r}; presets: {sorted(PRESETS)} (or pass a slim.QuantConfig)")
+    if config in PRESET_HELP:
+        raise ValueError(f"{config!r} trains (slim.compress, lite compress); here a post-training preset is "
+                         f"needed: {sorted(PRESETS)} (or a slim.QuantConfig)")
+    raise ValueError(f"unknown config {config!r}; presets: {sorted(PRESET_HELP)} "
+                     "(or pass a slim.QuantConfig)")

@@ -22,8 +22,9 @@ import dataclasses
 import math
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -93,7 +94,7 @@ class _Checkpoint:
     def __init__(self, directory: str | os.PathLike | None) -> None:
         self.path = None if directory is None else Path(directory) / "finetune.pt"
 
-    def load(self, module: GraphModule, optimizer: torch.optim.Optimizer) -> int:
+    def load(self, module: torch.nn.Module, optimizer: torch.optim.Optimizer) -> int:
         if self.path is None or not self.path.is_file():
             return 0
         state = torch.load(self.path, weights_only=False)
@@ -104,7 +105,7 @@ class _Checkpoint:
         optimizer.load_state_dict(state["optimizer"])
         return int(state["step"])
 
-    def save(self, module: GraphModule, optimizer: torch.optim.Optimizer, step: int) -> None:
+    def save(self, module: torch.nn.Module, optimizer: torch.optim.Optimizer, step: int) -> None:
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,9 +139,31 @@ def finetune(student: Graph, teacher: Graph, data: TrainingData, config: Finetun
     torch.manual_seed(config.seed)
     student_module = GraphModule(student, bn_train=config.bn_train).train()
     teacher_module = GraphModule(teacher).eval()
+    report = distill_modules(student_module, teacher_module, data, config, features)
+    write_back(student_module, student)
+    return report
+
+
+class Runnable(Protocol):
+    """What the loop needs of a student or teacher: GraphModule, slim.qat's QatModule / Fp32Module."""
+
+    output_names: list[str]
+
+    def run(self, feeds: Mapping[str, np.ndarray | torch.Tensor],
+            keep: Iterable[str] = ()) -> dict[str, torch.Tensor]: ...
+
+
+def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, data: TrainingData,
+                    config: FinetuneConfig, features: FeatureMap | None = None,
+                    param_groups: list[dict[str, Any]] | None = None) -> FinetuneReport:
+    """The training loop of :func:`finetune` on modules (``student_module`` in train mode, a ``run``
+    like GraphModule's); ``param_groups``: AdamW groups, each with its own ``base_lr`` that the
+    cosine decay scales (default: every trainable parameter at ``config.learning_rate``)."""
     features = features if config.feature_weight > 0 else {}
-    parameters = [p for p in student_module.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(parameters, lr=config.learning_rate, weight_decay=config.weight_decay)
+    if param_groups is None:
+        param_groups = [{"params": [p for p in student_module.parameters() if p.requires_grad],
+                         "base_lr": config.learning_rate}]
+    optimizer = torch.optim.AdamW(param_groups, lr=config.learning_rate, weight_decay=config.weight_decay)
     per_epoch = max(1, data.num_batches)
     by_epochs = None if config.epochs is None else int(math.ceil(config.epochs * per_epoch))
     planned = [v for v in (config.steps, by_epochs) if v is not None]
@@ -175,8 +198,9 @@ def finetune(student: Graph, teacher: Graph, data: TrainingData, config: Finetun
             loss = loss + config.task_weight * config.task_loss(outputs, labels)
         done = _fraction_done(step, total, time.monotonic() - start, config.time_budget_s)
         if done is not None:
+            decay = 0.5 * (1.0 + math.cos(math.pi * done))
             for group in optimizer.param_groups:
-                group["lr"] = config.learning_rate * 0.5 * (1.0 + math.cos(math.pi * done))
+                group["lr"] = group.get("base_lr", config.learning_rate) * decay
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -188,5 +212,4 @@ def finetune(student: Graph, teacher: Graph, data: TrainingData, config: Finetun
             checkpoint.save(student_module, optimizer, step)
     bar.close()
     checkpoint.save(student_module, optimizer, step)
-    write_back(student_module, student)
     return FinetuneReport(step - resumed, time.monotonic() - start, first, last, stopped_by, resumed)

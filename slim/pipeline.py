@@ -97,7 +97,9 @@ def quantize(prepared: Prepared, skip_nodes: set[str] | None = None,
     skip = set(prepared.settings.skip_nodes) if skip_nodes is None else set(skip_nodes)
     graph = copy.deepcopy(prepared.graph)
     result = prepared.calibration
-    int8_nodes = quantize_int8(graph, QuantizeInputs(result.ranges, result.shapes, skip))
+    inputs = QuantizeInputs(result.ranges, result.shapes, skip,
+                            per_tensor_weights=prepared.settings.per_tensor_weights)
+    int8_nodes = quantize_int8(graph, inputs)
     if fp32_weights:
         restore_fp32_weights(graph, prepared.graph, fp32_weights)
     corrections = correct_biases(graph, prepared.float_params, prepared.window_means, int8_nodes)

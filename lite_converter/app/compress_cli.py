@@ -2,7 +2,8 @@
 
 ``--config prune_0.5`` (keep at most 50% of the FLOPs and of the estimated runtime cost) or
 ``prune_0.5+int8`` prunes by dependency groups and fine-tunes by label-free distillation on the data
-(``--epochs`` / ``--steps`` / ``--time-budget``; the torch extra).
+(``--epochs`` / ``--steps`` / ``--time-budget``; the torch extra). ``--config int8_qat`` trains the int8
+model's weights and ranges the same way (quantization-aware training, slim/qat.py).
 
 Registered on the ``lite`` command's sub-parsers by lite_converter/app/cli.py. A data or config problem
 is reported as a ConversionError, which the ``lite`` command prints as one line (exit status 1).
@@ -27,11 +28,13 @@ from slim.config import PRESET_HELP
 from slim.extras import MissingExtraError
 from slim.finetune_config import FinetuneConfig
 from slim.pruning.config import CRITERIA, PruneConfig, parse_config
+from slim.qat_config import QatConfig
 
 
 def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 - argparse's private type
     compress = commands.add_parser(
-        "compress", help="compress a model to .lite: int8 (post-training) or pruning (prune_R[+int8], torch)")
+        "compress", help="compress a model to .lite: int8 (post-training), int8_qat (quantization-aware "
+                         "training, torch) or pruning (prune_R[+int8], torch)")
     compress.add_argument("model", help="the float .onnx or .tflite file (told by its first bytes, whatever "
                           "its name) or a Paddle inference model folder")
     compress.add_argument("-o", "--output", help="the .lite file to write (default: MODEL with .lite)")
@@ -42,7 +45,7 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
                                 + "; ".join(f"{name}: {what}" for name, what in PRESET_HELP.items())
                                 + "; or prune_R / prune_R+int8 with R the fraction of FLOPs kept"
                                 ).replace("%", "%%"))  # argparse %-formats help strings
-    pruning = compress.add_argument_group("pruning (prune_R configs)")
+    pruning = compress.add_argument_group("training (prune_R and int8_qat configs)")
     length = pruning.add_mutually_exclusive_group()
     length.add_argument("--epochs", type=float, help="fine-tuning epochs over the data (default 1)")
     length.add_argument("--steps", type=int, help="fine-tuning steps (0: prune only)")
@@ -85,6 +88,8 @@ def command_compress(args: argparse.Namespace) -> int:
         settings = parse_config(args.config)
         if isinstance(settings, PruneConfig):
             return _command_prune(args, source, output, settings, shapes, kind)
+        if isinstance(settings, QatConfig):
+            return _command_qat(args, source, output, settings, shapes, kind)
         config = settings
         changes: dict[str, Any] = {"skip_nodes": [*config.skip_nodes, *args.skip]}
         if args.algorithm:
@@ -102,8 +107,8 @@ def command_compress(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prune_config(args: argparse.Namespace, settings: PruneConfig) -> PruneConfig:
-    finetune = settings.finetune or FinetuneConfig()
+def _finetune_config(args: argparse.Namespace, finetune: FinetuneConfig) -> FinetuneConfig:
+    """``finetune`` with the command line's --epochs / --steps / --time-budget / --checkpoint-dir."""
     changes: dict[str, Any] = {}
     if args.epochs is not None:
         changes["epochs"] = args.epochs
@@ -113,7 +118,35 @@ def _prune_config(args: argparse.Namespace, settings: PruneConfig) -> PruneConfi
         changes["time_budget_s"] = args.time_budget
     if args.checkpoint_dir:
         changes["checkpoint_dir"] = args.checkpoint_dir
-    prune_changes: dict[str, Any] = {"finetune": dataclasses.replace(finetune, **changes)}
+    return dataclasses.replace(finetune, **changes)
+
+
+def _command_qat(args: argparse.Namespace, source: Path, output: Path, settings: QatConfig,
+                 shapes: dict[str, list[int]] | None, kind: str) -> int:
+    quant: dict[str, Any] = {"skip_nodes": [*settings.quant.skip_nodes, *args.skip]}
+    if args.algorithm:
+        quant["algorithm"] = args.algorithm
+    if args.sqnr_target is not None or args.bias_correction:
+        raise ConversionError("int8_qat trains every int8 layer: --sqnr-target and --bias-correction are "
+                              "post-training options (keep layers in fp32 with --skip)")
+    config = dataclasses.replace(settings, quant=dataclasses.replace(settings.quant, **quant),
+                                 finetune=_finetune_config(args, settings.finetune))
+    try:
+        result = compress(source, output, Path(args.data), config, input_shapes=shapes,
+                          analyze=args.analyze is not None)
+    except (CalibrationDataError, ValueError, MissingExtraError) as error:
+        raise ConversionError(str(error)) from None
+    _print_result(source, output, result, args.analyze, kind)
+    report = result.training
+    if report is not None:
+        print(f"  quantization-aware training: {report.steps} steps in {report.seconds:.1f} s (stopped by "
+              f"{report.stopped_by}), distillation loss {report.first_loss:.4g} -> {report.last_loss:.4g}")
+    return 0
+
+
+def _prune_config(args: argparse.Namespace, settings: PruneConfig) -> PruneConfig:
+    finetune = _finetune_config(args, settings.finetune or FinetuneConfig())
+    prune_changes: dict[str, Any] = {"finetune": finetune}
     if args.criterion:
         prune_changes["criterion"] = args.criterion
     if args.round_to:

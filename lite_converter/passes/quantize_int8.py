@@ -88,6 +88,9 @@ class QuantizeInputs:
     # Chains of int8 maps of one tensor (table activation -> MUL / ADD by a scalar) as one REQUANTIZE
     # table (compose_tables_int8.py; runtime ops/lookup_int8.cc requantize_table_op_kernel).
     compose_tables: bool = True
+    # One weight scale per tensor (every channel gets the largest channel's): for targets whose int8
+    # arithmetic has per-tensor weights only; the file still stores per-channel (equal) scales.
+    per_tensor_weights: bool = False
 
 
 def _activation_kind(node: Node) -> str:
@@ -291,7 +294,7 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
             params_of[out] = params_for(acts[0])  # shared scale and zero point
         out_params = params_for(out)
         if node.op_type in INT8_WEIGHTED_OPS:
-            _quantize_weights(graph, node, new_inputs, params_for(acts[0]))
+            _quantize_weights(graph, node, new_inputs, params_for(acts[0]), inputs.per_tensor_weights)
         node.inputs = new_inputs
         out_tensor = graph.tensors[out]
         q_out = graph.add_tensor(out + INT8_SUFFIX, np.int8, out_tensor.shape)
@@ -380,13 +383,18 @@ def _constant_name(source: str, suffix: str) -> str:
     return _PASS_TAGS.sub("", source) + suffix
 
 
-def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_params: QuantParams) -> None:
+def _quantize_weights(graph: Graph, node: Node, new_inputs: list[str], input_params: QuantParams,
+                      per_tensor: bool = False) -> None:
     weight = graph.constant(node.inputs[1])
     assert weight is not None
     bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
     if len(node.inputs) > 2 and node.inputs[2] and bias is None:
         raise ConversionError(f"node '{node.name}': int8 needs a constant bias")
     floor = None if bias is None else bias_weight_scale_floor(bias.reshape(-1), input_params.scale[0])
+    if per_tensor:
+        axis = WEIGHT_AXIS.get(node.op_type, 0)
+        whole = (np.float32(np.abs(weight).max(initial=0.0)) / np.float32(127)).astype(np.float32)
+        floor = np.full(weight.shape[axis], whole, np.float32) if floor is None else np.maximum(floor, whole)
     q_weight, w_params = weight_per_channel(weight, floor, WEIGHT_AXIS.get(node.op_type, 0))
     new_inputs[1] = graph.add_constant(_constant_name(node.inputs[1], INT8_SUFFIX), q_weight)
     graph.tensors[new_inputs[1]].quant = w_params

@@ -70,7 +70,7 @@ def split_lookup_activations(graph: Graph, ranges: dict[str, tuple[float, float]
             continue
         source = graph.tensors[out]
         z = graph.add_tensor(out + "_preact", source.dtype, source.shape)
-        ranges[z] = derived
+        ranges.setdefault(z, derived)  # a range given for z (learned by QAT, slim/qat.py) is kept
         node.attrs = probe.attrs
         node.outputs = [z, *node.outputs[1:]]
         attrs = {}

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from slim.config import QuantConfig, resolve_config
 from slim.finetune_config import FinetuneConfig
+from slim.qat_config import QAT_PRESET, QatConfig
 
 CRITERIA = ("l1", "l2", "fpgm", "bn_scale", "taylor")
 _PRESET = re.compile(r"^prune_(?P<ratio>[0-9]*\.?[0-9]+)(?P<int8>\+int8)?$")
@@ -74,11 +75,16 @@ class PruneConfig:
             raise ValueError(f"max_ratio must be in (0, 1), got {self.max_ratio}")
 
 
-def parse_config(config: str | PruneConfig | QuantConfig) -> PruneConfig | QuantConfig:
-    """A PruneConfig for ``prune_R`` / ``prune_R+int8`` (R: the fraction of FLOPs kept), a
-    QuantConfig for the int8 presets; config objects are returned as they are."""
+Config = PruneConfig | QuantConfig | QatConfig
+
+
+def parse_config(config: str | Config) -> Config:
+    """A PruneConfig for ``prune_R`` / ``prune_R+int8`` (R: the fraction of FLOPs kept), a QatConfig
+    for ``int8_qat``, a QuantConfig for the int8 presets; config objects are returned as they are."""
     if not isinstance(config, str):
         return config
+    if config == QAT_PRESET:
+        return QatConfig()
     match = _PRESET.match(config)
     if match is None:
         if config.startswith("prune"):

@@ -1,0 +1,153 @@
+"""Quantization-aware training (``config="int8_qat"``): PTQ ranges, then label-free distillation of the
+int8 model (slim/qat_module.py) against the fp32 original, then the converter's int8 pass with the
+learned weights and ranges.
+
+1. ``slim.pipeline.prepare`` (load, lower: BatchNorm folded, activations fused, channels-last;
+   calibrate with the preset's PTQ algorithm): the initial ranges;
+2. ``QatModule`` over the lowered graph: the int8 graph the pass makes, trainable; the teacher is
+   the same lowered fp32 graph in torch (``Fp32Module``), so no labels are needed (labels and a
+   ``task_loss`` in FinetuneConfig are used when given);
+3. slim.distill's loop (AdamW, cosine decay, progress bar, step / epoch / time budget, checkpoints);
+   the ranges learn at ``QatConfig.range_learning_rate`` (in units of each range's initial span);
+4. export: the trained weights written back into a copy of the lowered graph and the int8 pass run
+   with the learned ranges, which gives the graph the module simulated (tests compare every int8
+   tensor of the runtime with the module's, slim/qat_module.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import torch
+from torch import nn
+
+from lite_converter.convert import ModelSource
+from lite_converter.ir import Graph
+from lite_converter.passes.quantize_int8 import QuantizeInputs, quantize_int8
+from slim.calibration_data import CalibrationInput, InputSpec
+from slim.distill import FinetuneReport, distill_modules
+from slim.pipeline import Prepared, Quantized, prepare
+from slim.qat_config import QatConfig
+from slim.qat_fp32_ops import FP32_OPS
+from slim.qat_module import QatError, QatModule
+from slim.training_data import TrainingData
+
+
+class Fp32Module(nn.Module):
+    """The lowered fp32 graph in torch (frozen): the teacher of label-free QAT."""
+
+    def __init__(self, graph: Graph) -> None:
+        super().__init__()
+        missing = sorted({node.op_type for node in graph.nodes if node.op_type not in FP32_OPS})
+        if missing:
+            raise QatError(f"the fp32 teacher cannot run these ops in torch: {missing}")
+        self.graph = graph
+        self.input_names, self.output_names = list(graph.inputs), list(graph.outputs)
+        self._constants = {
+            name: torch.from_numpy(np.array(t.data, copy=True))
+            for name, t in graph.tensors.items()
+            if t.data is not None
+        }
+
+    def run(
+        self, feeds: Mapping[str, np.ndarray | torch.Tensor], keep: Iterable[str] = ()
+    ) -> dict[str, torch.Tensor]:
+        env = dict(self._constants)
+        for name in self.input_names:
+            value = feeds[name]
+            env[name] = (
+                value if isinstance(value, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(value))
+            )
+        for node in self.graph.nodes:
+            env[node.outputs[0]] = FP32_OPS[node.op_type](node, [env[n] if n else None for n in node.inputs])
+        return {name: env[name] for name in [*self.output_names, *keep]}
+
+
+@dataclasses.dataclass
+class QatResult:
+    """The exported int8 graph, the prepared fp32 graph it came from, and what training did."""
+
+    prepared: Prepared
+    quantized: Quantized
+    module: QatModule
+    report: FinetuneReport | None
+
+
+def qat_module(prepared: Prepared) -> QatModule:
+    """The trainable int8 model of a prepared (lowered, calibrated) graph, at its PTQ ranges."""
+    calibration = prepared.calibration
+    settings = prepared.settings
+    return QatModule(
+        prepared.graph,
+        calibration.ranges,
+        calibration.shapes,
+        settings.skip_nodes,
+        settings.per_tensor_weights,
+    )
+
+
+def export(module: QatModule, prepared: Prepared) -> Quantized:
+    """The int8 graph of the trained ``module``: its weights in a copy of the lowered fp32 graph, the
+    converter's int8 pass run with its ranges (the same nodes in int8 as the module simulates)."""
+    graph = module.write_back(copy.deepcopy(prepared.graph))
+    ranges = dict(prepared.calibration.ranges)
+    ranges.update(module.export_ranges())
+    skip = set(prepared.settings.skip_nodes)
+    inputs = QuantizeInputs(
+        ranges, prepared.calibration.shapes, skip, per_tensor_weights=prepared.settings.per_tensor_weights
+    )
+    int8_nodes = quantize_int8(graph, inputs)
+    return Quantized(graph, int8_nodes, skip, {})
+
+
+def train(module: QatModule, teacher: Fp32Module, data: TrainingData, config: QatConfig) -> FinetuneReport:
+    """Distills ``module`` towards ``teacher`` (slim.distill's loop) with the ranges in their own group."""
+    groups = [
+        {"params": module.weight_parameters(), "base_lr": config.finetune.learning_rate},
+        {"params": [module.range_offsets], "base_lr": config.range_learning_rate, "weight_decay": 0.0},
+    ]
+    if not config.learn_ranges:
+        module.range_offsets.requires_grad_(False)
+        groups = groups[:1]
+    return distill_modules(module.train(), teacher.eval(), data, config.finetune, param_groups=groups)
+
+
+def quantization_aware_training(
+    model: ModelSource,
+    data: CalibrationInput,
+    config: QatConfig,
+    input_shapes: dict[str, list[int]] | None = None,
+) -> QatResult:
+    """PTQ ranges, then QAT by distillation, then export (the module docstring's steps)."""
+    torch.manual_seed(config.finetune.seed)
+    quant = config.quant
+    if quant.max_batches is None:
+        quant = dataclasses.replace(quant, max_batches=config.calibration_batches)
+    prepared = prepare(model, data, quant, input_shapes)
+    module = qat_module(prepared)
+    report = None
+    if config.finetune.enabled:
+        teacher = Fp32Module(prepared.graph)
+        specs = [
+            InputSpec(name, prepared.graph.tensors[name].dtype, prepared.graph.tensors[name].shape)
+            for name in prepared.graph.inputs
+        ]
+        training = TrainingData(data, specs, config.finetune.batch_size, config.finetune.seed)
+        report = train(module, teacher, training, config)
+    module.eval()
+    return QatResult(prepared, export(module, prepared), module, report)
+
+
+__all__ = [
+    "Fp32Module",
+    "QatError",
+    "QatModule",
+    "QatResult",
+    "export",
+    "qat_module",
+    "quantization_aware_training",
+    "train",
+]
