@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -70,10 +71,12 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
 
 void Interpreter::set_packed_weight_ratio(float ratio) {
   packed_weight_ratio_ = ratio;
-  // the excess over the weights: (ratio - 1) x their bytes, none below 1, no bound at INFINITY
-  const double extra = (static_cast<double>(ratio) - 1.0) * static_cast<double>(constant_bytes_);
+  // ratio x the weight bytes for all the interpreter commits (MemoryBudget), no bound at INFINITY
+  const double bound = static_cast<double>(ratio) * static_cast<double>(constant_bytes_);
   const size_t most = static_cast<size_t>(-1);
-  memory_.set_transformed_limit(!(extra > 0.0) ? 0 : (extra >= static_cast<double>(most) ? most : static_cast<size_t>(extra)));
+  memory_.set_transformed_limit(std::isinf(ratio) ? most
+                                : !(bound > 0.0) ? 0
+                                : (bound >= static_cast<double>(most) ? most - 1 : static_cast<size_t>(bound)));
   needs_prepare_ = true;
 }
 
@@ -324,6 +327,7 @@ Status Interpreter::prepare_node(int k, bool eager) {
   if (!keep_state) node.ctx.state = nullptr;
   node.ctx.scratch_bytes_requested = 0;
   node.ctx.scratch = nullptr;
+  node.ctx.kept_offer_bytes = 0;
   node.done_at_prepare = false;
   node.absorbed = false;
   node.ctx.outputs_dynamic = false;
@@ -598,6 +602,41 @@ Status Interpreter::plan_memory() {
   return Status::kOk;
 }
 
+// Under a packed-weight bound the Winograd convolutions were prepared without their transformed
+// weights and offered them (OpContext::kept_offer_bytes); with the plan and every other op's memory
+// counted, the offers that save the most per byte are granted while they fit (a greedy knapsack over
+// the layers) and their ops prepared again, keeping their copies. A kept copy needs less scratch than
+// the run-time transform, so the plan stands.
+Status Interpreter::keep_transformed_weights() {
+  const size_t limit = memory_.transformed_limit(), before = memory_.used();
+  size_t left = limit > before ? limit - before : 0;
+  for (;;) {
+    Node* best = nullptr;
+    for (int k = 0; k < planned_end_; ++k) {
+      Node& node = nodes_[static_cast<size_t>(k)];
+      const OpContext& c = node.ctx;
+      if (c.kept_offer_bytes == 0 || c.kept_offer_bytes > left || c.kept_granted || node.done_at_prepare ||
+          node.backend != 0)
+        continue;
+      if (best == nullptr || c.kept_offer_saving * static_cast<double>(best->ctx.kept_offer_bytes) >
+                                 best->ctx.kept_offer_saving * static_cast<double>(c.kept_offer_bytes))
+        best = &node;
+    }
+    if (best == nullptr) break;
+    left -= best->ctx.kept_offer_bytes;
+    best->ctx.kept_granted = true;
+    const size_t scratch = best->ctx.scratch_bytes_requested;
+    Status s = prepare_node(static_cast<int>(best - nodes_.data()));
+    if (s != Status::kOk) return s;
+    if (best->ctx.scratch_bytes_requested > scratch)
+      return error_.set(Status::kInternal, "'%s': more scratch with a kept weight", node_name(best->op));
+    best->ctx.scratch = best->ctx.scratch_bytes_requested > 0 ? scratch_.data() : nullptr;
+  }
+  planned_memory_ += memory_.used() - before;
+  memory_bytes_ = memory_.used();
+  return Status::kOk;
+}
+
 Status Interpreter::allocate() {
   if (!needs_prepare_) return Status::kOk;
   free_op_states();  // before counting the new ones against the bound
@@ -645,6 +684,7 @@ Status Interpreter::allocate() {
     return s_variables;
   }
   for (int k = 0; k < static_cast<int>(nodes_.size()); ++k) {
+    nodes_[static_cast<size_t>(k)].ctx.kept_granted = false;
     Status s = prepare_node(k);
     if (s != Status::kOk) {
       reset_tensors();
@@ -657,6 +697,7 @@ Status Interpreter::allocate() {
   }
   absorb_producers();
   Status s = plan_memory();
+  if (s == Status::kOk) s = keep_transformed_weights();
   if (s != Status::kOk) {
     reset_tensors();
     return s;
