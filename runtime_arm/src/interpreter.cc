@@ -602,41 +602,6 @@ Status Interpreter::plan_memory() {
   return Status::kOk;
 }
 
-// Under a packed-weight bound the Winograd convolutions were prepared without their transformed
-// weights and offered them (OpContext::kept_offer_bytes); with the plan and every other op's memory
-// counted, the offers that save the most per byte are granted while they fit (a greedy knapsack over
-// the layers) and their ops prepared again, keeping their copies. A kept copy needs less scratch than
-// the run-time transform, so the plan stands.
-Status Interpreter::keep_transformed_weights() {
-  const size_t limit = memory_.transformed_limit(), before = memory_.used();
-  size_t left = limit > before ? limit - before : 0;
-  for (;;) {
-    Node* best = nullptr;
-    for (int k = 0; k < planned_end_; ++k) {
-      Node& node = nodes_[static_cast<size_t>(k)];
-      const OpContext& c = node.ctx;
-      if (c.kept_offer_bytes == 0 || c.kept_offer_bytes > left || c.kept_granted || node.done_at_prepare ||
-          node.backend != 0)
-        continue;
-      if (best == nullptr || c.kept_offer_saving * static_cast<double>(best->ctx.kept_offer_bytes) >
-                                 best->ctx.kept_offer_saving * static_cast<double>(c.kept_offer_bytes))
-        best = &node;
-    }
-    if (best == nullptr) break;
-    left -= best->ctx.kept_offer_bytes;
-    best->ctx.kept_granted = true;
-    const size_t scratch = best->ctx.scratch_bytes_requested;
-    Status s = prepare_node(static_cast<int>(best - nodes_.data()));
-    if (s != Status::kOk) return s;
-    if (best->ctx.scratch_bytes_requested > scratch)
-      return error_.set(Status::kInternal, "'%s': more scratch with a kept weight", node_name(best->op));
-    best->ctx.scratch = best->ctx.scratch_bytes_requested > 0 ? scratch_.data() : nullptr;
-  }
-  planned_memory_ += memory_.used() - before;
-  memory_bytes_ = memory_.used();
-  return Status::kOk;
-}
-
 Status Interpreter::allocate() {
   if (!needs_prepare_) return Status::kOk;
   free_op_states();  // before counting the new ones against the bound

@@ -38,8 +38,13 @@ bool winograd_conv_keeps_transformed(OpContext* ctx, const lite_conv2d_params& p
     }
   }
   size_t bytes = 0;
+  const size_t threads = static_cast<size_t>(ctx->num_threads > 0 ? ctx->num_threads : 1);
+  const size_t run_time_scratch = threads * lite_f32_winograd_scratch_size_unpacked(gemm, fallback, &p);
   for (int t = 2; t <= 6; t += 2) {
-    const size_t b = lite_f32_winograd_packed_weight_size(gemm, t, &p) * sizeof(float);
+    // the copy, and the scratch a larger tile needs beyond the run-time one's
+    const size_t kept_scratch = threads * lite_f32_winograd_scratch_size(t, &p);
+    const size_t b = (lite_f32_winograd_packed_weight_size(gemm, t, &p) +
+                      (kept_scratch > run_time_scratch ? kept_scratch - run_time_scratch : 0)) * sizeof(float);
     if ((fallback_cost - cost[t]) / static_cast<double>(b) > best) {
       best = (fallback_cost - cost[t]) / static_cast<double>(b);
       offered = t;
