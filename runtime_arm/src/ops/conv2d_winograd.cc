@@ -20,9 +20,9 @@ int winograd_conv_choose(const lite_conv2d_params& p) {
 
 // Under a packed-weight bound (lite_runtime.h, packed_weight_ratio) the op runs, until its offer is
 // granted, with the tile size whose run-time weight transform costs least in all, and offers the copy
-// that saves most per byte against that: F(2,3)'s 16/9 of the weight on ResNet-18's 7x7 512-channel
-// layers (F(4,3) saves more but needs 36/9), F(4,3) on the earlier ones. Stride 2 runs as im2col + GEMM
-// there (F(7,2)'s copy is 28x the weight).
+// that saves most per byte against that (by the rule's estimates: F(2,3)'s 16/9 of the weight on
+// ResNet-18's 7x7 512-channel layers, where F(4,3) saves more but needs 36/9). Stride 2 runs as
+// im2col + GEMM there (F(7,2)'s copy is 28x the weight).
 bool winograd_conv_keeps_transformed(OpContext* ctx, const lite_conv2d_params& p, int* m) {
   if (ctx->memory == nullptr || !ctx->memory->transformed_bounded()) return true;
   if (*m == 7) return false;
