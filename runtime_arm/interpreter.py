@@ -91,11 +91,12 @@ class Interpreter:
     compiled OpenCL program between runs, so later creations skip compiling, and the choices of
     ``tune`` ("none": the driver picks work-group sizes; "fast", "normal", "exhaustive": timed at
     each op's first run). ``precision="fp16_compute"`` adds half math where the device has
-    cl_khr_fp16. docs/OPENCL.md. ``packed_weight_ratio`` bounds the packed weights the CPU ops keep, as
-    a multiple of the model's weight bytes (default ``math.inf``: every Winograd layer keeps its
-    transformed weight, the fastest; with a bound, e.g. 1.5, a Winograd layer over it transforms its
-    weight at every run, with the same results and more instructions): see ``memory_bytes`` and
-    docs/ARCHITECTURE.md.
+    cl_khr_fp16. docs/OPENCL.md. ``packed_weight_ratio`` bounds what the interpreter commits (arena,
+    scratch, packed weights), as a multiple of the model's weight bytes (default ``math.inf``: every
+    Winograd layer keeps its transformed weight, the fastest; with a bound, e.g. 1.5, the Winograd
+    layers keep the transformed copies that save the most instructions per byte while they fit, the
+    others transform their weight at every run: fp32 results within the same tolerance, more
+    instructions): see ``memory_bytes`` and docs/ARCHITECTURE.md.
     """
 
     def __init__(

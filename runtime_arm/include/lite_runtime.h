@@ -194,16 +194,16 @@ typedef struct lite_interpreter_options {
   /* Local-work-size tuning of the OpenCL backend: a lite_tune value; default LITE_TUNE_NONE (the
    * driver picks). Choices are timed at each op's first run and kept in cache_dir when given. */
   int tune;
-  /* Packed weights kept by the CPU ops, as a multiple of the model's weight bytes (its constants).
-   * Packed copies of plain weights take about 1x; Winograd convolutions' transformed weights take
-   * 16/9 to 64/9 of their 3x3 weights (16 x 4 / 9 for stride 2), so each keeps its transformed copy
-   * only while the copies' excess over the weights they replace, summed in graph order, stays within
-   * (ratio - 1) x the weight bytes; a later one transforms its weight per block at every run instead
-   * (the same values, bit for bit; more instructions, see docs/ARCHITECTURE.md), a stride-2 one runs
-   * as im2col + GEMM. 0 means the default, LITE_DEFAULT_PACKED_WEIGHT_RATIO (INFINITY: every
-   * transformed copy kept, the fastest, the most memory: fp32 ResNet-18 4.7x its weights on ARM);
-   * 1.5 keeps it at 0.93x for +70% instructions on aarch64; at most 1 keeps none. Negative or NaN:
-   * LITE_INVALID_ARGUMENT. Callers built against a struct without this field get the default. */
+  /* A bound on what the interpreter commits (arena + scratch + packed weights, lite_interpreter_memory_bytes),
+   * as a multiple of the model's weight bytes, spent on Winograd convolutions' transformed weights (16/9
+   * to 64/9 of their 3x3 weights): under it they prepare without them, and once the rest is counted the
+   * copies that save the most instructions per byte are kept while they fit (a greedy knapsack over the
+   * layers); the others transform their weight per block at every run (more instructions), stride-2
+   * ones run as im2col + GEMM. 0 means the default, LITE_DEFAULT_PACKED_WEIGHT_RATIO (INFINITY: every
+   * transformed copy kept, the fastest, the most memory: fp32 ResNet-18 4.7x its weights on ARM); 1.5
+   * keeps it at 1.45x for +40% instructions on aarch64 (docs/ARCHITECTURE.md); a bound below the
+   * activations' own needs keeps no copy. Negative or NaN: LITE_INVALID_ARGUMENT. Callers built
+   * against a struct without this field get the default. */
   float packed_weight_ratio;
 } lite_interpreter_options;
 

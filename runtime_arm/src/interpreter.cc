@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -70,10 +71,12 @@ Status Interpreter::create(const Model* model, int num_threads, const std::vecto
 
 void Interpreter::set_packed_weight_ratio(float ratio) {
   packed_weight_ratio_ = ratio;
-  // the excess over the weights: (ratio - 1) x their bytes, none below 1, no bound at INFINITY
-  const double extra = (static_cast<double>(ratio) - 1.0) * static_cast<double>(constant_bytes_);
+  // ratio x the weight bytes for all the interpreter commits (MemoryBudget), no bound at INFINITY
+  const double bound = static_cast<double>(ratio) * static_cast<double>(constant_bytes_);
   const size_t most = static_cast<size_t>(-1);
-  memory_.set_transformed_limit(!(extra > 0.0) ? 0 : (extra >= static_cast<double>(most) ? most : static_cast<size_t>(extra)));
+  memory_.set_transformed_limit(std::isinf(ratio) ? most
+                                : !(bound > 0.0) ? 0
+                                : (bound >= static_cast<double>(most) ? most - 1 : static_cast<size_t>(bound)));
   needs_prepare_ = true;
 }
 
@@ -325,6 +328,7 @@ Status Interpreter::prepare_node(int k, bool eager) {
   if (!keep_state) node.ctx.state = nullptr;
   node.ctx.scratch_bytes_requested = 0;
   node.ctx.scratch = nullptr;
+  node.ctx.kept_offer_bytes = 0;
   node.done_at_prepare = false;
   node.absorbed = false;
   node.ctx.outputs_dynamic = false;
@@ -646,6 +650,7 @@ Status Interpreter::allocate() {
     return s_variables;
   }
   for (int k = 0; k < static_cast<int>(nodes_.size()); ++k) {
+    nodes_[static_cast<size_t>(k)].ctx.kept_granted = false;
     Status s = prepare_node(k);
     if (s != Status::kOk) {
       reset_tensors();
@@ -658,6 +663,7 @@ Status Interpreter::allocate() {
   }
   absorb_producers();
   Status s = plan_memory();
+  if (s == Status::kOk) s = keep_transformed_weights();
   if (s != Status::kOk) {
     reset_tensors();
     return s;

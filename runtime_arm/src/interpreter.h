@@ -195,6 +195,7 @@ class Interpreter {
   void absorb_producers();
   Status evaluate_at_prepare(int k);
   Status plan_memory();
+  Status keep_transformed_weights();
   Status bind_variables();
   Status op_error(const Node& node, Status status, const char* phase);
   Status check_tensor_fits(const TensorRef& t, size_t bytes, const char* what);

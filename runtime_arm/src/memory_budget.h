@@ -19,19 +19,13 @@ class MemoryBudget {
   void set_limit(size_t limit) { limit_ = limit; }
   // Forgets what was counted: the interpreter calls it when it re-plans (every op state, prepared
   // value, arena and scratch block is then released or about to be).
-  void reset() {
-    used_ = 0;
-    transformed_used_ = 0;
-  }
-  // Transformed weights (Winograd) beyond the weights they replace, summed over the model in the
-  // order ops prepare (lite_interpreter_options.packed_weight_ratio): an op keeps a transformed
-  // copy when `extra` bytes still fit (counted, true), else computes without one (false).
+  void reset() { used_ = 0; }
+  // lite_interpreter_options.packed_weight_ratio: ratio x the weight bytes, for all the interpreter
+  // commits; under it ops offer copies of derived weights (OpContext::kept_offer_bytes) instead of
+  // making them, and the interpreter grants them once the plan is counted (keep_transformed_weights).
   void set_transformed_limit(size_t bytes) { transformed_limit_ = bytes; }
-  bool take_transformed(size_t extra) {
-    if (extra > transformed_limit_ - transformed_used_) return false;
-    transformed_used_ += extra;
-    return true;
-  }
+  size_t transformed_limit() const { return transformed_limit_; }
+  bool transformed_bounded() const { return transformed_limit_ != static_cast<size_t>(-1); }
   bool fits(size_t bytes) const { return used_ <= limit_ && bytes <= limit_ - used_; }
   // Counts `bytes` when they fit; false (nothing counted) when they do not.
   bool reserve(size_t bytes);
@@ -48,7 +42,6 @@ class MemoryBudget {
   size_t limit_ = kDefaultMaxMemoryBytes;
   size_t used_ = 0;
   size_t transformed_limit_ = static_cast<size_t>(-1);  // no bound outside an interpreter (unit tests)
-  size_t transformed_used_ = 0;
 };
 
 }  // namespace lite

@@ -84,6 +84,13 @@ struct OpContext {
   // The interpreter's bound on model-sized memory: op state sized from the model (packed weights,
   // tables) is allocated with op_allocate() below, never with malloc or std::vector growth.
   MemoryBudget* memory = nullptr;
+  // Under a packed-weight bound (MemoryBudget::transformed_bounded): a copy of derived weights this op
+  // prepared without, offered to the interpreter (bytes, the estimated cost it saves per run; 0: none);
+  // the interpreter grants the offers that save most per byte within the bound and prepares those ops
+  // again with `kept_granted` set.
+  size_t kept_offer_bytes = 0;
+  double kept_offer_saving = 0.0;
+  bool kept_granted = false;
 
   // Control-flow ops (ops/control_flow.cc) only: the interpreter running this op, which creates the
   // interpreters of its bodies and gives memory to outputs whose shapes only eval knows.

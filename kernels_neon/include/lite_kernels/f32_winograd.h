@@ -48,6 +48,12 @@ int lite_f32_winograd_applies(const lite_conv2d_params* params);
  * channels and output size, the cheapest by operation count (see the definition for the counts). */
 int lite_f32_winograd_choose(size_t in_c, size_t out_c, size_t out_h, size_t out_w);
 
+/* The rule's estimate for tile size m (0: direct / im2col-GEMM), in multiply-adds; and the extra cost
+ * of a run without the kept transformed weight (the weight transformed per block of tiles). The
+ * packed-weight budget (runtime_arm/src/ops/conv2d_winograd.cc) weighs one against the other. */
+double lite_f32_winograd_cost(int m, size_t in_c, size_t out_c, size_t out_h, size_t out_w);
+double lite_f32_winograd_transform_cost(int m, const lite_conv2d_params* params);
+
 /* The stride-2 cost rule: 7 (F(7,2) on the four input phases) or 0 (direct / im2col-GEMM). */
 int lite_f32_winograd_choose_stride2(size_t in_c, size_t out_c, size_t out_h, size_t out_w);
 

@@ -87,7 +87,7 @@ enum class ConvAlgorithm {
 };
 
 // *winograd_m / *winograd_keep: kWinograd's tile size and whether it keeps its transformed weight
-// (taken from the model's budget here, so called once per prepare). Over the budget, F(m,3) transforms
+// (offered to the model's budget here, so called once per prepare). Without it, F(m,3) transforms
 // at run time; F(7,2), whose transform has no run-time form, becomes im2col + GEMM.
 ConvAlgorithm choose_algorithm(OpContext* ctx, const lite_conv2d_params& p, bool weight_and_bias_constant,
                                int* winograd_m, bool* winograd_keep) {
@@ -98,7 +98,7 @@ ConvAlgorithm choose_algorithm(OpContext* ctx, const lite_conv2d_params& p, bool
     return ConvAlgorithm::kGemm1x1;
   *winograd_m = winograd_conv_choose(p);
   if (*winograd_m != 0) {
-    *winograd_keep = winograd_conv_keeps_transformed(ctx, p, *winograd_m);
+    *winograd_keep = winograd_conv_keeps_transformed(ctx, p, winograd_m);
     if (*winograd_keep || *winograd_m != 7) return ConvAlgorithm::kWinograd;
   }
   return ConvAlgorithm::kIm2colGemm;

@@ -2,6 +2,7 @@
 // (see conv2d_winograd.h).
 #include "conv2d_winograd.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <new>
 
@@ -17,15 +18,47 @@ int winograd_conv_choose(const lite_conv2d_params& p) {
   return lite_f32_winograd_choose(p.in_c, p.out_c, p.out_h, p.out_w);
 }
 
-// The rule (lite_runtime.h, packed_weight_ratio): first come, first kept, in graph order. The early
-// layers are also where a kept copy saves most per byte: their maps span several blocks of tiles, each
-// of which would transform the weight again (ResNet-18: see docs/ARCHITECTURE.md).
-bool winograd_conv_keeps_transformed(OpContext* ctx, const lite_conv2d_params& p, int m) {
-  if (ctx->memory == nullptr) return true;
+// Under a packed-weight bound (lite_runtime.h, packed_weight_ratio) the op runs, until its offer is
+// granted, with the tile size whose run-time weight transform costs least in all, and offers the copy
+// that saves most per byte against that (by the rule's estimates: F(2,3)'s 16/9 of the weight on
+// ResNet-18's 7x7 512-channel layers, where F(4,3) saves more but needs 36/9). Stride 2 runs as
+// im2col + GEMM there (F(7,2)'s copy is 28x the weight).
+bool winograd_conv_keeps_transformed(OpContext* ctx, const lite_conv2d_params& p, int* m) {
+  if (ctx->memory == nullptr || !ctx->memory->transformed_bounded()) return true;
+  if (*m == 7) return false;
   const lite_f32_gemm_config* gemm = lite_f32_gemm_config_select(lite_cpu_features(), p.out_c);
-  const size_t transformed = lite_f32_winograd_packed_weight_size(gemm, m, &p) * sizeof(float);
-  const size_t plain = 9 * p.in_c * p.out_c * sizeof(float);
-  return ctx->memory->take_transformed(transformed > plain ? transformed - plain : 0);
+  double cost[7] = {}, fallback_cost = HUGE_VAL, best = 0.0;
+  int fallback = *m, offered = 0;
+  for (int t = 2; t <= 6; t += 2) {
+    cost[t] = static_cast<double>(p.batch) * lite_f32_winograd_cost(t, p.in_c, p.out_c, p.out_h, p.out_w);
+    const double run_time = cost[t] + lite_f32_winograd_transform_cost(t, &p);
+    if (run_time < fallback_cost) {
+      fallback_cost = run_time;
+      fallback = t;
+    }
+  }
+  size_t bytes = 0;
+  const size_t threads = static_cast<size_t>(ctx->num_threads > 0 ? ctx->num_threads : 1);
+  const size_t run_time_scratch = threads * lite_f32_winograd_scratch_size_unpacked(gemm, fallback, &p);
+  for (int t = 2; t <= 6; t += 2) {
+    // the copy, and the scratch a larger tile needs beyond the run-time one's
+    const size_t kept_scratch = threads * lite_f32_winograd_scratch_size(t, &p);
+    const size_t b = (lite_f32_winograd_packed_weight_size(gemm, t, &p) +
+                      (kept_scratch > run_time_scratch ? kept_scratch - run_time_scratch : 0)) * sizeof(float);
+    if ((fallback_cost - cost[t]) / static_cast<double>(b) > best) {
+      best = (fallback_cost - cost[t]) / static_cast<double>(b);
+      offered = t;
+      bytes = b;
+    }
+  }
+  if (offered == 0 || !ctx->kept_granted) {
+    ctx->kept_offer_bytes = bytes;
+    ctx->kept_offer_saving = offered != 0 ? fallback_cost - cost[offered] : 0.0;
+    *m = fallback;
+    return false;
+  }
+  *m = offered;
+  return true;
 }
 
 namespace {

@@ -31,9 +31,10 @@ struct WinogradConv {
 // The tile size the cost rule picks for this convolution, 0 for none (or not applicable).
 int winograd_conv_choose(const lite_conv2d_params& p);
 
-// Whether the transformed weight of tile size m is kept: takes its excess over the 3x3 weight from
-// the model's budget when it fits (call once per prepare).
-bool winograd_conv_keeps_transformed(OpContext* ctx, const lite_conv2d_params& p, int m);
+// Whether the transformed weight is kept (always without a packed-weight bound; under one, when the
+// interpreter grants this op's offer, see conv2d_winograd.cc), and the tile size *m to run with (call
+// once per prepare).
+bool winograd_conv_keeps_transformed(OpContext* ctx, const lite_conv2d_params& p, int* m);
 
 // With `keep`: transforms and packs the .lite weight [Co, 3, 3, Ci] in memory from op_allocate; else
 // remembers `weight` (the model's, alive as long as the interpreter) for the run-time transform.
