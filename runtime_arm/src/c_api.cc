@@ -66,6 +66,17 @@ bool valid_output(const lite_interpreter* it, int i) {
   return it != nullptr && i >= 0 && i < it->it->num_outputs();
 }
 
+// A sequence / optional input holds the runtime's own buffer format (sequence_value.h): the tensor
+// calls (resize, raw bytes, a data pointer) are refused for it, naming the call that sets it.
+lite_status tensor_input(lite_interpreter* it, int index, const char* call) {
+  const lite::TensorRef& t = it->it->tensor(it->it->input_tensor(index)).ref;
+  if (t.kind == lite_fb::ValueKind::TENSOR) return LITE_OK;
+  return to_c(it->it->error().set(
+      lite::Status::kInvalidArgument,
+      "%s: input %d '%s' is a sequence or optional; set it with lite_interpreter_set_input_sequence", call, index,
+      t.name));
+}
+
 // Tensor index of input (is_input) or output `i`, -1 when out of range.
 int io_tensor(const lite_interpreter* it, bool is_input, int i) {
   if (is_input) return valid_input(it, i) ? it->it->input_tensor(i) : -1;
@@ -340,6 +351,7 @@ lite_status lite_interpreter_output_quantization(const lite_interpreter* it, int
 
 lite_status lite_interpreter_resize_input(lite_interpreter* it, int index, const int64_t* dims, int rank) {
   if (it == nullptr) return LITE_INVALID_ARGUMENT;
+  if (valid_input(it, index) && tensor_input(it, index, "resize_input") != LITE_OK) return LITE_INVALID_ARGUMENT;
   return to_c(it->it->resize_input(index, dims, rank));
 }
 
@@ -350,6 +362,7 @@ lite_status lite_interpreter_allocate(lite_interpreter* it) {
 
 lite_status lite_interpreter_set_input(lite_interpreter* it, int index, const void* data, size_t bytes) {
   if (!valid_input(it, index)) return index_error(it, true, index);
+  if (tensor_input(it, index, "set_input") != LITE_OK) return LITE_INVALID_ARGUMENT;
   lite::Status s = it->it->allocate();
   if (s != lite::Status::kOk) return to_c(s);
   const lite::TensorSlot& slot = it->it->tensor(it->it->input_tensor(index));
@@ -370,6 +383,7 @@ void* lite_interpreter_input_data(lite_interpreter* it, int index) {
     index_error(it, true, index);
     return nullptr;
   }
+  if (tensor_input(it, index, "input_data") != LITE_OK) return nullptr;
   if (it->it->allocate() != lite::Status::kOk) return nullptr;
   return it->it->tensor(it->it->input_tensor(index)).ref.data;
 }

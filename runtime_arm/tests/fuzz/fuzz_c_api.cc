@@ -65,9 +65,50 @@ void inspect(lite_interpreter* it) {
   }
 }
 
-// Resolves every dynamic dim of every input to `size` (grow: the dims that were dynamic, + 3).
+size_t dtype_bytes(int dtype) {
+  switch (dtype) {
+    case LITE_FLOAT64: case LITE_INT64: case LITE_UINT64: return 8;
+    case LITE_FLOAT32: case LITE_INT32: case LITE_UINT32: return 4;
+    case LITE_FLOAT16: case LITE_INT16: case LITE_UINT16: return 2;
+    default: return 1;
+  }
+}
+
+// The value a sequence / optional input gets: `size` elements of shape [size] of its dtype (an
+// optional tensor: one; in the grown pass an optional has no value), over `storage`.
+int64_t sequence_value(lite_interpreter* it, int i, int64_t size, std::vector<unsigned char>* storage,
+                       std::vector<lite_sequence_element>* elements) {
+  const int kind = lite_interpreter_input_kind(it, i);
+  const bool optional = kind == LITE_KIND_OPTIONAL_TENSOR || kind == LITE_KIND_OPTIONAL_SEQUENCE;
+  if (optional && size > 4) return -1;
+  const int64_t count = kind == LITE_KIND_OPTIONAL_TENSOR ? 1 : size;
+  const int dtype = lite_interpreter_input_dtype(it, i);
+  const size_t bytes = static_cast<size_t>(size) * dtype_bytes(dtype);
+  storage->assign(bytes, static_cast<unsigned char>(0x3c + i));
+  elements->assign(static_cast<size_t>(count), lite_sequence_element{});
+  for (lite_sequence_element& e : *elements) {
+    e.dtype = dtype;
+    e.rank = 1;
+    e.dims[0] = size;
+    e.data = storage->data();
+    e.bytes = bytes;
+  }
+  return count;
+}
+
+// Resolves every dynamic dim of every input to `size` (grow: the dims that were dynamic, + 3); a
+// sequence / optional input is resized to its sequence_value.
 lite_status resize(lite_interpreter* it, const std::vector<std::vector<int>>& dynamic, int64_t size) {
   for (int i = 0; i < lite_interpreter_input_count(it); ++i) {
+    if (lite_interpreter_input_kind(it, i) != LITE_KIND_TENSOR) {
+      std::vector<unsigned char> storage;
+      std::vector<lite_sequence_element> elements;
+      const int64_t count = sequence_value(it, i, size, &storage, &elements);
+      lite_status s = lite_interpreter_resize_input_sequence(it, i, elements.data(), count);
+      expect_message(it, s);
+      if (s != LITE_OK) return s;
+      continue;
+    }
     int64_t dims[LITE_MAX_RANK];
     const int rank = lite_interpreter_input_shape(it, i, dims, LITE_MAX_RANK);
     if (rank < 0 || rank > LITE_MAX_RANK || dynamic[static_cast<size_t>(i)].empty()) continue;
@@ -97,14 +138,30 @@ void misuse(lite_interpreter* it) {
   expect(lite_interpreter_get_output(it, -1, &byte, 1) == LITE_INVALID_ARGUMENT, "get_output: index");
 }
 
-lite_status run(lite_interpreter* it) {
+lite_status run(lite_interpreter* it, int64_t size) {
   lite_status s = lite_interpreter_allocate(it);
   expect_message(it, s);
   if (s != LITE_OK) return s;
   expect(lite_interpreter_memory_bytes(it) <= kMaxMemoryBytes, "committed memory within the bound");
   for (int i = 0; i < lite_interpreter_input_count(it); ++i) {
+    if (lite_interpreter_input_kind(it, i) != LITE_KIND_TENSOR) {
+      unsigned char one = 0;
+      expect(lite_interpreter_set_input(it, i, &one, 1) == LITE_INVALID_ARGUMENT, "set_input: a sequence input");
+      std::vector<unsigned char> storage;
+      std::vector<lite_sequence_element> elements;
+      const int64_t count = sequence_value(it, i, size, &storage, &elements);
+      s = lite_interpreter_set_input_sequence(it, i, elements.data(), count);
+      expect_message(it, s);
+      if (s != LITE_OK) return s;
+      continue;
+    }
     const size_t bytes = lite_interpreter_input_bytes(it, i);
     std::vector<unsigned char> value(bytes, static_cast<unsigned char>(0x3c + i));
+    if (lite_interpreter_input_dtype(it, i) == LITE_INT64)  // trip counts, indices: small, so a loop ends
+      for (size_t k = 0; k + 8 <= bytes; k += 8) {
+        const int64_t small = 2 + i;
+        std::memcpy(value.data() + k, &small, 8);
+      }
     if (bytes > 0) {
       unsigned char one = 0;
       expect(lite_interpreter_set_input(it, i, &one, bytes + 1) == LITE_INVALID_ARGUMENT, "set_input: bytes");
@@ -175,10 +232,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   misuse(it);
   s = resize(it, dynamic, 4);
-  if (s == LITE_OK) s = run(it);
+  if (s == LITE_OK) s = run(it, 4);
   inspect(it);
   if (s == LITE_OK && any_dynamic && resize(it, dynamic, 7) == LITE_OK) {
-    run(it);
+    run(it, 7);
     inspect(it);
   }
   lite_interpreter_destroy(it);
