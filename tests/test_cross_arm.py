@@ -28,13 +28,17 @@ Binaries for ARM are not registered with binfmt here: qemu is always called expl
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import hashlib
+import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -141,9 +145,7 @@ class KernelRun:
         return found
 
 
-@functools.cache
-def run_kernel_test(command: tuple[str, ...], label: str) -> KernelRun:
-    """Runs a kernel test executable once per session (the item tests and the coverage test share it)."""
+def execute_kernel_test(command: tuple[str, ...], label: str) -> KernelRun:
     proc = subprocess.run(list(command), capture_output=True, text=True, timeout=600)
     lines = proc.stdout.strip().splitlines()
     match = RESULT_LINE.match(lines[-1]) if lines else None
@@ -156,6 +158,40 @@ def run_kernel_test(command: tuple[str, ...], label: str) -> KernelRun:
         elif ran := RAN_VARIANT_LINE.match(line):
             run.ran_variants.add(ran.group(1))
     return run
+
+
+def shared_run_folder() -> Path | None:
+    """A folder the pytest-xdist workers of this one test run share (None without xdist).
+
+    `make test` hands this file's items to both workers, so the coverage test would otherwise run again
+    every executable the other worker ran (minutes under qemu)."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:
+        return None
+    folder = Path(tempfile.gettempdir()) / f"lite-kernel-runs-{run_id}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@functools.cache
+def run_kernel_test(command: tuple[str, ...], label: str) -> KernelRun:
+    """Runs a kernel test executable once per test run (the item tests and the coverage test share it,
+    across xdist workers too: a worker that needs a run the other is making waits for its result)."""
+    folder = shared_run_folder()
+    if folder is None:
+        return execute_kernel_test(command, label)
+    key = hashlib.sha256("\0".join(command).encode()).hexdigest()[:32]
+    result = folder / f"{key}.json"
+    with open(folder / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if result.exists():
+            fields = json.loads(result.read_text())
+            return KernelRun(**{**fields, "ran_variants": set(fields["ran_variants"])})
+        run = execute_kernel_test(command, label)
+        partial = result.with_suffix(".partial")
+        partial.write_text(json.dumps({**asdict(run), "ran_variants": sorted(run.ran_variants)}))
+        partial.replace(result)
+        return run
 
 
 def not_covered_note(features: set[str]) -> str:
