@@ -233,6 +233,105 @@ static void qs8_dot_tiles(size_t tiles, size_t k, const int8_t* a, size_t a_stri
         "cc", "memory");
 }
 
+/* A panel's first 8 columns only (nc <= 8: the last panel of n = 24, 40, 360, ...), whole 8-row tiles,
+ * k a multiple of 16: 16 accumulators (8 rows x 2 column quads) against the 32 bytes of each 64-byte
+ * weight group, so the zero columns 8-15 of the panel are never multiplied (the 4x16 tile spends half
+ * its sdot on them). Per 16 k eight A loads, four ld1 and 64 sdot. Rows 4-7 are read at +4 a_stride
+ * from rows 0-3's pointers. */
+#define DOT8_GROUP(L)                                                                 \
+  "ld1 {v24.16b, v25.16b}, [%[wp]], %[group]\n"                                       \
+  "sdot v0.4s, v24.16b, v16.4b[" #L "]\n" "sdot v1.4s, v25.16b, v16.4b[" #L "]\n"     \
+  "sdot v2.4s, v24.16b, v17.4b[" #L "]\n" "sdot v3.4s, v25.16b, v17.4b[" #L "]\n"     \
+  "sdot v4.4s, v24.16b, v18.4b[" #L "]\n" "sdot v5.4s, v25.16b, v18.4b[" #L "]\n"     \
+  "sdot v6.4s, v24.16b, v19.4b[" #L "]\n" "sdot v7.4s, v25.16b, v19.4b[" #L "]\n"     \
+  "sdot v8.4s, v24.16b, v20.4b[" #L "]\n" "sdot v9.4s, v25.16b, v20.4b[" #L "]\n"     \
+  "sdot v10.4s, v24.16b, v21.4b[" #L "]\n" "sdot v11.4s, v25.16b, v21.4b[" #L "]\n"   \
+  "sdot v12.4s, v24.16b, v22.4b[" #L "]\n" "sdot v13.4s, v25.16b, v22.4b[" #L "]\n"   \
+  "sdot v14.4s, v24.16b, v23.4b[" #L "]\n" "sdot v15.4s, v25.16b, v23.4b[" #L "]\n"
+#define DOT8_APPLY(op, r0, r1)                                                        \
+  op " v0.4s, v0.4s, " r0 ".4s\n" op " v1.4s, v1.4s, " r1 ".4s\n"                     \
+  op " v2.4s, v2.4s, " r0 ".4s\n" op " v3.4s, v3.4s, " r1 ".4s\n"                     \
+  op " v4.4s, v4.4s, " r0 ".4s\n" op " v5.4s, v5.4s, " r1 ".4s\n"                     \
+  op " v6.4s, v6.4s, " r0 ".4s\n" op " v7.4s, v7.4s, " r1 ".4s\n"                     \
+  op " v8.4s, v8.4s, " r0 ".4s\n" op " v9.4s, v9.4s, " r1 ".4s\n"                     \
+  op " v10.4s, v10.4s, " r0 ".4s\n" op " v11.4s, v11.4s, " r1 ".4s\n"                 \
+  op " v12.4s, v12.4s, " r0 ".4s\n" op " v13.4s, v13.4s, " r1 ".4s\n"                 \
+  op " v14.4s, v14.4s, " r0 ".4s\n" op " v15.4s, v15.4s, " r1 ".4s\n"
+/* Two rows (accumulators a, b then c, d) to int8, 8 bytes each at c and c + c_stride. */
+#define DOT8_ROWS_OUT(a, b, c, d)                                                     \
+  "sqxtn v16.4h, " a ".4s\n" "sqxtn2 v16.8h, " b ".4s\n"                              \
+  "sqxtn v17.4h, " c ".4s\n" "sqxtn2 v17.8h, " d ".4s\n"                              \
+  "sqadd v16.8h, v16.8h, v26.8h\n" "sqadd v17.8h, v17.8h, v26.8h\n"                   \
+  "sqxtn v16.8b, v16.8h\n" "sqxtn2 v16.16b, v17.8h\n"                                 \
+  "smax v16.16b, v16.16b, v27.16b\n" "smin v16.16b, v16.16b, v28.16b\n"               \
+  "st1 {v16.d}[0], [%[c]], %[c_stride]\n" "st1 {v16.d}[1], [%[c]], %[c_stride]\n"
+
+static void qs8_dot_tiles8(size_t tiles, size_t k, const int8_t* a, size_t a_stride, const void* w,
+                           const lite_qs8_gemm_params* params, int has_left, int8_t* c, size_t c_stride) {
+  const int8_t* multiplier = (const int8_t*)w + NR * sizeof(int32_t) + NR * k;
+  const size_t full = k / 16, a_stride4 = 4 * a_stride, group = NR * KR;
+  const int8_t *a0, *a1, *a2, *a3, *wp;
+  size_t count;
+  __asm__ volatile(
+      "add %[wp], %[multiplier], #64\n"
+      "ld1 {v29.4s, v30.4s}, [%[wp]]\n"
+      "sshr v29.4s, v29.4s, #8\n"
+      "sshr v30.4s, v30.4s, #8\n"
+      "ld1r {v26.8h}, [%[params]]\n"
+      "add %[wp], %[params], #4\n"
+      "ld1r {v27.16b}, [%[wp]]\n"
+      "add %[wp], %[params], #8\n"
+      "ld1r {v28.16b}, [%[wp]]\n"
+      "5:\n"
+      "mov %[a0], %[a]\n"
+      "add %[a1], %[a0], %[a_stride]\n"
+      "add %[a2], %[a1], %[a_stride]\n"
+      "add %[a3], %[a2], %[a_stride]\n"
+      "add %[wp], %[bias], #64\n"
+      "ld1 {v0.4s, v1.4s}, [%[bias]]\n"
+      "ld1 {v2.4s, v3.4s}, [%[bias]]\n"
+      "ld1 {v4.4s, v5.4s}, [%[bias]]\n"
+      "ld1 {v6.4s, v7.4s}, [%[bias]]\n"
+      "ld1 {v8.4s, v9.4s}, [%[bias]]\n"
+      "ld1 {v10.4s, v11.4s}, [%[bias]]\n"
+      "ld1 {v12.4s, v13.4s}, [%[bias]]\n"
+      "ld1 {v14.4s, v15.4s}, [%[bias]]\n"
+      "mov %[count], %[full]\n"
+      "1:\n"
+      "ldr q20, [%[a0], %[a_stride4]]\n"
+      "ldr q16, [%[a0]], #16\n"
+      "ldr q21, [%[a1], %[a_stride4]]\n"
+      "ldr q17, [%[a1]], #16\n"
+      "ldr q22, [%[a2], %[a_stride4]]\n"
+      "ldr q18, [%[a2]], #16\n"
+      "ldr q23, [%[a3], %[a_stride4]]\n"
+      "ldr q19, [%[a3]], #16\n"
+      DOT8_GROUP(0) DOT8_GROUP(1) DOT8_GROUP(2) DOT8_GROUP(3)
+      "subs %[count], %[count], #1\n"
+      "b.ne 1b\n"
+      "cbz %w[has_left], 4f\n"
+      "add %[wp], %[multiplier], #64\n"
+      "ld1 {v16.4s, v17.4s}, [%[wp]]\n"
+      DOT8_APPLY("sqshl", "v16", "v17")
+      "4:\n"
+      "ld1 {v16.4s, v17.4s}, [%[multiplier]]\n"
+      DOT8_APPLY("sqdmulh", "v16", "v17")
+      DOT8_APPLY("srshl", "v29", "v30")
+      DOT8_ROWS_OUT("v0", "v1", "v2", "v3") DOT8_ROWS_OUT("v4", "v5", "v6", "v7")
+      DOT8_ROWS_OUT("v8", "v9", "v10", "v11") DOT8_ROWS_OUT("v12", "v13", "v14", "v15")
+      "add %[a], %[a], %[a_stride4], lsl #1\n"
+      "subs %[tiles], %[tiles], #1\n"
+      "b.ne 5b\n"
+      : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2),
+        [a3] "=&r"(a3), [wp] "=&r"(wp), [count] "=&r"(count)
+      : [a_stride] "r"(a_stride), [a_stride4] "r"(a_stride4), [c_stride] "r"(c_stride), [bias] "r"(w),
+        [multiplier] "r"(multiplier), [params] "r"(params), [full] "r"(full), [group] "r"(group),
+        [has_left] "r"(has_left)
+      : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
+        "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
+        "cc", "memory");
+}
+
 void lite_qs8_gemm_ukernel_64x16c4_aarch64_neondot(size_t mr, size_t nc, size_t k, const int8_t* a, size_t a_stride,
                                                    const void* w, int8_t* c, size_t c_stride,
                                                    const lite_qs8_gemm_params* params) {
@@ -245,7 +344,18 @@ void lite_qs8_gemm_ukernel_64x16c4_aarch64_neondot(size_t mr, size_t nc, size_t 
     /* whole tiles, then rows mr - 4 .. mr - 1 as one more tile when mr % 4 != 0 (its first rows are
      * written again with the same bytes: every output is computed from the same values) */
     const size_t tiles = mr / TILE, last = mr - TILE;
-    if (nc == NR) {
+    if (nc <= 8 && mr >= 8 && k % 16 == 0) {
+      /* 8-row tiles, then rows mr - 8 .. mr - 1 as one more tile; nc < 8 goes through a scratch tile */
+      int8_t scratch[MR * 8];
+      int8_t* out = nc == 8 ? c : scratch;
+      const size_t out_stride = nc == 8 ? c_stride : 8;
+      qs8_dot_tiles8(mr / 8, k, a, a_stride, w, params, has_left, out, out_stride);
+      if (mr % 8 != 0)
+        qs8_dot_tiles8(1, k, a + (mr - 8) * a_stride, a_stride, w, params, has_left, out + (mr - 8) * out_stride,
+                       out_stride);
+      if (nc != 8)
+        for (size_t i = 0; i < mr; ++i) memcpy(c + i * c_stride, scratch + i * 8, nc);
+    } else if (nc == NR) {
       qs8_dot_tiles(tiles, k, a, a_stride, w, params, has_left, c, c_stride);
       if (mr % TILE != 0)
         qs8_dot_tiles(1, k, a + last * a_stride, a_stride, w, params, has_left, c + last * c_stride, c_stride);
