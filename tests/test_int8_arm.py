@@ -286,7 +286,7 @@ def test_int8_convs_reading_kernel_rows_in_place_match_simulation(cross_builds: 
     data = _batches((1, 16, 5, 70), 4, seed=12)
     result = slim.compress(rows_in_place_net(), None, data, slim.QuantConfig(progress=False))
     assert {"rows24", "rows40"} <= set(result.int8_nodes)
-    errors = arm_int8_mismatches(result.graph, run_all_tensors_on_arm(cross_builds, "aarch64-n1", result.graph,
-                                                                      {"x": data[0]}, tmp_path))
+    on_arm = run_all_tensors_on_arm(cross_builds, "aarch64-n1", result.graph, {"x": data[0]}, tmp_path)
+    errors = arm_int8_mismatches(result.graph, on_arm)
     assert {"rows24", "rows40"} <= set(errors)
     assert_exact(errors)
