@@ -129,6 +129,17 @@ static const uint8_t k_tail_index[32] = {0,   1,   2,   3,   4,   5,   6,   7,  
   "sdot v13.4s, v21.16b, v19.4b[" #L "]\n"                                            \
   "sdot v14.4s, v22.16b, v19.4b[" #L "]\n"                                            \
   "sdot v15.4s, v23.16b, v19.4b[" #L "]\n"
+/* The loop over a tile's runs (label 6): rows 0-3 of run s at a[s] + offset + i * a_stride, k loop count. */
+#define DOT_RUNS_BEGIN                                                                \
+  "mov %[run], %[a]\n"                                                                \
+  "mov %[run_count], %[runs]\n"                                                       \
+  "6:\n"                                                                              \
+  "ldr %[a0], [%[run]], #8\n"                                                         \
+  "add %[a0], %[a0], %[offset]\n"                                                     \
+  "add %[a1], %[a0], %[a_stride]\n"                                                   \
+  "add %[a2], %[a1], %[a_stride]\n"                                                   \
+  "add %[a3], %[a2], %[a_stride]\n"                                                   \
+  "mov %[count], %[full]\n"
 #define DOT_TAIL_LOAD(v, row)                                                         \
   "add %[t], " row ", %[left]\n"                                                      \
   "ldur " v ", [%[t], #-16]\n"
@@ -190,15 +201,7 @@ static void qs8_dot_tiles(size_t tiles, size_t runs, size_t run_bytes, const int
       "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[bias]]\n"
       "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[bias]]\n"
       "ld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[bias]]\n"
-      "mov %[run], %[a]\n"
-      "mov %[run_count], %[runs]\n"
-      "6:\n"
-      "ldr %[a0], [%[run]], #8\n"
-      "add %[a0], %[a0], %[offset]\n"
-      "add %[a1], %[a0], %[a_stride]\n"
-      "add %[a2], %[a1], %[a_stride]\n"
-      "add %[a3], %[a2], %[a_stride]\n"
-      "mov %[count], %[full]\n"
+      DOT_RUNS_BEGIN
       "1:\n"
       "ldr q16, [%[a0]], #16\n"
       "ldr q17, [%[a1]], #16\n"
@@ -313,15 +316,7 @@ static void qs8_dot_tiles8(size_t tiles, size_t runs, size_t run_bytes, const in
       "ld1 {v10.4s, v11.4s}, [%[bias]]\n"
       "ld1 {v12.4s, v13.4s}, [%[bias]]\n"
       "ld1 {v14.4s, v15.4s}, [%[bias]]\n"
-      "mov %[run], %[a]\n"
-      "mov %[run_count], %[runs]\n"
-      "6:\n"
-      "ldr %[a0], [%[run]], #8\n"
-      "add %[a0], %[a0], %[offset]\n"
-      "add %[a1], %[a0], %[a_stride]\n"
-      "add %[a2], %[a1], %[a_stride]\n"
-      "add %[a3], %[a2], %[a_stride]\n"
-      "mov %[count], %[full]\n"
+      DOT_RUNS_BEGIN
       "1:\n"
       "ldr q20, [%[a0], %[a_stride4]]\n"
       "ldr q16, [%[a0]], #16\n"
