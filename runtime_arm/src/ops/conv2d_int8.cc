@@ -268,6 +268,9 @@ Status prepare(OpContext* ctx) {
       st->runs = lite_qs8_gemm_runs_ukernel_select(st->gemm->config);
       interior_columns(p, &st->interior_begin, &st->interior_end);
       st->task_rows = (kRowsGemmTaskPixels + p.out_w - 1) / p.out_w;
+      // aarch64 dotprod's 4-row tiles: at least 4 border pixels per task when a row has 2 (fewer run in
+      // intrinsics, one 4-row tile each)
+      if (st->gemm->config->mr > 8 && st->task_rows < 2) st->task_rows = 2;
       const size_t borders = p.out_w - (st->interior_end - st->interior_begin);
       // per thread: the border pixels' im2col rows, then their outputs before they are scattered
       st->thread_scratch = st->task_rows * borders * (k + p.out_c);
