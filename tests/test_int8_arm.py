@@ -254,3 +254,39 @@ def test_int8_3x3_convolutions_on_arm_match_simulation(cross_builds: Path, cpu: 
                                                                       {"x": data[0]}, tmp_path))
     assert {"same32", "valid24", "same19"} <= set(errors)
     assert_exact(errors)
+
+
+def rows_in_place_net() -> onnx.ModelProto:
+    """Two 3x3 convs on a 16-channel 5x70 input (68 interior pixels per output row, kernel rows of 48
+    bytes): on ARM with dotprod (no i8mm) they read their kernel rows in place (the runs kernel of
+    qs8_gemm_64x16c4_aarch64_neondot.c, chunks of 64 + 4 pixels), 24 output channels ending on a
+    panel of 8 (its 8-row tiles), 40 on one of 8 after two whole ones; bias, a left-shifting scale."""
+    rng = np.random.default_rng(61)
+    w = {
+        "wa": rng.standard_normal((24, 16, 3, 3)).astype(np.float32) * 0.15,
+        "ba": rng.standard_normal(24).astype(np.float32) * 0.2,
+        "wb": rng.standard_normal((40, 16, 3, 3)).astype(np.float32) * 0.05,
+    }
+    nodes = [
+        helper.make_node("Conv", ["x", "wa", "ba"], ["ca"], pads=[1, 1, 1, 1], name="rows24"),
+        helper.make_node("Relu", ["ca"], ["ya"], name="relu_a"),
+        helper.make_node("Conv", ["x", "wb"], ["yb"], pads=[1, 1, 1, 1], name="rows40"),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 5, 70])
+    ya = helper.make_tensor_value_info("ya", TensorProto.FLOAT, [1, 24, 5, 70])
+    yb = helper.make_tensor_value_info("yb", TensorProto.FLOAT, [1, 40, 5, 70])
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    graph = helper.make_graph(nodes, "rows_in_place", [x], [ya, yb], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def test_int8_convs_reading_kernel_rows_in_place_match_simulation(cross_builds: Path, tmp_path: Path):
+    """The dotprod runs kernel inside the runtime's rows GEMM (qemu neoverse-n1: dotprod, no i8mm):
+    every int8 tensor equals the simulation."""
+    data = _batches((1, 16, 5, 70), 4, seed=12)
+    result = slim.compress(rows_in_place_net(), None, data, slim.QuantConfig(progress=False))
+    assert {"rows24", "rows40"} <= set(result.int8_nodes)
+    on_arm = run_all_tensors_on_arm(cross_builds, "aarch64-n1", result.graph, {"x": data[0]}, tmp_path)
+    errors = arm_int8_mismatches(result.graph, on_arm)
+    assert {"rows24", "rows40"} <= set(errors)
+    assert_exact(errors)

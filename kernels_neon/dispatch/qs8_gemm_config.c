@@ -46,6 +46,7 @@ static const lite_qs8_gemm_config* avx512vnni_for(size_t n) {
 #if __has_include("qs8_gemm_config_arm.c")
 #define LITE_QS8_HAVE_ARM_CONFIG 1
 const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, size_t n, size_t k);
+lite_qs8_gemm_runs_ukernel_fn lite_qs8_gemm_runs_ukernel_select_arm(const lite_qs8_gemm_config* config);
 #endif
 #endif
 
@@ -76,6 +77,9 @@ lite_qs8_gemm_runs_ukernel_fn lite_qs8_gemm_runs_ukernel_select(const lite_qs8_g
   if (config == &k_avx512vnni_16) return lite_qs8_gemm_runs_ukernel_8x16c4_avx512vnni;
   if (config == &k_avx512vnni_32) return lite_qs8_gemm_runs_ukernel_8x32c4_avx512vnni;
   if (config == &k_avx512vnni_24) return lite_qs8_gemm_runs_ukernel_8x24c4_avx512vnni;
+#endif
+#if defined(LITE_QS8_HAVE_ARM_CONFIG)
+  return lite_qs8_gemm_runs_ukernel_select_arm(config);
 #endif
   (void)config;
   return NULL;

@@ -9,6 +9,7 @@
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_gemm_packed.h"
 #include "lite_kernels/qs8_gemm_packed_a.h"
+#include "lite_kernels/qs8_gemm_packed_runs.h"
 
 #if defined(__aarch64__) || defined(__arm__)
 #include "../arm/qs8_gemm_ukernels_arm.h"
@@ -39,6 +40,17 @@ const lite_qs8_gemm_config* lite_qs8_gemm_config_select_arm(uint32_t features, s
 #endif
   if (LITE_CPU_HAS_NEON(features)) return &k_neon;
   return lite_qs8_gemm_config_portable();
+}
+
+lite_qs8_gemm_runs_ukernel_fn lite_qs8_gemm_runs_ukernel_select_arm(const lite_qs8_gemm_config* config);
+
+/* The dotprod config reads a convolution's kernel rows in place (qs8_gemm_packed_runs.h). */
+lite_qs8_gemm_runs_ukernel_fn lite_qs8_gemm_runs_ukernel_select_arm(const lite_qs8_gemm_config* config) {
+#if defined(__aarch64__)
+  if (config == &k_dot) return lite_qs8_gemm_runs_ukernel_64x16c4_aarch64_neondot;
+#endif
+  (void)config;
+  return NULL;
 }
 
 #endif

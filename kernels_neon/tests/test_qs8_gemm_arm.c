@@ -185,6 +185,30 @@ static void check_symmetric_weights(const lite_qs8_gemm_config* cfg) {
 }
 #endif
 
+#if defined(__aarch64__)
+/* The dotprod kernel's 8-column path (a panel of nc <= 8, m >= 8, k a multiple of 16: 8-row tiles, the
+ * last one overlapping when m % 8 != 0, nc < 8 through a scratch tile), with and without the left
+ * shift of large multipliers. */
+static void check_narrow_panels(const lite_qs8_gemm_config* cfg) {
+  kt_rng rng = kt_rng_make(8);
+  const size_t ms[] = {8, 13, 64, 71}, ns[] = {3, 8, 24, 40}, ks[] = {16, 96};
+  size_t cases = 0, passed = 0;
+  for (size_t mi = 0; mi < 4; ++mi)
+    for (size_t ni = 0; ni < 4; ++ni)
+      for (size_t ki = 0; ki < 2; ++ki) {
+        qs8_test_wide_multipliers = (int)((mi + ni + ki) % 2);
+        ++cases;
+        passed += (size_t)qs8_gemm_case(cfg, &rng, ms[mi], ns[ni], ks[ki], ki ? -128 : 3, ni ? 127 : -5,
+                                        ni == 2 ? -20 : -128, mi == 1 ? 20 : 127, (int)(mi & 1));
+      }
+  qs8_test_wide_multipliers = 0;
+  char what[160];
+  snprintf(what, sizeof(what), "%s: %zu of %zu GEMMs with a panel of <= 8 columns equal the reference", cfg->name,
+           passed, cases);
+  kt_record(passed == cases, __FILE__, __LINE__, what);
+}
+#endif
+
 int main(void) {
   const uint32_t detected = lite_cpu_features_detected();
   check_no_read_past_a(lite_qs8_gemm_config_portable());
@@ -203,6 +227,7 @@ int main(void) {
     check_no_read_past_a(lite_qs8_gemm_config_select(levels[i], 64, 64));
     check_requantization(lite_qs8_gemm_config_select(levels[i], 64, 64));
     check_symmetric_weights(lite_qs8_gemm_config_select(levels[i], 64, 64));
+    if (levels[i] == dot) check_narrow_panels(lite_qs8_gemm_config_select(dot, 64, 64));
     best = lite_qs8_gemm_config_select(levels[i], 64, 64)->name;
   }
 #elif defined(__arm__)

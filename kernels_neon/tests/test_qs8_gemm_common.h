@@ -18,6 +18,8 @@
 /* The least weight value the cases draw: -128 by default (imported models may hold it); -127 for
  * our quantizer's symmetric weights, which kernels may take a faster path for. */
 static int32_t qs8_test_weight_min = -128;
+/* Set: every case draws large multipliers too (left shifts), not only those with an odd k. */
+static int qs8_test_wide_multipliers = 0;
 
 /* A real multiplier drawn to cover tiny (shift ~60), usual (~2^-8) and, when `wide`, large (> 1,
  * shift < 31) cases; kernels may take a cheaper epilogue when every shift of a tile is >= 32. */
@@ -51,7 +53,8 @@ static inline int qs8_gemm_case(const lite_qs8_gemm_config* cfg, kt_rng* rng, si
   for (size_t j = 0; j < n; ++j) {
     bias[j] = kt_rand_int(rng, -(1 << 20), 1 << 20);
     int s = 1;
-    lite_quantize_multiplier(qs8_test_real_multiplier(rng, (int)(k % 2)), &multiplier[j], &s);
+    lite_quantize_multiplier(qs8_test_real_multiplier(rng, (int)(k % 2) | qs8_test_wide_multipliers), &multiplier[j],
+                             &s);
     shift[j] = s;
   }
   if (n > 2) multiplier[1] = 0, shift[1] = 1; /* a dead channel: output is the zero point */

@@ -13,12 +13,12 @@
 #include "lite_kernels/qs8_gemm_packed_runs.h"
 #include "lite_kernels/requantize.h"
 
-#if defined(__x86_64__)
-enum { kMaxRuns = 7 };
+#if defined(__x86_64__) || defined(__aarch64__)
+enum { kMaxRuns = 7, kMaxRows = 64 };
 
 static int runs_case(const lite_qs8_gemm_config* cfg, lite_qs8_gemm_runs_ukernel_fn ukernel, kt_rng* rng, size_t mr,
                      size_t nc, size_t runs, size_t run_bytes, size_t a_stride, int32_t zp_in, int32_t zp_out,
-                     int32_t act_min, int32_t act_max) {
+                     int32_t act_min, int32_t act_max, int wide) {
   const size_t k = runs * run_bytes, n = nc;
   int8_t* run_data[kMaxRuns];
   for (size_t s = 0; s < runs; ++s) {
@@ -34,11 +34,13 @@ static int runs_case(const lite_qs8_gemm_config* cfg, lite_qs8_gemm_runs_ukernel
   for (size_t j = 0; j < n; ++j) {
     bias[j] = kt_rand_int(rng, -(1 << 20), 1 << 20);
     int s = 1;
-    lite_quantize_multiplier(ldexp(kt_rand_uniform(rng, 0.5f, 1.0f), -kt_rand_int(rng, 4, 16)), &multiplier[j], &s);
+    /* wide: some multipliers above 1 (a left shift before the fixed-point multiply) */
+    const int exponent = wide && j % 3 == 0 ? kt_rand_int(rng, 0, 5) : -kt_rand_int(rng, 4, 16);
+    lite_quantize_multiplier(ldexp(kt_rand_uniform(rng, 0.5f, 1.0f), exponent), &multiplier[j], &s);
     shift[j] = s;
   }
   const lite_qs8_requant_params rq = {zp_in, zp_out, act_min, act_max, multiplier, shift};
-  int8_t ref[8 * 64], out[8 * 64];
+  static int8_t ref[kMaxRows * 64], out[kMaxRows * 64];
   lite_qs8_fully_connected_ref(mr, k, n, &rq, a_dense, w, bias, ref);
   void* packed = malloc(lite_qs8_gemm_packed_size(cfg, n, k));
   cfg->pack(cfg, n, k, w, 1, k, bias, zp_in, multiplier, shift, packed);
@@ -50,7 +52,7 @@ static int runs_case(const lite_qs8_gemm_config* cfg, lite_qs8_gemm_runs_ukernel
     ok &= memcmp(out + i * 64, ref + i * n, n) == 0;
     for (size_t j = n; j < 64; ++j) ok &= out[i * 64 + j] == 0x5A;  /* nothing past nc */
   }
-  for (size_t i = mr; i < 8; ++i)
+  for (size_t i = mr; i < kMaxRows; ++i)
     for (size_t j = 0; j < 64; ++j) ok &= out[i * 64 + j] == 0x5A;  /* nothing past mr */
   if (!ok)
     fprintf(stderr, "%s runs: mr=%zu nc=%zu runs=%zu run_bytes=%zu stride=%zu differ\n", cfg->name, mr, nc, runs,
@@ -62,7 +64,7 @@ static int runs_case(const lite_qs8_gemm_config* cfg, lite_qs8_gemm_runs_ukernel
   return ok;
 }
 
-static void run_runs_tests(uint32_t features, size_t n) {
+static void run_runs_tests(uint32_t features, size_t n, size_t count, int wide) {
   const lite_qs8_gemm_config* cfg = lite_qs8_gemm_config_select(features, n, 64);
   const lite_qs8_gemm_runs_ukernel_fn ukernel = lite_qs8_gemm_runs_ukernel_select(cfg);
   char what[160];
@@ -72,7 +74,7 @@ static void run_runs_tests(uint32_t features, size_t n) {
   const int32_t zps[] = {-128, 127, 0, 5};
   const int32_t clamps[][2] = {{-128, 127}, {-3, 127}, {-20, 20}};
   size_t cases = 0, passed = 0;
-  for (size_t t = 0; t < 60; ++t) {
+  for (size_t t = 0; t < count; ++t) {
     const size_t mr = (size_t)kt_rand_int(&rng, 1, (int32_t)cfg->mr);
     const size_t nc = (size_t)kt_rand_int(&rng, 1, (int32_t)cfg->nr);
     const size_t runs = (size_t)kt_rand_int(&rng, 1, kMaxRuns);
@@ -82,7 +84,7 @@ static void run_runs_tests(uint32_t features, size_t n) {
     const int32_t* cl = clamps[t % 3];
     ++cases;
     passed += (size_t)runs_case(cfg, ukernel, &rng, mr, nc, runs, run_bytes, a_stride, zps[t % 4], zps[(t + 1) % 4],
-                                cl[0], cl[1]);
+                                cl[0], cl[1], wide);
   }
   snprintf(what, sizeof(what), "%s runs kernel: %zu of %zu random tiles equal lite_qs8_fully_connected_ref", cfg->name,
            passed, cases);
@@ -95,12 +97,15 @@ int main(void) {
 #if defined(__x86_64__)
   const uint32_t f = LITE_CPU_X86_AVX2 | LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI;
   if (kt_cpu_has(f, "qs8_gemm_runs_avx512vnni")) {
-    run_runs_tests(f, 16);
-    run_runs_tests(f, 24);
-    run_runs_tests(f, 64);
+    run_runs_tests(f, 16, 60, 0);
+    run_runs_tests(f, 24, 60, 0);
+    run_runs_tests(f, 64, 60, 0);
   }
+#elif defined(__aarch64__)
+  const uint32_t dot = LITE_CPU_ARM_NEON | LITE_CPU_ARM_DOTPROD;
+  if (kt_cpu_has(dot, "qs8_gemm_runs_64x16c4_aarch64_neondot")) run_runs_tests(dot, 64, 120, 1);
 #else
-  kt_skip("no runs kernel outside x86-64 yet");
+  kt_skip("no runs kernel on armv7");
 #endif
   KT_CHECK(lite_qs8_gemm_runs_ukernel_select(lite_qs8_gemm_config_portable()) == NULL);
   return kt_finish();

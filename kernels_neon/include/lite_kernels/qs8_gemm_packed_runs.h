@@ -38,6 +38,13 @@ void lite_qs8_gemm_runs_ukernel_8x32c4_avx512vnni(size_t mr, size_t nc, size_t r
                                                   const int8_t* const* a, size_t a_stride, const void* w, int8_t* c,
                                                   size_t c_stride, const lite_qs8_gemm_params* params);
 
+/* aarch64 dotprod: 4-row tiles (8-row ones for a panel of <= 8 columns and runs of a multiple of 16
+ * bytes), intrinsics for mr < 4 or runs shorter than 16 bytes. */
+void lite_qs8_gemm_runs_ukernel_64x16c4_aarch64_neondot(size_t mr, size_t nc, size_t runs, size_t run_bytes,
+                                                        const int8_t* const* a, size_t a_stride, const void* w,
+                                                        int8_t* c, size_t c_stride,
+                                                        const lite_qs8_gemm_params* params);
+
 #ifdef __cplusplus
 }
 #endif

@@ -114,8 +114,19 @@ void interior_columns(const lite_conv2d_params& p, size_t* begin, size_t* end) {
 bool rows_gemm_applies(const lite_conv2d_params& p, const lite_qs8_gemm_config* config) {
   if (lite_qs8_gemm_runs_ukernel_select(config) == nullptr) return false;
   if (p.dilation_w != 1 || p.kernel_h > kRowsGemmMaxKernelH || (p.kernel_w * p.in_c) % config->kr != 0) return false;
+  // aarch64 dotprod (MR 64) loads kernel rows 16 bytes at a time: a shorter run or a k % 16 tail per run
+  // costs more than im2col's one tail (ResNet-18's 7x7 stem on 3 -> 4 channels: +3.7 M instructions)
+  if (config->mr > 8 && (p.kernel_w * p.in_c) % 16 != 0) return false;
   size_t begin = 0, end = 0;
   interior_columns(p, &begin, &end);
+  if (config->mr > 8) {
+    // aarch64 dotprod (MR 64): 4-row tiles, the last one overlapping. im2col's copy costs about 1/18 of
+    // the GEMM, and its tiles span output rows (the border pixels' small GEMMs do not): in place only for
+    // long rows wasting <= 1/32. Measured under qemu cortex-a76: ResNet-18's 54, 26 and 12 interior
+    // pixels +1.3 M instructions in place, PP-OCRv4 det's 158 and 78 -10 M.
+    const size_t interior = end - begin, computed = (interior + 3) / 4 * 4;
+    return interior >= 64 && 32 * (computed - interior) <= interior;
+  }
   return rows_fill_tiles(end - begin, config->mr);
 }
 
@@ -257,6 +268,9 @@ Status prepare(OpContext* ctx) {
       st->runs = lite_qs8_gemm_runs_ukernel_select(st->gemm->config);
       interior_columns(p, &st->interior_begin, &st->interior_end);
       st->task_rows = (kRowsGemmTaskPixels + p.out_w - 1) / p.out_w;
+      // aarch64 dotprod's 4-row tiles: at least 4 border pixels per task when a row has 2 (fewer run in
+      // intrinsics, one 4-row tile each)
+      if (st->gemm->config->mr > 8 && st->task_rows < 2) st->task_rows = 2;
       const size_t borders = p.out_w - (st->interior_end - st->interior_begin);
       // per thread: the border pixels' im2col rows, then their outputs before they are scattered
       st->thread_scratch = st->task_rows * borders * (k + p.out_c);
