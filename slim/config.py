@@ -39,6 +39,10 @@ class QuantConfig:
     whole_decision_ranges: graph outputs and the logits a SOFTMAX / ARG_MAX / TOP_K reads get their
       whole observed range whatever ``algorithm`` says (slim/decision_tensors.py: their extremes are
       the prediction; a percentile clips the winners into ties). ``overrides`` still win.
+    range_search: with ``algorithm="hist"``, choose among the candidate ranges (min / max, 99.9%,
+      99.99%, 99.999% quantiles) for the whole model, then per group of tensors, the one whose int8
+      model's outputs agree best with fp32 on the first ``search_batches`` calibration batches
+      (slim/range_search.py); ``search_groups`` contiguous groups of tensors in graph order.
     """
 
     algorithm: str = "abs_max"
@@ -55,6 +59,9 @@ class QuantConfig:
     eval_fn: Callable[[bytes], float] | None = None
     max_fp32_layers: int | None = None
     whole_decision_ranges: bool = True
+    range_search: bool = False
+    search_batches: int = 2
+    search_groups: int = 4
 
     @property
     def mixed_precision(self) -> bool:
@@ -73,6 +80,9 @@ class QuantConfig:
         if (self.accuracy_target is None) != (self.eval_fn is None):
             raise ValueError("accuracy_target and eval_fn go together: eval_fn(lite_bytes) measures what "
                              "accuracy_target asks for")
+        if self.search_batches < 1 or self.search_groups < 0:
+            raise ValueError(f"search_batches must be >= 1 and search_groups >= 0, got "
+                             f"{self.search_batches} and {self.search_groups}")
         if self.max_fp32_layers is not None and self.max_fp32_layers < 0:
             raise ValueError(f"max_fp32_layers must be >= 0, got {self.max_fp32_layers}")
 
