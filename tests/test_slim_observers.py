@@ -83,7 +83,8 @@ def test_hist_is_the_size_weighted_mean_of_each_batchs_exact_quantiles() -> None
 def test_hist_candidates_come_from_the_same_exact_partition() -> None:
     """Range search's candidates (slim/range_search.py): each SEARCH_PERCENTILES range is the same
     size-weighted mean of exact per-batch order statistics as the configured one (numpy sort)."""
-    batches = [RNG.standard_t(3, 20_000).astype(np.float32), (RNG.standard_t(3, 30_000) * 2).astype(np.float32)]
+    batches = [RNG.standard_t(3, 20_000).astype(np.float32),
+               (RNG.standard_t(3, 30_000) * 2).astype(np.float32)]
     observer = make_observer("hist", QuantConfig(algorithm="hist", percentile=0.9999, progress=False))
     for batch in batches:
         observer.update(batch)
