@@ -68,7 +68,8 @@ def config_of(spec: str) -> slim.QuantConfig:
     else:
         fields = dict(item.split("=", 1) for item in spec.split(","))
         base = slim.QuantConfig(algorithm=fields.get("algorithm", "abs_max"))
-        settings = slim.QuantConfig(**{key: _parsed(getattr(base, key), value) for key, value in fields.items()})
+        settings = slim.QuantConfig(**{key: _parsed(getattr(base, key), value)
+                                       for key, value in fields.items()})
     settings.progress = False
     return settings
 
