@@ -17,6 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import slim
 from runtime_arm import Interpreter
+from slim.config import resolve_config
 from slim.range_search import searchable_tensors
 
 ort = pytest.importorskip("onnxruntime")
@@ -91,5 +92,8 @@ def test_search_reports_its_trials_and_leaves_fixed_rules_alone(tmp_path) -> Non
 
 
 def test_search_settings_are_checked() -> None:
+    preset = resolve_config("int8_search")
+    assert preset.range_search and preset.algorithm == "hist"
+    assert not resolve_config("int8").range_search and not resolve_config("int8_fast").range_search
     with pytest.raises(ValueError, match="search_batches"):
         slim.QuantConfig(search_batches=0)
