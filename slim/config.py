@@ -80,6 +80,9 @@ class QuantConfig:
         if (self.accuracy_target is None) != (self.eval_fn is None):
             raise ValueError("accuracy_target and eval_fn go together: eval_fn(lite_bytes) measures what "
                              "accuracy_target asks for")
+        if self.range_search and self.algorithm != "hist":
+            raise ValueError(f"range_search chooses among hist quantiles and min / max: it needs "
+                             f"algorithm='hist', got {self.algorithm!r}")
         if self.search_batches < 1 or self.search_groups < 0:
             raise ValueError(f"search_batches must be >= 1 and search_groups >= 0, got "
                              f"{self.search_batches} and {self.search_groups}")

@@ -5,7 +5,8 @@ One range rule for every tensor does not serve a family: on hard rendered data P
 points with the observed min / max and 1.3 with 99.99% quantiles, while PP-OCRv4 det's line recall
 goes the other way (docs/QUANTIZATION.md "Range search"), and a tensor's own quantization error
 (``mse``) or its consumers' error picks wrongly for one of them. What matters is the model's output,
-so this judges candidates there, label-free, as NNCF's and PaddleSlim's searches do: the int8
+so this judges candidates there, label-free (PaddleSlim's quant_post_hpo and NNCF's PTQ
+hyperparameter tuner also judge calibration settings on the model's output, but per model): the int8
 model (int8 pass, our runtime) runs the first ``QuantConfig.search_batches`` calibration batches and
 its graph outputs are compared with fp32 (SQNR, dB; the worst output counts).
 
@@ -13,7 +14,8 @@ The candidates come from the same calibration run (slim/calibrate.py ``Calibrati
 min / max and the SEARCH_PERCENTILES quantiles of every batch). The search first picks the best
 rule for the whole model, then walks the tensors in graph order in ``QuantConfig.search_groups``
 contiguous groups and gives each group the rule that raises the output SQNR most (coordinate
-descent, one pass). Tensors with a fixed rule (overrides, decision tensors) are never changed.
+descent, one pass). Tensors another algorithm calibrated (overrides, and the decision tensors of
+slim/decision_tensors.py at their min / max) have one range under every rule and are never changed.
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ def search_ranges(prepared: Prepared) -> Prepared:
         return prepared
     probe = dataclasses.replace(prepared, batches=prepared.batches[: settings.search_batches])
     references = reference_outputs(probe)
-    groups = [list(chunk) for chunk in np.array_split(np.array(names, dtype=object),
-                                                     min(settings.search_groups, len(names))) if len(chunk)]
+    count = min(settings.search_groups, len(names))
+    groups = [list(chunk) for chunk in np.array_split(np.array(names, dtype=object), count)] if count else []
     total = len(candidates) * (1 + len(groups)) - len(groups)
     bar = ProgressBar(total, "searching ranges", enabled=settings.progress)
     trials: list[tuple[str, float]] = []

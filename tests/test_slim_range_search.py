@@ -97,3 +97,5 @@ def test_search_settings_are_checked() -> None:
     assert not resolve_config("int8").range_search and not resolve_config("int8_fast").range_search
     with pytest.raises(ValueError, match="search_batches"):
         slim.QuantConfig(search_batches=0)
+    with pytest.raises(ValueError, match="needs algorithm='hist'"):
+        slim.QuantConfig(algorithm="abs_max", range_search=True)
