@@ -62,14 +62,27 @@ def cls_predictions(model: bytes, inputs: np.ndarray) -> np.ndarray:
 
 
 def config_of(spec: str) -> slim.QuantConfig:
-    """A preset name, or ``key=value,...`` fields of slim.QuantConfig (``algorithm=hist,percentile=0.9``)."""
+    """A preset name, or ``key=value,...`` fields of slim.QuantConfig (``algorithm=hist,range_search=1``)."""
     if "=" not in spec:
         settings = resolve_config(spec)
     else:
         fields = dict(item.split("=", 1) for item in spec.split(","))
-        settings = slim.QuantConfig(**{k: v if k == "algorithm" else float(v) for k, v in fields.items()})
+        base = slim.QuantConfig(algorithm=fields.get("algorithm", "abs_max"))
+        settings = slim.QuantConfig(**{key: _parsed(getattr(base, key), value)
+                                       for key, value in fields.items()})
     settings.progress = False
     return settings
+
+
+def _parsed(default: object, text: str) -> object:
+    """``text`` as the type of the field's default (``range_search=1``, ``search_groups=4``)."""
+    if isinstance(default, bool):
+        return text.lower() in ("1", "true", "yes")
+    if isinstance(default, int):
+        return int(text)
+    if isinstance(default, float) or (default is None and "." in text):
+        return float(text)
+    return int(text) if default is None else text
 
 
 def compress_timed(key: str, calibration: list[np.ndarray], config: str) -> tuple[bytes, float, int]:

@@ -21,7 +21,7 @@ from lite_converter.passes.quantize_int8 import POOL_OPS, WEIGHTED_OPS
 from lite_converter.writer import serialize
 from runtime_arm import Interpreter
 from slim.config import QuantConfig
-from slim.observers import Observer, make_observer
+from slim.observers import Observer, PercentileObserver, make_observer
 from slim.progress import ProgressBar
 
 OBSERVED_OPS = (*WEIGHTED_OPS, "CONV_TRANSPOSE_2D", *POOL_OPS, "ADD", "CONCAT")
@@ -29,10 +29,15 @@ OBSERVED_OPS = (*WEIGHTED_OPS, "CONV_TRANSPOSE_2D", *POOL_OPS, "ADD", "CONCAT")
 
 @dataclasses.dataclass
 class CalibrationResult:
-    """Real range and shapes seen per tensor name of the lowered graph."""
+    """Real range and shapes seen per tensor name of the lowered graph.
+
+    ``candidates``: other range rules' ranges from the same run (rule name -> tensor -> range), for the
+    tensors a ``hist`` observer calibrated (the others keep theirs): ``abs_max`` (the values' min /
+    max) and ``hist <p>`` per observers.SEARCH_PERCENTILES (slim/range_search.py weighs them)."""
 
     ranges: dict[str, tuple[float, float]]
     shapes: dict[str, set[tuple[int, ...]]]
+    candidates: dict[str, dict[str, tuple[float, float]]] = dataclasses.field(default_factory=dict)
 
 
 def tensors_to_observe(graph: Graph) -> list[str]:
@@ -91,4 +96,21 @@ def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantC
     finally:
         bar.close()
         interpreter.close()
-    return CalibrationResult({name: obs.range() for name, obs in observers.items()}, shapes)
+    return CalibrationResult({name: obs.range() for name, obs in observers.items()}, shapes,
+                             candidate_ranges(observers))
+
+
+def candidate_ranges(observers: dict[str, Observer]) -> dict[str, dict[str, tuple[float, float]]]:
+    """CalibrationResult.candidates: each rule's ranges, from observers that saw every value."""
+    percentile = [obs for obs in observers.values() if isinstance(obs, PercentileObserver)]
+    if not percentile:
+        return {}
+    rules: dict[str, dict[str, tuple[float, float]]] = {
+        "abs_max": {name: Observer.range(obs) for name, obs in observers.items()}}
+    for p in percentile[0].percentiles:
+        rules[f"hist {p}"] = {name: obs.range_at(p) if isinstance(obs, PercentileObserver) else obs.range()
+                              for name, obs in observers.items()}
+    for name, obs in observers.items():
+        if not isinstance(obs, PercentileObserver):
+            rules["abs_max"][name] = obs.range()
+    return rules

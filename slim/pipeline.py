@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ class Prepared:
     calibration: CalibrationResult
     float_params: dict[str, FloatParams]
     window_means: dict[str, WindowMean]
+    range_search: Any = None  # the slim.range_search.RangeSearchResult when QuantConfig.range_search
 
 
 @dataclasses.dataclass
@@ -71,7 +73,12 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
     taps: list[Tap] = [(mean.node.inputs[0], mean.update) for mean in means.values()]
     calibration = calibrate(graph, batches, settings, algorithm_of, taps)
     used = batches if settings.max_batches is None else batches[: settings.max_batches]
-    return Prepared(graph, used, settings, calibration, float_params(graph), means)
+    prepared = Prepared(graph, used, settings, calibration, float_params(graph), means)
+    if settings.range_search:
+        from slim.range_search import search_ranges  # it runs quantize(): a module-level import would cycle
+
+        prepared = search_ranges(prepared)
+    return prepared
 
 
 def refuse_quantized(loaded: LoadedModel, model: ModelSource) -> None:

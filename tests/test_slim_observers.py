@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from slim.config import QuantConfig
-from slim.observers import make_observer
+from slim.observers import SEARCH_PERCENTILES, make_observer
 
 RNG = np.random.default_rng(7)
 
@@ -78,3 +78,23 @@ def test_hist_is_the_size_weighted_mean_of_each_batchs_exact_quantiles() -> None
     low, high = observer.range()
     assert low == pytest.approx((2 * float(a[2]) + 3 * float(b[3])) / 5, rel=1e-6)
     assert high == pytest.approx((2 * float(a[-3]) + 3 * float(b[-4])) / 5, rel=1e-6)
+
+
+def test_hist_candidates_come_from_the_same_exact_partition() -> None:
+    """Range search's candidates (slim/range_search.py): each SEARCH_PERCENTILES range is the same
+    size-weighted mean of exact per-batch order statistics as the configured one (numpy sort)."""
+    batches = [RNG.standard_t(3, 20_000).astype(np.float32),
+               (RNG.standard_t(3, 30_000) * 2).astype(np.float32)]
+    observer = make_observer("hist", QuantConfig(algorithm="hist", percentile=0.9999, progress=False))
+    for batch in batches:
+        observer.update(batch)
+    for percentile in SEARCH_PERCENTILES:
+        lows, highs = [], []
+        for batch in batches:
+            tail = int((1.0 - percentile) * batch.size + 1e-6)
+            ordered = np.sort(batch)
+            lows.append(float(ordered[tail]) * batch.size)
+            highs.append(float(ordered[-1 - tail]) * batch.size)
+        low, high = observer.range_at(percentile)
+        assert low == pytest.approx(sum(lows) / 50_000, rel=1e-6)
+        assert high == pytest.approx(sum(highs) / 50_000, rel=1e-6)
