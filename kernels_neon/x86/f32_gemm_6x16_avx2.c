@@ -14,13 +14,10 @@
 
 enum { MR = 6, NR = 16 };
 
-/* The tile for ROWS rows and the first COLS (8 or 16) columns of the panel (compile-time constants
- * after inlining: the arrays live in registers). Row i's k = runs * run_len values are `runs` runs
- * of run_len floats at a + i * a_stride + r * run_stride (one run: a plain GEMM row; several: a
- * convolution's kernel rows read in place from the NHWC input instead of an im2col copy). */
 /* acc[i] += sum over the next `len` k values of row i (rows_r[i] + p) times the panel rows at w. */
-static inline __attribute__((always_inline)) void k_steps(const size_t ROWS, const size_t COLS, const float* const* rows_r,
-                                                          size_t p, size_t len, const float* w, __m256 acc[][2]) {
+static inline __attribute__((always_inline)) void k_steps(const size_t ROWS, const size_t COLS,
+                                                          const float* const* rows_r, size_t p, size_t len,
+                                                          const float* w, __m256 acc[][2]) {
   for (size_t end = p + len; p < end; ++p, w += NR) {
     const __m256 bl = _mm256_loadu_ps(w), bh = COLS == 16 ? _mm256_loadu_ps(w + 8) : _mm256_setzero_ps();
 #pragma GCC unroll 6

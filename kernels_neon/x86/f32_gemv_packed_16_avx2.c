@@ -12,7 +12,7 @@ static inline __attribute__((always_inline)) void panels(const size_t COUNT, siz
                                                          const float* w, float* c) {
   const size_t stride = (k + 1) * NR;
   __m256 acc[GROUP][2];
-  float total[GROUP][NR] = {{0}}; /* the finished k blocks' sum (f32_gemm_packed.h's order; zeroed for -Wmaybe-uninitialized) */
+  float total[GROUP][NR] = {{0}}; /* the finished k blocks' sum (zeroed: -Wmaybe-uninitialized) */
   for (size_t g = 0; g < COUNT; ++g) {
     acc[g][0] = _mm256_loadu_ps(w + g * stride); /* the first block starts at the bias */
     acc[g][1] = _mm256_loadu_ps(w + g * stride + 8);
