@@ -66,7 +66,9 @@ __attribute__((unused)) static void runs_sweep(uint32_t features, const char* va
   if (!kt_cpu_has(features, variant)) return;
   const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17};
   const size_t ns[] = {1, 7, 8, 9, 16, 17, 24, 25, 32, 40};
-  const size_t shapes[][3] = {{3, 9, 50}, {7, 21, 80}, {1, 27, 27}, {2, 5, 11}, {3, 1, 4}, {3, 24, 100}}; /* runs, len, stride */
+  /* runs, len, stride; k = 147 and 288 cross the k blocks of f32_gemm_packed.h inside a run, 256 at a run's end */
+  const size_t shapes[][3] = {{3, 9, 50}, {7, 21, 80}, {1, 27, 27}, {2, 5, 11}, {3, 1, 4}, {3, 24, 100},
+                              {12, 24, 300}, {4, 64, 100}};
   int kind = 0;
   for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi)
     for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni)

@@ -42,7 +42,7 @@ int main(void) {
   if (gemv != NULL) {
     kt_rng rng = kt_rng_make(7);
     const size_t widths[] = {1, 15, 16, 17, 63, 64, 65, 100, 512};
-    const size_t depths[] = {0, 1, 7, 128};
+    const size_t depths[] = {0, 1, 7, 128, 129, 256, 300}; /* 129-300: one to three k blocks (f32_gemm_packed.h) */
     for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); ++i)
       for (size_t j = 0; j < sizeof(depths) / sizeof(depths[0]); ++j) check_shape(config, gemv, widths[i], depths[j], &rng);
     tested = 1;

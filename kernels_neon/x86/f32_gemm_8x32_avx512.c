@@ -6,8 +6,9 @@
  * layers of 49 pixels). A narrow last panel (nc <= 16, or <= 24: MobileNetV2's 24- and 144-channel
  * layers) computes only the lanes it stores, with one zmm or a zmm + a ymm per row: the padding
  * lanes of a 32-wide panel would otherwise cost a quarter to half of the FMAs (on AMD Zen 4 a ymm FMA
- * costs half a zmm one). Each accumulator lane still sums bias, then k = 0, 1, ... in order, so the
- * result of an element does not depend on the variant (or thread split) that computed it. */
+ * costs half a zmm one). Each accumulator lane sums in f32_gemm_packed.h's order (k blocks of
+ * LITE_F32_GEMM_KBLOCK), as the AVX2 kernel does, so the result of an element does not depend on the
+ * variant (or thread split) that computed it. */
 #include <immintrin.h>
 
 #include "lite_kernels/f32_gemm_packed.h"
@@ -40,8 +41,29 @@ ALWAYS_INLINE __mmask16 lanes(size_t count) {
   return count >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << count) - 1u);
 }
 
+/* acc += the next `len` k values of each row (rows_r[i] + p), prefetching one line per step while
+ * p < prefetch_lines. */
+ALWAYS_INLINE void k_steps(const size_t ROWS, const size_t COLS, const float* const* rows_r, size_t p, size_t len,
+                           const float* w, __m512* lo, __m512* hi, __m256* hi8, const char* prefetch,
+                           size_t prefetch_lines) {
+  for (size_t end = p + len; p < end; ++p, w += NR) {
+    if (p < prefetch_lines) _mm_prefetch(prefetch + p * 64, _MM_HINT_T1);
+    const __m512 bl = _mm512_loadu_ps(w);
+    const __m512 bh = COLS == 32 ? _mm512_loadu_ps(w + 16) : _mm512_setzero_ps();
+    const __m256 bh8 = COLS == 24 ? _mm256_loadu_ps(w + 16) : _mm256_setzero_ps();
+    for (size_t i = 0; i < ROWS; ++i) {
+      const __m512 x = _mm512_set1_ps(rows_r[i][p]);
+      lo[i] = _mm512_fmadd_ps(x, bl, lo[i]);
+      if (COLS == 32) hi[i] = _mm512_fmadd_ps(x, bh, hi[i]);
+      if (COLS == 24) hi8[i] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), bh8, hi8[i]);
+    }
+  }
+}
+
 /* The tile for ROWS rows and the first COLS (16, 24 or 32) columns of the panel; both are
- * compile-time constants after inlining, so the accumulator arrays live in registers. */
+ * compile-time constants after inlining, so the accumulator arrays live in registers. The sum order
+ * is f32_gemm_packed.h's (the bias and the first k block, later blocks from zero, the blocks' sums
+ * in order), blocks counted over the whole row across runs. */
 ALWAYS_INLINE void gemm_tile_runs(const size_t ROWS, const size_t COLS, size_t mr, size_t nc, size_t runs,
                                   size_t run_len, size_t run_stride, const float* a, size_t a_stride, const float* w,
                                   float* c, size_t c_stride, const lite_f32_minmax_params* params,
@@ -59,20 +81,45 @@ ALWAYS_INLINE void gemm_tile_runs(const size_t ROWS, const size_t COLS, size_t m
     if (COLS == 24) hi8[i] = hi8[0];
   }
   w += NR;
+  float total[MR][NR]; /* the sum of the finished k blocks (in memory: a second register set spills) */
+  size_t in_block = 0, left = runs * run_len;
+  int have_total = 0;
   for (size_t r = 0; r < runs; ++r) {
     const float* rows_r[MR];
     for (size_t i = 0; i < ROWS; ++i) rows_r[i] = rows[i] + r * run_stride;
-    for (size_t p = 0; p < run_len; ++p, w += NR) {
-      if (p < prefetch_lines) _mm_prefetch(prefetch + p * 64, _MM_HINT_T1);
-      const __m512 bl = _mm512_loadu_ps(w);
-      const __m512 bh = COLS == 32 ? _mm512_loadu_ps(w + 16) : _mm512_setzero_ps();
-      const __m256 bh8 = COLS == 24 ? _mm256_loadu_ps(w + 16) : _mm256_setzero_ps();
-      for (size_t i = 0; i < ROWS; ++i) {
-        const __m512 x = _mm512_set1_ps(rows_r[i][p]);
-        lo[i] = _mm512_fmadd_ps(x, bl, lo[i]);
-        if (COLS == 32) hi[i] = _mm512_fmadd_ps(x, bh, hi[i]);
-        if (COLS == 24) hi8[i] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), bh8, hi8[i]);
+    for (size_t p = 0; p < run_len;) {
+      const size_t room = LITE_F32_GEMM_KBLOCK - in_block, len = run_len - p < room ? run_len - p : room;
+      k_steps(ROWS, COLS, rows_r, p, len, w, lo, hi, hi8, prefetch, prefetch_lines);
+      p += len;
+      w += len * NR;
+      in_block += len;
+      left -= len;
+      if (in_block == LITE_F32_GEMM_KBLOCK && left != 0) { /* a block ends and another follows */
+#pragma GCC unroll 8
+        for (size_t i = 0; i < ROWS; ++i) {
+          _mm512_storeu_ps(total[i], have_total ? _mm512_add_ps(_mm512_loadu_ps(total[i]), lo[i]) : lo[i]);
+          lo[i] = _mm512_setzero_ps();
+          if (COLS == 32) {
+            _mm512_storeu_ps(total[i] + 16, have_total ? _mm512_add_ps(_mm512_loadu_ps(total[i] + 16), hi[i]) : hi[i]);
+            hi[i] = _mm512_setzero_ps();
+          }
+          if (COLS == 24) {
+            _mm256_storeu_ps(total[i] + 16,
+                             have_total ? _mm256_add_ps(_mm256_loadu_ps(total[i] + 16), hi8[i]) : hi8[i]);
+            hi8[i] = _mm256_setzero_ps();
+          }
+        }
+        have_total = 1;
+        in_block = 0;
       }
+    }
+  }
+  if (have_total) {
+#pragma GCC unroll 8
+    for (size_t i = 0; i < ROWS; ++i) {
+      lo[i] = _mm512_add_ps(_mm512_loadu_ps(total[i]), lo[i]);
+      if (COLS == 32) hi[i] = _mm512_add_ps(_mm512_loadu_ps(total[i] + 16), hi[i]);
+      if (COLS == 24) hi8[i] = _mm256_add_ps(_mm256_loadu_ps(total[i] + 16), hi8[i]);
     }
   }
   const __mmask16 mask_l = lanes(nc), mask_h = nc <= 16 ? (__mmask16)0 : lanes(nc - 16);

@@ -2,7 +2,7 @@
  * one row of A. The GEMM microkernels run a single row as one dependent FMA chain per vector of a
  * panel, bound by FMA latency; a recurrent layer's per-step h · Rᵀ is exactly that shape (batch 1),
  * so the GEMV runs several panels at once to keep the FMA units busy. Each element is summed as the
- * microkernel sums it (bias, then k = 0, 1, ... with FMA), so results equal the GEMM's. */
+ * microkernel of its packing sums it (f32_gemm_packed.h), so results equal the GEMM's. */
 #ifndef LITE_KERNELS_F32_GEMV_PACKED_H
 #define LITE_KERNELS_F32_GEMV_PACKED_H
 
