@@ -119,15 +119,17 @@ def batch(data: list[Scene], picks: np.ndarray, flips: np.ndarray, segmentation:
     return x, *(torch.from_numpy(np.stack([t[k] for t in targets])) for k in (0, 1))
 
 
-def train(name: str, data: list[Scene], seconds: float, batch_size: int, log: Callable[[str], None]) -> dict:
-    """Trains ``name`` for ``seconds``; returns the checkpoint dict."""
+def train(name: str, data: list[Scene], seconds: float, batch_size: int, log: Callable[[str], None],
+          save: Callable[[dict], None]) -> dict:
+    """Trains ``name`` for ``seconds`` of this process's CPU time (the same training whatever else
+    the machine runs); returns the checkpoint dict."""
     torch.manual_seed(0)
     model = build(name).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     rng = np.random.default_rng(0)
-    start, step, losses = time.monotonic(), 0, []
-    while time.monotonic() - start < seconds:
-        progress = (time.monotonic() - start) / seconds
+    start, step, losses = time.process_time(), 0, []
+    while time.process_time() - start < seconds:
+        progress = (time.process_time() - start) / seconds
         for group in optimizer.param_groups:
             group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * progress))
         picks = rng.integers(0, len(data), batch_size)
@@ -143,16 +145,22 @@ def train(name: str, data: list[Scene], seconds: float, batch_size: int, log: Ca
         optimizer.step()
         losses.append(float(loss.detach()))
         step += 1
-        if step % 20 == 0:
-            log(f"{name} step {step} {time.monotonic() - start:.0f}s loss {np.mean(losses[-20:]):.3f}")
-    return {"state_dict": model.state_dict(), "steps": step, "seconds": time.monotonic() - start,
+        if step % 10 == 0:
+            log(f"{name} step {step} {time.process_time() - start:.0f}s loss {np.mean(losses[-20:]):.3f}")
+        if step % 50 == 0:  # an interrupted training still leaves its latest weights
+            save(_checkpoint(model, step, time.process_time() - start, losses))
+    return _checkpoint(model, step, time.process_time() - start, losses)
+
+
+def _checkpoint(model: nn.Module, step: int, seconds: float, losses: list[float]) -> dict:
+    return {"state_dict": model.state_dict(), "steps": step, "seconds": seconds,
             "final_loss": float(np.mean(losses[-20:]))}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", default=["yolov8", "yolox", "segnet"])
-    parser.add_argument("--minutes", type=float, default=6.0, help="training time per model")
+    parser.add_argument("--minutes", type=float, default=6.0, help="CPU time per model (1 thread)")
     parser.add_argument("--scenes", type=int, default=600, help="training scenes (rendered once, cached)")
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1)
@@ -162,8 +170,10 @@ def main() -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     data = training_scenes(args.cache, args.scenes)
     for name in args.models:
-        result = train(name, data, args.minutes * 60, args.batch, lambda line: print(line, flush=True))
-        torch.save(result, checkpoint_path(args.cache, name))
+        path = checkpoint_path(args.cache, name)
+        result = train(name, data, args.minutes * 60, args.batch, lambda line: print(line, flush=True),
+                       lambda checkpoint, path=path: torch.save(checkpoint, path))
+        torch.save(result, path)
         print(f"{name}: {result['steps']} steps in {result['seconds']:.0f} s, "
               f"loss {result['final_loss']:.3f} -> {checkpoint_path(args.cache, name)}", flush=True)
 

@@ -5,7 +5,9 @@ fake-quant simulation (0 LSB: integer arithmetic on both sides), on the host and
 (cortex-a72: the plain-NEON int8 kernels of a Raspberry Pi 4).
 
 The nets are untrained (BatchNorm statistics drawn at random) and small (width 0.25, 64x64) to stay
-within a few seconds; the trained models' accuracy and speed are in benchmarks/yolo_int8.py.
+within a few seconds (the ONNX export is most of it); the YOLOX-style net (the same op families
+plus the head's class x objectness MUL, which stays fp32) and the trained models' accuracy and
+speed are in benchmarks/yolo_int8.py.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from lite_converter.ir import Graph
 from tests.models.seg_net import SegNet
 from tests.models.torch_export import randomize_batch_norm, to_onnx
 from tests.models.yolo_v8 import YoloV8
-from tests.models.yolox import YoloX
 from tests.slim_oracle import assert_exact, int8_mismatches, simulation_mismatches
 from tests.test_int8_arm import cross_builds, run_all_tensors_on_arm
 
@@ -31,13 +32,11 @@ __all__ = ["cross_builds"]  # the qemu build fixture, shared with tests/test_int
 SIZE = 64
 NETS = {
     "yolov8": lambda: YoloV8(num_classes=4, width=0.25),
-    "yolox": lambda: YoloX(num_classes=4, width=0.25),
     "segnet": lambda: SegNet(num_classes=5, width=8),
 }
 # The int8 op families each net must run (beyond CONV_2D), by what the graph holds.
 FAMILIES = {
     "yolov8": {"SILU", "SPLIT", "CONCAT", "MAX_POOL_2D", "RESIZE", "ADD", "SIGMOID"},
-    "yolox": {"SILU", "CONCAT", "MAX_POOL_2D", "RESIZE", "ADD", "SIGMOID"},
     "segnet": {"SILU", "CONCAT", "RESIZE"},
 }
 
@@ -72,8 +71,9 @@ def test_every_convolution_and_op_family_runs_int8(quantized: tuple) -> None:
     families = set(_ops_of(result.graph, int8).values())
     assert FAMILIES[name] <= families, f"{name}: not int8: {FAMILIES[name] - families}"
     borders = [node.op_type for node in result.graph.nodes if node.op_type in ("QUANTIZE", "DEQUANTIZE")]
-    # one QUANTIZE of the input; a DEQUANTIZE per fp32 head operand (softplus, class x objectness) at most
-    assert borders.count("QUANTIZE") == 1 and borders.count("DEQUANTIZE") <= 9, borders
+    # one QUANTIZE of the input; a DEQUANTIZE per fp32 head operand (softplus of each level's box branch,
+    # each level's class scores) at most: nothing falls back to fp32 inside the backbone or the neck
+    assert borders.count("QUANTIZE") == 1 and borders.count("DEQUANTIZE") <= 6, borders
 
 
 def test_int8_tensors_equal_simulation_on_host(quantized: tuple) -> None:
