@@ -24,7 +24,7 @@ from slim.config import QuantConfig
 from slim.observers import Observer, PercentileObserver, make_observer
 from slim.progress import ProgressBar
 
-OBSERVED_OPS = (*WEIGHTED_OPS, "CONV_TRANSPOSE_2D", *POOL_OPS, "ADD", "CONCAT")
+OBSERVED_OPS = (*WEIGHTED_OPS, "CONV_TRANSPOSE_2D", *POOL_OPS, "ADD", "CONCAT", "SPLIT", "RESIZE")
 
 
 @dataclasses.dataclass
@@ -46,7 +46,7 @@ def tensors_to_observe(graph: Graph) -> list[str]:
     for node in graph.nodes:
         if node.op_type not in OBSERVED_OPS:
             continue
-        for name in (*node.inputs, node.outputs[0]):
+        for name in (*node.inputs, *(node.outputs if node.op_type == "SPLIT" else node.outputs[:1])):
             tensor = graph.tensors.get(name) if name else None
             if tensor is not None and not tensor.is_constant and tensor.dtype == np.float32:
                 names[name] = None

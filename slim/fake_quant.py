@@ -123,6 +123,14 @@ def _per_tensor(graph: Graph, name: str) -> tuple[float, int]:
     return per_tensor(quant)
 
 
+def simulate_split(node: Node, values: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """An int8 SPLIT's parts: its input cut along its axis into the sizes of the parts (the size
+    logic is the fp32 op's, tested elsewhere; bytes only move)."""
+    x, axis = values[node.inputs[0]], int(node.attrs.get("axis", 0)) % values[node.inputs[0]].ndim
+    ends = np.cumsum([values[name].shape[axis] for name in node.outputs])[:-1]
+    return np.split(x, ends, axis=axis)
+
+
 def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np.ndarray:
     """The output of int8 ``node`` (or a QUANTIZE / DEQUANTIZE) from its input ``values``."""
     op = node.op_type
@@ -134,6 +142,8 @@ def simulate_node(graph: Graph, node: Node, values: dict[str, np.ndarray]) -> np
         assert quant is not None, f"tensor {node.inputs[0]} has no quantization"
         zero_point = quant.zero_point if quant.zero_point is not None and quant.zero_point.size else 0
         return dequantize(x, quant.scale, zero_point, quant.axis)
+    if op == "SPLIT":  # the first part (simulate_split gives them all)
+        return simulate_split(node, values)[0]
     if op == "CONCAT":
         return np.concatenate([values[name] for name in node.inputs], axis=int(node.attrs["axis"]))
     if op == "TRANSPOSE":

@@ -22,6 +22,7 @@ import numpy as np
 from lite_converter.convert import LoadedModel, ModelSource, load_model, lower, to_lite_bytes
 from lite_converter.ir import ConversionError, Graph
 from lite_converter.passes.quantize_int8 import QuantizeInputs, quantize_int8
+from lite_converter.passes.split_lookup_activation import unfuse_underived_activations
 from slim.bias_correction import FloatParams, WindowMean, correct_biases, float_params, window_means
 from slim.calibrate import CalibrationResult, Tap, calibrate
 from slim.calibration_data import CalibrationInput, InputSpec, load_batches
@@ -65,6 +66,7 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
     inputs = [loaded.graph.tensors[name] for name in loaded.graph.inputs]
     batches = load_batches(data, [InputSpec(t.name, t.dtype, t.shape) for t in inputs])
     graph = lower(loaded)
+    unfuse_underived_activations(graph)  # a SILU / TANH conv's output before the table is calibrated too
     whole = decision_tensors(graph) if settings.whole_decision_ranges else set()
     algorithm_of = {name: "abs_max" for name in whole}
     algorithm_of.update({node.outputs[0]: settings.overrides[node.name]

@@ -17,11 +17,11 @@ import numpy as np
 from lite_converter.ir import Graph, Node
 from runtime_arm import Interpreter
 from slim.calibrate import with_outputs
-from slim.fake_quant import LOOKUP_OPS, simulate_node
+from slim.fake_quant import LOOKUP_OPS, simulate_node, simulate_split
 
 SIMULATED_OPS = ("QUANTIZE", "DEQUANTIZE", "REQUANTIZE", "CONV_2D", "CONV_TRANSPOSE_2D", "FULLY_CONNECTED",
                  "ADD", "MUL", "MAX_POOL_2D", "GLOBAL_AVERAGE_POOL", "RESHAPE", "FLATTEN", "SQUEEZE",
-                 "UNSQUEEZE", "TRANSPOSE", "CONCAT", "RESIZE", *LOOKUP_OPS)
+                 "UNSQUEEZE", "TRANSPOSE", "CONCAT", "RESIZE", "SPLIT", *LOOKUP_OPS)
 
 
 def runtime_values(graph: Graph, feeds: dict[str, np.ndarray], threads: int = 1) -> dict[str, np.ndarray]:
@@ -65,12 +65,17 @@ def simulation_mismatches(graph: Graph, values: dict[str, np.ndarray]) -> dict[s
         int8_node = any(graph.tensors[t].dtype == np.int8 for t in (*node.inputs, *node.outputs) if t)
         if node.op_type not in SIMULATED_OPS or not int8_node:
             continue
-        expected = simulate_node(graph, node, values).astype(np.float64)
-        got = values[node.outputs[0]].astype(np.float64)
-        assert got.shape == expected.shape, (node.name, got.shape, expected.shape)
-        diff = np.abs(got - expected) / lsb(graph, node, got.shape)
-        diff = np.where(np.isnan(got) & np.isnan(expected), 0.0, diff)
-        errors[node.name] = float(np.nan_to_num(diff, nan=np.inf).max()) if got.size else 0.0
+        expected_parts = (simulate_split(node, values) if node.op_type == "SPLIT"
+                          else [simulate_node(graph, node, values)])
+        worst = 0.0
+        for out, part in zip(node.outputs, expected_parts, strict=True):
+            expected = part.astype(np.float64)
+            got = values[out].astype(np.float64)
+            assert got.shape == expected.shape, (node.name, got.shape, expected.shape)
+            diff = np.abs(got - expected) / lsb(graph, node, got.shape)
+            diff = np.where(np.isnan(got) & np.isnan(expected), 0.0, diff)
+            worst = max(worst, float(np.nan_to_num(diff, nan=np.inf).max()) if got.size else 0.0)
+        errors[node.name] = worst
     return errors
 
 

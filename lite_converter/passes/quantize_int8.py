@@ -20,9 +20,11 @@ borders:
   quantizing after the move, with a quarter of the bytes moved);
 * RESIZE that repeats pixels (nearest, power-of-two scales) whose input is int8: bytes moved, like
   the ops above;
-* CONCAT whose inputs all come from int8 CONV_2D / FULLY_CONNECTED / ADD, directly or through such a
-  RESIZE: every input (and the RESIZE's source) and the output get the union of their calibrated
-  ranges (one scale and zero point), so CONCAT moves bytes exactly.
+* SPLIT whose input is int8: bytes moved, every part keeps the input's scale and zero point;
+* CONCAT whose inputs all come from ops chosen for int8, directly or through such a RESIZE, a SPLIT,
+  a max pool or a move op: every input (and the tensors tied to it by those ops: SPPF's pool chain,
+  C2f's split halves, an FPN branch's upsampled source) and the output get the union of their
+  calibrated ranges (one scale and zero point), so CONCAT moves bytes exactly.
 
 Every int8 op's output ``y`` is renamed ``y`` + "_int8" and a DEQUANTIZE writes the original ``y``
 back, so graph outputs and fp32 readers see what they saw before; DEQUANTIZEs nobody reads are
@@ -202,24 +204,62 @@ def _drop_constant_binaries_after_fp32(graph: Graph, chosen: list[Node]) -> list
 
 
 def _share_concat_ranges(graph: Graph, chosen: list[Node], inputs: QuantizeInputs) -> None:
-    """Gives each eligible CONCAT's inputs and output one common range (in ``inputs.ranges``)."""
-    requantizing = {node.outputs[0] for node in chosen if node.op_type in (*INT8_WEIGHTED_OPS, "ADD")}
-    # An upsampled requantizing output (FPN branches) is the same bytes: it shares the source's range.
-    upsampled = {node.outputs[0]: node.inputs[0] for node in graph.nodes
-                 if resize_moves_bytes(graph, node) and node.name not in inputs.skip_nodes
-                 and node.inputs[0] in requantizing}
+    """Gives each eligible CONCAT's inputs and output one common range (in ``inputs.ranges``), together
+    with every tensor tied to them by an op that keeps its input's scale and zero point: a max pool
+    (SPPF's chained pools), a SPLIT (C2f's halves), a RESIZE that repeats pixels (FPN branches), a
+    move op. A CONCAT is eligible when each input comes from an op chosen for int8, directly or
+    through such ops; each connected set of tensors gets the union of its calibrated ranges."""
+    chosen_ids = {id(node) for node in chosen}
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    def tie(a: str, b: str) -> None:
+        parent[root(a)] = root(b)
+
+    int8: set[str] = set()
+    joined: set[str] = set()  # tensors of eligible CONCATs
     for node in graph.nodes:
-        names = [*node.inputs, *node.outputs[:1]]
-        if (node.op_type != "CONCAT" or node.name in inputs.skip_nodes or len(node.outputs) != 1
-                or not node.inputs or not all(name in requantizing or name in upsampled
-                                              for name in node.inputs)
-                or any(name not in inputs.ranges for name in names)):
+        if node.name in inputs.skip_nodes or not node.outputs or not node.inputs:
             continue
-        names += [upsampled[name] for name in node.inputs if name in upsampled]
+        source = node.inputs[0]
+        if id(node) in chosen_ids:
+            int8.add(node.outputs[0])
+            if node.op_type in POOL_OPS:
+                tie(node.outputs[0], source)
+        elif node.op_type == "CONCAT" or _moves_bytes(graph, node):
+            names = node.inputs if node.op_type == "CONCAT" else [source]
+            if not all(name in int8 and name in inputs.ranges for name in names) \
+                    or any(name not in inputs.ranges for name in node.outputs):
+                continue
+            int8.update(node.outputs)
+            for name in (*names, *node.outputs):
+                tie(name, node.outputs[0])
+            if node.op_type == "CONCAT":
+                joined.add(node.outputs[0])
+    groups: dict[str, list[str]] = {}
+    for name in parent:
+        groups.setdefault(root(name), []).append(name)
+    for root_name, names in groups.items():
+        if not any(root(name) == root_name for name in joined):
+            continue
         low = min(inputs.ranges[name][0] for name in names)
         high = max(inputs.ranges[name][1] for name in names)
         for name in names:
             inputs.ranges[name] = (low, high)
+
+
+def _moves_bytes(graph: Graph, node: Node) -> bool:
+    """SPLIT, a pixel-repeating RESIZE or a move op over one activation (other inputs constant)."""
+    rest_constant = all(graph.constant(name) is not None for name in node.inputs[1:] if name)
+    if node.op_type == "SPLIT":
+        return rest_constant
+    if node.op_type == "RESIZE":
+        return resize_moves_bytes(graph, node)
+    return node.op_type in MOVE_OPS and len(node.outputs) == 1 and rest_constant
 
 
 def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
@@ -268,12 +308,17 @@ def quantize_int8(graph: Graph, inputs: QuantizeInputs) -> list[str]:
                 node.inputs = [int8_of[name] for name in node.inputs]
             else:
                 node.inputs = [int8_of[node.inputs[0]], *node.inputs[1:]]
-            q_out = graph.add_tensor(out + INT8_SUFFIX, np.int8, graph.tensors[out].shape)
-            graph.tensors[q_out].quant = params_of[out]
-            node.outputs = [q_out]
-            int8_of[out] = q_out
+            new_nodes.append(node)
+            q_outs = []
+            for out in node.outputs:  # SPLIT: every part keeps the input's parameters
+                params_of[out] = params_of[node.outputs[0]]
+                q_out = graph.add_tensor(out + INT8_SUFFIX, np.int8, graph.tensors[out].shape)
+                graph.tensors[q_out].quant = params_of[out]
+                q_outs.append(q_out)
+                int8_of[out] = q_out
+                new_nodes.append(Node("DEQUANTIZE", graph.unique_name(out + "_dequantize"), [q_out], [out]))
+            node.outputs = q_outs
             moved.append(node.name)
-            new_nodes += [node, Node("DEQUANTIZE", graph.unique_name(out + "_dequantize"), [q_out], [out])]
             continue
         if id(node) not in chosen_ids:
             new_nodes.append(node)
@@ -347,6 +392,9 @@ def _moves_int8(graph: Graph, node: Node, int8_of: dict[str, str], inputs: Quant
     if node.op_type == "RESIZE":
         return (node.name not in inputs.skip_nodes and node.inputs[0] in int8_of
                 and resize_moves_bytes(graph, node))
+    if node.op_type == "SPLIT":  # int8 when its input is; every part keeps the input's parameters
+        return (node.name not in inputs.skip_nodes and bool(node.inputs) and node.inputs[0] in int8_of
+                and _moves_bytes(graph, node))
     return (node.op_type in MOVE_OPS and node.name not in inputs.skip_nodes and len(node.outputs) == 1
             and bool(node.inputs) and node.inputs[0] in int8_of
             and all(graph.constant(name) is not None for name in node.inputs[1:] if name))

@@ -81,3 +81,31 @@ def split_lookup_activations(graph: Graph, ranges: dict[str, tuple[float, float]
         added.append(act_node.name)
     graph.nodes = new_nodes
     return added
+
+
+UNDERIVED_KINDS = ("SILU", "TANH")  # table activations whose input range cannot be derived from the output's
+
+
+def unfuse_underived_activations(graph: Graph) -> list[str]:
+    """Before calibration: ``act(op(x))`` with a fused SILU / TANH becomes ``z = op(x); y = act(z)`` so
+    calibration observes ``z`` itself. SILU's output range says nothing about how negative ``z`` goes
+    (SILU returns towards 0 below -1.28), so split_lookup_activations cannot derive it afterwards and
+    the fused conv would stay fp32 (YOLO-style nets: every conv fuses SILU). Returns the new nodes' names."""
+    new_nodes: list[Node] = []
+    added: list[str] = []
+    for node in graph.nodes:
+        new_nodes.append(node)
+        activation = node.attrs.get("activation") or {}
+        if (node.op_type not in SPLIT_OPS or activation.get("kind") not in UNDERIVED_KINDS
+                or len(node.outputs) != 1):
+            continue
+        out = node.outputs[0]
+        source = graph.tensors[out]
+        z = graph.add_tensor(out + "_preact", source.dtype, source.shape)
+        node.attrs = {**node.attrs, "activation": None}
+        node.outputs = [z]
+        act_node = Node(activation["kind"], graph.unique_name(node.name + "_act"), [z], [out], {})
+        new_nodes.append(act_node)
+        added.append(act_node.name)
+    graph.nodes = new_nodes
+    return added
