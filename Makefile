@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= $(shell nproc)
 
-APT_PACKAGES := build-essential libflatbuffers-dev flatbuffers-compiler \
+APT_PACKAGES := build-essential python3-dev libflatbuffers-dev flatbuffers-compiler \
 	qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
 	fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-noto-cjk fonts-wqy-microhei fonts-arphic-ukai \
 	dataset-fashion-mnist pocl-opencl-icd ocl-icd-libopencl1
