@@ -1,11 +1,9 @@
-"""A TFLite activation op folded into the fp32 ADD / SUB / MUL / DIV or CONV_2D producing its input.
+"""A TFLite activation op folded into the fp32 ADD / SUB / MUL / DIV producing its input.
 
 MediaPipe's models (BlazeFace, iris, palm, hand landmarks) end each residual block with an ADD and
 then a RELU or PRELU of its own: a second pass over the block's output. The binary op's fused
 activation does it while the sum is still in cache (the ONNX path's activation fusion does the
 same for Relu/Clip/LeakyRelu after Add). A per-channel PRELU's slopes become the binary op's input 2.
-openWakeWord's embedding model follows each of its 20 convolutions with a LEAKY_RELU op (TFLite's
-fused activations have no leaky one): fused into the CONV_2D as the ONNX path fuses LeakyRelu into Conv.
 
 Only when the producer is fp32 with no activation of its own, and its output is read by this
 activation alone and is not a graph output (otherwise the pre-activation value is still needed).
@@ -24,15 +22,10 @@ if TYPE_CHECKING:
 BINARY_PRODUCERS = {"ADD", "SUB", "MUL", "DIV"}
 
 
-def _fusable_producer(b: TfliteGraphBuilder, x: str, out: str, convs: bool = False) -> Node | None:
-    """The node writing ``x`` when an activation can join it: a binary op of two inputs or, with
-    ``convs``, a CONV_2D of at most three (a fused PRELU's slopes would be its fourth)."""
+def _fusable_producer(b: TfliteGraphBuilder, x: str, out: str) -> Node | None:
     producer = next((n for n in reversed(b.graph.nodes) if x in n.outputs), None)
-    if producer is None or producer.attrs.get("activation", {}).get("kind", "NONE") != "NONE":
-        return None
-    binary = producer.op_type in BINARY_PRODUCERS and len(producer.inputs) == 2
-    conv = convs and producer.op_type == "CONV_2D" and len(producer.inputs) <= 3
-    if not (binary or conv):
+    if producer is None or producer.op_type not in BINARY_PRODUCERS or len(producer.inputs) != 2 or \
+            producer.attrs.get("activation", {}).get("kind", "NONE") != "NONE":
         return None
     if b.is_int8(x) or b.is_int8(out) or any(b.graph.tensors[n].dtype != np.float32 for n in (x, out)):
         return None
@@ -42,12 +35,10 @@ def _fusable_producer(b: TfliteGraphBuilder, x: str, out: str, convs: bool = Fal
     return producer
 
 
-def fuse_into_binary(b: TfliteGraphBuilder, x: str, out: str, activation: dict[str, Any],
-                     convs: bool = False) -> bool:
+def fuse_into_binary(b: TfliteGraphBuilder, x: str, out: str, activation: dict[str, Any]) -> bool:
     """Makes ``activation`` (RELU, CLIP, LEAKY_RELU, ...) the fused activation of the binary op
-    (or, with ``convs``, the CONV_2D) writing ``x``, which then writes ``out``; False (nothing
-    changed) when it cannot."""
-    producer = _fusable_producer(b, x, out, convs)
+    writing ``x``, which then writes ``out``; False (nothing changed) when it cannot."""
+    producer = _fusable_producer(b, x, out)
     if producer is None:
         return False
     producer.attrs["activation"] = dict(activation)

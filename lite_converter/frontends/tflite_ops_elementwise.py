@@ -67,8 +67,7 @@ def _unary(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]
 
 def _leaky_relu(b: TfliteGraphBuilder, op: Any, inputs: list[str], outputs: list[str]) -> None:  # noqa: ANN401
     alpha = float(op.builtinOptions.alpha) if op.builtinOptions is not None else 0.2
-    if fuse_into_binary(b, inputs[0], outputs[0], {"kind": "LEAKY_RELU", "alpha": alpha, "beta": 0.0},
-                        convs=True):
+    if fuse_into_binary(b, inputs[0], outputs[0], {"kind": "LEAKY_RELU", "alpha": alpha, "beta": 0.0}):
         return
     fp32_op(b, "LEAKY_RELU", outputs[0], inputs[:1], outputs[0], alpha=alpha)
 
