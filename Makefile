@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= $(shell nproc)
 
-APT_PACKAGES := build-essential libflatbuffers-dev flatbuffers-compiler \
+APT_PACKAGES := build-essential python3-dev libflatbuffers-dev flatbuffers-compiler \
 	qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
 	fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-noto-cjk fonts-wqy-microhei fonts-arphic-ukai \
 	dataset-fashion-mnist pocl-opencl-icd ocl-icd-libopencl1
@@ -97,7 +97,7 @@ ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_
 	test_onnx_node_conformance.py test_layout_nhwc.py test_control_flow.py test_tflite_streaming.py \
 	test_tflite_recurrent.py test_import_dynquant.py test_tflite_conv_prelu.py test_tflite_computed_weights.py \
 	test_tflite_dynamic_inputs.py test_tflite_binary_activation.py test_ops_few_rows.py \
-	test_loop_invariant_weights.py test_sequences.py)
+	test_loop_invariant_weights.py test_sequences.py test_fast_run.py)
 
 # Paddle inference is the oracle of the Paddle frontend tests (never a dependency of the converter).
 PADDLE_STAMP := $(VENV)/.paddle-deps

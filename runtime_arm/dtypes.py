@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 # Index = lite_dtype value (runtime_arm/schema/lite.fbs, enum DType).
-_NUMPY_BY_LITE: tuple[np.dtype, ...] = tuple(
+NUMPY_BY_LITE: tuple[np.dtype, ...] = tuple(
     np.dtype(t)
     for t in (
         np.float32,
@@ -26,6 +26,6 @@ _NUMPY_BY_LITE: tuple[np.dtype, ...] = tuple(
 
 def numpy_dtype(lite_dtype: int) -> np.dtype:
     """The numpy dtype for a lite_dtype value; ValueError for a value this binding does not know."""
-    if not 0 <= lite_dtype < len(_NUMPY_BY_LITE):
+    if not 0 <= lite_dtype < len(NUMPY_BY_LITE):
         raise ValueError(f"unknown lite dtype {lite_dtype}")
-    return _NUMPY_BY_LITE[lite_dtype]
+    return NUMPY_BY_LITE[lite_dtype]

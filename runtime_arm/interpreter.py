@@ -32,6 +32,7 @@ from runtime_arm._library import (
 )
 from runtime_arm.dtypes import numpy_dtype
 from runtime_arm.errors import LiteError, Status
+from runtime_arm.fast_run import make_runner
 
 
 def _raise_load_error(status: int, error: ErrorStruct) -> None:
@@ -169,6 +170,10 @@ class Interpreter:
         # Input shapes change only through resize_input; output dtypes are fixed once an invoke has run.
         self._input_shapes: list[tuple[int, ...] | None] = [None] * len(self._input_names)
         self._output_dtypes: list[np.dtype] | None = None
+        # run() in one C call (fast_run.py) where the extension is built; sequences take the Python path.
+        self._runner = None
+        if not any(self._kinds(True)) and not any(self._kinds(False)):
+            self._runner = make_runner(self._lib, self._it.value, self._input_names, self._output_names)
 
     # -- lifetime ------------------------------------------------------------------------------
     def close(self) -> None:
@@ -176,6 +181,10 @@ class Interpreter:
         lib = getattr(self, "_lib", None)
         if lib is None:
             return
+        runner = getattr(self, "_runner", None)
+        if runner is not None:
+            runner.detach()  # it holds the raw handle destroyed below
+            self._runner = None
         if getattr(self, "_it", None):
             lib.lite_interpreter_destroy(self._it)
             self._it = c_void_p()
@@ -480,6 +489,11 @@ class Interpreter:
 
         A sequence input takes a list of arrays and an optional one also None (no value); a sequence
         output comes back as a list of arrays, an optional as its value or None (sequence_io.py)."""
+        runner = self._runner
+        if runner is not None:  # C-contiguous arrays of the right dtypes, in the model's order
+            outputs = runner.run(inputs, self._input_shapes)
+            if outputs is not None:
+                return outputs
         feeds = self._feeds_by_index(inputs)
         sequences = {i: feeds.pop(i) for i in list(feeds) if self._kinds(True)[i]}
         for index, value in feeds.items():
