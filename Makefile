@@ -489,3 +489,11 @@ package: cross $(PACKAGE_STAMP) | $(PACKAGE_DEPS_STAMP)
 # ~5 minutes (~10 with an empty userland cache): not part of `make test`; .ci/run runs it after it.
 test-packages: package
 	LITE_TEST_PACKAGES=1 $(PY) -m pytest -q tests/test_packages.py
+
+# The AVX-512 fp32 GEMM kernel tests on a host without AVX-512: the kernel compiled over SIMDe's portable
+# intrinsics (Debian libsimde-dev; kernels_neon/tests/simde/run.sh says how). Not part of `make test`
+# (~1 minute of compiling on 2 cores): run it after changing an AVX-512 GEMM on such a host.
+.PHONY: test-avx512-emulated
+test-avx512-emulated:
+	$(call apt_install,libsimde-dev)
+	sh kernels_neon/tests/simde/run.sh build/avx512-emulated
