@@ -31,8 +31,8 @@ from lite_converter.frontends.onnx_attributes import (
     tensor_to_numpy,
 )
 from lite_converter.frontends.onnx_control_flow import capture_outer_values
-from lite_converter.frontends.onnx_loop_invariants import hoist_loop_invariants
 from lite_converter.frontends.onnx_if_folding import fold_constant_ifs, pin_input_values
+from lite_converter.frontends.onnx_loop_invariants import hoist_loop_invariants
 from lite_converter.frontends.onnx_type_inference import infer_types, shape_from_type
 from lite_converter.frontends.sequence_kinds import kind_from_type
 from lite_converter.ir import ConversionError, Graph, Node, Tensor

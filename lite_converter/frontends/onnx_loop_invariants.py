@@ -125,7 +125,8 @@ def _free_pass_throughs(loop: onnx.NodeProto, body: onnx.GraphProto) -> list[onn
     return finals
 
 
-def _hoist(graph_names: set[str], body: onnx.GraphProto) -> tuple[list[onnx.NodeProto], list[onnx.TensorProto]]:
+def _hoist(graph_names: set[str], body: onnx.GraphProto
+           ) -> tuple[list[onnx.NodeProto], list[onnx.TensorProto]]:
     """Moves the body's invariant nodes out (see the module doc); returns them and the body
     initializers they read (renamed where the outer graph has the name)."""
     initializers = {t.name: t for t in body.initializer}
@@ -137,8 +138,9 @@ def _hoist(graph_names: set[str], body: onnx.GraphProto) -> tuple[list[onnx.Node
     invariant: set[str] = set(initializers)      # values that depend on nothing iteration-specific
     hoisted, reads_outer = [], set()
     for node in body.node:
-        if (node.op_type in _NOT_HOISTED or node.domain not in ("", "ai.onnx") or
-                any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute) or
+        graphs = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+        has_body = any(a.type in graphs for a in node.attribute)
+        if (node.op_type in _NOT_HOISTED or node.domain not in ("", "ai.onnx") or has_body or
                 any(o in body_outputs or o in graph_names for o in node.output)):
             continue
         ins = [n for n in node.input if n]
