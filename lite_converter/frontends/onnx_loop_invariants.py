@@ -13,7 +13,7 @@ onnxruntime can check the rewritten model against the original, tests/test_loop_
 * **Invariant hoist**: body nodes whose inputs are all body constants, outer values or outputs of
   nodes hoisted before them move in front of the Loop (SLANet: ``MatMul(features, W)`` over the
   whole feature map and its weight transposes, at every decoding step before). Nodes with bodies of
-  their own, random ones and those producing a body output stay. Only nodes that read an outer
+  their own, random ones, sequence / optional ones and those producing a body output stay. Only nodes that read an outer
   value (and the constant nodes they need) move: constant-only nodes are folded by the body's own
   conversion. A hoisted node runs even when the Loop runs zero times.
 """
@@ -140,7 +140,9 @@ def _hoist(graph_names: set[str], body: onnx.GraphProto
     for node in body.node:
         graphs = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
         has_body = any(a.type in graphs for a in node.attribute)
-        if (node.op_type in _NOT_HOISTED or node.domain not in ("", "ai.onnx") or has_body or
+        # (sequences and optionals stay: a body reads them through inputs of their own kind)
+        kept_kind = "Sequence" in node.op_type or "Optional" in node.op_type
+        if (node.op_type in _NOT_HOISTED or node.domain not in ("", "ai.onnx") or has_body or kept_kind or
                 any(o in body_outputs or o in graph_names for o in node.output)):
             continue
         ins = [n for n in node.input if n]
