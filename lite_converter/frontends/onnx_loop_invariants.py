@@ -13,9 +13,9 @@ onnxruntime can check the rewritten model against the original, tests/test_loop_
 * **Invariant hoist**: body nodes whose inputs are all body constants, outer values or outputs of
   nodes hoisted before them move in front of the Loop (SLANet: ``MatMul(features, W)`` over the
   whole feature map and its weight transposes, at every decoding step before). Nodes with bodies of
-  their own, random ones, sequence / optional ones and those producing a body output stay. Only nodes that read an outer
-  value (and the constant nodes they need) move: constant-only nodes are folded by the body's own
-  conversion. A hoisted node runs even when the Loop runs zero times.
+  their own, random ones, sequence / optional ones and those producing a body output stay. Only
+  nodes that read an outer value (and the constant nodes they need) move: constant-only nodes are
+  folded by the body's own conversion. A hoisted node runs even when the Loop runs zero times.
 """
 
 from __future__ import annotations
@@ -97,20 +97,25 @@ def _free_pass_throughs(loop: onnx.NodeProto, body: onnx.GraphProto) -> list[onn
     """Turns the loop's pass-through carried values into outer reads; returns the Identity nodes that
     give the Loop's final values (to go after it)."""
     carried = len(loop.input) - 2
+    if (carried <= 0 or len(body.input) != 2 + carried or len(body.output) < 1 + carried
+            or len(loop.output) < carried):
+        return []  # malformed: left to the frontend's checks
     scan_outputs = list(loop.output[carried:])
-    keep_in, keep_out, finals = [0, 1], [0], []
+    keep_in, keep_out, finals, freed = [0, 1], [0], [], False
     for k in range(carried):
         body_in = body.input[2 + k].name
         initial = loop.input[2 + k]
         others = [o.name for i, o in enumerate(body.output) if i != 1 + k]
         if initial and body_in not in others and _unchanged_source(body, body.output[1 + k].name) == body_in:
             _rename_reads(body, body_in, initial)
-            finals.append(helper.make_node("Identity", [initial], [loop.output[k]],
-                                           name=f"{loop.name or 'Loop'}/{loop.output[k]}/invariant"))
+            if loop.output[k]:  # (an unused final value may have no name)
+                finals.append(helper.make_node("Identity", [initial], [loop.output[k]],
+                                               name=f"{loop.name or 'Loop'}/{loop.output[k]}/invariant"))
+            freed = True
         else:
             keep_in.append(2 + k)
             keep_out.append(1 + k)
-    if not finals:
+    if not freed:
         return []
     inputs, outputs = [body.input[i] for i in keep_in], [body.output[i] for i in keep_out + list(
         range(1 + carried, len(body.output)))]
@@ -201,6 +206,7 @@ def hoist_loop_invariants(model: onnx.ModelProto) -> bool:
         if node.op_type != "Loop" or node.domain not in ("", "ai.onnx") or body is None:
             new_nodes.append(node)
             continue
+        inputs_before = len(node.input)
         finals = _free_pass_throughs(node, body)
         moved, weights = _hoist(names, body)
         graph.initializer.extend(weights)
@@ -208,7 +214,7 @@ def hoist_loop_invariants(model: onnx.ModelProto) -> bool:
         new_nodes.extend(moved)
         new_nodes.append(node)
         new_nodes.extend(finals)
-        changed = changed or bool(finals or moved)
+        changed = changed or bool(finals or moved) or len(node.input) < inputs_before
     if changed:
         del graph.node[:]
         graph.node.extend(new_nodes)
