@@ -24,6 +24,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from lite_converter.frontends.onnx_control_flow import rename_uses
+
 _NOT_HOISTED = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial",
                 "Bernoulli", "Loop", "If", "Scan"}
 
@@ -82,17 +84,6 @@ def _unchanged_source(body: onnx.GraphProto, name: str) -> str | None:
     return None
 
 
-def _rename_reads(body: onnx.GraphProto, old: str, new: str) -> None:
-    """Every read of ``old`` in ``body`` and the graphs nested in it becomes ``new``."""
-    for node in body.node:
-        for i, name in enumerate(node.input):
-            if name == old:
-                node.input[i] = new
-        for attr in node.attribute:
-            for inner in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-                _rename_reads(inner, old, new)
-
-
 def _free_pass_throughs(loop: onnx.NodeProto, body: onnx.GraphProto) -> list[onnx.NodeProto]:
     """Turns the loop's pass-through carried values into outer reads; returns the Identity nodes that
     give the Loop's final values (to go after it)."""
@@ -107,7 +98,7 @@ def _free_pass_throughs(loop: onnx.NodeProto, body: onnx.GraphProto) -> list[onn
         initial = loop.input[2 + k]
         others = [o.name for i, o in enumerate(body.output) if i != 1 + k]
         if initial and body_in not in others and _unchanged_source(body, body.output[1 + k].name) == body_in:
-            _rename_reads(body, body_in, initial)
+            rename_uses(body, body_in, initial)
             if loop.output[k]:  # (an unused final value may have no name)
                 finals.append(helper.make_node("Identity", [initial], [loop.output[k]],
                                                name=f"{loop.name or 'Loop'}/{loop.output[k]}/invariant"))
