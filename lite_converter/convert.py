@@ -36,6 +36,7 @@ from lite_converter.atomic_write import write_atomically
 from lite_converter.frontends.onnx_control_flow import (
     BODY_ATTRS,
     body_model,
+    formal_input_count,
     loop_invariant_constants,
     take_constant_captures,
 )
@@ -240,7 +241,20 @@ def convert_bodies(graph: Graph) -> None:
                 body.value_inputs = [n for n in body.inputs if body.tensors[n].dtype is not None
                                      and body.tensors[n].dtype.kind in "iub"]
                 body.value_inputs = value_inputs_read_at_prepare(body, SHAPE_INPUTS)
-                node.attrs[attr] = _lower_onnx_vocabulary(body, is_qdq_model(body))
+                lowered = _lower_onnx_vocabulary(body, is_qdq_model(body))
+                if node.op_type == "Loop":
+                    lowered.value_inputs += invariant_matmul_operands(lowered, formal_input_count(node))
+                node.attrs[attr] = lowered
+
+
+def invariant_matmul_operands(body: Graph, first_captured: int) -> list[str]:
+    """A Loop body's captured values (the same at every iteration) read as a MATMUL's B: made value
+    inputs, so the runtime packs B once per LOOP eval instead of at every iteration (SLANet's
+    attention reads the encoder features that way: 30 % of its time went to packing them)."""
+    captured = set(body.inputs[first_captured:]) - set(body.value_inputs)
+    return [name for name in dict.fromkeys(
+        node.inputs[1] for node in body.nodes if node.op_type == "MATMUL" and len(node.inputs) > 1)
+        if name in captured and body.tensors[name].dtype == np.float32]
 
 
 def to_lite_bytes(graph: Graph) -> bytes:

@@ -173,7 +173,7 @@ def loop_invariant_constants(graph: Graph, node: Node) -> dict[str, np.ndarray]:
     return invariant
 
 
-def _rename_uses(body: onnx.GraphProto, old: str, new: str) -> None:
+def rename_uses(body: onnx.GraphProto, old: str, new: str) -> None:
     """Every node input ``old`` of ``body`` and of the graphs nested in it becomes ``new``."""
     for node in body.node:
         for i, name in enumerate(node.input):
@@ -181,7 +181,7 @@ def _rename_uses(body: onnx.GraphProto, old: str, new: str) -> None:
                 node.input[i] = new
         for attribute in node.attribute:
             for nested in [attribute.g] if attribute.HasField("g") else list(attribute.graphs):
-                _rename_uses(nested, old, new)
+                rename_uses(nested, old, new)
 
 
 def body_model(graph: Graph, node: Node, attr: str, constants: dict[str, np.ndarray] | None = None,
@@ -194,7 +194,7 @@ def body_model(graph: Graph, node: Node, attr: str, constants: dict[str, np.ndar
     body.CopyFrom(node.attrs[attr])
     for name, value in (invariants or {}).items():
         alias = f"{name}__loop_invariant"
-        _rename_uses(body, name, alias)
+        rename_uses(body, name, alias)
         body.initializer.append(numpy_helper.from_array(np.asarray(value), alias))
     if node.op_type == "Loop":  # carried values may change shape between iterations: only ranks hold
         for output in body.output[1:1 + max(formal_input_count(node) - 2, 0)]:

@@ -32,6 +32,7 @@ from lite_converter.frontends.onnx_attributes import (
 )
 from lite_converter.frontends.onnx_control_flow import capture_outer_values
 from lite_converter.frontends.onnx_if_folding import fold_constant_ifs, pin_input_values
+from lite_converter.frontends.onnx_loop_invariants import hoist_loop_invariants
 from lite_converter.frontends.onnx_type_inference import infer_types, shape_from_type
 from lite_converter.frontends.sequence_kinds import kind_from_type
 from lite_converter.ir import ConversionError, Graph, Node, Tensor
@@ -229,7 +230,8 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
                               f"(graph {proto.graph.name!r} has no nodes): "
                               "nothing to convert; is it a truncated or non-ONNX file?")
     has_if = any(node.op_type == "If" for node in proto.graph.node)
-    if input_shapes or input_values or has_if:
+    has_loop = any(node.op_type == "Loop" for node in proto.graph.node)
+    if input_shapes or input_values or has_if or has_loop:
         copy = onnx.ModelProto()
         copy.CopyFrom(proto)
         proto = copy
@@ -239,6 +241,8 @@ def load_onnx(model: str | os.PathLike | onnx.ModelProto,
         pin_input_values(proto, input_values)
     if has_if:
         fold_constant_ifs(proto)
+    if has_loop:
+        hoist_loop_invariants(proto)
     graph = graph_from_proto(proto)
     check_arity(graph)
     check_attribute_types(proto, graph.opset)

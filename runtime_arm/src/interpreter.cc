@@ -181,8 +181,12 @@ Interpreter::~Interpreter() {
   release_backend_memory();
 }
 
-void Interpreter::free_op_states() {
+void Interpreter::free_op_states(bool keep_constant) {
+  // (kept: states derived from constants alone, handed back to the same CPU kernel's prepare, which
+  // checks them and counts their memory again; not across backends, where placement may change)
+  keep_constant = keep_constant && backends_.size() == 1;
   for (Node& node : nodes_) {
+    if (keep_constant && node.kernel != nullptr && node.kernel->keeps_constant_state) continue;
     if (node.ctx.state != nullptr && node.kernel->free_state != nullptr) node.kernel->free_state(node.ctx.state);
     node.ctx.state = nullptr;
   }
@@ -257,6 +261,7 @@ void Interpreter::reset_tensors() {
     }
     slot.ref.data = nullptr;
     slot.ref.value_known = false;
+    slot.ref.value_version = 0;
     slot.storage = Storage::kNone;
     slot.arena_offset = -1;
     slot.prepared.reset();
@@ -605,7 +610,7 @@ Status Interpreter::plan_memory() {
 
 Status Interpreter::allocate() {
   if (!needs_prepare_) return Status::kOk;
-  free_op_states();  // before counting the new ones against the bound
+  free_op_states(true);  // before counting the new ones against the bound
   reset_tensors();
   memory_bytes_ = 0;
   inputs_as_declared_ = true;
@@ -641,6 +646,7 @@ Status Interpreter::allocate() {
                         slot.ref.bytes());
     slot.ref.data = value.data.data();
     slot.ref.value_known = true;
+    slot.ref.value_version = value.version;
     slot.storage = Storage::kPrepared;
   }
   planned_end_ = static_cast<int>(nodes_.size());
@@ -741,6 +747,7 @@ void Interpreter::release_eager() {
     slot.ref.dtype = t->dtype();
     slot.ref.data = nullptr;
     slot.ref.value_known = false;
+    slot.ref.value_version = 0;
     slot.storage = Storage::kNone;
     slot.prepared.reset();
   }
@@ -796,6 +803,7 @@ Status Interpreter::set_input_value(int i, const void* data, size_t bytes) {
     return error_.set(Status::kOutOfMemory, "cannot hold a value input of %zu bytes", bytes);
   if (bytes > 0) std::memcpy(value.data.data(), data, bytes);
   value.bytes = bytes;
+  value.version = ++value_versions_;
   needs_prepare_ = true;
   return Status::kOk;
 }

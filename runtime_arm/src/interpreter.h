@@ -190,7 +190,7 @@ class Interpreter {
   Status run_eager();
   void release_eager();
   void reset_tensors();
-  void free_op_states();
+  void free_op_states(bool keep_constant = false);
   Status prepare_node(int k, bool eager = false);
   void absorb_producers();
   Status evaluate_at_prepare(int k);
@@ -229,8 +229,10 @@ class Interpreter {
     bool is_value = false;
     AlignedBuffer data;
     size_t bytes = 0;
+    uint64_t version = 0;  // TensorRef::value_version
   };
   std::vector<InputValue> input_values_;     // per graph input
+  uint64_t value_versions_ = 0;              // the last InputValue::version given
   int num_threads_ = 1;
   std::vector<int> cpus_;
   std::unique_ptr<ThreadPool> pool_;  // lent to ops as ctx.pool; null with one thread

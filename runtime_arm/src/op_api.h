@@ -54,6 +54,9 @@ struct TensorRef {
   const lite_fb::Quantization* quantization = nullptr;  // may be null
   // Non-tensor kinds hold one buffer of sequence_value.h (shape [bytes / dtype size], dtype the elements').
   lite_fb::ValueKind kind = lite_fb::ValueKind::TENSOR;
+  // A body's value input (value_known, not constant, may change between prepares): a number that
+  // changes whenever its value does (0 for every other tensor), so ops may keep what they derived.
+  uint64_t value_version = 0;
   size_t bytes() const { return static_cast<size_t>(shape.num_elements()) * dtype_size(dtype); }
 };
 

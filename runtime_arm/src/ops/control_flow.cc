@@ -8,6 +8,7 @@
 // dynamic: the interpreter prepares it and the ops after it at invoke (its "eager tail").
 // Memory a loop keeps across iterations (carried values, stacked scan outputs) is counted against
 // the interpreter's max_memory_bytes as it grows, so a hostile trip count fails cleanly.
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -65,8 +66,10 @@ struct Value {
 Value value_of(const TensorRef& t) { return Value{t.dtype, t.shape, t.data}; }
 
 // Sets the shapes of the body's inputs (re-planning the body when they changed), then, with data,
-// copies the values in.
-Status feed(OpContext* ctx, Interpreter* body, int subgraph, const std::vector<Value>& values, bool with_data) {
+// copies the values in. Value inputs from `unchanged_from` on hold what the previous feed gave them
+// (a loop's captured values within one LOOP eval): not compared nor copied again.
+Status feed(OpContext* ctx, Interpreter* body, int subgraph, const std::vector<Value>& values, bool with_data,
+            size_t unchanged_from = SIZE_MAX) {
   for (size_t i = 0; i < values.size(); ++i) {
     const Value& v = values[i];
     TensorRef& in = body->input_ref(static_cast<int>(i));
@@ -82,7 +85,7 @@ Status feed(OpContext* ctx, Interpreter* body, int subgraph, const std::vector<V
     }
     Status s = body->resize_input(static_cast<int>(i), shape.dims, shape.rank);
     if (s == Status::kOk && body->is_value_input(static_cast<int>(i))) {
-      if (!with_data)  // known only at eval: the body is prepared then
+      if (!with_data || i >= unchanged_from)  // known only at eval: the body is prepared then
         continue;
       s = body->set_input_value(static_cast<int>(i), v.data,
                                 static_cast<size_t>(shape.num_elements()) * dtype_size(v.dtype));
@@ -315,7 +318,7 @@ Status loop_eval(OpContext* ctx) {
     values.push_back(cond_value);
     for (const Held& h : state) values.push_back(h.value());
     for (int i = 2 + carried; i < ctx->num_inputs; ++i) values.push_back(value_of(*ctx->inputs[i]));
-    s = feed(ctx, body, subgraph, values, true);
+    s = feed(ctx, body, subgraph, values, true, iteration == 0 ? SIZE_MAX : static_cast<size_t>(2 + carried));
     if (s == Status::kOk) s = run(ctx, body, subgraph);
     if (s != Status::kOk) return s;
     const TensorRef& cond_out = body->output_ref(0);

@@ -2,6 +2,7 @@
 // parameters), at prepare. The
 // chosen kernel's state is wrapped with a flag, so eval and free_state reach the same kernel.
 #include <new>
+#include <utility>
 
 #include "quant_params_int8.h"
 
@@ -23,6 +24,8 @@ int code_of(const OpContext* ctx) { return static_cast<int>(ctx->op->opcode()); 
 
 const OpKernel& chosen(int code, bool is_int8) { return is_int8 ? g_int8[code] : g_fp32[code]; }
 
+void free_state(void* state);
+
 Status prepare(OpContext* ctx) {
   const int code = code_of(ctx);
   const TensorRef* x = ctx->input(0);
@@ -30,7 +33,15 @@ Status prepare(OpContext* ctx) {
   // generic kernel.
   const bool is_int8 = x != nullptr && x->dtype == lite_fb::DType::INT8 && x->quantization != nullptr;
   const OpKernel& k = chosen(code, is_int8);
+  // A state the core kept across a re-prepare (keeps_constant_state) goes back to the kernel that
+  // made it, which keeps or rebuilds it (before, it was dropped here: leaked, and weights re-packed
+  // at every re-prepare of a loop body).
+  DispatchState* previous = static_cast<DispatchState*>(ctx->state);
   ctx->state = nullptr;
+  if (previous != nullptr) {
+    if (previous->is_int8 == is_int8 && k.keeps_constant_state) std::swap(ctx->state, previous->inner);
+    free_state(previous);
+  }
   Status s = k.prepare(ctx);
   void* inner = ctx->state;
   DispatchState* wrapped = new (std::nothrow) DispatchState;
@@ -94,6 +105,7 @@ OpKernel int8_dispatch(lite_fb::OpCode opcode, const OpKernel& fp32, const OpKer
   k.eval = eval;
   k.free_state = free_state;  // the wrapper remembers which kernel's free_state owns the inner state
   if (fp32.absorb_producer != nullptr || int8.absorb_producer != nullptr) k.absorb_producer = absorb_producer;
+  k.keeps_constant_state = fp32.keeps_constant_state || int8.keeps_constant_state;
   return k;
 }
 

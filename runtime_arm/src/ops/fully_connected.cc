@@ -60,7 +60,7 @@ Status prepare(OpContext* ctx) {
   const bool constant = w->value_known && w->data != nullptr &&
                         (bias == nullptr || (bias->value_known && bias->data != nullptr));
   // Packed from the file's own weights by an earlier prepare: still right (keeps_constant_state).
-  if (constant && packed_gemm_still_valid(ctx->state, d.n, d.k, *w, bias)) return Status::kOk;
+  if (constant && packed_gemm_keep(ctx, d.n, d.k, *w, bias)) return Status::kOk;
   packed_gemm_free(static_cast<PackedGemm*>(ctx->state));
   ctx->state = nullptr;
   if (constant) {

@@ -80,12 +80,13 @@ Status prepare(OpContext* ctx) {
   const bool constant_b =
       b->dtype == lite_fb::DType::FLOAT32 && b->value_known && b->data != nullptr && g.b_batch.num_elements() == 1;
   // Packed from the file's own B by an earlier prepare: still right (keeps_constant_state).
-  if (constant_b && packed_gemm_still_valid(ctx->state, g.n, g.k, *b, nullptr)) return Status::kOk;
+  if (constant_b && packed_gemm_keep(ctx, g.n, g.k, *b, nullptr)) return Status::kOk;
   packed_gemm_free(static_cast<PackedGemm*>(ctx->state));
   ctx->state = nullptr;
   if (constant_b) {
     PackedGemm* packed = packed_gemm_create(ctx, g.n, g.k, static_cast<const float*>(b->data), g.n, 1, nullptr);
     if (packed == nullptr) return Status::kOutOfMemory;
+    packed->value_version = b->value_version;
     ctx->state = packed;
   } else if (b->dtype == lite_fb::DType::FLOAT32) {
     const lite_f32_gemm_config* config = lite_f32_gemm_config_select(lite_cpu_features(), g.n);

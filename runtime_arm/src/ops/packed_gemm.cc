@@ -6,6 +6,7 @@
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/f32_gemv_packed.h"
 #include "lite_kernels/f32_vactivation.h"
+#include "../memory_budget.h"
 
 namespace lite {
 
@@ -20,7 +21,8 @@ PackedGemm* packed_gemm_create(OpContext* ctx, size_t n, size_t k, const float* 
   g->n = n;
   g->k = k;
   const size_t floats = lite_f32_gemm_packed_size(g->config, n, k);
-  g->packed = static_cast<float*>(op_allocate(ctx, floats * sizeof(float) + 64, "the packed weight"));
+  g->bytes = floats * sizeof(float) + 64;
+  g->packed = static_cast<float*>(op_allocate(ctx, g->bytes, "the packed weight"));
   if (g->packed == nullptr) {
     delete g;
     return nullptr;
@@ -33,8 +35,14 @@ PackedGemm* packed_gemm_create(OpContext* ctx, size_t n, size_t k, const float* 
 
 bool packed_gemm_still_valid(const void* state, size_t n, size_t k, const TensorRef& b, const TensorRef* bias) {
   const PackedGemm* g = static_cast<const PackedGemm*>(state);
-  return g != nullptr && g->n == n && g->k == k && g->source == b.data && b.is_constant &&
+  return g != nullptr && g->n == n && g->k == k && g->source == b.data &&
+         (b.is_constant || (b.value_version != 0 && b.value_version == g->value_version)) &&
          (bias == nullptr ? g->bias == nullptr : (bias->is_constant && g->bias == bias->data));
+}
+
+bool packed_gemm_keep(OpContext* ctx, size_t n, size_t k, const TensorRef& b, const TensorRef* bias) {
+  if (!packed_gemm_still_valid(ctx->state, n, k, b, bias)) return false;
+  return ctx->memory == nullptr || ctx->memory->reserve(static_cast<const PackedGemm*>(ctx->state)->bytes);
 }
 
 void packed_gemm_free(PackedGemm* gemm) {

@@ -17,6 +17,8 @@ struct PackedGemm {
   size_t n = 0, k = 0;
   const void* source = nullptr;  // the B and bias it was packed from (packed_gemm_still_valid)
   const void* bias = nullptr;
+  uint64_t value_version = 0;
+  size_t bytes = 0;  // of `packed`, counted against the memory bound  // B's TensorRef::value_version when packed from a body's value input
 };
 
 // Packs B[p, j] = b[p * stride_k + j * stride_n] with bias (may be null), in memory from op_allocate;
@@ -26,8 +28,12 @@ PackedGemm* packed_gemm_create(OpContext* ctx, size_t n, size_t k, const float* 
 void packed_gemm_free(PackedGemm* gemm);
 
 // Whether `state` (a PackedGemm or null) was packed from `b` and `bias` (may be null) as they are now:
-// both constants of the model file (is_constant: their data never changes) with the same n and k.
+// both constants of the model file (is_constant: their data never changes), or B a body's value
+// input of the same value_version, with the same n and k.
 bool packed_gemm_still_valid(const void* state, size_t n, size_t k, const TensorRef& b, const TensorRef* bias);
+// At a re-prepare: whether ctx->state (kept by the core, OpKernel::keeps_constant_state) is still
+// valid, and its memory counted again against the bound (false when it no longer fits).
+bool packed_gemm_keep(OpContext* ctx, size_t n, size_t k, const TensorRef& b, const TensorRef* bias);
 
 // C[m, n] = act(A[m, k] · B + bias), split into tiles of whole microkernel tiles (at most about
 // 64 x 128, at least 8 where the shape allows, sized evenly) run on the pool; every element is one
