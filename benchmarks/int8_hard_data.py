@@ -89,8 +89,9 @@ def compress_timed(key: str, calibration: list[np.ndarray], config: str) -> tupl
     return result.lite_bytes, time.perf_counter() - start, len(result.fp32_nodes)
 
 
-def qat_timed(key: str, training: np.ndarray, args: argparse.Namespace) -> tuple[bytes, float, int]:
-    """int8_qat on ``training`` (unlabeled inputs); prints the training's steps and CPU seconds."""
+def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) -> tuple[bytes, float, int]:
+    """int8_qat on ``training`` (batches of unlabeled inputs; the first 8 calibrate the PTQ start);
+    prints the training's steps and CPU seconds."""
     finetune = FinetuneConfig(time_budget_s=args.qat_seconds, learning_rate=args.qat_lr,
                               batch_size=args.qat_batch, progress=True)
     settings = QatConfig(finetune=finetune, range_learning_rate=args.qat_range_lr)
@@ -158,7 +159,8 @@ def main() -> None:
                 if key != "rec":
                     continue
                 training_crops, _ = text_lines.render_lines(splits.TRAINING_SEED, args.qat_lines)
-                int8, seconds, kept = qat_timed(key, text_lines.rec_input(training_crops), args)
+                training = batched(text_lines.rec_input(training_crops), args.qat_batch)
+                int8, seconds, kept = qat_timed(key, training, args)
             else:
                 int8, seconds, kept = compress_timed(key, calibration, config)
             if key == "rec":
