@@ -99,6 +99,9 @@ def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) ->
     start, cpu = time.perf_counter(), time.process_time()
     result = slim.compress(str(zoo.fetch(key)), args.folder / f"{key}_int8_qat.lite", training, settings)
     report = result.training
+    if report is None:  # --qat-seconds 0: the PTQ start exported through the QAT path
+        print("  int8_qat: no training (the PTQ start)", flush=True)
+        return result.lite_bytes, time.perf_counter() - start, len(result.fp32_nodes)
     print(f"  int8_qat: {report.steps} steps of {args.qat_batch} lines in {report.seconds:.0f} s "
           f"(loss {report.first_loss:.4g} -> {report.last_loss:.4g}), process CPU "
           f"{time.process_time() - cpu:.0f} s, {torch.get_num_threads()} threads", flush=True)
