@@ -6,6 +6,13 @@ agreement with fp32 on the lines, half turned by 180 degrees. Each row also says
 ``slim.compress`` took (load + lower + calibrate + int8 pass + write, on this machine).
 
     .venv/bin/python -m benchmarks.int8_hard_data --lines 1000 --pages 50 --configs int8 int8_fast
+
+``int8_qat`` trains on ``--qat-lines`` unlabeled lines of the training seed (label-free distillation
+against fp32, from the ``int8`` PTQ ranges) for ``--qat-seconds``; its row's time includes the
+training, and the line under it says the steps and the process's CPU seconds (the budget is wall
+time, so a busy machine trains fewer steps).
+
+    .venv/bin/python -m benchmarks.int8_hard_data --models rec --configs int8 int8_qat --qat-seconds 900
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import torch
 
 import slim
 from lite_converter.app import zoo
@@ -23,6 +31,8 @@ from lite_converter.app.demo import ctc_greedy_decode
 from lite_converter.convert import convert_onnx
 from runtime_arm import Interpreter
 from slim.config import resolve_config
+from slim.finetune_config import FinetuneConfig
+from slim.qat_config import QAT_PRESET, QatConfig
 from tests import ocr_metrics
 from tests.datasets import splits, text_lines, text_pages
 
@@ -92,6 +102,25 @@ def compress_timed(key: str, calibration: list[np.ndarray], config: str) -> tupl
     return result.lite_bytes, time.perf_counter() - start, len(result.fp32_nodes)
 
 
+def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) -> tuple[bytes, float, int]:
+    """int8_qat on ``training`` (batches of unlabeled inputs; the first 8 calibrate the PTQ start);
+    prints the training's steps and CPU seconds."""
+    finetune = FinetuneConfig(time_budget_s=args.qat_seconds, learning_rate=args.qat_lr,
+                              batch_size=args.qat_batch, progress=True)
+    settings = QatConfig(finetune=finetune, range_learning_rate=args.qat_range_lr)
+    settings.quant.progress = False
+    start, cpu = time.perf_counter(), time.process_time()
+    result = slim.compress(str(zoo.fetch(key)), args.folder / f"{key}_int8_qat.lite", training, settings)
+    report = result.training
+    if report is None:  # --qat-seconds 0: the PTQ start exported through the QAT path
+        print("  int8_qat: no training (the PTQ start)", flush=True)
+        return result.lite_bytes, time.perf_counter() - start, len(result.fp32_nodes)
+    print(f"  int8_qat: {report.steps} steps of {args.qat_batch} lines in {report.seconds:.0f} s "
+          f"(loss {report.first_loss:.4g} -> {report.last_loss:.4g}), process CPU "
+          f"{time.process_time() - cpu:.0f} s, {torch.get_num_threads()} threads", flush=True)
+    return result.lite_bytes, time.perf_counter() - start, len(result.fp32_nodes)
+
+
 def fp32_bytes(key: str, folder: Path) -> bytes:
     path = folder / f"{key}_fp32.lite"
     convert_onnx(str(zoo.fetch(key)), path)
@@ -107,7 +136,15 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["rec", "det", "cls"])
     parser.add_argument("--seed", type=int, default=splits.EVALUATION_SEED)
     parser.add_argument("--folder", type=Path, default=Path("/tmp/int8_hard_data"))
+    parser.add_argument("--qat-lines", type=int, default=2000, help="int8_qat: training lines")
+    parser.add_argument("--qat-seconds", type=float, default=900.0, help="int8_qat: training wall time")
+    parser.add_argument("--qat-lr", type=float, default=2e-5, help="int8_qat: weights' learning rate")
+    parser.add_argument("--qat-range-lr", type=float, default=2e-3, help="int8_qat: ranges' learning rate")
+    parser.add_argument("--qat-batch", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (1 on a busy machine)")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     args.folder.mkdir(parents=True, exist_ok=True)
     crops, truths = text_lines.render_lines(args.seed, args.lines)
     calibration_crops, _ = text_lines.render_lines(splits.CALIBRATION_SEED, args.calibration)
@@ -134,7 +171,14 @@ def main() -> None:
                            text_pages.render_pages(splits.CALIBRATION_SEED, max(4, args.calibration // 16))]
             metric, reference = "line recall % (IoU >= 0.5)", det_recall(fp32, pages)
         for config in args.configs:
-            int8, seconds, kept = compress_timed(key, calibration, config)
+            if config == QAT_PRESET:
+                if key != "rec":
+                    continue
+                training_crops, _ = text_lines.render_lines(splits.TRAINING_SEED, args.qat_lines)
+                training = batched(text_lines.rec_input(training_crops), args.qat_batch)
+                int8, seconds, kept = qat_timed(key, training, args)
+            else:
+                int8, seconds, kept = compress_timed(key, calibration, config)
             if key == "rec":
                 score = rec_accuracy(int8, inputs, truths)
             elif key == "cls":

@@ -56,8 +56,37 @@ def activation(kind_attrs: dict[str, Any] | None, y: torch.Tensor) -> torch.Tens
     raise ValueError(f"fused activation {kind} has no QAT form")
 
 
+class _HardSwish(torch.autograd.Function):
+    """``x * clamp(x / 6 + 0.5, 0, 1)`` (the runtime's formula, bit for bit) as one autograd node:
+    the four-op chain kept three intermediates and ran four backward kernels per tensor."""
+
+    @staticmethod
+    def forward(ctx: torch.autograd.function.FunctionCtx, x: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x)
+        return _hard_swish_values(x)
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, grad: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        (x,) = ctx.saved_tensors  # type: ignore[attr-defined]
+        gate = torch.div(x, 6.0).add_(0.5)
+        # d/dx x * clamp(g(x), 0, 1) = clamp(g, 0, 1) + x / 6 where 0 <= g <= 1 (clamp passes its ends)
+        inner = x.div(6.0).mul_((gate >= 0.0) & (gate <= 1.0))
+        return grad * gate.clamp_(0.0, 1.0).add_(inner)
+
+
+def _hard_swish_values(x: torch.Tensor) -> torch.Tensor:
+    return torch.div(x, 6.0).add_(0.5).clamp_(0.0, 1.0).mul_(x)
+
+
+def hard_swish(x: torch.Tensor) -> torch.Tensor:
+    """Hard-swish, one autograd node when a gradient is wanted."""
+    if torch.is_grad_enabled() and x.requires_grad:
+        return _HardSwish.apply(x)
+    return _hard_swish_values(x)
+
+
 UNARY: dict[str, Callable[[torch.Tensor, float, float], torch.Tensor]] = {
-    "HARD_SWISH": lambda x, a, b: x * torch.clamp(x / 6.0 + 0.5, 0.0, 1.0),
+    "HARD_SWISH": lambda x, a, b: hard_swish(x),
     "HARD_SIGMOID": lambda x, a, b: torch.clamp(a * x + b, 0.0, 1.0),
     "SIGMOID": lambda x, a, b: torch.sigmoid(x),
     "TANH": lambda x, a, b: torch.tanh(x),
