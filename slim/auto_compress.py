@@ -55,6 +55,8 @@ class AutoConfig:
     max_accuracy_drop: the most the accuracy may fall below fp32's (the eval_fn's unit; points of
       agreement with fp32 without one); target_speedup: fp32 cost / candidate cost at least this.
     speed_target: "host" or "aarch64:CPU" (slim/auto_speed.py). timing_rounds: host runs per model.
+    timing_input: the input speed is measured on (an array for a one-input model, or name -> array;
+      default: the first data batch). One sample is the deployment case of most edge models.
     executor: where candidates run (slim/executor.py). prune_flops / finetune: stage 3.
     """
 
@@ -66,6 +68,7 @@ class AutoConfig:
     prune_flops: Sequence[float] = (0.75, 0.5)
     finetune: FinetuneConfig | None = None
     timing_rounds: int = 20
+    timing_input: np.ndarray | Batch | None = None
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -184,8 +187,11 @@ def auto_compress(model: ModelSource, data: CalibrationInput, settings: AutoConf
     accuracy = settings.eval_fn if settings.eval_fn is not None else OutputAgreement(fp32, batches)
     metric = "eval_fn" if settings.eval_fn is not None else "agreement with fp32 % (argmax, calibration data)"
     fp32_accuracy = float(accuracy(fp32))
-    fp32_instructions = instructions(fp32, batches[0], target) if target.kind == "aarch64" else None
-    shared = _Shared(model, batches, input_shapes, fp32, batches[0], accuracy, fp32_accuracy,
+    timing = settings.timing_input if settings.timing_input is not None else batches[0]
+    if isinstance(timing, np.ndarray):
+        timing = {inputs[0].name: timing}
+    fp32_instructions = instructions(fp32, timing, target) if target.kind == "aarch64" else None
+    shared = _Shared(model, batches, input_shapes, fp32, timing, accuracy, fp32_accuracy,
                      settings.max_accuracy_drop, target, fp32_instructions, settings.timing_rounds,
                      settings.finetune)
     report = AutoReport(settings.max_accuracy_drop, settings.target_speedup, str(target), target.unit, metric,
