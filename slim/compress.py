@@ -14,6 +14,9 @@ Pruning (``config="prune_0.5"``, ``"prune_0.5+int8"`` or a PruneConfig), for ONN
 torch extra: dependency groups, importance, FLOPs target, label-free distillation against the
 original) -> the pruned ONNX-vocabulary graph through the converter's normal passes and writer, or
 through the int8 path above, calibrated on the same data.
+
+Automatic compression (``config="auto"`` or an AutoConfig): the candidates above searched for the
+fastest one within an accuracy bound (slim/auto_compress.py).
 """
 
 from __future__ import annotations
