@@ -136,6 +136,7 @@ class _Built:
     int8_nodes: list[str]
     lite_bytes: bytes
     kept_fp32: list[str]
+    accuracy: float | None = None  # measured already (mixed precision's last step)
 
 
 def _build(shared: _Shared, candidate: Candidate) -> _Built:
@@ -152,18 +153,19 @@ def _build(shared: _Shared, candidate: Candidate) -> _Built:
                                     accuracy_target=shared.fp32_accuracy - shared.max_accuracy_drop)
     prepared = prepare(shared.model, shared.data, quant, shared.input_shapes)
     if candidate.kind == "mixed":
-        mixed = choose_fp32_layers(prepared)
-        quantized, kept = mixed.quantized, mixed.fp32_layers
-    else:
-        quantized, kept = quantize(prepared), []
-    return _Built(quantized.graph, quantized.int8_nodes, quantized.lite_bytes(), kept)
+        mixed = choose_fp32_layers(prepared)  # its last history entry is eval_fn of the model it returns
+        quantized = mixed.quantized
+        return _Built(quantized.graph, quantized.int8_nodes, quantized.lite_bytes(), mixed.fp32_layers,
+                      mixed.history[-1][1])
+    quantized = quantize(prepared)
+    return _Built(quantized.graph, quantized.int8_nodes, quantized.lite_bytes(), [])
 
 
 def evaluate_candidate(shared: _Shared, candidate: Candidate) -> CandidateResult:
     """Builds one candidate and measures it (an executor job: module level, picklable)."""
     start = time.perf_counter()
     built = _build(shared, candidate)
-    accuracy = float(shared.accuracy(built.lite_bytes))
+    accuracy = built.accuracy if built.accuracy is not None else float(shared.accuracy(built.lite_bytes))
     speed = measure_speed(shared.fp32, built.lite_bytes, shared.timing_batch, shared.speed_target,
                           shared.timing_rounds, shared.fp32_instructions)
     borders = ("QUANTIZE", "DEQUANTIZE")
