@@ -23,6 +23,7 @@ import os
 from typing import Any
 
 from slim.analysis import AnalysisReport, analyze
+from slim.auto_compress import AutoConfig
 from slim.calibration_data import CalibrationDataError
 from slim.compress import CompressResult, compress
 from slim.config import QuantConfig
@@ -49,6 +50,6 @@ def prune_groups(model: Any, data: Any, input_shapes: dict[str, list[int]] | Non
     return training_half("slim.pruning.analysis").analyze(model, data, input_shapes).dependencies
 
 
-__all__ = ["AnalysisReport", "CalibrationDataError", "CompressResult", "FinetuneConfig", "MissingExtraError",
-           "PruneConfig", "QatConfig",
+__all__ = ["AnalysisReport", "AutoConfig", "CalibrationDataError", "CompressResult", "FinetuneConfig",
+           "MissingExtraError", "PruneConfig", "QatConfig",
            "QuantConfig", "analyze", "compress", "prune", "prune_groups", "sensitivity"]

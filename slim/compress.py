@@ -14,6 +14,9 @@ Pruning (``config="prune_0.5"``, ``"prune_0.5+int8"`` or a PruneConfig), for ONN
 torch extra: dependency groups, importance, FLOPs target, label-free distillation against the
 original) -> the pruned ONNX-vocabulary graph through the converter's normal passes and writer, or
 through the int8 path above, calibrated on the same data.
+
+Automatic compression (``config="auto"`` or an AutoConfig): the candidates above searched for the
+fastest one within an accuracy bound (slim/auto_compress.py).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from lite_converter.atomic_write import write_atomically
 from lite_converter.convert import ModelSource, lower, to_lite_bytes
 from lite_converter.ir import Graph
 from slim.analysis import AnalysisReport, measure
+from slim.auto_compress import AutoConfig, auto_compress, auto_config
 from slim.calibration_data import CalibrationInput
 from slim.config import QuantConfig
 from slim.extras import training_half
@@ -51,15 +55,17 @@ class CompressResult:
     analysis: AnalysisReport | None = None
     pruning: Any = None  # the slim.pruning.pruner.PruneReport of a prune config
     training: Any = None  # the slim.distill.FinetuneReport of an int8_qat config
+    auto: Any = None  # the slim.auto_report.AutoReport of config="auto"
 
 
 def compress(
     model: ModelSource,
     output_path: str | os.PathLike | None,
     data: CalibrationInput,
-    config: str | QuantConfig | PruneConfig | QatConfig = "int8",
+    config: str | QuantConfig | PruneConfig | QatConfig | AutoConfig = "int8",
     input_shapes: dict[str, list[int]] | None = None,
     analyze: bool = False,
+    **auto_options: Any,
 ) -> CompressResult:
     """Post-training int8 quantization of a float ONNX or .tflite model into a .lite file (written
     atomically); a model quantized already (QDQ, int8 .tflite) raises ConversionError saying what to do.
@@ -71,7 +77,15 @@ def compress(
     PruneError for a target pruning cannot reach).
     ``analyze``: also measure every int8 layer's SQNR and cosine against fp32 on the calibration
     data (slim/analysis.py).
+    ``config="auto"`` (or a slim.AutoConfig) searches strategies for the fastest model within
+    ``max_accuracy_drop`` of fp32 reaching ``target_speedup`` (keywords: those of AutoConfig:
+    ``speed_target="host" | "aarch64:CPU"``, ``eval_fn``, ``executor``...; slim/auto_compress.py)
+    and writes its report beside ``output_path`` (MODEL.auto.json / .auto.txt).
     """
+    if config == "auto" or isinstance(config, AutoConfig):
+        return _auto(model, output_path, data, config, input_shapes, auto_options)
+    if auto_options:
+        raise TypeError(f"{sorted(auto_options)}: options of config='auto' only")
     settings = parse_config(config)
     if isinstance(settings, PruneConfig):
         return _prune_and_convert(model, output_path, data, settings, input_shapes, analyze)
@@ -96,6 +110,19 @@ def compress(
     fp32_nodes = [n.name for n in graph.nodes if n.name not in int8_nodes and n.op_type not in borders]
     report = measure(prepared, quantized) if analyze else None
     return CompressResult(graph, int8_nodes, fp32_nodes, lite_bytes, mixed, report, training=training)
+
+
+def _auto(model: ModelSource, output_path: str | os.PathLike | None, data: CalibrationInput,
+          config: str | AutoConfig, input_shapes: dict[str, list[int]] | None,
+          options: dict[str, Any]) -> CompressResult:
+    settings = auto_config(options) if config == "auto" else dataclasses.replace(config, **options)
+    report = auto_compress(model, data, settings, input_shapes)
+    chosen = report.chosen
+    assert chosen is not None
+    if output_path is not None:
+        write_atomically(output_path, chosen.lite_bytes)
+        report.write(output_path)
+    return CompressResult(chosen.graph, chosen.int8_nodes, chosen.fp32_nodes, chosen.lite_bytes, auto=report)
 
 
 def _prune_and_convert(model: ModelSource, output_path: str | os.PathLike | None, data: object,

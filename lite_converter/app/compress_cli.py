@@ -44,6 +44,8 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
                           help=("an int8 preset (default: int8): "
                                 + "; ".join(f"{name}: {what}" for name, what in PRESET_HELP.items())
                                 + "; or prune_R / prune_R+int8 with R the fraction of FLOPs kept"
+                                + "; or auto: search for the fastest model within --max-accuracy-drop "
+                                  "reaching --target-speedup"
                                 ).replace("%", "%%"))  # argparse %-formats help strings
     pruning = compress.add_argument_group("training (prune_R and int8_qat configs)")
     length = pruning.add_mutually_exclusive_group()
@@ -56,6 +58,16 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
                          help="channels kept per group are a multiple of this "
                               "(default 16: the GEMM's column panel)")
     pruning.add_argument("--checkpoint-dir", help="save (and resume) fine-tuning here")
+    auto = compress.add_argument_group("auto config (slim/auto_compress.py)")
+    auto.add_argument("--max-accuracy-drop", type=float, metavar="POINTS",
+                      help="largest drop of agreement with fp32 (%% of argmax on the data) "
+                           "allowed (default 1)")
+    auto.add_argument("--target-speedup", type=float, metavar="X",
+                      help="fp32 cost / model cost at least this (default 1)")
+    auto.add_argument("--speed-target", metavar="TARGET",
+                      help="host (interleaved wall time, default) or aarch64:CPU (qemu instruction counts, "
+                           "e.g. aarch64:cortex-a76)")
+    auto.add_argument("--executor", help="where candidates run: local (default), process[:N], ray")
     compress.add_argument("--algorithm", help="calibration algorithm: abs_max, avg, hist, kl, mse")
     compress.add_argument("--skip", action="append", default=[], metavar="NODE", help="keep a node in fp32")
     compress.add_argument("--bias-correction", action="store_true",
@@ -85,6 +97,12 @@ def command_compress(args: argparse.Namespace) -> int:
         raise ConversionError(f"the output {output} would overwrite the input")
     shapes = dict(args.input_shape or []) or None
     try:
+        if args.config == "auto":
+            return _command_auto(args, source, output, shapes, kind)
+        auto_flags = (args.max_accuracy_drop, args.target_speedup, args.speed_target, args.executor)
+        if any(flag is not None for flag in auto_flags):
+            raise ConversionError("--max-accuracy-drop, --target-speedup, --speed-target and --executor "
+                                  "are options of --config auto")
         settings = parse_config(args.config)
         if isinstance(settings, PruneConfig):
             return _command_prune(args, source, output, settings, shapes, kind)
@@ -104,6 +122,21 @@ def command_compress(args: argparse.Namespace) -> int:
     except (CalibrationDataError, ValueError, MissingExtraError) as error:
         raise ConversionError(str(error)) from None
     _print_result(source, output, result, args.analyze, kind)
+    return 0
+
+
+def _command_auto(args: argparse.Namespace, source: Path, output: Path, shapes: dict[str, list[int]] | None,
+                  kind: str) -> int:
+    if args.skip or args.algorithm or args.bias_correction or args.sqnr_target is not None:
+        raise ConversionError("--config auto chooses the quantization itself: --skip, --algorithm, "
+                              "--bias-correction and --sqnr-target do not apply")
+    options = {"max_accuracy_drop": args.max_accuracy_drop, "target_speedup": args.target_speedup,
+               "speed_target": args.speed_target, "executor": args.executor}
+    result = compress(source, output, Path(args.data), "auto", input_shapes=shapes,
+                      **{key: value for key, value in options.items() if value is not None})
+    _print_result(source, output, result, None, kind)
+    print(result.auto.table())
+    print(f"  report: {output.with_suffix('.auto.txt')}, {output.with_suffix('.auto.json')}")
     return 0
 
 

@@ -1,0 +1,140 @@
+"""The report of ``config="auto"``: every candidate's figures, the choice, and any bound missed.
+
+Written beside the model as ``MODEL.auto.json`` (machine-readable) and ``MODEL.auto.txt`` (the
+table). The choice: the fastest candidate meeting both bounds (ties: the smaller file). When none
+meets both, the fastest one within the accuracy bound (failed: ``target_speedup``), else the most
+accurate one (failed: ``max_accuracy_drop``, and ``target_speedup`` when it misses that too): never
+a silent pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+_TOLERANCE = 1e-9  # a drop equal to the bound meets it, whatever the float rounding
+
+
+@dataclasses.dataclass
+class CandidateResult:
+    """One candidate, measured. ``kept_fp32``: the layers mixed precision kept in fp32."""
+
+    name: str
+    accuracy: float
+    accuracy_drop: float
+    speedup: float
+    fp32_cost: float
+    cost: float
+    size_bytes: int
+    kept_fp32: list[str]
+    int8_ops: int
+    fp32_ops: int
+    seconds: float
+    lite_bytes: bytes = dataclasses.field(repr=False, default=b"")
+    graph: Any = dataclasses.field(repr=False, default=None)
+    int8_nodes: list[str] = dataclasses.field(repr=False, default_factory=list)
+    fp32_nodes: list[str] = dataclasses.field(repr=False, default_factory=list)
+
+    def figures(self) -> dict[str, Any]:
+        """The JSON-able figures (no model bytes)."""
+        names = ("name", "accuracy", "accuracy_drop", "speedup", "fp32_cost", "cost", "size_bytes",
+                 "kept_fp32", "int8_ops", "fp32_ops", "seconds")
+        return {name: getattr(self, name) for name in names}
+
+
+@dataclasses.dataclass
+class AutoReport:
+    """The bounds, fp32's figures, the candidates in the order tried, the choice."""
+
+    max_accuracy_drop: float
+    target_speedup: float
+    speed_target: str
+    speed_unit: str
+    accuracy_metric: str
+    fp32_accuracy: float
+    fp32_size_bytes: int
+    candidates: list[CandidateResult] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    chosen: CandidateResult | None = None
+    met: bool = False
+    failed: list[str] = dataclasses.field(default_factory=list)
+    seconds: float = 0.0
+
+    def accuracy_met(self, result: CandidateResult) -> bool:
+        return result.accuracy_drop <= self.max_accuracy_drop + _TOLERANCE
+
+    def speed_met(self, result: CandidateResult) -> bool:
+        return result.speedup >= self.target_speedup
+
+    def any_met(self) -> bool:
+        return any(self.accuracy_met(c) and self.speed_met(c) for c in self.candidates)
+
+    def choose(self) -> None:
+        """Sets ``chosen``, ``met`` and ``failed`` (module docstring)."""
+        if not self.candidates:
+            raise ValueError("no candidate was evaluated")
+        both = [c for c in self.candidates if self.accuracy_met(c) and self.speed_met(c)]
+        accurate = [c for c in self.candidates if self.accuracy_met(c)]
+        if both:
+            self.chosen = max(both, key=lambda c: (c.speedup, -c.size_bytes))
+        elif accurate:
+            self.chosen = max(accurate, key=lambda c: (c.speedup, -c.size_bytes))
+        else:
+            self.chosen = max(self.candidates, key=lambda c: (c.accuracy, c.speedup))
+        self.met = bool(both)
+        self.failed = [] if both else (["target_speedup"] if accurate else
+                                       ["max_accuracy_drop"] + ([] if self.speed_met(self.chosen)
+                                                                else ["target_speedup"]))
+
+    def describe(self, result: CandidateResult) -> str:
+        return (f"accuracy {result.accuracy:.2f} (drop {result.accuracy_drop:+.2f}), speed-up "
+                f"{result.speedup:.3f}x, {result.size_bytes} B, {len(result.kept_fp32)} layer(s) kept in "
+                f"fp32, {'met' if self.accuracy_met(result) and self.speed_met(result) else 'not met'}")
+
+    def summary(self) -> str:
+        assert self.chosen is not None
+        if self.met:
+            return (f"auto: chose {self.chosen.name}: both bounds met (drop {self.chosen.accuracy_drop:.2f} "
+                    f"<= {self.max_accuracy_drop:g}, speed-up {self.chosen.speedup:.3f}x >= "
+                    f"{self.target_speedup:g}x on {self.speed_target})")
+        return (f"auto: NO candidate meets both bounds; returning {self.chosen.name}, which fails "
+                f"{' and '.join(self.failed)} (drop {self.chosen.accuracy_drop:.2f}, bound "
+                f"{self.max_accuracy_drop:g}; speed-up {self.chosen.speedup:.3f}x, target "
+                f"{self.target_speedup:g}x on {self.speed_target})")
+
+    def table(self) -> str:
+        lines = [f"config=auto: max_accuracy_drop {self.max_accuracy_drop:g}, target_speedup "
+                 f"{self.target_speedup:g}x on {self.speed_target} ({self.speed_unit})",
+                 f"accuracy: {self.accuracy_metric}; fp32 {self.fp32_accuracy:.2f}, {self.fp32_size_bytes} B",
+                 f"{'candidate':<16}{'accuracy':>10}{'drop':>8}{'speed-up':>10}{'cost':>14}{'size B':>11}"
+                 f"{'fp32 kept':>11}{'accuracy':>10}{'speed':>8}{'chosen':>8}"]
+        for c in self.candidates:
+            yes = {True: "met", False: "NOT"}
+            lines.append(f"{c.name:<16}{c.accuracy:>10.2f}{c.accuracy_drop:>8.2f}{c.speedup:>9.3f}x"
+                         f"{c.cost:>14.6g}{c.size_bytes:>11}{len(c.kept_fp32):>11}"
+                         f"{yes[self.accuracy_met(c)]:>10}{yes[self.speed_met(c)]:>8}"
+                         f"{'<--' if c is self.chosen else '':>8}")
+        lines += [f"note: {note}" for note in self.notes]
+        if self.chosen is not None:
+            lines.append(self.summary())
+            if self.chosen.kept_fp32:
+                lines.append(f"kept in fp32: {', '.join(self.chosen.kept_fp32)}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        fields = ("max_accuracy_drop", "target_speedup", "speed_target", "speed_unit", "accuracy_metric",
+                  "fp32_accuracy", "fp32_size_bytes", "notes", "met", "failed", "seconds")
+        return {**{name: getattr(self, name) for name in fields},
+                "chosen": self.chosen.name if self.chosen else None,
+                "candidates": [c.figures() for c in self.candidates]}
+
+    def write(self, model_path: str | os.PathLike) -> tuple[Path, Path]:
+        """``MODEL.auto.json`` and ``MODEL.auto.txt`` beside ``model_path``."""
+        base = Path(model_path)
+        json_path, text_path = base.with_suffix(".auto.json"), base.with_suffix(".auto.txt")
+        json_path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        text_path.write_text(self.table() + "\n")
+        return json_path, text_path
