@@ -7,7 +7,7 @@ Two targets, both ours against ours (the same runtime runs both models):
   medians. Noisy (a few percent on an idle machine, more on a busy one), never exact.
 * ``"aarch64:CPU"`` (``aarch64:cortex-a76``, ``aarch64:cortex-a72``, ``aarch64`` for qemu's
   ``max``): guest instructions of one inference of the cross-built lite_bench under qemu-aarch64
-  with that ``-cpu`` (lite_converter/app/bench_qemu.py; ``make cross qemu-plugin``). Exact and
+  with that ``-cpu`` (lite_converter/qemu_count.py; ``make cross qemu-plugin``). Exact and
   deterministic; a proxy for time on that core (no stalls, no dual issue), the figure
   benchmarks/RESULTS.md quotes per CPU.
 """
@@ -52,7 +52,7 @@ class SpeedTarget:
 
 def instructions(model: bytes, batch: Batch, target: SpeedTarget) -> float:
     """Guest instructions of one inference of ``model`` on ``batch``'s shapes under qemu-aarch64."""
-    from lite_converter.app.bench_qemu import count_instructions  # the emulator driver (lazy: qemu only)
+    from lite_converter.qemu_count import count_instructions  # the emulator driver (lazy: qemu only)
 
     shapes = {index: list(array.shape) for index, array in enumerate(batch.values())}
     with tempfile.TemporaryDirectory(prefix="lite_auto_") as folder:

@@ -21,8 +21,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 import slim
 from lite_converter.app import cli
-from lite_converter.app.bench_qemu import count_instructions
 from lite_converter.convert import convert
+from lite_converter.qemu_count import count_instructions
 from runtime_arm import Interpreter
 from slim.config import QuantConfig, resolve_config
 
