@@ -3,11 +3,12 @@
 In the spirit of PaddleSlim's ACT: candidates are tried in order of cost, each measured for
 accuracy and speed, and the fastest one meeting both bounds wins:
 
-1. post-training int8 (the ``int8`` preset: percentile ranges) and ``int8_fast`` (abs_max ranges);
-2. only when no stage-1 candidate meets both bounds but one is fast enough: int8 with automatic
-   mixed precision (slim/mixed_precision.py) keeping the fewest sensitive layers in fp32 until the
-   accuracy drop is within the bound (it cannot be faster than plain int8, so it is skipped when
-   int8 alone misses the speed-up);
+1. post-training int8: the ``int8`` preset (percentile ranges), ``int8_search`` (ranges searched per
+   tensor group for output agreement, slower to compress) and ``int8_fast`` (abs_max ranges);
+2. only when no stage-1 candidate meets both bounds but one is fast enough: the most accurate such
+   candidate's ranges with automatic mixed precision (slim/mixed_precision.py) keeping the fewest
+   sensitive layers in fp32 until the accuracy drop is within the bound (it cannot be faster than
+   plain int8, so it is skipped when int8 alone misses the speed-up);
 3. only when a fine-tune budget is given (``AutoConfig.finetune``) and still nothing meets both:
    pruning to each ``prune_flops`` fraction + int8 (slim.pruning; pruning without fine-tuning wrecks
    accuracy, benchmarks/COMPRESSION.md).
@@ -200,10 +201,11 @@ def auto_compress(model: ModelSource, data: CalibrationInput, settings: AutoConf
                         fp32_accuracy, len(fp32))
     executor = make_executor(settings.executor)
     int8 = resolve_config("int8")
+    post_training = [Candidate(name, "int8", resolve_config(name))
+                     for name in ("int8", "int8_search", "int8_fast")]
     stages: list[tuple[str, list[Candidate]]] = [
-        ("post-training int8", [Candidate("int8", "int8", int8),
-                                Candidate("int8_fast", "int8", resolve_config("int8_fast"))]),
-        ("mixed precision", [Candidate("int8+mixed", "mixed", int8)]),
+        ("post-training int8", post_training),
+        ("mixed precision", []),  # from the most accurate fast-enough stage-1 ranges (below)
     ]
     if settings.finetune is not None:
         stages.append(("pruning + int8", [Candidate(f"prune_{r:g}+int8", "prune", int8, r)
@@ -217,6 +219,10 @@ def auto_compress(model: ModelSource, data: CalibrationInput, settings: AutoConf
             report.notes.append(f"{stage}: not tried (keeping layers in fp32 cannot make int8 faster, and "
                                 f"no int8 candidate reaches {settings.target_speedup:g}x)")
             continue
+        if stage == "mixed precision":
+            base = max((c for c in report.candidates if report.speed_met(c)), key=lambda c: c.accuracy)
+            config = next(c.quant for c in post_training if c.name == base.name)
+            candidates = [Candidate(f"{base.name}+mixed", "mixed", config)]
         _log(settings, f"auto: {stage}: {len(candidates)} candidate(s) on {str(target)}")
 
         def finished(index: int, result: CandidateResult, candidates: list[Candidate] = candidates) -> None:

@@ -24,7 +24,7 @@ from lite_converter.app import cli
 from lite_converter.convert import convert
 from lite_converter.qemu_count import count_instructions
 from runtime_arm import Interpreter
-from slim.config import QuantConfig, resolve_config
+from slim.config import resolve_config
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -91,9 +91,10 @@ def test_auto_picks_what_brute_force_picks_and_reports_independent_figures(tmp_p
     accuracy = {}
     measured = {}
     for candidate in report.candidates:  # each one rebuilt on its own and measured here
-        if candidate.name == "int8+mixed":
-            settings = QuantConfig(algorithm="hist", progress=False, accuracy_target=100.0 - drop,
-                                   eval_fn=lambda lite: agreement_with_onnxruntime(model, lite, data))
+        if candidate.name.endswith("+mixed"):  # mixed precision over the named stage-1 ranges
+            base_ranges = resolve_config(candidate.name.removesuffix("+mixed"))
+            settings = dataclasses.replace(base_ranges, progress=False, accuracy_target=100.0 - drop,
+                                           eval_fn=lambda lite: agreement_with_onnxruntime(model, lite, data))
         else:
             settings = dataclasses.replace(resolve_config(candidate.name), progress=False)
         lite = slim.compress(model, None, data, settings).lite_bytes
@@ -103,11 +104,15 @@ def test_auto_picks_what_brute_force_picks_and_reports_independent_figures(tmp_p
         assert candidate.accuracy == pytest.approx(accuracy[candidate.name], abs=1e-9)
         assert candidate.speedup == pytest.approx(measured[candidate.name], rel=1e-12)
         assert candidate.size_bytes == len(lite)
-    assert [c.name for c in report.candidates] == ["int8", "int8_fast", "int8+mixed"]
-    assert accuracy["int8"] < 100.0  # the strict bound really sends the search to mixed precision
+    stage1 = ["int8", "int8_search", "int8_fast"]
+    assert [c.name for c in report.candidates][:3] == stage1
+    # the strict bound really sends the search to mixed precision, over the most accurate fast-enough ranges
+    assert all(accuracy[name] < 100.0 for name in stage1)
+    base = max((name for name in stage1 if measured[name] >= speedup), key=lambda name: accuracy[name])
+    assert [c.name for c in report.candidates][3:] == [f"{base}+mixed"]
     meeting = [name for name in accuracy if 100.0 - accuracy[name] <= drop and measured[name] >= speedup]
     best = max(meeting, key=lambda name: measured[name])
-    assert report.met and report.chosen.name == best == "int8+mixed"
+    assert report.met and report.chosen.name == best == f"{base}+mixed"
     assert report.chosen.kept_fp32 and result.lite_bytes == (tmp_path / "auto.lite").read_bytes()
     stored = json.loads((tmp_path / "auto.auto.json").read_text())
     assert stored["chosen"] == best and stored["met"] is True
@@ -131,7 +136,7 @@ def test_a_bound_no_candidate_meets_is_named_through_the_cli(tmp_path: Path,
     assert "NO candidate meets both bounds" in printed and "fails target_speedup" in printed
     stored = json.loads((tmp_path / "net.auto.json").read_text())
     assert stored["met"] is False and stored["failed"] == ["target_speedup"]
-    assert stored["chosen"] in {"int8", "int8_fast"}
+    assert stored["chosen"] in {"int8", "int8_search", "int8_fast"}
     assert any("mixed precision: not tried" in note for note in stored["notes"])
 
 
