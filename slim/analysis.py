@@ -26,7 +26,6 @@ import dataclasses
 import math
 import os
 import re
-from collections.abc import Iterator
 
 import numpy as np
 
@@ -36,40 +35,13 @@ from lite_converter.int8.params import per_tensor
 from lite_converter.ir import Graph, Node
 from lite_converter.passes.quantize_int8 import INT8_SUFFIX, MOVE_OPS
 from lite_converter.passes.split_lookup_activation import LOOKUP_OPS
-from runtime_arm import Interpreter
 from slim.analysis_plot import write_plot
-from slim.calibrate import with_outputs
 from slim.calibration_data import CalibrationInput
 from slim.config import QuantConfig, resolve_config
 from slim.fake_quant import simulate_node
+from slim.output_agreement import Agreement, output_agreement, reference_outputs, run_exposed  # noqa: F401
 from slim.pipeline import Prepared, Quantized, prepare
 from slim.pipeline import quantize as quantize_prepared
-
-
-class Agreement:
-    """Accumulates SQNR and cosine between a reference and a test signal over batches."""
-
-    def __init__(self) -> None:
-        self.signal = self.noise = self.dot = self.test_energy = 0.0
-
-    def update(self, reference: np.ndarray, test: np.ndarray) -> None:
-        # elementwise products and sums, not BLAS dot products: BLAS threads crawl on a loaded machine
-        ref, got = np.asarray(reference, np.float64).reshape(-1), np.asarray(test, np.float64).reshape(-1)
-        self.signal += float(np.square(ref).sum())
-        self.noise += float(np.square(ref - got).sum())
-        self.dot += float((ref * got).sum())
-        self.test_energy += float(np.square(got).sum())
-
-    @property
-    def sqnr_db(self) -> float:
-        if self.noise == 0.0:
-            return math.inf
-        return 10.0 * math.log10(self.signal / self.noise) if self.signal > 0 else -math.inf
-
-    @property
-    def cosine(self) -> float:
-        norms = math.sqrt(self.signal * self.test_energy)
-        return self.dot / norms if norms > 0 else float(self.signal == self.test_energy)
 
 
 @dataclasses.dataclass
@@ -107,32 +79,6 @@ class AnalysisReport:
         if self.fp32_nodes:
             lines.append(f"kept in fp32: {', '.join(self.fp32_nodes)}")
         return "\n".join(lines)
-
-
-def _run_exposed(graph: Graph, names: list[str], batches: list[dict[str, np.ndarray]]
-                 ) -> Iterator[dict[str, np.ndarray]]:
-    """Per batch: the values of ``names`` (and the graph outputs and the batch's inputs)."""
-    with Interpreter(model_content=with_outputs(graph, names)) as interpreter:
-        for batch in batches:
-            values = dict(interpreter.run(batch))
-            values.update(batch)
-            yield values
-
-
-def reference_outputs(prepared: Prepared) -> list[dict[str, np.ndarray]]:
-    """The fp32 graph's outputs on each calibration batch."""
-    return list(_run_exposed(prepared.graph, [], prepared.batches))
-
-
-def output_agreement(prepared: Prepared, quantized: Quantized,
-                     references: list[dict[str, np.ndarray]]) -> dict[str, Agreement]:
-    """Per graph output: the int8 model's agreement with the fp32 ``references``."""
-    agreements = {name: Agreement() for name in prepared.graph.outputs}
-    runs = _run_exposed(quantized.graph, [], prepared.batches)
-    for reference, values in zip(references, runs, strict=True):
-        for name, agreement in agreements.items():
-            agreement.update(reference[name], values[name])
-    return agreements
 
 
 @dataclasses.dataclass
@@ -224,8 +170,8 @@ def measure(prepared: Prepared, quantized: Quantized) -> AnalysisReport:
     local = {layer.node.name: Agreement() for layer in layers}
     outputs = {name: Agreement() for name in fp32.outputs}
     unsimulated: set[str] = set()
-    fp32_runs = _run_exposed(fp32, reference_names, prepared.batches)
-    int8_runs = _run_exposed(graph, [layer.int8_tensor for layer in layers], prepared.batches)
+    fp32_runs = run_exposed(fp32, reference_names, prepared.batches)
+    int8_runs = run_exposed(graph, [layer.int8_tensor for layer in layers], prepared.batches)
     for reference, values in zip(fp32_runs, int8_runs, strict=True):
         for layer in layers:
             name = layer.node.name

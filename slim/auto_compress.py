@@ -41,6 +41,7 @@ from slim.auto_speed import Batch, SpeedTarget, instructions, measure_speed
 from slim.calibration_data import CalibrationInput, InputSpec, load_batches
 from slim.config import QuantConfig, resolve_config
 from slim.executor import Executor, make_executor
+from slim.extras import training_half
 from slim.finetune_config import FinetuneConfig
 from slim.mixed_precision import choose_fp32_layers
 from slim.pipeline import prepare, quantize
@@ -142,17 +143,15 @@ class _Built:
 
 def _build(shared: _Shared, candidate: Candidate) -> _Built:
     quant = dataclasses.replace(candidate.quant, progress=False)
-    if candidate.kind == "prune":
-        from slim.compress import compress  # compress dispatches here: import when used
-
-        config = PruneConfig(flops_target=candidate.flops_target, finetune=shared.finetune, quantize=quant,
-                             progress=False)
-        result = compress(shared.model, None, shared.data, config, shared.input_shapes)
-        return _Built(result.graph, result.int8_nodes, result.lite_bytes, [])
+    model, data, input_shapes = shared.model, shared.data, shared.input_shapes
+    if candidate.kind == "prune":  # as compress(PruneConfig(..., quantize=quant)) does
+        config = PruneConfig(flops_target=candidate.flops_target, finetune=shared.finetune, progress=False)
+        pruned = training_half("slim.pruning.pruner").prune(model, data, config, input_shapes)
+        model, data, input_shapes = pruned.onnx_model(), pruned.calibration, None
     if candidate.kind == "mixed":
         quant = dataclasses.replace(quant, eval_fn=shared.accuracy,
                                     accuracy_target=shared.fp32_accuracy - shared.max_accuracy_drop)
-    prepared = prepare(shared.model, shared.data, quant, shared.input_shapes)
+    prepared = prepare(model, data, quant, input_shapes)
     if candidate.kind == "mixed":
         mixed = choose_fp32_layers(prepared)  # its last history entry is eval_fn of the model it returns
         quantized = mixed.quantized

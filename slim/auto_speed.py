@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lite_converter.qemu_count import count_instructions
 from runtime_arm import Interpreter
 
 Batch = dict[str, np.ndarray]
@@ -52,7 +53,6 @@ class SpeedTarget:
 
 def instructions(model: bytes, batch: Batch, target: SpeedTarget) -> float:
     """Guest instructions of one inference of ``model`` on ``batch``'s shapes under qemu-aarch64."""
-    from lite_converter.qemu_count import count_instructions  # the emulator driver (lazy: qemu only)
 
     shapes = {index: list(array.shape) for index, array in enumerate(batch.values())}
     with tempfile.TemporaryDirectory(prefix="lite_auto_") as folder:

@@ -12,49 +12,18 @@ fp32) -> bias correction. Cheap, so analysis and mixed precision call it once pe
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import os
-from typing import Any
 
-import numpy as np
-
-from lite_converter.convert import LoadedModel, ModelSource, load_model, lower, to_lite_bytes
-from lite_converter.ir import ConversionError, Graph
-from lite_converter.passes.quantize_int8 import QuantizeInputs, quantize_int8
+from lite_converter.convert import LoadedModel, ModelSource, load_model, lower
+from lite_converter.ir import ConversionError
 from lite_converter.passes.split_lookup_activation import unfuse_underived_activations
-from slim.bias_correction import FloatParams, WindowMean, correct_biases, float_params, window_means
-from slim.calibrate import CalibrationResult, Tap, calibrate
+from slim.bias_correction import float_params, window_means
+from slim.calibrate import Tap, calibrate
 from slim.calibration_data import CalibrationInput, InputSpec, load_batches
 from slim.config import QuantConfig
 from slim.decision_tensors import decision_tensors
-from slim.fp32_weights import restore_fp32_weights
-
-
-@dataclasses.dataclass
-class Prepared:
-    """A lowered fp32 graph (never modified after prepare), its calibration, and the batches."""
-
-    graph: Graph
-    batches: list[dict[str, np.ndarray]]
-    settings: QuantConfig
-    calibration: CalibrationResult
-    float_params: dict[str, FloatParams]
-    window_means: dict[str, WindowMean]
-    range_search: Any = None  # the slim.range_search.RangeSearchResult when QuantConfig.range_search
-
-
-@dataclasses.dataclass
-class Quantized:
-    """One int8 version of a Prepared graph."""
-
-    graph: Graph
-    int8_nodes: list[str]
-    skip_nodes: set[str]
-    bias_corrections: dict[str, np.ndarray]
-
-    def lite_bytes(self) -> bytes:
-        return to_lite_bytes(self.graph)
+from slim.quantize_prepared import Prepared, Quantized, quantize  # noqa: F401  (the pipeline's two halves)
+from slim.range_search import search_ranges
 
 
 def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
@@ -77,8 +46,6 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
     used = batches if settings.max_batches is None else batches[: settings.max_batches]
     prepared = Prepared(graph, used, settings, calibration, float_params(graph), means)
     if settings.range_search:
-        from slim.range_search import search_ranges  # it runs quantize(): a module-level import would cycle
-
         prepared = search_ranges(prepared)
     return prepared
 
@@ -97,19 +64,3 @@ def refuse_quantized(loaded: LoadedModel, model: ModelSource) -> None:
         f"{name} is quantized already ({kind}); slim compresses float models. Convert it as it is with "
         f"`{command}` (lite_converter.convert.convert), which keeps its own int8 scales "
         "(docs/IMPORT_INT8.md), or compress the float model it was made from to calibrate again.")
-
-
-def quantize(prepared: Prepared, skip_nodes: set[str] | None = None,
-             fp32_weights: set[str] | None = None) -> Quantized:
-    """The int8 graph of ``prepared`` with ``skip_nodes`` (default: the config's) kept in fp32;
-    the nodes ``fp32_weights`` also keep fp32 weights (no weight-only int8: slim/fp32_weights.py)."""
-    skip = set(prepared.settings.skip_nodes) if skip_nodes is None else set(skip_nodes)
-    graph = copy.deepcopy(prepared.graph)
-    result = prepared.calibration
-    inputs = QuantizeInputs(result.ranges, result.shapes, skip,
-                            per_tensor_weights=prepared.settings.per_tensor_weights)
-    int8_nodes = quantize_int8(graph, inputs)
-    if fp32_weights:
-        restore_fp32_weights(graph, prepared.graph, fp32_weights)
-    corrections = correct_biases(graph, prepared.float_params, prepared.window_means, int8_nodes)
-    return Quantized(graph, int8_nodes, skip, corrections)

@@ -24,9 +24,9 @@ import dataclasses
 
 import numpy as np
 
-from slim.analysis import output_agreement, reference_outputs
-from slim.pipeline import Prepared, quantize
+from slim.output_agreement import output_agreement, reference_outputs
 from slim.progress import ProgressBar
+from slim.quantize_prepared import Prepared, quantize
 
 Ranges = dict[str, tuple[float, float]]
 

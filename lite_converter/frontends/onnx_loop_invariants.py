@@ -25,6 +25,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from lite_converter.frontends.onnx_control_flow import rename_uses
+from lite_converter.passes.support import supported_op_types
 
 _NOT_HOISTED = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial",
                 "Bernoulli", "Loop", "If", "Scan"}
@@ -127,6 +128,7 @@ def _hoist(graph_names: set[str], body: onnx.GraphProto
     initializers they read (renamed where the outer graph has the name)."""
     initializers = {t.name: t for t in body.initializer}
     defined = {v.name for v in body.input} | set(initializers)
+    supported = set(supported_op_types())
     for node in body.node:
         defined.update(node.output)
     body_outputs = {v.name for v in body.output}
@@ -138,7 +140,9 @@ def _hoist(graph_names: set[str], body: onnx.GraphProto
         has_body = any(a.type in graphs for a in node.attribute)
         # (sequences and optionals stay: a body reads them through inputs of their own kind)
         kept_kind = "Sequence" in node.op_type or "Optional" in node.op_type
-        if (node.op_type in _NOT_HOISTED or node.domain not in ("", "ai.onnx") or has_body or kept_kind or
+        # (an op the converter refuses stays too: its refusal then names it where the user put it)
+        refused = node.op_type in _NOT_HOISTED or node.op_type not in supported
+        if (refused or node.domain not in ("", "ai.onnx") or has_body or kept_kind or
                 any(o in body_outputs or o in graph_names for o in node.output)):
             continue
         ins = [n for n in node.input if n]
