@@ -1,19 +1,10 @@
 """Instructions per inference on ARM, counted under qemu-user: a device-independent cost figure.
 
-Emulated time says little about a device (qemu spends very different host time on different guest
-instructions), but the number of guest instructions one inference executes is deterministic and,
-for one ISA, tracks the work a core does. This module runs the cross-built ``lite_bench``
-(``make cross``) under ``qemu-aarch64`` / ``qemu-arm`` with the counting plugin
-(``benchmarks/qemu_insn_count``, ``make qemu-plugin``), which counts only between lite_bench's
-begin/end markers: loading and the first run (weight packing) are excluded.
-
-It is a proxy, not a latency: it ignores memory stalls, instruction latencies and dual issue.
-Compare counts of the same ISA and CPU model only (``-cpu cortex-a53`` lacks dotprod, so its
-dispatcher picks other kernels than ``-cpu max``).
+The command line over lite_converter/qemu_count.py (what the count means and what it leaves out is
+said there): instructions per inference, FLOPs per instruction for static shapes, the most expensive
+functions with ``--top N``.
 
     python -m lite_converter.app.bench_qemu model.lite --target aarch64 --runs 2
-
-The counting itself is lite_converter/qemu_count.py (slim counts candidates with it too).
 """
 
 from __future__ import annotations
