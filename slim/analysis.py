@@ -39,7 +39,7 @@ from slim.analysis_plot import write_plot
 from slim.calibration_data import CalibrationInput
 from slim.config import QuantConfig, resolve_config
 from slim.fake_quant import simulate_node
-from slim.output_agreement import Agreement, output_agreement, reference_outputs, run_exposed  # noqa: F401
+from slim.output_agreement import Agreement, run_exposed
 from slim.pipeline import Prepared, Quantized, prepare
 from slim.pipeline import quantize as quantize_prepared
 

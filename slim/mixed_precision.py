@@ -22,8 +22,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from slim.analysis import AnalysisReport, measure, output_agreement, reference_outputs
+from slim.analysis import AnalysisReport, measure
 from slim.fp32_weights import weight_only_sqnr
+from slim.output_agreement import output_agreement, reference_outputs
 from slim.pipeline import Prepared, Quantized, quantize
 
 
