@@ -115,5 +115,7 @@ def test_fashion_mnist_default_int8_within_half_a_point(tmp_path: Path) -> None:
         logits = np.concatenate([interpreter.run([b])["logits"] for b in batched(inputs, 250)])
     int8 = 100.0 * float(np.mean(logits.argmax(1) == test_y))
     print(f"\nFashion-MNIST, 2,000 test images: fp32 {fp32:.2f}%, int8 {int8:.2f}%")
-    assert fp32 >= 75.0, fp32  # 2 epochs on 12,000 images (CI time): 77.15% measured, int8 76.95%
+    # the net has learned (chance is 10%): 2 epochs on 12,000 images (CI time) gave 77.15% (int8 76.95%)
+    # on an AVX2 host and 74.00% (int8 73.65%) on an AVX-512 one, whose torch kernels train another net
+    assert fp32 >= 70.0, fp32
     assert int8 >= fp32 - 0.5, (fp32, int8)
