@@ -146,15 +146,16 @@ DW_ALWAYS_INLINE size_t dw_square_groups(size_t C, const float* const* row, cons
   return ow;
 }
 
-/* Pixels [ow, end) of dw_square_row that need column checks (the borders and the interior pixels
- * after the last full group), two at a time, then one: a tap column outside the image reads the zero
+/* Pixels [ow, end) of dw_square_row that need column checks (the borders and, on x86, the interior
+ * pixels after the last full group), G at a time: a tap column outside the image reads the zero
  * vector (an exact zero added, as the rows outside do). One pixel at a time, a 5x5 pixel is a chain of
  * 25 dependent FMAs: on a 7-pixel row (PP-LCNet's last 5x5 layer, 7x7x512) the border pixels alone
  * waited on FMA latency longer than the whole row's FMA throughput (48 us against onnxruntime's 31 us
- * on AVX-512); groups of LITE_DWCONV_EDGE_GROUP (4, then 2, then 1) keep that many chains in flight,
- * and rows of at most 16 pixels (stride 1) run entirely in such groups. The x86 bodies set it to 4
- * (14x14x256 5x5: 60 -> 41 us, 7x7x512: 49 -> 37 us on AVX-512); the others keep 1, one checked pixel
- * at a time (the G = 4 and 2 bodies cost ~15 KB of aarch64 code, over the library's size budget). */
+ * on AVX-512); groups of 4, then 2 (LITE_DWCONV_EDGE_GROUP 4) keep that many chains in flight, and
+ * rows of at most 16 pixels (stride 1) run entirely in such groups. The x86 bodies set it (14x14x256
+ * 5x5: 60 -> 41 us, 7x7x512: 49 -> 37 us on AVX-512); the others keep 1, the single-pixel paths
+ * (these groups cost ~15 KB of aarch64 code, over the library's size budget, and with zero taps
+ * instead of skipped ones 4-16 % more cortex-a72 instructions on 5x5 layers). */
 #ifndef LITE_DWCONV_EDGE_GROUP
 #define LITE_DWCONV_EDGE_GROUP 1
 #endif
@@ -180,6 +181,22 @@ DW_ALWAYS_INLINE size_t dw_square_edge_group(const float* const* row, const size
   return ow;
 }
 
+/* One border pixel of dw_square_row: columns outside the image are skipped (rows read zeros). */
+DW_ALWAYS_INLINE void dw_square_edge(const float* const* row, const size_t* step, size_t in_w, const LV_T* wv, LV_T b,
+                                     LV_T vlo, LV_T vhi, float* restrict out, size_t ow, size_t pad_left, size_t K,
+                                     size_t S) {
+  const ptrdiff_t iw0 = (ptrdiff_t)(ow * S) - (ptrdiff_t)pad_left;
+  LV_T acc = b;
+  for (size_t kh = 0; kh < K; ++kh)
+    for (size_t kw = 0; kw < K; ++kw) {
+      const ptrdiff_t iw = iw0 + (ptrdiff_t)kw;
+      if (iw >= 0 && iw < (ptrdiff_t)in_w) acc = LV_FMA(acc, LV_LOAD(row[kh] + (size_t)iw * step[kh]), wv[kh * K + kw]);
+    }
+  LV_STORE(out, LV_MIN(LV_MAX(acc, vlo), vhi));
+}
+
+/* Pixels [ow, end) with column checks: groups of 4 and 2 where LITE_DWCONV_EDGE_GROUP allows, then
+ * one pixel at a time skipping the columns outside. */
 DW_ALWAYS_INLINE size_t dw_square_edges(const float* const* row, const size_t* step, size_t in_w, const float* zeros,
                                         const LV_T* wv, LV_T b, LV_T vlo, LV_T vhi, float* restrict out,
                                         size_t out_stride, size_t ow, size_t end, size_t pad_left, size_t K,
@@ -188,7 +205,8 @@ DW_ALWAYS_INLINE size_t dw_square_edges(const float* const* row, const size_t* s
     ow = dw_square_edge_group(row, step, in_w, zeros, wv, b, vlo, vhi, out, out_stride, ow, end, pad_left, K, S, 4);
   if (LITE_DWCONV_EDGE_GROUP >= 2)
     ow = dw_square_edge_group(row, step, in_w, zeros, wv, b, vlo, vhi, out, out_stride, ow, end, pad_left, K, S, 2);
-  return dw_square_edge_group(row, step, in_w, zeros, wv, b, vlo, vhi, out, out_stride, ow, end, pad_left, K, S, 1);
+  for (; ow < end; ++ow) dw_square_edge(row, step, in_w, wv, b, vlo, vhi, out + ow * out_stride, ow, pad_left, K, S);
+  return ow;
 }
 
 /* Square K x K (3 or 5), stride S (1 or 2), dilation 1: the MobileNet / PP-LCNet shapes.
@@ -197,8 +215,9 @@ DW_ALWAYS_INLINE size_t dw_square_edges(const float* const* row, const size_t* s
  * each input vector loaded once per group and used by every pixel of the group that needs it (row
  * reuse: a 3x3 stride-1 group of 4 loads 18 vectors for 36 FMAs). Rows above or below the image read
  * a vector of zeros with a pixel stride of 0, so the interior has no per-pixel checks at all (the zero
- * taps add exact zeros); border columns and the interior pixels after the last group run with
- * per-column checks (dw_square_edge_group), columns outside reading the same zeros. None / Relu / Clip are one max + min (bounds +-inf where absent; the bound is
+ * taps add exact zeros); the interior pixels after the last group run one at a time without checks,
+ * border columns skip the taps outside the image. On x86 (LITE_DWCONV_EDGE_GROUP 4) those remainder
+ * and border pixels run in checked groups instead (dw_square_edge_group). None / Relu / Clip are one max + min (bounds +-inf where absent; the bound is
  * the first operand so a NaN sum stays NaN on every ISA); other activations run on the stored row
  * afterwards with the same vector code as the other bodies. Each pixel sums from its bias in
  * (kh, kw) order whatever the group, so any row split is bit-identical. */
@@ -242,7 +261,13 @@ DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* re
       ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, G);
     else
       ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, G);
-    /* the interior pixels after the last group, then the right border */
+    if (LITE_DWCONV_EDGE_GROUP == 1) { /* the interior pixels after the last group, one at a time unchecked */
+      if (uniform)
+        ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, 1);
+      else
+        ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, 1);
+    }
+    /* the interior pixels after the last group (x86), then the right border */
     dw_square_edges(row, step, g.in_w, zeros, wv, b, vlo, vhi, out + c, C, ow, g.out_w, p->pad_left, K, S);
     if (!clamp)
       for (size_t o = 0; o < g.out_w; ++o) lv_store_activated(act, LV_LOAD(out + o * C + c), c, out + o * C + c);
