@@ -146,6 +146,41 @@ DW_ALWAYS_INLINE size_t dw_square_groups(size_t C, const float* const* row, cons
   return ow;
 }
 
+/* Pixels [ow, end) of dw_square_row that need column checks (the borders and, on x86, the interior
+ * pixels after the last full group), G at a time: a tap column outside the image reads the zero
+ * vector (an exact zero added, as the rows outside do). One pixel at a time, a 5x5 pixel is a chain of
+ * 25 dependent FMAs: on a 7-pixel row (PP-LCNet's last 5x5 layer, 7x7x512) the border pixels alone
+ * waited on FMA latency longer than the whole row's FMA throughput (48 us against onnxruntime's 31 us
+ * on AVX-512); groups of 4, then 2 (LITE_DWCONV_EDGE_GROUP 4) keep that many chains in flight, and
+ * rows of at most 16 pixels (stride 1) run entirely in such groups. The x86 bodies set it (14x14x256
+ * 5x5: 60 -> 41 us, 7x7x512: 49 -> 37 us on AVX-512); the others keep 1, the single-pixel paths
+ * (these groups cost ~15 KB of aarch64 code, over the library's size budget, and with zero taps
+ * instead of skipped ones 4-16 % more cortex-a72 instructions on 5x5 layers). */
+#ifndef LITE_DWCONV_EDGE_GROUP
+#define LITE_DWCONV_EDGE_GROUP 1
+#endif
+DW_ALWAYS_INLINE size_t dw_square_edge_group(const float* const* row, const size_t* step, size_t in_w,
+                                             const float* zeros, const LV_T* wv, LV_T b, LV_T vlo, LV_T vhi,
+                                             float* restrict out, size_t out_stride, size_t ow, size_t end,
+                                             size_t pad_left, size_t K, size_t S, size_t G) {
+  const size_t NCOL = (G - 1) * S + K;
+  for (; ow + G <= end; ow += G) {
+    const ptrdiff_t iw0 = (ptrdiff_t)(ow * S) - (ptrdiff_t)pad_left;
+    LV_T acc[4] = {b, b, b, b};
+    for (size_t kh = 0; kh < K; ++kh) {
+      LV_T col[11];
+      for (size_t j = 0; j < NCOL; ++j) {
+        const ptrdiff_t iw = iw0 + (ptrdiff_t)j;
+        col[j] = LV_LOAD(iw >= 0 && iw < (ptrdiff_t)in_w ? row[kh] + (size_t)iw * step[kh] : zeros);
+      }
+      for (size_t q = 0; q < G; ++q)
+        for (size_t kw = 0; kw < K; ++kw) acc[q] = LV_FMA(acc[q], col[q * S + kw], wv[kh * K + kw]);
+    }
+    for (size_t q = 0; q < G; ++q) LV_STORE(out + (ow + q) * out_stride, LV_MIN(LV_MAX(acc[q], vlo), vhi));
+  }
+  return ow;
+}
+
 /* One border pixel of dw_square_row: columns outside the image are skipped (rows read zeros). */
 DW_ALWAYS_INLINE void dw_square_edge(const float* const* row, const size_t* step, size_t in_w, const LV_T* wv, LV_T b,
                                      LV_T vlo, LV_T vhi, float* restrict out, size_t ow, size_t pad_left, size_t K,
@@ -160,14 +195,29 @@ DW_ALWAYS_INLINE void dw_square_edge(const float* const* row, const size_t* step
   LV_STORE(out, LV_MIN(LV_MAX(acc, vlo), vhi));
 }
 
+/* Pixels [ow, end) with column checks: groups of 4 and 2 where LITE_DWCONV_EDGE_GROUP allows, then
+ * one pixel at a time skipping the columns outside. */
+DW_ALWAYS_INLINE size_t dw_square_edges(const float* const* row, const size_t* step, size_t in_w, const float* zeros,
+                                        const LV_T* wv, LV_T b, LV_T vlo, LV_T vhi, float* restrict out,
+                                        size_t out_stride, size_t ow, size_t end, size_t pad_left, size_t K,
+                                        size_t S) {
+  if (LITE_DWCONV_EDGE_GROUP >= 4)
+    ow = dw_square_edge_group(row, step, in_w, zeros, wv, b, vlo, vhi, out, out_stride, ow, end, pad_left, K, S, 4);
+  if (LITE_DWCONV_EDGE_GROUP >= 2)
+    ow = dw_square_edge_group(row, step, in_w, zeros, wv, b, vlo, vhi, out, out_stride, ow, end, pad_left, K, S, 2);
+  for (; ow < end; ++ow) dw_square_edge(row, step, in_w, wv, b, vlo, vhi, out + ow * out_stride, ow, pad_left, K, S);
+  return ow;
+}
+
 /* Square K x K (3 or 5), stride S (1 or 2), dilation 1: the MobileNet / PP-LCNet shapes.
  * Per vector of channels, the K*K weights stay in registers; the interior of the row runs G pixels
  * at a time (G = 4 for 3x3, 2 for 5x5: weights + accumulators + loads fit the 32 NEON registers),
  * each input vector loaded once per group and used by every pixel of the group that needs it (row
- * reuse: a 3x3 stride-1 group of 4 loads 18 vectors for 36 FMAs); the interior pixels after the last
- * group run one at a time without checks. Rows above or below the image read a vector of zeros
- * with a pixel stride of 0, so the interior has no per-pixel checks at all (the zero taps add exact
- * zeros). Border columns skip the taps outside the image. None / Relu / Clip are one max + min (bounds +-inf where absent; the bound is
+ * reuse: a 3x3 stride-1 group of 4 loads 18 vectors for 36 FMAs). Rows above or below the image read
+ * a vector of zeros with a pixel stride of 0, so the interior has no per-pixel checks at all (the zero
+ * taps add exact zeros); the interior pixels after the last group run one at a time without checks,
+ * border columns skip the taps outside the image. On x86 (LITE_DWCONV_EDGE_GROUP 4) those remainder
+ * and border pixels run in checked groups instead (dw_square_edge_group). None / Relu / Clip are one max + min (bounds +-inf where absent; the bound is
  * the first operand so a NaN sum stays NaN on every ISA); other activations run on the stored row
  * afterwards with the same vector code as the other bodies. Each pixel sums from its bias in
  * (kh, kw) order whatever the group, so any row split is bit-identical. */
@@ -197,20 +247,28 @@ DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* re
     const int uniform = g.kh_lo == 0 && g.kh_hi == K;
     LV_T wv[25];
     for (size_t t = 0; t < K * K; ++t) wv[t] = LV_LOAD(w + t * C + c);
-    size_t ow = 0;
-    for (; ow < lo; ++ow) dw_square_edge(row, step, g.in_w, wv, b, vlo, vhi, out + ow * C + c, ow, p->pad_left, K, S);
+    if (LITE_DWCONV_EDGE_GROUP >= 4 && S == 1 && g.out_w <= 16) { /* a narrow row: all in checked groups */
+      dw_square_edges(row, step, g.in_w, zeros, wv, b, vlo, vhi, out + c, C, 0, g.out_w, p->pad_left, K, S);
+      if (!clamp)
+        for (size_t o = 0; o < g.out_w; ++o) lv_store_activated(act, LV_LOAD(out + o * C + c), c, out + o * C + c);
+      continue;
+    }
+    size_t ow = dw_square_edges(row, step, g.in_w, zeros, wv, b, vlo, vhi, out + c, C, 0, lo, p->pad_left, K, S);
     /* Rows all inside (every row but the first and last few): one pixel stride, whose multiples the
      * compiler keeps in registers; otherwise per-row strides (0 for the zero rows). */
     const size_t G = K == 3 ? 4 : 2;
-    if (uniform) {
+    if (uniform)
       ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, G);
-      ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, 1);
-    } else {
+    else
       ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, G);
-      ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, 1);
+    if (LITE_DWCONV_EDGE_GROUP == 1) { /* the interior pixels after the last group, one at a time unchecked */
+      if (uniform)
+        ow = dw_square_groups(C, row, step, 1, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, 1);
+      else
+        ow = dw_square_groups(C, row, step, 0, wv, b, vlo, vhi, out + c, C, ow, hi, p->pad_left, K, S, 1);
     }
-    /* the right border (interior pixels after the last group ran one at a time above) */
-    for (; ow < g.out_w; ++ow) dw_square_edge(row, step, g.in_w, wv, b, vlo, vhi, out + ow * C + c, ow, p->pad_left, K, S);
+    /* the interior pixels after the last group (x86), then the right border */
+    dw_square_edges(row, step, g.in_w, zeros, wv, b, vlo, vhi, out + c, C, ow, g.out_w, p->pad_left, K, S);
     if (!clamp)
       for (size_t o = 0; o < g.out_w; ++o) lv_store_activated(act, LV_LOAD(out + o * C + c), c, out + o * C + c);
   }

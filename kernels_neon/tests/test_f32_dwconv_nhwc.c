@@ -143,6 +143,14 @@ static void run_variant(const variant* v) {
             const int act = pads % 3 == 0 ? LITE_ACT_CLIP : (int)((w + pads) % 10);
             check(v, &p, act, (int)((pads + w) % 4 != 0));
           }
+  /* stride-1 rows of 15..18 pixels around the shared body's narrow-row threshold (<= 16 output pixels:
+   * every pixel in checked groups of 4, 2, 1; wider: border pairs around the interior groups), with
+   * "same" and one-sided padding */
+  for (size_t k = 3; k <= 5; k += 2)
+    for (size_t w = 15; w <= 18; ++w)
+      for (int pad = 0; pad < 2; ++pad)
+        if (make_params(&p, 1, 4, w, 20, k, k, 1, 1, 1, 1, k / 2, pad ? 0 : k / 2, k / 2, pad ? k - 1 : k / 2))
+          check(v, &p, (int)((w + k) % 10), pad);
   /* rows wider than the aarch64 body's row of zeros (in_w * C > 16384): padded rows fall back */
   for (size_t s = 1; s <= 2; ++s)
     for (size_t h = 3; h <= 8; h += 5)
