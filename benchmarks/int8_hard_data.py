@@ -88,6 +88,8 @@ def _parsed(default: object, text: str) -> object:
     """``text`` as the type of the field's default (``range_search=1``, ``search_groups=4``)."""
     if isinstance(default, bool):
         return text.lower() in ("1", "true", "yes")
+    if default is None and "+" in text:  # search_rules=hist 0.9999+pooled 0.9999
+        return tuple(text.split("+"))
     if isinstance(default, int):
         return int(text)
     if isinstance(default, float) or (default is None and "." in text):

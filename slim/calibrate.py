@@ -33,7 +33,8 @@ class CalibrationResult:
 
     ``candidates``: other range rules' ranges from the same run (rule name -> tensor -> range), for the
     tensors a ``hist`` observer calibrated (the others keep theirs): ``abs_max`` (the values' min /
-    max) and ``hist <p>`` per observers.SEARCH_PERCENTILES (slim/range_search.py weighs them)."""
+    max), ``hist <p>`` (mean of per-batch quantiles) and ``pooled <p>`` (quantile of all values
+    together) per observers.SEARCH_PERCENTILES (slim/range_search.py weighs them)."""
 
     ranges: dict[str, tuple[float, float]]
     shapes: dict[str, set[tuple[int, ...]]]
@@ -82,6 +83,9 @@ def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantC
     exposed = list(dict.fromkeys([*names, *(name for name, _ in taps)]))
     interpreter = Interpreter(model_content=with_outputs(graph, exposed))
     used = batches if config.max_batches is None else batches[: config.max_batches]
+    for observer in observers.values():
+        if isinstance(observer, PercentileObserver):
+            observer.expect(len(used))
     bar = ProgressBar(len(used), "calibrating", enabled=config.progress)
     try:
         for batch in used:
@@ -108,8 +112,10 @@ def candidate_ranges(observers: dict[str, Observer]) -> dict[str, dict[str, tupl
     rules: dict[str, dict[str, tuple[float, float]]] = {
         "abs_max": {name: Observer.range(obs) for name, obs in observers.items()}}
     for p in percentile[0].percentiles:
-        rules[f"hist {p}"] = {name: obs.range_at(p) if isinstance(obs, PercentileObserver) else obs.range()
-                              for name, obs in observers.items()}
+        rules[f"hist {p}"] = {name: obs.batch_range_at(p) if isinstance(obs, PercentileObserver)
+                              else obs.range() for name, obs in observers.items()}
+        rules[f"pooled {p}"] = {name: obs.pooled_range_at(p) if isinstance(obs, PercentileObserver)
+                                else obs.range() for name, obs in observers.items()}
     for name, obs in observers.items():
         if not isinstance(obs, PercentileObserver):
             rules["abs_max"][name] = obs.range()

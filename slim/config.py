@@ -43,6 +43,14 @@ class QuantConfig:
       99.99%, 99.999% quantiles) for the whole model, then per group of tensors, the one whose int8
       model's outputs agree best with fp32 on the first ``search_batches`` calibration batches
       (slim/range_search.py); ``search_groups`` contiguous groups of tensors in graph order.
+    pooled_percentile: with ``hist``, each range is the exact quantile of all calibration values
+      together instead of the mean of per-batch quantiles (slim/observers.py). Off by default:
+      wider where extremes come from few batches, which PP-OCRv4 det and the seg net of
+      benchmarks/yolo_int8.py gain from and rec loses ~2 points with (docs/QUANTIZATION.md, "Pooled
+      percentiles").
+    search_rules: with ``range_search``, the candidate rules by name (``"abs_max"``, ``"hist 0.9999"``,
+      ``"pooled 0.9999"``, ...: CalibrationResult.candidates); None: min / max and the per-batch
+      quantiles.
     """
 
     algorithm: str = "abs_max"
@@ -60,6 +68,8 @@ class QuantConfig:
     max_fp32_layers: int | None = None
     whole_decision_ranges: bool = True
     range_search: bool = False
+    pooled_percentile: bool = False
+    search_rules: tuple[str, ...] | None = None
     search_batches: int = 2
     search_groups: int = 4
 

@@ -104,6 +104,13 @@ class PercentileObserver(Observer):
     a 2^15 sample rests on ~3 values (PP-OCRv4 rec, sampled: -0.36 points of character accuracy on
     300 hard lines with one sampler, -1.84 on 1,000 with another); deterministic, and no RNG.
 
+    With ``QuantConfig.pooled_percentile`` the range is instead the exact quantile of all the
+    calibration values together (the batches pooled): the tails of the union are kept (the
+    ``(1 - min percentile)`` share of the values expected over all batches, each side), so memory is
+    0.1% of the values at most. Why: a mean of per-batch quantiles depends on the batch size; with one
+    image per batch, an extreme that only some images show (an object, a text region) is clipped in
+    every batch that lacks it and the mean lands far inside the values those images need.
+
     The same partition also yields the ranges at SEARCH_PERCENTILES (slim/range_search.py picks among
     them by the model's output error), so the candidates cost no second calibration run."""
 
@@ -112,27 +119,58 @@ class PercentileObserver(Observer):
         self.percentiles = tuple(dict.fromkeys((config.percentile, *SEARCH_PERCENTILES)))
         self.weighted = np.zeros((len(self.percentiles), 2))
         self.count = 0
+        self.expected_batches = 1  # calibrate() says how many batches come (sizes the pooled tails)
+        self.batches = 0
+        self.pooled_low = np.zeros(0, np.float32)  # the lowest values of all batches, ascending
+        self.pooled_high = np.zeros(0, np.float32)  # the highest values of all batches, descending
+
+    def expect(self, batches: int) -> None:
+        """How many batches calibration will feed (the pooled tails keep enough values for all)."""
+        self.expected_batches = max(1, batches)
 
     def update(self, values: np.ndarray) -> None:
         super().update(values)
         flat = values.reshape(-1)
         if not flat.size:
             return
+        self.batches += 1
+        widest_share = max(1.0 - p for p in self.percentiles)
         # values beyond each quantile, each side; one partition at the widest tail, then the two
         # tails (0.1% of the values at most) sorted: every quantile for the price of one
         tails = [int((1.0 - p) * flat.size + 1e-6) for p in self.percentiles]
-        widest = max(tails)
-        parted = np.partition(flat, (widest, flat.size - 1 - widest))
+        expected_total = (self.count + flat.size) * max(1.0, self.expected_batches / self.batches)
+        keep = min(flat.size, int(widest_share * expected_total + 1e-6) + 1)  # pooled tail kept per side
+        widest = min(max(max(tails), keep - 1), flat.size - 1)
+        parted = np.partition(flat, (widest, flat.size - 1 - widest)) if flat.size > 1 else flat
         lowest, highest = np.sort(parted[: widest + 1]), np.sort(parted[flat.size - 1 - widest:])
         for row, tail in enumerate(tails):
             self.weighted[row] += (float(lowest[tail]) * flat.size, float(highest[-1 - tail]) * flat.size)
         self.count += flat.size
+        self.pooled_low = np.sort(np.concatenate([self.pooled_low, lowest]))[:keep]
+        self.pooled_high = np.sort(np.concatenate([self.pooled_high, highest]))[::-1][:keep]
 
     def range_at(self, percentile: float) -> tuple[float, float]:
-        """The range at one of ``self.percentiles``."""
+        """The range at one of ``self.percentiles`` (pooled or per-batch, as the config says)."""
+        if not self.count:
+            return (0.0, 0.0)
+        if self.config.pooled_percentile:
+            return self.pooled_range_at(percentile)
+        return self.batch_range_at(percentile)
+
+    def batch_range_at(self, percentile: float) -> tuple[float, float]:
+        """The size-weighted mean of each batch's exact ``1 - percentile`` / ``percentile`` quantiles."""
         if not self.count:
             return (0.0, 0.0)
         low, high = self.weighted[self.percentiles.index(percentile)] / self.count
+        return (float(low), float(high))
+
+    def pooled_range_at(self, percentile: float) -> tuple[float, float]:
+        """The exact ``1 - percentile`` / ``percentile`` quantiles (order statistics) of all values seen."""
+        if not self.count:
+            return (0.0, 0.0)
+        tail = int((1.0 - percentile) * self.count + 1e-6)
+        low = self.pooled_low[min(tail, self.pooled_low.size - 1)]
+        high = self.pooled_high[min(tail, self.pooled_high.size - 1)]
         return (float(low), float(high))
 
     def range(self) -> tuple[float, float]:

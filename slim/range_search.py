@@ -41,9 +41,10 @@ class RangeSearchResult:
     trials: list[tuple[str, float]]
 
 
-def searchable_tensors(prepared: Prepared) -> list[str]:
-    """Tensors whose range differs between the candidates (the others have a fixed rule), in graph order."""
-    candidates = prepared.calibration.candidates
+def searchable_tensors(prepared: Prepared, candidates: dict[str, Ranges] | None = None) -> list[str]:
+    """Tensors whose range differs between the candidates (default: all of the calibration's; the
+    others have a fixed rule), in graph order."""
+    candidates = prepared.calibration.candidates if candidates is None else candidates
     return [name for name in prepared.calibration.ranges
             if len({rule[name] for rule in candidates.values()}) > 1]
 
@@ -53,7 +54,11 @@ def search_ranges(prepared: Prepared) -> Prepared:
     unchanged when there is nothing to choose among."""
     settings = prepared.settings
     candidates = prepared.calibration.candidates
-    names = searchable_tensors(prepared)
+    if settings.search_rules is None:  # the per-batch rules; pooled ones only when named
+        candidates = {rule: ranges for rule, ranges in candidates.items() if not rule.startswith("pooled")}
+    else:
+        candidates = {rule: candidates[rule] for rule in settings.search_rules if rule in candidates}
+    names = searchable_tensors(prepared, candidates)
     if len(candidates) < 2 or not names:
         return prepared
     probe = dataclasses.replace(prepared, batches=prepared.batches[: settings.search_batches])

@@ -98,3 +98,33 @@ def test_hist_candidates_come_from_the_same_exact_partition() -> None:
         low, high = observer.range_at(percentile)
         assert low == pytest.approx(sum(lows) / 50_000, rel=1e-6)
         assert high == pytest.approx(sum(highs) / 50_000, rel=1e-6)
+
+
+def test_pooled_hist_is_the_exact_quantile_of_all_batches_together() -> None:
+    """``pooled_percentile``: the range is the order statistic of the concatenated calibration values
+    (numpy sort of the union), not a mean of per-batch quantiles. The extremes sit in one small
+    batch (an object only some images show), where the two rules differ most: the per-batch mean
+    lands inside them, the pooled quantile does not. Batch sizes do not grow, as calibrate() feeds
+    them (the kept tails are sized from the expected total)."""
+    batches = [RNG.normal(0, 1, 30_000).astype(np.float32), RNG.normal(0, 1, 20_000).astype(np.float32),
+               (RNG.standard_t(2, 5_000) * 8).astype(np.float32)]
+    pooled = make_observer("hist", QuantConfig(algorithm="hist", pooled_percentile=True, progress=False))
+    per_batch = make_observer("hist", QuantConfig(algorithm="hist", progress=False))
+    pooled.expect(len(batches))
+    for batch in batches:
+        pooled.update(batch)
+        per_batch.update(batch)
+    ordered = np.sort(np.concatenate(batches))
+    for percentile in SEARCH_PERCENTILES:
+        tail = int((1.0 - percentile) * ordered.size + 1e-6)
+        assert pooled.range_at(percentile) == (float(ordered[tail]), float(ordered[-1 - tail]))
+    assert pooled.range()[1] > 2 * per_batch.range()[1]  # the rare batch's tail is kept
+
+
+def test_pooled_hist_with_one_batch_equals_the_per_batch_rule() -> None:
+    values = RNG.standard_t(3, 40_000).astype(np.float32)
+    pooled = make_observer("hist", QuantConfig(algorithm="hist", pooled_percentile=True, progress=False))
+    per_batch = make_observer("hist", QuantConfig(algorithm="hist", progress=False))
+    pooled.update(values)
+    per_batch.update(values)
+    assert pooled.range() == pytest.approx(per_batch.range(), rel=1e-6)

@@ -80,11 +80,13 @@ def test_search_reports_its_trials_and_leaves_fixed_rules_alone(tmp_path) -> Non
     prepared = slim.pipeline.prepare(str(path), spike_batches(rng, 2), config)
     result = prepared.range_search
     rules = prepared.calibration.candidates
-    assert result is not None and set(rules) == {"abs_max", "hist 0.999", "hist 0.9999", "hist 0.99999"}
+    searched = {"abs_max", "hist 0.999", "hist 0.9999", "hist 0.99999"}  # pooled rules only when named
+    assert result is not None and set(rules) == searched | {"pooled 0.999", "pooled 0.9999", "pooled 0.99999"}
+    assert {what for what, _ in result.trials if not what.startswith("group")} == searched
     searchable = searchable_tensors(prepared)
     assert "peak" not in searchable, "a graph output keeps its whole range under every rule"
     groups = min(config.search_groups, len(searchable))
-    assert len(result.trials) == len(rules) + groups * (len(rules) - 1)
+    assert len(result.trials) == len(searched) + groups * (len(searched) - 1)
     best = max(value for _, value in result.trials)
     assert dict(result.trials)[result.model_rule] <= best
     features = next(name for name in prepared.calibration.ranges if name.startswith("features"))
@@ -99,3 +101,19 @@ def test_search_settings_are_checked() -> None:
         slim.QuantConfig(search_batches=0)
     with pytest.raises(ValueError, match="needs algorithm='hist'"):
         slim.QuantConfig(algorithm="abs_max", range_search=True)
+
+
+def test_search_rules_name_the_candidates_tried(tmp_path) -> None:  # noqa: ANN001
+    """``search_rules`` restricts the search to the named rules (pooled ones included), model level only
+    with ``search_groups=0``; the chosen ranges are exactly that rule's candidates."""
+    rng = np.random.default_rng(8)
+    path = tmp_path / "spikes.onnx"
+    path.write_bytes(spike_model())
+    named = ("hist 0.999", "pooled 0.999")
+    config = slim.QuantConfig(algorithm="hist", percentile=0.999, progress=False, range_search=True,
+                              search_batches=1, search_groups=0, search_rules=named)
+    prepared = slim.pipeline.prepare(str(path), spike_batches(rng, 2), config)
+    assert prepared.range_search is not None
+    assert [what for what, _ in prepared.range_search.trials] == list(named)
+    chosen = prepared.calibration.candidates[prepared.range_search.model_rule]
+    assert prepared.calibration.ranges == chosen
