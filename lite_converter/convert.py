@@ -60,6 +60,7 @@ from lite_converter.passes.lowering import SHAPE_INPUTS
 from lite_converter.passes.lowering.conversion_time import value_inputs_read_at_prepare
 from lite_converter.passes.memory_plan import plan_memory
 from lite_converter.passes.optimize import optimize
+from lite_converter.passes.place_channel_pads import place_channel_pads
 from lite_converter.passes.support import check_supported
 from lite_converter.writer import FILE_IDENTIFIER as LITE_IDENTIFIER
 from lite_converter.writer import serialize
@@ -261,6 +262,7 @@ def to_lite_bytes(graph: Graph) -> bytes:
     """The .lite file of a lowered graph: fp16 / int8 source weights narrowed back (exactly), its arena
     plan for the declared shapes, then serialization."""
     graph = keep_weights_narrow(graph)
+    place_channel_pads(graph)  # schedule only: the runtime's ADD then computes the PAD itself
     return serialize(graph, plan_memory(graph))
 
 

@@ -5,7 +5,8 @@
  * 3x3 and 5x5 kernels with stride 1 or 2 run dw_square_row (weights in registers, groups of pixels
  * sharing their input loads, no checks in the interior); any other shape runs dw_row. Border pixels
  * clip the tap range instead of reading a padded copy. Sums start at the bias and add taps in
- * (kh, kw) order, the reference's order. Channels left over after the last full vector take a
+ * (kh, kw) order, the reference's order. Channels left over after the last full vector run in a
+ * last vector that overlaps the one before (dw_vector_start); fewer channels than one vector take a
  * scalar path. */
 #include <math.h>
 #include <stddef.h>
@@ -26,6 +27,15 @@ static inline void dw_tap_range(ptrdiff_t base, size_t K, size_t D, size_t size,
   *lo = l;
   *hi = h;
 }
+
+/* Channels run in vectors of LV_W; when C is not a multiple of LV_W (BlazeFace's 28, 36 and 42), the
+ * last vector starts at C - LV_W and overlaps the one before: the overlapped channels are computed
+ * again the same way (from the bias, taps in the same order) and stored again, raw then activated,
+ * so each is written with the value it had (an activation applied after a store runs on the new
+ * raw sums). Only C < LV_W takes the scalar path. dw_vector_channels: the channels the vector loop
+ * covers (0 or C); dw_vector_start: where the vector of loop index c0 starts. */
+static inline size_t dw_vector_channels(size_t C) { return C >= (size_t)LV_W ? C : 0; }
+static inline size_t dw_vector_start(size_t c0, size_t C) { return c0 + (size_t)LV_W <= C ? c0 : C - (size_t)LV_W; }
 
 /* Geometry of one output row shared by the channel loops. */
 typedef struct {
@@ -96,8 +106,9 @@ DW_ALWAYS_INLINE void dw_row(const lite_conv2d_params* p, const float* restrict 
                              const float* restrict bias, const lite_activation* act, float* restrict out, size_t oh,
                              size_t KH, size_t KW, size_t SH, size_t SW, size_t DH, size_t DW) {
   const dw_row_geometry g = dw_geometry(p, oh, KH, KW, SH, SW, DH, DW);
-  const size_t C = g.C, cv = C - C % (size_t)LV_W;
-  for (size_t c = 0; c < cv; c += (size_t)LV_W) {
+  const size_t C = g.C, cv = dw_vector_channels(C);
+  for (size_t c0 = 0; c0 < cv; c0 += (size_t)LV_W) {
+    const size_t c = dw_vector_start(c0, C);
     const LV_T b = bias != NULL ? LV_LOAD(bias + c) : LV_SET1(0.0f);
     size_t ow = 0;
     for (; ow < g.ow_lo; ++ow) dw_pixel_checked_vec(p, &g, image, w, b, act, out, ow, c, KW, SW, DH, DW);
@@ -226,7 +237,7 @@ DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* re
                                     size_t oh, size_t K, size_t S) {
   static const float zeros[LV_W] = {0.0f};
   const dw_row_geometry g = dw_geometry(p, oh, K, K, S, S, 1, 1);
-  const size_t C = g.C, cv = C - C % (size_t)LV_W;
+  const size_t C = g.C, cv = dw_vector_channels(C);
   size_t lo = (p->pad_left + S - 1) / S, hi = 0; /* interior columns, whatever the rows */
   if (p->in_w + p->pad_left >= K) hi = (p->in_w + p->pad_left - K) / S + 1;
   if (hi > g.out_w) hi = g.out_w;
@@ -234,7 +245,8 @@ DW_ALWAYS_INLINE void dw_square_row(const lite_conv2d_params* p, const float* re
   const int clamp = act == NULL || act->kind == LITE_ACT_RELU || act->kind == LITE_ACT_CLIP;
   const LV_T vlo = LV_SET1(act == NULL || !clamp ? -INFINITY : (act->kind == LITE_ACT_CLIP ? act->alpha : 0.0f));
   const LV_T vhi = LV_SET1(act != NULL && act->kind == LITE_ACT_CLIP ? act->beta : INFINITY);
-  for (size_t c = 0; c < cv; c += (size_t)LV_W) {
+  for (size_t c0 = 0; c0 < cv; c0 += (size_t)LV_W) {
+    const size_t c = dw_vector_start(c0, C);
     const LV_T b = bias != NULL ? LV_LOAD(bias + c) : LV_SET1(0.0f);
     const float* row[5];
     size_t step[5];

@@ -39,7 +39,9 @@ static inline lite_f32_pool_taps lite_f32_pool_pixel_taps(const lite_pool2d_para
   return t;
 }
 
-/* One output pixel's channels [c0, c0 + 32): the running max or sum over the taps in a local. */
+/* One output pixel's channels [c0, c0 + width): the running max or sum over the taps in a local;
+ * `width` is a constant after inlining: LITE_F32_POOL_BLOCK, or 8 for the 8-32 channels of MediaPipe's
+ * blocks (BlazeFace, hand recrop), which the per-channel tail below would run one value at a time. */
 static inline __attribute__((always_inline)) void lite_f32_pool_block(const lite_f32_pool_taps* t, size_t c0,
                                                                       const int average, float* y) {
   float acc[LITE_F32_POOL_BLOCK];
@@ -54,6 +56,34 @@ static inline __attribute__((always_inline)) void lite_f32_pool_block(const lite
     }
   memcpy(y + c0, acc, sizeof(acc));
 }
+
+/* The same for 8 and 4 channels, for the 8-88 channels of MediaPipe's blocks (BlazeFace, hand recrop)
+ * that the per-channel tail below ran one value at a time. Written with the compilers' generic vectors:
+ * a loop of 8 is unrolled into scalars before the loop vectorizer sees it, and the max's `||` then
+ * stays a branch per value. The select is the same expression, lane by lane. */
+#define LITE_F32_POOL_SMALL_BLOCK(name, width, vf, vm)                                                              \
+  typedef float vf __attribute__((vector_size(4 * (width))));                                                       \
+  typedef int32_t vm __attribute__((vector_size(4 * (width))));                                                     \
+  static inline __attribute__((always_inline)) void name(const lite_f32_pool_taps* t, size_t c0, const int average,  \
+                                                         float* y) {                                                \
+    vf acc;                                                                                                         \
+    for (size_t c = 0; c < (width); ++c) acc[c] = average ? 0.0f : -INFINITY;                                       \
+    for (size_t r = 0; r < t->rows; ++r)                                                                            \
+      for (size_t k = 0; k < t->cols; ++k) {                                                                        \
+        vf x;                                                                                                       \
+        memcpy(&x, t->first + r * t->row_step + k * t->col_step + c0, sizeof(x));                                   \
+        if (average) {                                                                                              \
+          acc += x;                                                                                                 \
+        } else {                                                                                                    \
+          const vm take = (x > acc) | (x != x);                                                                     \
+          acc = (vf)(((vm)x & take) | ((vm)acc & ~take));                                                           \
+        }                                                                                                           \
+      }                                                                                                             \
+    memcpy(y + c0, &acc, sizeof(acc));                                                                              \
+  }
+LITE_F32_POOL_SMALL_BLOCK(lite_f32_pool_block8, 8, lite_f32_pool_x8, lite_f32_pool_m8)
+LITE_F32_POOL_SMALL_BLOCK(lite_f32_pool_block4, 4, lite_f32_pool_x4, lite_f32_pool_m4)
+#undef LITE_F32_POOL_SMALL_BLOCK
 
 /* Both ops' row loop; `average` is a constant after inlining. */
 static inline __attribute__((always_inline)) void lite_f32_pool_rows(const lite_pool2d_params* p, const float* input,
@@ -73,7 +103,13 @@ static inline __attribute__((always_inline)) void lite_f32_pool_rows(const lite_
       const lite_f32_pool_taps t = lite_f32_pool_pixel_taps(p, image, oh, ow, kh0, kh1);
       float* y = output + (row * p->out_w + ow) * channels;
       size_t c0 = 0;
-      for (; c0 + LITE_F32_POOL_BLOCK <= channels; c0 += LITE_F32_POOL_BLOCK) lite_f32_pool_block(&t, c0, average, y);
+      for (; c0 + LITE_F32_POOL_BLOCK <= channels; c0 += LITE_F32_POOL_BLOCK)
+        lite_f32_pool_block(&t, c0, average, y);
+      for (; c0 + 8 <= channels; c0 += 8) lite_f32_pool_block8(&t, c0, average, y);
+      if (c0 + 4 <= channels) {
+        lite_f32_pool_block4(&t, c0, average, y);
+        c0 += 4;
+      }
       for (size_t c = c0; c < channels; ++c) y[c] = average ? 0.0f : -INFINITY;
       for (size_t r = 0; r < t.rows && c0 < channels; ++r)
         for (size_t k = 0; k < t.cols; ++k) {

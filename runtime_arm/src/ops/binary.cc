@@ -1,7 +1,9 @@
 // Elementwise binary ops (ADD ... PRELU): numpy broadcasting, fused activation on float32 outputs.
 // POW may take an exponent of another dtype: it is converted to the base's dtype into scratch.
 // FLOAT16 inputs are computed in float32 (scratch copies) and the result rounded back to half.
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "elementwise_ops.h"
 #include "lite_kernels/cast.h"
@@ -67,6 +69,33 @@ Status check_activation(OpContext* ctx, const lite_fb::Activation* act, lite_fb:
   return Status::kOk;
 }
 
+// `op` of rows x channels values (`full`) and one value per channel (`per_channel`, the other operand):
+// y = full op per_channel, or per_channel op full when `vector_first`. MediaPipe's blocks have 8-32
+// channels, so a call of the vector rows per pixel is mostly call overhead: below kChannelTile / 2
+// channels the per-channel values are repeated across a tile of whole rows and each call covers as
+// many rows as fit (the same operation on every value, so the same results).
+constexpr size_t kChannelTile = 256;
+
+void per_channel_rows(lite_f32_vbinary_fn fn, int op, const float* full, const float* per_channel, bool vector_first,
+                      size_t rows, size_t channels, float* y) {
+  if (channels == 0) return;
+  const size_t per = channels * 2 <= kChannelTile ? kChannelTile / channels : 1;  // rows per call
+  float tile[kChannelTile];
+  const float* repeated = per_channel;
+  if (per > 1) {
+    for (size_t r = 0; r < per; ++r) std::memcpy(tile + r * channels, per_channel, channels * sizeof(float));
+    repeated = tile;
+  }
+  for (size_t r = 0; r < rows; r += per) {
+    const size_t n = (rows - r < per ? rows - r : per) * channels;
+    const float* x = full + r * channels;
+    if (vector_first)
+      fn(op, n, repeated, 1, x, 1, y + r * channels);
+    else
+      fn(op, n, x, 1, repeated, 1, y + r * channels);
+  }
+}
+
 // The fused activation over rows x channels float32 values in place; PRELU by the vector PRELU rows,
 // the same arithmetic as a PRELU op of its own.
 void activate(const lite_activation& act, float* data, size_t rows, size_t channels) {
@@ -74,11 +103,25 @@ void activate(const lite_activation& act, float* data, size_t rows, size_t chann
     lite_f32_activate(&act, data, rows, channels);
     return;
   }
-  const lite_f32_vbinary_fn prelu = lite_f32_vbinary_select(lite_cpu_features());
-  for (size_t r = 0; r < rows; ++r) {
-    float* row = data + r * channels;
-    prelu(LITE_BIN_PRELU, channels, row, 1, act.prelu_slope, 1, row);
+  per_channel_rows(lite_f32_vbinary_select(lite_cpu_features()), LITE_BIN_PRELU, data, act.prelu_slope, false, rows,
+                   channels, data);
+}
+
+// Input `i` when it is one value per channel of `out` (every other dim 1) and the other input has the
+// output's shape (leading 1s aside): the shape per_channel_rows computes. -1 otherwise.
+int per_channel_operand(const Shape& out, const Shape& a, const Shape& b) {
+  if (out.rank == 0) return -1;
+  const int64_t channels = out.dims[out.rank - 1];
+  const int64_t total = out.num_elements();
+  if (channels < 2 || total <= channels) return -1;
+  const Shape* in[2] = {&a, &b};
+  for (int i = 0; i < 2; ++i) {
+    const Shape& v = *in[i];
+    const Shape& f = *in[1 - i];
+    if (v.rank > 0 && v.dims[v.rank - 1] == channels && v.num_elements() == channels && f.num_elements() == total)
+      return i;
   }
+  return -1;
 }
 
 // float32 POW by a single exponent of 2.0 (read at eval: it may be computed) over a whole x.
@@ -147,6 +190,138 @@ bool run_vector_rows_on_pool(ThreadPool* pool, const VectorRow& row, const Shape
   return true;
 }
 
+// A float32 ADD whose input 0 is a constant-mode PAD along the last (channel) axis alone, read by this
+// ADD only: MediaPipe's residual blocks (BlazeFace, hand recrop, palm) widen the shortcut that way, 24 ->
+// 28 channels. The ADD takes the PAD over (absorb_producer): each output row is the pad value + b on
+// the padded channels and x + b on the others, read straight from the PAD's input, so the padded
+// tensor is never written (the same sums as ADD(PAD(x), b), in the same operand order).
+struct BinaryState {
+  const OpContext* pad = nullptr;  // the absorbed PAD; null when none
+  size_t begin = 0;                // pad channels before x's channels
+  size_t x_channels = 0;
+  float fill = 0.0f;
+};
+
+// A PAD of x along the last axis of y only (begin, end >= 0), its fill value: false otherwise.
+bool channel_pad(const OpContext* pad, const Shape& y, size_t* begin, float* fill) {
+  if (pad->op->opcode() != lite_fb::OpCode::PAD || pad->input(3) != nullptr) return false;
+  const lite_fb::PadOptions* options = pad->op->options_as_PadOptions();
+  if (options != nullptr && options->mode() != lite_fb::PadMode::CONSTANT) return false;
+  const TensorRef* x = pad->input(0);
+  if (x == nullptr || x->dtype != lite_fb::DType::FLOAT32 || x->shape.rank != y.rank || y.rank == 0) return false;
+  // The pads as the PAD read them at prepare (a constant: all begins, then all ends), x's channels
+  // widened by begin + end; every other axis as it was.
+  const TensorRef* pads = pad->input(1);
+  if (pads == nullptr || pads->data == nullptr || pads->shape.num_elements() != 2 * y.rank ||
+      (pads->dtype != lite_fb::DType::INT64 && pads->dtype != lite_fb::DType::INT32))
+    return false;
+  int64_t b = 0, e = 0;
+  for (int i = 0; i < 2 * y.rank; ++i) {
+    const int64_t v = pads->dtype == lite_fb::DType::INT64 ? static_cast<const int64_t*>(pads->data)[i]
+                                                           : static_cast<const int32_t*>(pads->data)[i];
+    if (i == y.rank - 1)
+      b = v;
+    else if (i == 2 * y.rank - 1)
+      e = v;
+    else if (v != 0)
+      return false;
+  }
+  const int last = y.rank - 1;
+  for (int d = 0; d < last; ++d)
+    if (x->shape.dims[d] != y.dims[d]) return false;
+  if (b < 0 || e < 0 || b + x->shape.dims[last] + e != y.dims[last]) return false;
+  const TensorRef* value = pad->input(2);
+  *fill = 0.0f;
+  if (value != nullptr) {
+    if (value->dtype != lite_fb::DType::FLOAT32 || value->shape.num_elements() != 1 || value->data == nullptr)
+      return false;
+    *fill = *static_cast<const float*>(value->data);
+  }
+  *begin = static_cast<size_t>(b);
+  return true;
+}
+
+bool same_shape(const Shape& a, const Shape& b) {
+  return a.rank == b.rank && std::memcmp(a.dims, b.dims, sizeof(int64_t) * static_cast<size_t>(a.rank)) == 0;
+}
+
+// The ADDs that may absorb a PAD get their (small) state at prepare: the int8 dispatch wrapper keeps
+// the state prepare made, not one made later.
+bool may_absorb_pad(const OpContext* ctx, const Shape& out) {
+  return ctx->op->opcode() == lite_fb::OpCode::ADD && ctx->input(0)->dtype == lite_fb::DType::FLOAT32 &&
+         ctx->input(1)->dtype == lite_fb::DType::FLOAT32 && same_shape(ctx->input(0)->shape, out) && same_shape(ctx->input(1)->shape, out) && out.num_elements() > 0;
+}
+
+bool absorb_producer(OpContext* ctx, OpContext* producer) {
+  BinaryState* st = static_cast<BinaryState*>(ctx->state);
+  const Shape& y = ctx->output(0)->shape;
+  size_t begin = 0;
+  float fill = 0.0f;
+  if (st == nullptr || !channel_pad(producer, y, &begin, &fill)) return false;
+  st->pad = producer;
+  st->begin = begin;
+  st->x_channels = static_cast<size_t>(producer->input(0)->shape.dims[y.rank - 1]);
+  st->fill = fill;
+  return true;
+}
+
+typedef float Float4 __attribute__((vector_size(16)));
+
+// y = a + b over n values, four at a time in the compilers' generic vectors (rows of 8-96 channels:
+// a call of the vector rows per row would cost more than the sums).
+inline void add_span(const float* a, const float* b, float* y, size_t n) {
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    Float4 va, vb;
+    std::memcpy(&va, a + i, sizeof va);
+    std::memcpy(&vb, b + i, sizeof vb);
+    va += vb;
+    std::memcpy(y + i, &va, sizeof va);
+  }
+  for (; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+inline void fill_add(float fill, const float* b, float* y, size_t n) {
+  const Float4 value = {fill, fill, fill, fill};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    Float4 vb;
+    std::memcpy(&vb, b + i, sizeof vb);
+    vb = value + vb;
+    std::memcpy(y + i, &vb, sizeof vb);
+  }
+  for (; i < n; ++i) y[i] = fill + b[i];
+}
+
+// ADD(PAD(x), b) over rows [r0, r1) of `channels` values.
+void padded_add_rows(const BinaryState& st, const float* x, const float* b, float* y, size_t channels, size_t r0,
+                     size_t r1) {
+  const size_t cx = st.x_channels, end = channels - st.begin - cx;
+  for (size_t r = r0; r < r1; ++r) {
+    const float* br = b + r * channels;
+    float* yr = y + r * channels;
+    fill_add(st.fill, br, yr, st.begin);
+    add_span(x + r * cx, br + st.begin, yr + st.begin, cx);
+    fill_add(st.fill, br + st.begin + cx, yr + st.begin + cx, end);
+  }
+}
+
+void padded_add(const OpContext* ctx, const BinaryState& st, const lite_activation& act) {
+  const float* x = static_cast<const float*>(st.pad->input(0)->data);
+  const float* b = static_cast<const float*>(ctx->input(1)->data);
+  const Shape& shape = ctx->output(0)->shape;
+  float* y = static_cast<float*>(ctx->output(0)->data);
+  const size_t channels = static_cast<size_t>(shape.dims[shape.rank - 1]);
+  const size_t rows = static_cast<size_t>(shape.num_elements()) / channels;
+  size_t per_task = 16384 / channels;  // blocks of ~16K values on the pool, as the other rows
+  if (per_task < 1) per_task = 1;
+  parallel_for(ctx->pool, (rows + per_task - 1) / per_task, [&](size_t t, int) {
+    const size_t r0 = t * per_task, r1 = r0 + per_task < rows ? r0 + per_task : rows;
+    padded_add_rows(st, x, b, y, channels, r0, r1);
+    activate(act, y + r0 * channels, r1 - r0, channels);
+  });
+}
+
 Status binary_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 2, 1);
   if (s != Status::kOk) return s;
@@ -175,7 +350,12 @@ Status binary_prepare(OpContext* ctx) {
   y->dtype = lite_binary_outputs_bool(op) ? lite_fb::DType::BOOL : a->dtype;
   y->shape = out;
   ctx->scratch_bytes_requested = scratch_parts(ctx, out, lite_binary_outputs_bool(op)).total();
-  return check_activation(ctx, options != nullptr ? options->activation() : nullptr, compute_dtype(y->dtype), out);
+  s = check_activation(ctx, options != nullptr ? options->activation() : nullptr, compute_dtype(y->dtype), out);
+  if (s != Status::kOk || !may_absorb_pad(ctx, out)) return s;
+  void* state = op_allocate(ctx, sizeof(BinaryState), "ADD state");
+  if (state == nullptr) return Status::kOutOfMemory;
+  ctx->state = new (state) BinaryState;
+  return Status::kOk;
 }
 
 Status binary_eval(OpContext* ctx) {
@@ -208,6 +388,11 @@ Status binary_eval(OpContext* ctx) {
   if (!make_broadcast_plan(y->shape, shapes, 2, &plan))
     return fail(ctx, Status::kShapeError, "inputs do not broadcast to the output");
   const lite_activation act = to_kernel_activation(options != nullptr ? options->activation() : nullptr, ctx->input(2));
+  const BinaryState* st = static_cast<const BinaryState*>(ctx->state);
+  if (st != nullptr && st->pad != nullptr) {
+    padded_add(ctx, *st, act);
+    return Status::kOk;
+  }
   const size_t channels = y->shape.rank > 0 ? static_cast<size_t>(y->shape.dims[y->shape.rank - 1]) : 1;
   // The fused activation runs afterwards over the whole float32 output, vectorized.
   const lite_activation none{LITE_ACT_NONE, 0.0f, 0.0f, nullptr};
@@ -217,6 +402,15 @@ Status binary_eval(OpContext* ctx) {
     lite_f32_vbinary_select(lite_cpu_features())(LITE_BIN_MUL, static_cast<size_t>(y->shape.num_elements()),
                                                  static_cast<const float*>(a_data), 1,
                                                  static_cast<const float*>(a_data), 1, static_cast<float*>(out_data));
+  } else if (dtype == lite_fb::DType::FLOAT32 && lite_f32_vbinary_supports(op) && parts.total() == 0 &&
+             (ctx->pool == nullptr || ctx->pool->num_threads() <= 1) &&
+             per_channel_operand(y->shape, a->shape, b->shape) >= 0) {
+    // One value per channel against a whole tensor (PRELU's slopes, a per-channel scale or shift) on
+    // one thread: tiles of whole rows (per_channel_rows).
+    const int vector = per_channel_operand(y->shape, a->shape, b->shape);
+    const float* in[2] = {static_cast<const float*>(a_data), static_cast<const float*>(b_data)};
+    per_channel_rows(lite_f32_vbinary_select(lite_cpu_features()), op, in[1 - vector], in[vector], vector == 0,
+                     static_cast<size_t>(y->shape.num_elements()) / channels, channels, static_cast<float*>(out_data));
   } else if (dtype == lite_fb::DType::FLOAT32 && lite_f32_vbinary_supports(op)) {
     VectorRow row{lite_f32_vbinary_select(lite_cpu_features()), op};
     if (parts.total() == 0 &&
@@ -244,6 +438,8 @@ OpKernel binary_op_kernel() {
   OpKernel k;
   k.prepare = binary_prepare;
   k.eval = binary_eval;
+  k.free_state = std::free;
+  k.absorb_producer = absorb_producer;
   return k;
 }
 
