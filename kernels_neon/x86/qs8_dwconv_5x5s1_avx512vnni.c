@@ -120,6 +120,8 @@ void lite_qs8_dwconv_5x5s1_avx512vnni(const lite_conv2d_params* p, const void* p
     o.hi_half =
         lite_qs8_requant_avx512_load_used(requant + 64, requant + BLOCK * 4 + 64, lite_qs8_dw_used_lanes(cols, 1));
     o.narrow = o.lo_half.narrow && o.hi_half.narrow;
+    lite_qs8_requant_avx512_set_zp(&o.lo_half, o.zp);
+    lite_qs8_requant_avx512_set_zp(&o.hi_half, o.zp);
     const __m512i bias_lo = _mm512_loadu_si512(block), bias_hi = _mm512_loadu_si512(block + 64);
     __m512i weights[K][ROW_PAIRS][2];
     gather_weights(block + BLOCK * 4, weights);
