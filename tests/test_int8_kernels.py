@@ -32,6 +32,7 @@ INPUT_SHAPE = (1, 3, 13, 11)
 def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
     """7x7 s2 conv (im2col: 21-byte runs, like ResNet's stem) -> 3x2 max pool with asymmetric pads
     -> 1x1 (direct GEMM) -> depthwise 3x3
+    -> depthwise 5x5 s1 with asymmetric pads (the VNNI 5x5 kernel on AVX-512 VNNI hosts)
     -> depthwise 5x5 s2 with asymmetric pads -> 1x1 -> 1x7 conv (im2col) [-> GAP -> Gemm (FC): without
     it, any batch size runs]."""
     rng = np.random.default_rng(11)
@@ -41,6 +42,7 @@ def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
 
     w = {"w1": weight(40, 3, 7, 7, scale=0.1), "b1": weight(40, scale=0.1), "w2": weight(72, 40, 1, 1),
          "wd3": weight(72, 1, 3, 3, scale=0.5), "bd3": weight(72, scale=0.1), "wd5": weight(72, 1, 5, 5),
+         "wd5s1": weight(72, 1, 5, 5),
          "w4": weight(40, 72, 1, 1), "b4": weight(40, scale=0.1), "w5": weight(33, 40, 1, 7),
          "fc_w": weight(10, 33), "fc_b": weight(10, scale=0.1)}
     nodes = [
@@ -50,7 +52,8 @@ def fast_path_net(with_head: bool = True) -> onnx.ModelProto:
         helper.make_node("Conv", ["p1", "w2"], ["c2"], name="expand"),
         helper.make_node("Conv", ["c2", "wd3", "bd3"], ["c3"], pads=[1, 1, 1, 1], group=72, name="dw3"),
         helper.make_node("Clip", ["c3", "lo", "hi"], ["r3"], name="relu6"),
-        helper.make_node("Conv", ["r3", "wd5"], ["c4"], pads=[2, 1, 2, 3], strides=[2, 2], group=72,
+        helper.make_node("Conv", ["r3", "wd5s1"], ["c3b"], pads=[2, 1, 2, 3], group=72, name="dw5s1"),
+        helper.make_node("Conv", ["c3b", "wd5"], ["c4"], pads=[2, 1, 2, 3], strides=[2, 2], group=72,
                          name="dw5"),
         helper.make_node("Conv", ["c4", "w4", "b4"], ["c5"], name="project"),
         helper.make_node("Conv", ["c5", "w5"], ["c6" if with_head else "y"], pads=[0, 3, 0, 3],

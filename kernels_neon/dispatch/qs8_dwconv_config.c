@@ -10,8 +10,11 @@
 lite_qs8_dwconv_fn lite_qs8_dwconv_select(uint32_t features, const lite_conv2d_params* p) {
 #if defined(__x86_64__)
   const int k3 = p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_w == 1;
-  if ((features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX512VNNI) && k3 && p->stride_w <= 2)
+  const int k5s1 = p->kernel_h == 5 && p->kernel_w == 5 && p->dilation_w == 1 && p->stride_w == 1;
+  const int vnni = (features & LITE_CPU_X86_AVX512) && (features & LITE_CPU_X86_AVX512VNNI);
+  if (vnni && k3 && p->stride_w <= 2)
     return p->stride_w == 1 ? lite_qs8_dwconv_3x3s1_avx512vnni : lite_qs8_dwconv_3x3s2_avx512vnni;
+  if (vnni && k5s1) return lite_qs8_dwconv_5x5s1_avx512vnni;
   if (features & LITE_CPU_X86_AVX512) return lite_qs8_dwconv_avx512;
   if (features & LITE_CPU_X86_AVX2) return lite_qs8_dwconv_avx2;
 #elif defined(__aarch64__)

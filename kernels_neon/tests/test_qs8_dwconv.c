@@ -3,7 +3,7 @@
  * around the 32-channel block (16-channel tails: 16, 48, 144), zero points at the extremes,
  * per-channel multipliers (odd counts: some >= 0.5, off the narrow epilogue), every clamp, and the
  * output computed in row ranges as threads split it; every variant the CPU runs (the VNNI 3x3
- * stride-1 and stride-2 kernels, the generic AVX-512 and AVX2 ones). Skipped where no fast kernel
+ * stride-1 and stride-2 and 5x5 stride-1 kernels, the generic AVX-512 and AVX2 ones). Skipped where no fast kernel
  * exists. */
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +90,7 @@ int main(void) {
 #if defined(__x86_64__)
   kt_cpu_has(LITE_CPU_X86_AVX512, "qs8_dwconv_avx512"); /* declared: each runs below where the CPU has it */
   kt_cpu_has(LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI, "qs8_dwconv_3x3_avx512vnni");
+  kt_cpu_has(LITE_CPU_X86_AVX512 | LITE_CPU_X86_AVX512VNNI, "qs8_dwconv_5x5s1_avx512vnni");
 #endif
   /* every variant this CPU can run: all features, without VNNI (the generic AVX-512 kernel), AVX2 only */
   const uint32_t feature_sets[3] = {detected, detected & ~(uint32_t)LITE_CPU_X86_AVX512VNNI,
@@ -117,11 +118,30 @@ int main(void) {
              feature_sets[f], passed, cases);
     kt_record(passed == cases, __FILE__, __LINE__, what);
   }
+  { /* 5x5 along W at stride 1 (the PP-LCNet layers): more pads, heights and row strides than above */
+    size_t cases = 0, passed = 0;
+    for (size_t ci = 0; ci < sizeof(channels) / sizeof(channels[0]); ++ci)
+      for (size_t pad = 0; pad <= 3; ++pad)
+        for (size_t stride_h = 1; stride_h <= 2; ++stride_h) {
+          const size_t v = ci + pad + stride_h;
+          ++cases;
+          passed += (size_t)dw_case(detected, &rng, channels[ci], 5, 5, stride_h, 1, 1, pad, zps[v % 4],
+                                    zps[(v + 1) % 4], clamps[v % 4][0], clamps[v % 4][1]);
+        }
+    char what[160];
+    snprintf(what, sizeof(what), "5x5 stride_w 1: %zu of %zu depthwise convolutions equal the reference", passed,
+             cases);
+    kt_record(passed == cases, __FILE__, __LINE__, what);
+  }
 #if defined(__x86_64__)
   if (detected & LITE_CPU_X86_AVX512VNNI) {
     KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_3x3s1_avx512vnni);
     probe.stride_w = 2;
     KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_3x3s2_avx512vnni);
+    probe.kernel_h = probe.kernel_w = 5;
+    KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_avx512); /* 5x5 stride_w 2 */
+    probe.stride_w = 1;
+    KT_CHECK(lite_qs8_dwconv_select(detected, &probe) == lite_qs8_dwconv_5x5s1_avx512vnni);
   }
 #endif
   lite_conv2d_params p = {0};

@@ -45,10 +45,12 @@ static inline __attribute__((always_inline)) void dwconv_3x3(const size_t S, con
       const uint8_t* block = (const uint8_t*)packed + blk * block_bytes;
       const uint8_t* w = block + BLOCK * 4;
       const uint8_t* requant = w + PAIRS * BLOCK * 4;
-      const lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load_used(requant, requant + BLOCK * 4,
+      lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load_used(requant, requant + BLOCK * 4,
                                                                                 lite_qs8_dw_used_lanes(cols, 0));
-      const lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load_used(
+      lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load_used(
           requant + 64, requant + BLOCK * 4 + 64, lite_qs8_dw_used_lanes(cols, 1));
+      lite_qs8_requant_avx512_set_zp(&r_lo, zp);
+      lite_qs8_requant_avx512_set_zp(&r_hi, zp);
       const int narrow = r_lo.narrow && r_hi.narrow;
       const __m512i bias_lo = _mm512_loadu_si512(block), bias_hi = _mm512_loadu_si512(block + 64);
       /* per kernel row: pairs (kw0, kw1) and (none, kw2) (stride 1) or (kw2, none) (stride 2) */

@@ -47,10 +47,12 @@ void lite_qs8_dwconv_avx512(const lite_conv2d_params* p, const void* packed, con
         const __mmask32 mask = cols == BLOCK ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << cols) - 1u);
         const uint8_t* block = (const uint8_t*)packed + blk * block_bytes;
         const uint8_t* requant = block + BLOCK * 4 + pairs * BLOCK * 4;
-        const lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load_used(requant, requant + BLOCK * 4,
+        lite_qs8_requant_avx512 r_lo = lite_qs8_requant_avx512_load_used(requant, requant + BLOCK * 4,
                                                                                   lite_qs8_dw_used_lanes(cols, 0));
-        const lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load_used(
+        lite_qs8_requant_avx512 r_hi = lite_qs8_requant_avx512_load_used(
             requant + 64, requant + BLOCK * 4 + 64, lite_qs8_dw_used_lanes(cols, 1));
+        lite_qs8_requant_avx512_set_zp(&r_lo, zp);
+        lite_qs8_requant_avx512_set_zp(&r_hi, zp);
         const __m512i bias_lo = _mm512_loadu_si512(block), bias_hi = _mm512_loadu_si512(block + 64);
         const int narrow = r_lo.narrow && r_hi.narrow;
         for (size_t px = 0; px < pixels; ++px) {

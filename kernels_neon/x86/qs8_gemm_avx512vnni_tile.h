@@ -66,8 +66,9 @@ static inline __attribute__((always_inline)) void qs8_vnni_store_tile(const size
     const size_t cols = nc > 16 * v ? (nc - 16 * v < 16 ? nc - 16 * v : 16) : 0;
     if (cols == 0) break;
     const __mmask16 store_mask = (__mmask16)((1u << cols) - 1u);
-    const lite_qs8_requant_avx512 r =
+    lite_qs8_requant_avx512 r =
         lite_qs8_requant_avx512_load_used(requant + 64 * v, requant + 4 * NR + 64 * v, store_mask);
+    lite_qs8_requant_avx512_set_zp(&r, o.zp);
     if (r.narrow && o.full_range) {
       for (size_t i = 0; i < mr; ++i) {
         const __m128i out = _mm512_cvtsepi32_epi8(lite_qs8_requantize_narrow_unclamped_avx512(acc[i][v], &r, o.zp));
@@ -99,15 +100,17 @@ static inline __attribute__((always_inline)) void qs8_vnni_store_tile_24(const s
   const qs8_vnni_output o = qs8_vnni_output_of(params);
   const size_t cols0 = nc < 16 ? nc : 16;
   const __mmask16 mask0 = (__mmask16)((1u << cols0) - 1u);
-  const lite_qs8_requant_avx512 r0 = lite_qs8_requant_avx512_load_used(requant, requant + 4 * NR, mask0);
+  lite_qs8_requant_avx512 r0 = lite_qs8_requant_avx512_load_used(requant, requant + 4 * NR, mask0);
+  lite_qs8_requant_avx512_set_zp(&r0, o.zp);
   for (size_t i = 0; i < mr; ++i) _mm_mask_storeu_epi8(c + i * c_stride, mask0, qs8_vnni_requantize16(acc[i], &r0, &o));
   if (nc <= 16) return;
   /* columns 16-23: multipliers and shifts repeated in both halves, like the pair accumulators */
   const unsigned low = (1u << (nc - 16)) - 1u;
-  const lite_qs8_requant_avx512 r1 =
+  lite_qs8_requant_avx512 r1 =
       lite_qs8_requant_avx512_make(_mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 64))),
                                    _mm512_broadcast_i64x4(_mm256_loadu_si256((const void*)(requant + 4 * NR + 64))),
                                    (__mmask16)(low | low << 8));
+  lite_qs8_requant_avx512_set_zp(&r1, o.zp);
   for (size_t q = 0; q < PAIRS && 2 * q < mr; ++q) {
     const __m128i out = qs8_vnni_requantize16(pair[q], &r1, &o);
     _mm_mask_storeu_epi8(c + 2 * q * c_stride + 16, (__mmask16)low, out);

@@ -73,6 +73,10 @@ void lite_qs8_dwconv_3x3s1_avx512vnni(const lite_conv2d_params* p, const void* p
 void lite_qs8_dwconv_3x3s2_avx512vnni(const lite_conv2d_params* p, const void* packed,
                                       const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
                                       size_t row_begin, size_t row_end);
+/* 5x5, stride_w 1, dilation_w 1 only (any stride_h, dilation_h, padding). */
+void lite_qs8_dwconv_5x5s1_avx512vnni(const lite_conv2d_params* p, const void* packed,
+                                      const lite_qs8_gemm_params* params, const int8_t* input, int8_t* output,
+                                      size_t row_begin, size_t row_end);
 
 #ifdef __cplusplus
 }
