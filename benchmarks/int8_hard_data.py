@@ -107,9 +107,10 @@ def compress_timed(key: str, calibration: list[np.ndarray], config: str) -> tupl
 def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) -> tuple[bytes, float, int]:
     """int8_qat on ``training`` (batches of unlabeled inputs; the first 8 calibrate the PTQ start);
     prints the training's steps and CPU seconds."""
-    finetune = FinetuneConfig(time_budget_s=args.qat_seconds, learning_rate=args.qat_lr,
-                              batch_size=args.qat_batch, progress=True)
-    settings = QatConfig(finetune=finetune, range_learning_rate=args.qat_range_lr)
+    finetune = FinetuneConfig(time_budget_s=args.qat_seconds, steps=args.qat_steps, learning_rate=args.qat_lr,
+                              batch_size=args.qat_batch, warmup_steps=args.qat_warmup, progress=True)
+    settings = QatConfig(finetune=finetune, range_learning_rate=args.qat_range_lr,
+                         learn_ranges=not args.qat_freeze_ranges, distill_logits=not args.qat_probabilities)
     settings.quant.progress = False
     start, cpu = time.perf_counter(), time.process_time()
     result = slim.compress(str(zoo.fetch(key)), args.folder / f"{key}_int8_qat.lite", training, settings)
@@ -143,6 +144,11 @@ def main() -> None:
     parser.add_argument("--qat-lr", type=float, default=2e-5, help="int8_qat: weights' learning rate")
     parser.add_argument("--qat-range-lr", type=float, default=2e-3, help="int8_qat: ranges' learning rate")
     parser.add_argument("--qat-batch", type=int, default=8)
+    parser.add_argument("--qat-steps", type=int, default=None, help="int8_qat: stop after this many steps")
+    parser.add_argument("--qat-warmup", type=int, default=0, help="int8_qat: linear warm-up steps")
+    parser.add_argument("--qat-freeze-ranges", action="store_true", help="int8_qat: keep the PTQ ranges")
+    parser.add_argument("--qat-probabilities", action="store_true",
+                        help="int8_qat: distill the softmax output, not the logits before it")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (1 on a busy machine)")
     args = parser.parse_args()
     if args.threads:

@@ -199,6 +199,8 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
         done = _fraction_done(step, total, time.monotonic() - start, config.time_budget_s)
         if done is not None:
             decay = 0.5 * (1.0 + math.cos(math.pi * done))
+            if config.warmup_steps > 0:
+                decay *= min(1.0, (step + 1) / config.warmup_steps)
             for group in optimizer.param_groups:
                 group["lr"] = group.get("base_lr", config.learning_rate) * decay
         optimizer.zero_grad()

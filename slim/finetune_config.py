@@ -22,6 +22,8 @@ class FinetuneConfig:
       skips fine-tuning).
     learning_rate, weight_decay: AdamW's; the rate decays to 0 along a cosine over the run's length
       (steps, epochs or the time budget, whichever ends it first).
+    warmup_steps: the rate rises linearly from 0 over the first this many steps (Adam's first steps
+      move every weight by about the full rate, whatever its gradient).
     batch_size: for data given as one array of samples.
     loss, temperature: output distillation (see the module docstring).
     feature_weight: weight of intermediate-feature distillation (0: outputs only); features: the
@@ -37,6 +39,7 @@ class FinetuneConfig:
     time_budget_s: float | None = None
     learning_rate: float = 2e-3
     weight_decay: float = 0.0
+    warmup_steps: int = 0
     batch_size: int = 32
     loss: str = "auto"
     temperature: float = 2.0

@@ -103,8 +103,31 @@ def export(module: QatModule, prepared: Prepared) -> Quantized:
     return Quantized(graph, int8_nodes, skip, {})
 
 
+class LogitsView(nn.Module):
+    """A student or teacher whose outputs computed by a SOFTMAX are replaced by the softmax's input
+    (the logits): what QAT distills when ``QatConfig.distill_logits``. On PP-OCRv4 rec's 6,625-way
+    peaked probabilities the KL of the outputs gives the non-argmax classes almost no gradient,
+    and the int8 logits are where the quantization noise is (10.8 dB SQNR against fp32 at the PTQ
+    start, 4 lines)."""
+
+    def __init__(self, inner: QatModule | Fp32Module, graph: Graph) -> None:
+        super().__init__()
+        self.inner = inner
+        producers = {node.outputs[0]: node for node in graph.nodes if node.outputs}
+        self.output_names = [
+            producers[name].inputs[0] if name in producers and producers[name].op_type == "SOFTMAX" else name
+            for name in inner.output_names
+        ]
+
+    def run(
+        self, feeds: Mapping[str, np.ndarray | torch.Tensor], keep: Iterable[str] = ()
+    ) -> dict[str, torch.Tensor]:
+        return self.inner.run(feeds, keep=[*self.output_names, *keep])
+
+
 def train(module: QatModule, teacher: Fp32Module, data: TrainingData, config: QatConfig) -> FinetuneReport:
-    """Distills ``module`` towards ``teacher`` (slim.distill's loop) with the ranges in their own group."""
+    """Distills ``module`` towards ``teacher`` (slim.distill's loop) with the ranges in their own group
+    (on the logits before a final softmax with ``config.distill_logits``)."""
     groups = [
         {"params": module.weight_parameters(), "base_lr": config.finetune.learning_rate},
         {"params": [module.range_offsets], "base_lr": config.range_learning_rate, "weight_decay": 0.0},
@@ -112,7 +135,11 @@ def train(module: QatModule, teacher: Fp32Module, data: TrainingData, config: Qa
     if not config.learn_ranges:
         module.range_offsets.requires_grad_(False)
         groups = groups[:1]
-    return distill_modules(module.train(), teacher.eval(), data, config.finetune, param_groups=groups)
+    student: nn.Module = module.train()
+    reference: Fp32Module | LogitsView = teacher.eval()
+    if config.distill_logits:
+        student, reference = LogitsView(module, module.graph), LogitsView(teacher, teacher.graph)
+    return distill_modules(student, reference, data, config.finetune, param_groups=groups)
 
 
 def quantization_aware_training(
@@ -143,6 +170,7 @@ def quantization_aware_training(
 
 __all__ = [
     "Fp32Module",
+    "LogitsView",
     "QatError",
     "QatModule",
     "QatResult",

@@ -56,8 +56,8 @@ def activation_scale_zero_point(low: torch.Tensor, high: torch.Tensor) -> tuple[
 class _FakeQuantize(torch.autograd.Function):
     """:func:`fake_quantize` as one autograd node. The chain of element-wise ops it replaces saved
     seven intermediates and ran a backward kernel for each; here the forward keeps what the
-    gradients need (which elements are inside the range, LSQ's slope) and the backward is a masked
-    copy and two reductions."""
+    gradients need (which elements are inside the range, which are held by a fused activation,
+    LSQ's slope) and the backward is a masked copy and two reductions."""
 
     @staticmethod
     def forward(  # type: ignore[override]
@@ -67,47 +67,64 @@ class _FakeQuantize(torch.autograd.Function):
         zp: torch.Tensor,
         low: int,
         high: int,
+        held_ends: tuple[bool, bool],
     ) -> torch.Tensor:
         steps = torch.div(x, s)
         shifted = torch.round(steps).add_(zp)
         codes = shifted.clamp(low, high)
         inside = codes == shifted  # NaN: outside, as the clamp's gradient treats it
+        # elements clipped by a fused activation (ReLU's 0, a CLIP's bound) sit at a value the range
+        # does not set: they pull neither the scale nor the zero point
+        range_end = inside.logical_not()
+        if held_ends[0]:
+            range_end &= shifted >= low
+        if held_ends[1]:
+            range_end &= shifted <= high
         centered = codes.sub_(zp)
         out = centered * s
         # d/ds of s * (q - zp): (q - zp) - x / s inside the range (LSQ), the clipped end outside
-        slope = centered.sub_(steps.mul_(inside)) if ctx.needs_input_grad[1] else None  # type: ignore[attr-defined]
-        ctx.save_for_backward(inside, slope, s)
+        slope = None
+        if ctx.needs_input_grad[1]:  # type: ignore[attr-defined]
+            slope = centered.sub_(steps.mul_(inside))
+            if held_ends[0] or held_ends[1]:
+                slope.mul_(inside | range_end)
+        ctx.save_for_backward(inside, range_end, slope, s)
         return out
 
     @staticmethod
     def backward(  # type: ignore[override]
         ctx: torch.autograd.function.FunctionCtx, grad: torch.Tensor
     ) -> tuple[torch.Tensor | None, ...]:
-        inside, slope, s = ctx.saved_tensors  # type: ignore[attr-defined]
+        inside, range_end, slope, s = ctx.saved_tensors  # type: ignore[attr-defined]
         needs = ctx.needs_input_grad  # type: ignore[attr-defined]
         grad_x = grad * inside if needs[0] else None
         grad_s = grad_zp = None
         if needs[1]:
             grad_s = torch.dot(grad.reshape(-1), slope.reshape(-1)).reshape(s.shape)
         if needs[2]:
-            grad_zp = grad.masked_fill(inside, 0.0).sum().mul_(-s).reshape(s.shape)
-        return grad_x, grad_s, grad_zp, None, None
+            grad_zp = (grad * range_end).sum().mul_(-s).reshape(s.shape)
+        return grad_x, grad_s, grad_zp, None, None, None
 
 
 def fake_quantize(
-    x: torch.Tensor, scale: torch.Tensor, zero_point: torch.Tensor, low: int = INT8_MIN, high: int = INT8_MAX
+    x: torch.Tensor,
+    scale: torch.Tensor,
+    zero_point: torch.Tensor,
+    low: int = INT8_MIN,
+    high: int = INT8_MAX,
+    held_ends: tuple[bool, bool] = (False, False),
 ) -> torch.Tensor:
     """``scale * (clamp(round(x / scale) + zp, low, high) - zp)`` in float32, STE rounding; [low, high]:
     the int8 range or a fused activation's clamp. Gradients: to ``x`` inside the range, to ``scale``
     LSQ's ``q - x / s`` (the clipped end outside), to ``zero_point`` from the clipped values.
-    ``scale`` and ``zero_point`` are scalars (one per tensor)."""
+    ``held_ends`` (low, high): that end is a fused activation's bound (ReLU's 0), whose clipped
+    values give the range no gradient (a ReLU's negatives are 0 whatever the range). ``scale`` and
+    ``zero_point`` are scalars (one per tensor)."""
     s, zp = scale.to(torch.float32), zero_point.to(torch.float32)
     x = x.to(torch.float32)
     if torch.is_grad_enabled() and (x.requires_grad or s.requires_grad or zp.requires_grad):
-        return _FakeQuantize.apply(x, s, zp, low, high)
+        return _FakeQuantize.apply(x, s, zp, low, high, held_ends)
     return torch.div(x, s).round_().add_(zp).clamp_(low, high).sub_(zp).mul_(s)
-
-
 
 
 def weight_scales(weight: torch.Tensor, floor: torch.Tensor | None) -> torch.Tensor:

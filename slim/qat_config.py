@@ -40,6 +40,9 @@ class QatConfig:
       (1e-2: a range moves by at most ~1% of its width per step; on the Fashion-MNIST benchmark 1e-3
       left the PTQ ranges nearly where they were, -1.6 points after 30-100 steps, 1e-2 recovered to
       -0.02 in 60 steps, 3e-2 overshot to -0.8).
+    distill_logits: an output computed by a softmax is distilled on the softmax's input (the
+      logits; slim.qat.LogitsView) with ``finetune.loss`` (``auto``: the scale-free l2 there),
+      rather than on the probabilities.
     """
 
     quant: QuantConfig = dataclasses.field(default_factory=_default_quant)
@@ -47,6 +50,7 @@ class QatConfig:
     calibration_batches: int = 8
     learn_ranges: bool = True
     range_learning_rate: float = 1e-2
+    distill_logits: bool = True
 
     def __post_init__(self) -> None:
         if self.range_learning_rate <= 0:

@@ -300,6 +300,7 @@ class QatModule(nn.Module):
         s_y, zp_y = self._params(out, ranges)
         s_y_f, zp_y_i = s_y.item(), int(zp_y.item())
         low, high = activation_range(node.attrs.get("activation"), s_y_f, zp_y_i)
+        held = held_ends(node.attrs.get("activation"), low, high)
         if op == "GLOBAL_AVERAGE_POOL":
             real[out] = qa.fake_quantize(real[x_name].mean(dim=(1, 2), keepdim=True), s_y, zp_y)
             if exact:
@@ -311,7 +312,7 @@ class QatModule(nn.Module):
             s_x, zp_x = self._params(x_name, ranges)
             a = node.attrs
             y = UNARY[op](real[x_name], float(a.get("alpha", 0.2)), float(a.get("beta", 0.5)))
-            real[out] = qa.fake_quantize(y, s_y, zp_y, low, high)
+            real[out] = qa.fake_quantize(y, s_y, zp_y, low, high, held)
             if exact:
                 table = lookup_table(op, a, (s_x.item(), int(zp_x.item())), (s_y_f, zp_y_i))
                 codes[out] = torch.from_numpy(table.astype(np.int64))[codes[x_name] + 128]
@@ -320,7 +321,7 @@ class QatModule(nn.Module):
             a_real, s_a, zp_a, a_codes = self._operand(node.inputs[0], real, codes, ranges)
             b_real, s_b, zp_b, b_codes = self._operand(node.inputs[1], real, codes, ranges)
             y = a_real + b_real if op == "ADD" else a_real * b_real
-            real[out] = qa.fake_quantize(y, s_y, zp_y, low, high)
+            real[out] = qa.fake_quantize(y, s_y, zp_y, low, high, held)
             if exact:
                 assert a_codes is not None and b_codes is not None
                 binary = qa.add_exact if op == "ADD" else qa.mul_exact
@@ -334,7 +335,7 @@ class QatModule(nn.Module):
                     high,
                 )
             return
-        self._weighted(node, real, codes, ranges, exact, (s_y, zp_y, low, high))
+        self._weighted(node, real, codes, ranges, exact, (s_y, zp_y, low, high), held)
 
     def _weighted(
         self,
@@ -344,6 +345,7 @@ class QatModule(nn.Module):
         ranges: torch.Tensor,
         exact: bool,
         output: tuple[torch.Tensor, torch.Tensor, int, int],
+        held: tuple[bool, bool],
     ) -> None:
         s_y, zp_y, low, high = output
         source = self._fp32_nodes[node.name]
@@ -368,7 +370,7 @@ class QatModule(nn.Module):
             y = nhwc_conv(real[x_name], w_real, b_real, node.attrs)
         else:
             y = torch.nn.functional.linear(real[x_name], w_real, b_real)
-        real[out] = qa.fake_quantize(y, s_y, zp_y, low, high)
+        real[out] = qa.fake_quantize(y, s_y, zp_y, low, high, held)
         if not exact:
             return
         with torch.no_grad():
@@ -380,6 +382,19 @@ class QatModule(nn.Module):
                 acc = torch.nn.functional.linear(centered, w64, b64)
             multiplier, shift = channel_multipliers(s_x.item(), w_scale.numpy(), s_y.item())
             codes[out] = qa.requantize_exact(torch.round(acc), multiplier, shift, int(zp_y.item()), low, high)
+
+
+def held_ends(activation: dict | None, low: int, high: int) -> tuple[bool, bool]:
+    """Which ends of a fused activation's clamp [low, high] are the activation's own bound rather
+    than the int8 range's (slim.qat_arith.fake_quantize sends no range gradient from those): ReLU's
+    low end always (its negatives are 0 wherever the range is), a CLIP's ends where they lie
+    inside the int8 codes."""
+    kind = (activation or {}).get("kind", "NONE")
+    if kind == "RELU":
+        return True, False
+    if kind == "CLIP":
+        return low > qa.INT8_MIN, high < qa.INT8_MAX
+    return False, False
 
 
 def weight_only_fake_quant(graph: Graph) -> set[str]:

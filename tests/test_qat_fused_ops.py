@@ -59,6 +59,42 @@ def test_fused_fake_quantize_equals_the_chain(bounds: tuple[int, int], low_high:
         assert abs(float(ours) - float(reference)) <= 1e-5 * max(abs(float(reference)), 1e-3)
 
 
+def chain_relu_fake_quantize(x: torch.Tensor, scale: torch.Tensor, zero_point: torch.Tensor,
+                             low: int, high: int) -> torch.Tensor:
+    """A fused ReLU's clamp as the function it is: its low end is the zero point itself (the code of
+    0.0), so it moves with the range and the clipped values stay 0 whatever the range."""
+    s, zp = scale.to(torch.float32), zero_point.to(torch.float32)
+    steps = x / s
+    rounded = steps + (torch.round(steps) - steps).detach()
+    return (torch.clamp(torch.maximum(rounded + zp, zp), max=high) - zp) * s
+
+
+@pytest.mark.parametrize("low_high", [(-0.3, 7.1), (0.0, 2.5), (-2.0, 1.0)])
+def test_relu_clipped_values_give_the_range_no_gradient(low_high: tuple[float, float]) -> None:
+    generator = torch.Generator().manual_seed(11)
+    x0 = torch.randn(2, 9, 7, 5, generator=generator) * 3
+    upstream = torch.randn(x0.shape, generator=generator)
+    scale, zero_point = qa.activation_scale_zero_point(torch.tensor(low_high[0], dtype=torch.float64),
+                                                      torch.tensor(low_high[1], dtype=torch.float64))
+    bounds = (int(zero_point), 127)  # activation_range's RELU clamp: [Q(0), 127] = [zp, 127]
+    # no value exactly at the ReLU's code (where torch.maximum splits the gradient between its operands)
+    at_zero = torch.round(x0 / scale) == 0
+    x0 = torch.where(at_zero, x0 + 2 * scale, x0)
+
+    def fused(x: torch.Tensor, s: torch.Tensor, zp: torch.Tensor, low: int, high: int) -> torch.Tensor:
+        return qa.fake_quantize(x, s, zp, low, high, (True, False))
+
+    ours = _run(fused, x0, low_high, bounds, upstream)
+    reference = _run(chain_relu_fake_quantize, x0, low_high, bounds, upstream)
+    assert torch.equal(ours[0], reference[0])  # (the input's gradient: the test above)
+    for got, expected in zip(ours[2:], reference[2:], strict=True):
+        assert abs(float(got) - float(expected)) <= 1e-5 * max(abs(float(expected)), 1.0)
+    # the old behaviour (every clipped value pulls the zero point) differs: the test can fail
+    plain = _run(qa.fake_quantize, x0, low_high, bounds, upstream)
+    assert any(abs(float(a) - float(b)) > 1e-2 * max(abs(float(b)), 1.0)
+               for a, b in zip(plain[2:], reference[2:], strict=True))
+
+
 def test_fused_fake_quantize_without_a_range_gradient() -> None:
     x = (torch.linspace(-3, 3, 101)).requires_grad_(True)
     y = qa.fake_quantize(x, torch.tensor(0.05), torch.tensor(3.0))
