@@ -24,6 +24,8 @@ from lite_converter.app import cli
 from lite_converter.convert import convert
 from lite_converter.qemu_count import count_instructions
 from runtime_arm import Interpreter
+from slim.auto_report import AutoReport
+from slim.auto_report import CandidateResult as AutoCandidate
 from slim.config import resolve_config
 
 ort = pytest.importorskip("onnxruntime")
@@ -162,3 +164,28 @@ def test_process_pool_and_ray_choose_what_in_process_chooses(tmp_path: Path,
         assert other.lite_bytes == local.lite_bytes
         assert [c.figures() | {"seconds": 0} for c in other.auto.candidates] == \
             [c.figures() | {"seconds": 0} for c in local.auto.candidates]
+
+
+def _result(name: str, drop: float, speedup: float, int8: list[str], fp32: list[str]) -> AutoCandidate:
+    return AutoCandidate(name, 100.0 - drop, drop, speedup, 100.0, 100.0 / speedup, 1000, [], len(int8),
+                         len(fp32), 0.0, int8_nodes=int8, fp32_nodes=fp32)
+
+
+def test_same_placement_candidates_are_ranked_by_accuracy_not_timing_noise() -> None:
+    """int8 / int8_search / int8_fast place the same ops in int8 (same kernels): host timings of 2.1x and
+    2.4x for them are noise, so the more accurate one wins; a placement that is really faster (fewer ops in
+    fp32) still wins over a more accurate slower one."""
+    everything, one_fp32 = (["conv0", "conv1", "fc"], []), (["conv0", "fc"], ["conv1"])
+    report = AutoReport(1.0, 2.0, "host", "ms", "eval_fn", 100.0, 4000)
+    report.candidates = [_result("int8", 0.1, 2.1, *everything),
+                         _result("int8_search", 0.9, 2.4, *everything),
+                         _result("int8+mixed", 0.05, 2.2, *one_fp32)]
+    report.choose()
+    assert report.met and report.chosen.name == "int8"  # placement best 2.4x > mixed's 2.2x; then accuracy
+    report.candidates[2] = _result("int8+mixed", 0.05, 2.6, *one_fp32)
+    report.choose()
+    assert report.chosen.name == "int8+mixed"
+    # without a placement record (results built by hand), each candidate is its own placement
+    report.candidates = [_result("a", 0.1, 2.1, [], []), _result("b", 0.9, 2.4, [], [])]
+    report.choose()
+    assert report.chosen.name == "b"
