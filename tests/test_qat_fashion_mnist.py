@@ -10,6 +10,11 @@ Measured by benchmarks/qat_fashion_mnist.py (the same net and training, 60 QAT s
 images, 10,000 test images): fp32 77.56%, PTQ 64.43% (-13.13), int8_qat 77.54% (-0.02); this test
 (2,000 test images): fp32 77.75%, PTQ 65.20%, int8_qat 77.65% (-0.10), 271 s wall on a host shared by
 ~9 jobs. Marked ``training`` (`make test-training`).
+Evaluated on all 10,000 t10k images since session 13's AVX-512 host: on 2,000 images the QAT-minus-fp32
+figure differed from the 10,000-image one by up to 0.84 point for the same model (1 image = 0.05 point
+there), as large as the 0.5 bound. On that host (fp32 78.35% on 10,000) int8_qat at 60 steps gave -0.76
+/ -1.73 / -1.20 over QAT seeds 0 / 1 / 2 (120 steps -0.22 / -1.48 / -0.73; 240 -1.39 / -0.63 / -0.26):
+the recipe's own spread, not evaluation noise, and short of the bound at 60 steps.
 Also the ``lite compress --config int8_qat`` command and its help (in `make test`).
 """
 
@@ -36,11 +41,11 @@ from tests.datasets import fashion_mnist  # noqa: E402
 @pytest.mark.skipif(not fashion_mnist.available(), reason="Debian's dataset-fashion-mnist is not installed")
 def test_qat_recovers_what_per_tensor_ptq_loses(tmp_path: Path) -> None:
     torch.set_num_threads(2)
-    data = bench.sets(train=12_000, unlabeled=3_840, test=2_000)
+    data = bench.sets(train=12_000, unlabeled=3_840, test=10_000)
     path = tmp_path / "fashion_depthwise.onnx"
     bench.train_fp32(data, 2, path, decades=1.0)
     result = bench.measure(path, data, calibration=64, steps=60)
-    print(f"\nFashion-MNIST depthwise CNN, per-tensor weights, 2,000 test images: "
+    print(f"\nFashion-MNIST depthwise CNN, per-tensor weights, 10,000 test images: "
           f"fp32 {result['fp32']:.2f}%, PTQ {result['ptq']:.2f}%, int8_qat {result['qat']:.2f}% "
           f"({result['steps']} steps, {result['qat_s']:.1f} s)")
     assert result["fp32"] >= 70.0, result  # the net has learned the task: the comparison is not vacuous
