@@ -1,7 +1,6 @@
 // Elementwise binary ops (ADD ... PRELU): numpy broadcasting, fused activation on float32 outputs.
 // POW may take an exponent of another dtype: it is converted to the base's dtype into scratch.
 // FLOAT16 inputs are computed in float32 (scratch copies) and the result rounded back to half.
-#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -268,29 +267,19 @@ bool absorb_producer(OpContext* ctx, OpContext* producer) {
 typedef float Float4 __attribute__((vector_size(16)));
 
 // y = a + b over n values, four at a time in the compilers' generic vectors (rows of 8-96 channels:
-// a call of the vector rows per row would cost more than the sums).
-inline void add_span(const float* a, const float* b, float* y, size_t n) {
+// a call of the vector rows per row would cost more than the sums). kFill reads `fill` instead of a.
+template <bool kFill>
+inline void add_span(const float* a, float fill, const float* b, float* y, size_t n) {
+  const Float4 splat = {fill, fill, fill, fill};
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    Float4 va, vb;
-    std::memcpy(&va, a + i, sizeof va);
+    Float4 va = splat, vb;
+    if (!kFill) std::memcpy(&va, a + i, sizeof va);
     std::memcpy(&vb, b + i, sizeof vb);
     va += vb;
     std::memcpy(y + i, &va, sizeof va);
   }
-  for (; i < n; ++i) y[i] = a[i] + b[i];
-}
-
-inline void fill_add(float fill, const float* b, float* y, size_t n) {
-  const Float4 value = {fill, fill, fill, fill};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    Float4 vb;
-    std::memcpy(&vb, b + i, sizeof vb);
-    vb = value + vb;
-    std::memcpy(y + i, &vb, sizeof vb);
-  }
-  for (; i < n; ++i) y[i] = fill + b[i];
+  for (; i < n; ++i) y[i] = (kFill ? fill : a[i]) + b[i];
 }
 
 // ADD(PAD(x), b) over rows [r0, r1) of `channels` values.
@@ -300,9 +289,9 @@ void padded_add_rows(const BinaryState& st, const float* x, const float* b, floa
   for (size_t r = r0; r < r1; ++r) {
     const float* br = b + r * channels;
     float* yr = y + r * channels;
-    fill_add(st.fill, br, yr, st.begin);
-    add_span(x + r * cx, br + st.begin, yr + st.begin, cx);
-    fill_add(st.fill, br + st.begin + cx, yr + st.begin + cx, end);
+    add_span<true>(nullptr, st.fill, br, yr, st.begin);
+    add_span<false>(x + r * cx, 0.0f, br + st.begin, yr + st.begin, cx);
+    add_span<true>(nullptr, st.fill, br + st.begin + cx, yr + st.begin + cx, end);
   }
 }
 
