@@ -30,6 +30,10 @@ class QuantConfig:
       docs/QUANTIZATION.md for the measurements), and it makes the bias depend on the data.
     per_tensor_weights: one weight scale per layer instead of per output channel (for int8 targets
       without per-channel weights; loses accuracy on depthwise layers, which int8_qat recovers).
+    equalize: cross-layer equalization before calibration (slim/equalize.py): the channels between two
+      convolutions through ReLU / leaky ReLU / PReLU / no activation are rescaled so that neither
+      layer keeps a channel with a tiny range. The fp32 function is unchanged. Off by default here
+      (an opt-in, as in AIMET); ``int8_qat`` starts from an equalized model.
     sqnr_target: automatic mixed precision: keep the most sensitive layers in fp32, one at a time,
       until every graph output's SQNR (dB, int8 vs fp32 on the calibration data) reaches this.
     accuracy_target, eval_fn: automatic mixed precision on a metric of yours: ``eval_fn(lite_bytes)``
@@ -62,6 +66,7 @@ class QuantConfig:
     progress: bool = True
     bias_correction: bool = False
     per_tensor_weights: bool = False
+    equalize: bool = False
     sqnr_target: float | None = None
     accuracy_target: float | None = None
     eval_fn: Callable[[bytes], float] | None = None

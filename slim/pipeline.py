@@ -22,6 +22,7 @@ from slim.calibrate import Tap, calibrate
 from slim.calibration_data import CalibrationInput, InputSpec, load_batches
 from slim.config import QuantConfig
 from slim.decision_tensors import decision_tensors
+from slim.equalize import equalize
 from slim.quantize_prepared import Prepared, Quantized, quantize  # noqa: F401  (the pipeline's two halves)
 from slim.range_search import search_ranges
 
@@ -35,6 +36,8 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
     inputs = [loaded.graph.tensors[name] for name in loaded.graph.inputs]
     batches = load_batches(data, [InputSpec(t.name, t.dtype, t.shape) for t in inputs])
     graph = lower(loaded)
+    if settings.equalize:
+        equalize(graph)
     unfuse_underived_activations(graph)  # a SILU / TANH conv's output before the table is calibrated too
     whole = decision_tensors(graph) if settings.whole_decision_ranges else set()
     algorithm_of = {name: "abs_max" for name in whole}

@@ -150,7 +150,7 @@ def quantization_aware_training(
 ) -> QatResult:
     """PTQ ranges, then QAT by distillation, then export (the module docstring's steps)."""
     torch.manual_seed(config.finetune.seed)
-    quant = config.quant
+    quant = dataclasses.replace(config.quant, equalize=config.quant.equalize or config.equalize)
     if quant.max_batches is None:
         quant = dataclasses.replace(quant, max_batches=config.calibration_batches)
     prepared = prepare(model, data, quant, input_shapes)

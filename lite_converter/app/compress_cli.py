@@ -72,6 +72,9 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
     compress.add_argument("--skip", action="append", default=[], metavar="NODE", help="keep a node in fp32")
     compress.add_argument("--bias-correction", action="store_true",
                           help="correct int8 conv/FC biases by their expected weight-quantization error")
+    compress.add_argument("--equalize", action="store_true",
+                          help="cross-layer equalization before calibration (conv pairs through ReLU / "
+                               "none): evens out channel ranges BatchNorm folding spread (int8_qat does it)")
     compress.add_argument("--sqnr-target", type=float, metavar="DB",
                           help="mixed precision: keep the most sensitive layers in fp32 until every output's "
                                "SQNR vs fp32 reaches DB")
@@ -114,6 +117,8 @@ def command_compress(args: argparse.Namespace) -> int:
             changes["algorithm"] = args.algorithm
         if args.bias_correction:
             changes["bias_correction"] = True
+        if args.equalize:
+            changes["equalize"] = True
         if args.sqnr_target is not None:
             changes["sqnr_target"] = args.sqnr_target
         config = dataclasses.replace(config, **changes)
@@ -127,9 +132,9 @@ def command_compress(args: argparse.Namespace) -> int:
 
 def _command_auto(args: argparse.Namespace, source: Path, output: Path, shapes: dict[str, list[int]] | None,
                   kind: str) -> int:
-    if args.skip or args.algorithm or args.bias_correction or args.sqnr_target is not None:
+    if args.skip or args.algorithm or args.bias_correction or args.equalize or args.sqnr_target is not None:
         raise ConversionError("--config auto chooses the quantization itself: --skip, --algorithm, "
-                              "--bias-correction and --sqnr-target do not apply")
+                              "--bias-correction, --equalize and --sqnr-target do not apply")
     options = {"max_accuracy_drop": args.max_accuracy_drop, "target_speedup": args.target_speedup,
                "speed_target": args.speed_target, "executor": args.executor}
     result = compress(source, output, Path(args.data), "auto", input_shapes=shapes,
@@ -190,6 +195,8 @@ def _prune_config(args: argparse.Namespace, settings: PruneConfig) -> PruneConfi
             quantize["algorithm"] = args.algorithm
         if args.bias_correction:
             quantize["bias_correction"] = True
+        if args.equalize:
+            quantize["equalize"] = True
         prune_changes["quantize"] = dataclasses.replace(settings.quantize, **quantize)
     return dataclasses.replace(settings, **prune_changes)
 
