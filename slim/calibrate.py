@@ -33,8 +33,9 @@ class CalibrationResult:
 
     ``candidates``: other range rules' ranges from the same run (rule name -> tensor -> range), for the
     tensors a ``hist`` observer calibrated (the others keep theirs): ``abs_max`` (the values' min /
-    max), ``hist <p>`` (mean of per-batch quantiles) and ``pooled <p>`` (quantile of all values
-    together) per observers.SEARCH_PERCENTILES (slim/range_search.py weighs them)."""
+    max), ``hist <p>`` (mean of per-batch quantiles) and, when the config reads them
+    (observers.keeps_pooled_tails), ``pooled <p>`` (quantile of all values together) per
+    observers.SEARCH_PERCENTILES (slim/range_search.py weighs them)."""
 
     ranges: dict[str, tuple[float, float]]
     shapes: dict[str, set[tuple[int, ...]]]
@@ -114,6 +115,8 @@ def candidate_ranges(observers: dict[str, Observer]) -> dict[str, dict[str, tupl
     for p in percentile[0].percentiles:
         rules[f"hist {p}"] = {name: obs.batch_range_at(p) if isinstance(obs, PercentileObserver)
                               else obs.range() for name, obs in observers.items()}
+        if not percentile[0].keep_pooled:  # pooled tails only kept when the config reads them
+            continue
         rules[f"pooled {p}"] = {name: obs.pooled_range_at(p) if isinstance(obs, PercentileObserver)
                                 else obs.range() for name, obs in observers.items()}
     for name, obs in observers.items():

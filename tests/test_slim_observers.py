@@ -128,3 +128,28 @@ def test_pooled_hist_with_one_batch_equals_the_per_batch_rule() -> None:
     pooled.update(values)
     per_batch.update(values)
     assert pooled.range() == pytest.approx(per_batch.range(), rel=1e-6)
+
+
+def test_per_batch_hist_keeps_no_pooled_tails_and_the_same_ranges() -> None:
+    """The per-batch rule (the default) keeps no pooled tails unless the config reads them (a pooled
+    rule, or a range search told to weigh one), and its ranges are those of an observer that keeps
+    them: the per-batch quantiles are exact order statistics (numpy sort of each batch) either way."""
+    batches = [RNG.standard_t(3, n).astype(np.float32) for n in (30_000, 20_000, 5_000)]
+    plain = make_observer("hist", QuantConfig(algorithm="hist", progress=False))
+    keeping = make_observer("hist", QuantConfig(algorithm="hist", pooled_percentile=True, progress=False))
+    searching = make_observer("hist", QuantConfig(algorithm="hist", range_search=True, progress=False,
+                                                  search_rules=("hist 0.9999", "pooled 0.999")))
+    for observer in (plain, keeping, searching):
+        observer.expect(len(batches))
+        for batch in batches:
+            observer.update(batch)
+    assert plain.pooled_low.size == plain.pooled_high.size == 0
+    assert keeping.pooled_low.size > 0 and searching.pooled_high.size > 0
+    with pytest.raises(ValueError, match="pooled tails"):
+        plain.pooled_range_at(0.9999)
+    for percentile in SEARCH_PERCENTILES:
+        expected = [np.average([np.sort(b)[k(b)] for b in batches], weights=[b.size for b in batches])
+                    for k in (lambda b, p=percentile: int((1 - p) * b.size + 1e-6),
+                              lambda b, p=percentile: b.size - 1 - int((1 - p) * b.size + 1e-6))]
+        assert plain.batch_range_at(percentile) == keeping.batch_range_at(percentile)
+        assert plain.batch_range_at(percentile) == pytest.approx(tuple(expected), rel=1e-6)
