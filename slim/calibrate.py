@@ -91,9 +91,14 @@ def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantC
     try:
         for batch in used:
             outputs = interpreter.run(batch)
+            samples = batch_samples(graph, batch)
             for name in names:
                 value = outputs[name] if name in outputs else batch[name]
-                observers[name].update(value)
+                observer = observers[name]
+                if isinstance(observer, PercentileObserver):
+                    observer.update(value, samples)
+                else:
+                    observer.update(value)
                 shapes[name].add(tuple(value.shape))
             for name, callback in taps:
                 callback(outputs[name] if name in outputs else batch[name])
@@ -103,6 +108,13 @@ def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantC
         interpreter.close()
     return CalibrationResult({name: obs.range() for name, obs in observers.items()}, shapes,
                              candidate_ranges(observers))
+
+
+def batch_samples(graph: Graph, batch: dict[str, np.ndarray]) -> int:
+    """How many inputs a calibration batch holds: the leading dimension of the first graph input
+    (1 for a scalar or an input the batch lacks)."""
+    value = batch.get(graph.inputs[0]) if graph.inputs else None
+    return int(value.shape[0]) if value is not None and np.ndim(value) > 0 else 1
 
 
 def candidate_ranges(observers: dict[str, Observer]) -> dict[str, dict[str, tuple[float, float]]]:

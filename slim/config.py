@@ -48,6 +48,12 @@ class QuantConfig:
       wider where extremes come from few batches, which PP-OCRv4 det and the seg net of
       benchmarks/yolo_int8.py gain from and rec loses ~2 points with (docs/QUANTIZATION.md, "Pooled
       percentiles").
+    percentile_samples: with ``hist``, take each quantile over groups of at least this many
+      calibration inputs (consecutive batches merged until they hold that many; a batch holding as
+      many or more is its own group) instead of over each batch as fed. None: per batch. Why: the
+      mean of per-batch quantiles depends on how the caller batched the data: with one image per
+      batch an extreme that only some images show is clipped in every batch that lacks it
+      (docs/QUANTIZATION.md, "Quantiles over groups of inputs").
     search_rules: with ``range_search``, the candidate rules by name (``"abs_max"``, ``"hist 0.9999"``,
       ``"pooled 0.9999"``, ...: CalibrationResult.candidates); None: min / max and the per-batch
       quantiles.
@@ -70,6 +76,7 @@ class QuantConfig:
     range_search: bool = False
     pooled_percentile: bool = False
     search_rules: tuple[str, ...] | None = None
+    percentile_samples: int | None = None
     search_batches: int = 2
     search_groups: int = 4
 
@@ -96,6 +103,8 @@ class QuantConfig:
         if self.search_batches < 1 or self.search_groups < 0:
             raise ValueError(f"search_batches must be >= 1 and search_groups >= 0, got "
                              f"{self.search_batches} and {self.search_groups}")
+        if self.percentile_samples is not None and self.percentile_samples < 1:
+            raise ValueError(f"percentile_samples must be >= 1 or None, got {self.percentile_samples}")
         if self.max_fp32_layers is not None and self.max_fp32_layers < 0:
             raise ValueError(f"max_fp32_layers must be >= 0, got {self.max_fp32_layers}")
 

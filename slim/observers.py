@@ -127,36 +127,74 @@ class PercentileObserver(Observer):
         self.batches = 0
         self.pooled_low = np.zeros(0, np.float32)  # the lowest values of all batches, ascending
         self.pooled_high = np.zeros(0, np.float32)  # the highest values of all batches, descending
+        self.group_low = np.zeros(0, np.float32)  # the open group's lowest values, ascending
+        self.group_high = np.zeros(0, np.float32)  # and highest, descending
+        self.group_count = 0  # values in the open group
+        self.group_samples = 0  # inputs in the open group
 
     def expect(self, batches: int) -> None:
         """How many batches calibration will feed (the pooled tails keep enough values for all)."""
         self.expected_batches = max(1, batches)
 
-    def update(self, values: np.ndarray) -> None:
+    def update(self, values: np.ndarray, samples: int = 1) -> None:
+        """One calibration batch's values of this tensor; ``samples``: the inputs the batch holds
+        (with ``QuantConfig.percentile_samples``, quantiles are taken over groups of that many)."""
         super().update(values)
         flat = values.reshape(-1)
         if not flat.size:
             return
         self.batches += 1
+        group = self.config.percentile_samples
+        grouped = group is not None and (self.group_samples > 0 or samples < group)
         widest_share = max(1.0 - p for p in self.percentiles)
         # values beyond each quantile, each side; one partition at the widest tail, then the two
         # tails (0.1% of the values at most) sorted: every quantile for the price of one
         tails = [int((1.0 - p) * flat.size + 1e-6) for p in self.percentiles]
         expected_total = (self.count + flat.size) * max(1.0, self.expected_batches / self.batches)
         keep = min(flat.size, int(widest_share * expected_total + 1e-6) + 1)  # pooled tail kept per side
-        widest = min(max(max(tails), keep - 1 if self.keep_pooled else 0), flat.size - 1)
+        # a group's quantile needs from each batch as many values as the whole group's tail (twice
+        # the tail of a group of batches this size: exact unless the next ones are over twice larger)
+        group_keep = int(widest_share * 2 * flat.size * max(1, group or 1) / max(1, samples)) + 1
+        widest = min(max(max(tails), keep - 1 if self.keep_pooled else 0, group_keep - 1 if grouped else 0),
+                     flat.size - 1)
         parted = np.partition(flat, (widest, flat.size - 1 - widest)) if flat.size > 1 else flat
         lowest, highest = np.sort(parted[: widest + 1]), np.sort(parted[flat.size - 1 - widest:])
-        for row, tail in enumerate(tails):
-            self.weighted[row] += (float(lowest[tail]) * flat.size, float(highest[-1 - tail]) * flat.size)
-        self.count += flat.size
+        if grouped:
+            self._grow_group(lowest, highest, flat.size, samples)
+        else:
+            for row, tail in enumerate(tails):
+                self.weighted[row] += (float(lowest[tail]) * flat.size, float(highest[-1 - tail]) * flat.size)
+            self.count += flat.size
         if not self.keep_pooled:
             return
         self.pooled_low = np.sort(np.concatenate([self.pooled_low, lowest]))[:keep]
         self.pooled_high = np.sort(np.concatenate([self.pooled_high, highest]))[::-1][:keep]
 
+    def _grow_group(self, lowest: np.ndarray, highest: np.ndarray, size: int, samples: int) -> None:
+        """Adds one batch's sorted tails to the open group; closes it once it holds enough inputs."""
+        self.group_low = np.sort(np.concatenate([self.group_low, lowest]))
+        self.group_high = np.sort(np.concatenate([self.group_high, highest]))[::-1]
+        self.group_count += size
+        self.group_samples += samples
+        if self.group_samples >= (self.config.percentile_samples or 1):
+            self._close_group()
+
+    def _close_group(self) -> None:
+        """The open group's exact quantiles enter the size-weighted mean like one batch's."""
+        if not self.group_count:
+            return
+        for row, p in enumerate(self.percentiles):
+            tail = int((1.0 - p) * self.group_count + 1e-6)
+            low = self.group_low[min(tail, self.group_low.size - 1)]
+            high = self.group_high[min(tail, self.group_high.size - 1)]
+            self.weighted[row] += (float(low) * self.group_count, float(high) * self.group_count)
+        self.count += self.group_count
+        self.group_low, self.group_high = np.zeros(0, np.float32), np.zeros(0, np.float32)
+        self.group_count = self.group_samples = 0
+
     def range_at(self, percentile: float) -> tuple[float, float]:
         """The range at one of ``self.percentiles`` (pooled or per-batch, as the config says)."""
+        self._close_group()
         if not self.count:
             return (0.0, 0.0)
         if self.config.pooled_percentile:
@@ -164,7 +202,9 @@ class PercentileObserver(Observer):
         return self.batch_range_at(percentile)
 
     def batch_range_at(self, percentile: float) -> tuple[float, float]:
-        """The size-weighted mean of each batch's exact ``1 - percentile`` / ``percentile`` quantiles."""
+        """The size-weighted mean of each batch's (or group's) exact ``1 - percentile`` / ``percentile``
+        quantiles; a last group with fewer inputs than ``percentile_samples`` counts as it is."""
+        self._close_group()
         if not self.count:
             return (0.0, 0.0)
         low, high = self.weighted[self.percentiles.index(percentile)] / self.count
