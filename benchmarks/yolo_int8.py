@@ -91,10 +91,11 @@ def accuracy(name: str, cache: Path, eval_count: int, workdir: Path, configs: li
             maps32 = [o.argmax(0) for o in out32]
             maps8 = [o.argmax(0) for o in out8]
             k = len(CLASSES) + 1
+            pairs = list(zip(maps8, maps32, strict=True))
             row.update(fp32=dataset_mean_iou(maps32, truth, k)[0], int8=dataset_mean_iou(maps8, truth, k)[0],
                        agreement=dataset_mean_iou(maps8, maps32, k)[0],
-                       scene_agreement=np.mean([mask_iou(a, b, k) for a, b in zip(maps8, maps32, strict=True)]),
-                       pixels=np.mean([np.mean(a == b) for a, b in zip(maps8, maps32, strict=True)]),
+                       scene_agreement=np.mean([mask_iou(a, b, k) for a, b in pairs]),
+                       pixels=np.mean([np.mean(a == b) for a, b in pairs]),
                        metric="mIoU")
             continue
         truth = [(s.boxes, s.labels) for s in evaluation]
@@ -152,8 +153,8 @@ def main() -> None:
         workdir = Path(tmp)
         if not args.skip_accuracy:
             print(f"{args.eval} scenes, seed {args.seed}; 64 calibration scenes, seed {CALIBRATION_SEED}")
-            print(f"| net ({SIZE}x{SIZE}, trained) | config | metric | fp32 | int8 | int8 - fp32 | int8 vs fp32 "
-                  "| seg: per-scene IoU vs fp32, pixels agreeing | convs int8 | compress s |")
+            print(f"| net ({SIZE}x{SIZE}, trained) | config | metric | fp32 | int8 | int8 - fp32 "
+                  "| int8 vs fp32 | seg: per-scene IoU vs fp32, pixels agreeing | convs int8 | compress s |")
             print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
             for name in args.nets:
                 for r in accuracy(name, args.cache, args.eval, workdir, args.configs, args.seed):

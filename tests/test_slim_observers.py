@@ -169,8 +169,9 @@ def test_grouped_hist_takes_each_quantile_over_groups_of_inputs() -> None:
     groups = [np.concatenate(batches[i:i + 4]) for i in range(0, 9, 4)]
     for percentile in SEARCH_PERCENTILES:
         tails = [int((1 - percentile) * g.size + 1e-6) for g in groups]
-        low = np.average([np.sort(g)[t] for g, t in zip(groups, tails)], weights=[g.size for g in groups])
-        high = np.average([np.sort(g)[-1 - t] for g, t in zip(groups, tails)], weights=[g.size for g in groups])
+        sizes = [g.size for g in groups]
+        low = np.average([np.sort(g)[t] for g, t in zip(groups, tails, strict=True)], weights=sizes)
+        high = np.average([np.sort(g)[-1 - t] for g, t in zip(groups, tails, strict=True)], weights=sizes)
         assert grouped.batch_range_at(percentile) == pytest.approx((low, high), rel=1e-6)
     assert grouped.range()[1] > 1.5 * per_batch.range()[1]
 
