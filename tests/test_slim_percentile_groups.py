@@ -46,7 +46,8 @@ def images() -> np.ndarray:
 
 def ranges(config_name: str, batches: list[np.ndarray], **changes: object) -> dict[str, tuple[float, float]]:
     config = dataclasses.replace(resolve_config(config_name), progress=False, **changes)
-    return prepare(batched_conv_net(), batches, config, {"x": [len(batches[0]), 3, 16, 16]}).calibration.ranges
+    shapes = {"x": [len(batches[0]), 3, 16, 16]}
+    return prepare(batched_conv_net(), batches, config, shapes).calibration.ranges
 
 
 def test_default_ranges_are_the_same_for_eight_batches_of_one_and_one_batch_of_eight() -> None:
