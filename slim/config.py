@@ -115,7 +115,7 @@ PRESETS: dict[str, QuantConfig] = {
     # softmax / argmax inputs: min / max). Groups rather than batches as fed (session seg13,
     # docs/QUANTIZATION.md "Quantiles over groups of inputs"): with one image per batch, per-batch
     # quantiles clipped the extremes only some images show: YOLOX-style -1.70 / -4.14 mAP, PP-OCRv4
-    # det -1.34 / -1.90 line recall (two seeds), the seg net's mIoU with fp32 0.928 / 0.920, against
+    # det -1.34 / -1.90 line recall (two seeds; a third: -0.19, groups -0.58), the seg net's mIoU with fp32 0.928 / 0.920, against
     # -0.41 / -0.12, +0.57 / -0.19 and 0.974 / 0.975 over groups; rec and cls (calibrated in
     # batches of 8) compress to the same bytes as before: rec -1.29 points on 1,000 hard lines,
     # issue 13's 1.0-point bound not met.
