@@ -114,11 +114,11 @@ PRESETS: dict[str, QuantConfig] = {
     # groups of 8 calibration inputs (a batch of 8 or more is its own group; graph outputs and
     # softmax / argmax inputs: min / max). Groups rather than batches as fed (session seg13,
     # docs/QUANTIZATION.md "Quantiles over groups of inputs"): with one image per batch, per-batch
-    # quantiles clipped the extremes only some images show: YOLOX-style -1.70 / -4.14 mAP, PP-OCRv4
-    # det -1.34 / -1.90 line recall (two seeds; a third: -0.19, groups -0.58), the seg net's mIoU with fp32 0.928 / 0.920, against
-    # -0.41 / -0.12, +0.57 / -0.19 and 0.974 / 0.975 over groups; rec and cls (calibrated in
-    # batches of 8) compress to the same bytes as before: rec -1.29 points on 1,000 hard lines,
-    # issue 13's 1.0-point bound not met.
+    # quantiles clipped the extremes only some images show. Per batch -> groups of 8, two seeds:
+    # YOLOX-style mAP -1.70 / -4.14 -> -0.41 / -0.12; PP-OCRv4 det line recall -1.34 / -1.90 ->
+    # +0.57 / -0.19 (a third seed: -0.19 -> -0.58); the seg net's mIoU with fp32 0.928 / 0.920 ->
+    # 0.974 / 0.975. rec and cls (calibrated in batches of 8) compress to the same bytes as
+    # before: rec -1.29 points on 1,000 hard lines, issue 13's 1.0-point bound not met.
     "int8": QuantConfig(algorithm="hist", percentile=0.9999, percentile_samples=8),
     # Today's behaviour before that choice: the whole range seen (cheapest, no sample kept).
     "int8_fast": QuantConfig(algorithm="abs_max"),
