@@ -2,7 +2,8 @@
 
 * ``abs_max``: the smallest and largest value seen over all batches (nothing is clipped);
 * ``avg``: an exponential moving average of each batch's min and max (robust to a rare outlier batch);
-* ``hist``: the lower / upper percentile of each batch's values (exact), averaged over the batches;
+* ``hist``: the lower / upper percentile of each batch's values (exact), averaged over the batches
+  (or over groups of batches holding ``percentile_samples`` inputs);
 * ``mse``: the clipping of [min, max] that minimizes the mean squared int8 quantization error on the sample;
 * ``kl``: the clipping minimizing the KL divergence between the sample's |x| histogram and its int8
   re-quantized version (the TensorRT entropy calibration idea).
@@ -114,6 +115,12 @@ class PercentileObserver(Observer):
     The same partition also yields the ranges at SEARCH_PERCENTILES (slim/range_search.py picks among
     them by the model's output error), so the candidates cost no second calibration run.
 
+    With ``QuantConfig.percentile_samples`` (the ``int8`` preset: 8), batches holding fewer inputs
+    are merged into groups of at least that many (their sorted tails, sized for the whole group)
+    and each group's exact quantiles enter the mean like one batch's: the range then no longer
+    depends on how the caller batched the data (one image per batch clipped the extremes that only
+    some images show; docs/QUANTIZATION.md "Quantiles over groups of inputs").
+
     The pooled tails are kept only when something reads them (``keeps_pooled_tails``): merging them
     costs a sort of up to 0.1% of all values per batch, and the per-batch default never uses them."""
 
@@ -215,6 +222,7 @@ class PercentileObserver(Observer):
         if not self.keep_pooled:
             raise ValueError("pooled ranges need the pooled tails: QuantConfig(pooled_percentile=True) or a "
                              "'pooled' rule in search_rules")
+        self._close_group()  # counts the open group's values too
         if not self.count:
             return (0.0, 0.0)
         tail = int((1.0 - percentile) * self.count + 1e-6)

@@ -192,3 +192,17 @@ def test_grouped_hist_leaves_batches_of_enough_inputs_alone() -> None:
 def test_percentile_samples_is_checked() -> None:
     with pytest.raises(ValueError, match="percentile_samples"):
         QuantConfig(algorithm="hist", percentile_samples=0)
+
+
+def test_pooled_hist_with_groups_open_is_still_the_quantile_of_all_values() -> None:
+    """Groups (``percentile_samples``) and pooled ranges together: a group still open when the range
+    is read counts in the pooled total."""
+    batches = [RNG.standard_t(3, 6_000).astype(np.float32) for _ in range(3)]
+    config = QuantConfig(algorithm="hist", pooled_percentile=True, percentile_samples=8, progress=False)
+    observer = make_observer("hist", config)
+    observer.expect(len(batches))
+    for batch in batches:
+        observer.update(batch, 1)
+    ordered = np.sort(np.concatenate(batches))
+    tail = int((1.0 - 0.9999) * ordered.size + 1e-6)
+    assert observer.pooled_range_at(0.9999) == (float(ordered[tail]), float(ordered[-1 - tail]))
