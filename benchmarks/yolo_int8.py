@@ -8,8 +8,10 @@ fp32 .lite and compressed with ``slim.compress(..., config="int8")`` on 64 calib
 (calibration seed), evaluated on --eval scenes of the evaluation seed (tests/datasets/splits.py):
 detection mAP@0.5 against the scenes' truth for fp32 and int8, and how well int8's decoded boxes
 reproduce fp32's (mAP@0.5 of int8 taking fp32's detections above 0.3 as the truth); segmentation
-mean IoU against the truth and the IoU of int8's label map with fp32's. Share of convolutions in
-int8 from the compressed graph.
+mIoU against the truth and mIoU of int8's label maps taking fp32's as the truth (both over the
+pixels of all scenes pooled, tests/models/detection_metrics.py ``dataset_mean_iou``; the per-scene
+mean and the share of pixels where int8 keeps fp32's class beside them). Share of convolutions in
+int8 from the compressed graph. ``--configs``: presets or QuantConfig fields, one row each.
 
 Speed: the full-width nets (YOLOv8-n-like and YOLOX-style widths 16..256, seg width 16) at 320x320
 (seg 256x256), BatchNorm statistics drawn at random (speed does not depend on the training), int8
@@ -24,20 +26,22 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
 import slim
-from benchmarks.yolo_train import DEFAULT_CACHE, SIZE, build, checkpoint_path
+from benchmarks.int8_hard_data import config_of
+from benchmarks.yolo_train import DEFAULT_CACHE, SEG_STEM_STRIDE, SIZE, build, checkpoint_path
 from lite_converter.app.bench_qemu import count_instructions
 from lite_converter.convert import convert
 from runtime_arm import Interpreter
 from tests.datasets.splits import CALIBRATION_SEED, EVALUATION_SEED
 from tests.datasets.synthetic_scenes import CLASSES, scenes
 from tests.models.detection_decode import decode
-from tests.models.detection_metrics import mask_iou, mean_ap
+from tests.models.detection_metrics import dataset_mean_iou, mask_iou, mean_ap
 from tests.models.seg_net import SegNet
 from tests.models.torch_export import randomize_batch_norm, to_onnx
 from tests.models.yolo_v8 import STRIDES, YoloV8
@@ -47,7 +51,7 @@ FP32_AGREEMENT_SCORE = 0.3  # fp32 detections taken as the truth int8's boxes sh
 SPEED_NETS = {
     "yolov8": (lambda: YoloV8(num_classes=len(CLASSES)), 320),
     "yolox": (lambda: YoloX(num_classes=len(CLASSES)), 320),
-    "segnet": (lambda: SegNet(num_classes=len(CLASSES) + 1, width=16), 256),
+    "segnet": (lambda: SegNet(num_classes=len(CLASSES) + 1, width=16, stem_stride=SEG_STEM_STRIDE), 256),
 }
 
 
@@ -62,36 +66,45 @@ def conv_share(result: slim.CompressResult) -> tuple[int, int]:
     return sum(name in int8 for name in convs), len(convs)
 
 
-def accuracy(name: str, cache: Path, eval_count: int, workdir: Path) -> dict:
-    """fp32 vs int8 figures of one trained net."""
+def accuracy(name: str, cache: Path, eval_count: int, workdir: Path, configs: list[str] | None = None,
+             seed: int = EVALUATION_SEED) -> list[dict]:
+    """fp32 vs int8 figures of one trained net, one row per config (default: the ``int8`` preset)."""
     model = build(name)
     model.load_state_dict(torch.load(checkpoint_path(cache, name), weights_only=False)["state_dict"])
     onnx_model = to_onnx(model.eval(), (1, 3, SIZE, SIZE))
     fp32 = convert(onnx_model)
     calibration = [s.tensor() for s in scenes(CALIBRATION_SEED, 64, SIZE)]
-    result = slim.compress(onnx_model, workdir / f"{name}_int8.lite", calibration, "int8")
-    evaluation = scenes(EVALUATION_SEED, eval_count, SIZE)
+    evaluation = scenes(seed, eval_count, SIZE)
     images = [s.tensor() for s in evaluation]
-    out32, out8 = run_all(fp32, images), run_all(result.lite_bytes, images)
-    in_int8, convs = conv_share(result)
-    row = {"net": name, "convs_int8": f"{in_int8}/{convs}"}
-    if name == "segnet":
-        truth = [s.semantic for s in evaluation]
-        maps32 = [o.argmax(0) for o in out32]
-        maps8 = [o.argmax(0) for o in out8]
-        k = len(CLASSES) + 1
-        row.update(fp32=np.mean([mask_iou(m, t, k) for m, t in zip(maps32, truth, strict=True)]),
-                   int8=np.mean([mask_iou(m, t, k) for m, t in zip(maps8, truth, strict=True)]),
-                   agreement=np.mean([mask_iou(a, b, k) for a, b in zip(maps8, maps32, strict=True)]),
-                   metric="mean IoU")
-        return row
-    truth = [(s.boxes, s.labels) for s in evaluation]
-    det32 = [decode(o, SIZE, STRIDES) for o in out32]
-    det8 = [decode(o, SIZE, STRIDES) for o in out8]
-    fp32_truth = [(b[s > FP32_AGREEMENT_SCORE], lab[s > FP32_AGREEMENT_SCORE]) for b, s, lab in det32]
-    row.update(fp32=mean_ap(det32, truth, len(CLASSES)), int8=mean_ap(det8, truth, len(CLASSES)),
-               agreement=mean_ap(det8, fp32_truth, len(CLASSES)), metric="mAP@0.5")
-    return row
+    out32 = run_all(fp32, images)
+    rows = []
+    for config in configs or ["int8"]:
+        start = time.perf_counter()
+        result = slim.compress(onnx_model, workdir / f"{name}_int8.lite", calibration, config_of(config))
+        seconds = time.perf_counter() - start
+        out8 = run_all(result.lite_bytes, images)
+        in_int8, convs = conv_share(result)
+        row = {"net": name, "config": config, "convs_int8": f"{in_int8}/{convs}", "seconds": seconds}
+        rows.append(row)
+        if name == "segnet":
+            truth = [s.semantic for s in evaluation]
+            maps32 = [o.argmax(0) for o in out32]
+            maps8 = [o.argmax(0) for o in out8]
+            k = len(CLASSES) + 1
+            pairs = list(zip(maps8, maps32, strict=True))
+            row.update(fp32=dataset_mean_iou(maps32, truth, k)[0], int8=dataset_mean_iou(maps8, truth, k)[0],
+                       agreement=dataset_mean_iou(maps8, maps32, k)[0],
+                       scene_agreement=np.mean([mask_iou(a, b, k) for a, b in pairs]),
+                       pixels=np.mean([np.mean(a == b) for a, b in pairs]),
+                       metric="mIoU")
+            continue
+        truth = [(s.boxes, s.labels) for s in evaluation]
+        det32 = [decode(o, SIZE, STRIDES) for o in out32]
+        det8 = [decode(o, SIZE, STRIDES) for o in out8]
+        fp32_truth = [(b[s > FP32_AGREEMENT_SCORE], lab[s > FP32_AGREEMENT_SCORE]) for b, s, lab in det32]
+        row.update(fp32=mean_ap(det32, truth, len(CLASSES)), int8=mean_ap(det8, truth, len(CLASSES)),
+                   agreement=mean_ap(det8, fp32_truth, len(CLASSES)), metric="mAP@0.5")
+    return rows
 
 
 def speed(name: str, workdir: Path, skip_qemu: bool) -> dict:
@@ -128,6 +141,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--eval", type=int, default=200, help="evaluation scenes")
     parser.add_argument("--nets", nargs="+", default=["yolov8", "yolox", "segnet"])
+    parser.add_argument("--configs", nargs="+", default=["int8"],
+                        help="presets or key=value,... QuantConfig fields (benchmarks/int8_hard_data.py)")
+    parser.add_argument("--seed", type=int, default=EVALUATION_SEED, help="evaluation scenes' seed")
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-qemu", action="store_true")
@@ -136,12 +152,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="yolo_int8_") as tmp:
         workdir = Path(tmp)
         if not args.skip_accuracy:
-            print(f"| net ({SIZE}x{SIZE}, trained) | metric | fp32 | int8 | int8 vs fp32 | convs int8 |")
-            print("| --- | --- | --- | --- | --- | --- |")
+            print(f"{args.eval} scenes, seed {args.seed}; 64 calibration scenes, seed {CALIBRATION_SEED}")
+            print(f"| net ({SIZE}x{SIZE}, trained) | config | metric | fp32 | int8 | int8 - fp32 "
+                  "| int8 vs fp32 | seg: per-scene IoU vs fp32, pixels agreeing | convs int8 | compress s |")
+            print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
             for name in args.nets:
-                r = accuracy(name, args.cache, args.eval, workdir)
-                print(f"| {r['net']} | {r['metric']} | {100 * r['fp32']:.2f} | {100 * r['int8']:.2f} | "
-                      f"{100 * r['agreement']:.2f} | {r['convs_int8']} |", flush=True)
+                for r in accuracy(name, args.cache, args.eval, workdir, args.configs, args.seed):
+                    seg = (f"{100 * r['scene_agreement']:.2f}, {100 * r['pixels']:.2f}"
+                           if "pixels" in r else "-")
+                    print(f"| {r['net']} | {r['config']} | {r['metric']} | {100 * r['fp32']:.2f} | "
+                          f"{100 * r['int8']:.2f} | {100 * (r['int8'] - r['fp32']):+.2f} | "
+                          f"{100 * r['agreement']:.2f} | {seg} | {r['convs_int8']} | {r['seconds']:.1f} |",
+                          flush=True)
         if not args.skip_speed:
             print("\n| net (random BN) | convs int8 | host int8 speed-up (1 thread) | a72 fp32 M "
                   "| a72 int8 M | int8/fp32 |")

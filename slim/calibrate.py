@@ -33,8 +33,9 @@ class CalibrationResult:
 
     ``candidates``: other range rules' ranges from the same run (rule name -> tensor -> range), for the
     tensors a ``hist`` observer calibrated (the others keep theirs): ``abs_max`` (the values' min /
-    max), ``hist <p>`` (mean of per-batch quantiles) and ``pooled <p>`` (quantile of all values
-    together) per observers.SEARCH_PERCENTILES (slim/range_search.py weighs them)."""
+    max), ``hist <p>`` (mean of per-batch quantiles) and, when the config reads them
+    (observers.keeps_pooled_tails), ``pooled <p>`` (quantile of all values together) per
+    observers.SEARCH_PERCENTILES (slim/range_search.py weighs them)."""
 
     ranges: dict[str, tuple[float, float]]
     shapes: dict[str, set[tuple[int, ...]]]
@@ -90,9 +91,14 @@ def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantC
     try:
         for batch in used:
             outputs = interpreter.run(batch)
+            samples = batch_samples(graph, batch)
             for name in names:
                 value = outputs[name] if name in outputs else batch[name]
-                observers[name].update(value)
+                observer = observers[name]
+                if isinstance(observer, PercentileObserver):
+                    observer.update(value, samples)
+                else:
+                    observer.update(value)
                 shapes[name].add(tuple(value.shape))
             for name, callback in taps:
                 callback(outputs[name] if name in outputs else batch[name])
@@ -102,6 +108,13 @@ def calibrate(graph: Graph, batches: list[dict[str, np.ndarray]], config: QuantC
         interpreter.close()
     return CalibrationResult({name: obs.range() for name, obs in observers.items()}, shapes,
                              candidate_ranges(observers))
+
+
+def batch_samples(graph: Graph, batch: dict[str, np.ndarray]) -> int:
+    """How many inputs a calibration batch holds: the leading dimension of the first graph input
+    (1 for a scalar or an input the batch lacks)."""
+    value = batch.get(graph.inputs[0]) if graph.inputs else None
+    return int(value.shape[0]) if value is not None and np.ndim(value) > 0 else 1
 
 
 def candidate_ranges(observers: dict[str, Observer]) -> dict[str, dict[str, tuple[float, float]]]:
@@ -114,6 +127,8 @@ def candidate_ranges(observers: dict[str, Observer]) -> dict[str, dict[str, tupl
     for p in percentile[0].percentiles:
         rules[f"hist {p}"] = {name: obs.batch_range_at(p) if isinstance(obs, PercentileObserver)
                               else obs.range() for name, obs in observers.items()}
+        if not percentile[0].keep_pooled:  # pooled tails only kept when the config reads them
+            continue
         rules[f"pooled {p}"] = {name: obs.pooled_range_at(p) if isinstance(obs, PercentileObserver)
                                 else obs.range() for name, obs in observers.items()}
     for name, obs in observers.items():

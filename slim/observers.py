@@ -2,7 +2,8 @@
 
 * ``abs_max``: the smallest and largest value seen over all batches (nothing is clipped);
 * ``avg``: an exponential moving average of each batch's min and max (robust to a rare outlier batch);
-* ``hist``: the lower / upper percentile of each batch's values (exact), averaged over the batches;
+* ``hist``: the lower / upper percentile of each batch's values (exact), averaged over the batches
+  (or over groups of batches holding ``percentile_samples`` inputs);
 * ``mse``: the clipping of [min, max] that minimizes the mean squared int8 quantization error on the sample;
 * ``kl``: the clipping minimizing the KL divergence between the sample's |x| histogram and its int8
   re-quantized version (the TensorRT entropy calibration idea).
@@ -112,10 +113,20 @@ class PercentileObserver(Observer):
     every batch that lacks it and the mean lands far inside the values those images need.
 
     The same partition also yields the ranges at SEARCH_PERCENTILES (slim/range_search.py picks among
-    them by the model's output error), so the candidates cost no second calibration run."""
+    them by the model's output error), so the candidates cost no second calibration run.
+
+    With ``QuantConfig.percentile_samples`` (the ``int8`` preset: 8), batches holding fewer inputs
+    are merged into groups of at least that many (their sorted tails, sized for the whole group)
+    and each group's exact quantiles enter the mean like one batch's: the range then no longer
+    depends on how the caller batched the data (one image per batch clipped the extremes that only
+    some images show; docs/QUANTIZATION.md "Quantiles over groups of inputs").
+
+    The pooled tails are kept only when something reads them (``keeps_pooled_tails``): merging them
+    costs a sort of up to 0.1% of all values per batch, and the per-batch default never uses them."""
 
     def __init__(self, config: QuantConfig) -> None:
         super().__init__(config)
+        self.keep_pooled = keeps_pooled_tails(config)
         self.percentiles = tuple(dict.fromkeys((config.percentile, *SEARCH_PERCENTILES)))
         self.weighted = np.zeros((len(self.percentiles), 2))
         self.count = 0
@@ -123,34 +134,74 @@ class PercentileObserver(Observer):
         self.batches = 0
         self.pooled_low = np.zeros(0, np.float32)  # the lowest values of all batches, ascending
         self.pooled_high = np.zeros(0, np.float32)  # the highest values of all batches, descending
+        self.group_low = np.zeros(0, np.float32)  # the open group's lowest values, ascending
+        self.group_high = np.zeros(0, np.float32)  # and highest, descending
+        self.group_count = 0  # values in the open group
+        self.group_samples = 0  # inputs in the open group
 
     def expect(self, batches: int) -> None:
         """How many batches calibration will feed (the pooled tails keep enough values for all)."""
         self.expected_batches = max(1, batches)
 
-    def update(self, values: np.ndarray) -> None:
+    def update(self, values: np.ndarray, samples: int = 1) -> None:
+        """One calibration batch's values of this tensor; ``samples``: the inputs the batch holds
+        (with ``QuantConfig.percentile_samples``, quantiles are taken over groups of that many)."""
         super().update(values)
         flat = values.reshape(-1)
         if not flat.size:
             return
         self.batches += 1
+        group = self.config.percentile_samples
+        grouped = group is not None and (self.group_samples > 0 or samples < group)
         widest_share = max(1.0 - p for p in self.percentiles)
         # values beyond each quantile, each side; one partition at the widest tail, then the two
         # tails (0.1% of the values at most) sorted: every quantile for the price of one
         tails = [int((1.0 - p) * flat.size + 1e-6) for p in self.percentiles]
         expected_total = (self.count + flat.size) * max(1.0, self.expected_batches / self.batches)
         keep = min(flat.size, int(widest_share * expected_total + 1e-6) + 1)  # pooled tail kept per side
-        widest = min(max(max(tails), keep - 1), flat.size - 1)
+        # a group's quantile needs from each batch as many values as the whole group's tail (twice
+        # the tail of a group of batches this size: exact unless the next ones are over twice larger)
+        group_keep = int(widest_share * 2 * flat.size * max(1, group or 1) / max(1, samples)) + 1
+        widest = min(max(max(tails), keep - 1 if self.keep_pooled else 0, group_keep - 1 if grouped else 0),
+                     flat.size - 1)
         parted = np.partition(flat, (widest, flat.size - 1 - widest)) if flat.size > 1 else flat
         lowest, highest = np.sort(parted[: widest + 1]), np.sort(parted[flat.size - 1 - widest:])
-        for row, tail in enumerate(tails):
-            self.weighted[row] += (float(lowest[tail]) * flat.size, float(highest[-1 - tail]) * flat.size)
-        self.count += flat.size
+        if grouped:
+            self._grow_group(lowest, highest, flat.size, samples)
+        else:
+            for row, tail in enumerate(tails):
+                self.weighted[row] += (float(lowest[tail]) * flat.size, float(highest[-1 - tail]) * flat.size)
+            self.count += flat.size
+        if not self.keep_pooled:
+            return
         self.pooled_low = np.sort(np.concatenate([self.pooled_low, lowest]))[:keep]
         self.pooled_high = np.sort(np.concatenate([self.pooled_high, highest]))[::-1][:keep]
 
+    def _grow_group(self, lowest: np.ndarray, highest: np.ndarray, size: int, samples: int) -> None:
+        """Adds one batch's sorted tails to the open group; closes it once it holds enough inputs."""
+        self.group_low = np.sort(np.concatenate([self.group_low, lowest]))
+        self.group_high = np.sort(np.concatenate([self.group_high, highest]))[::-1]
+        self.group_count += size
+        self.group_samples += samples
+        if self.group_samples >= (self.config.percentile_samples or 1):
+            self._close_group()
+
+    def _close_group(self) -> None:
+        """The open group's exact quantiles enter the size-weighted mean like one batch's."""
+        if not self.group_count:
+            return
+        for row, p in enumerate(self.percentiles):
+            tail = int((1.0 - p) * self.group_count + 1e-6)
+            low = self.group_low[min(tail, self.group_low.size - 1)]
+            high = self.group_high[min(tail, self.group_high.size - 1)]
+            self.weighted[row] += (float(low) * self.group_count, float(high) * self.group_count)
+        self.count += self.group_count
+        self.group_low, self.group_high = np.zeros(0, np.float32), np.zeros(0, np.float32)
+        self.group_count = self.group_samples = 0
+
     def range_at(self, percentile: float) -> tuple[float, float]:
         """The range at one of ``self.percentiles`` (pooled or per-batch, as the config says)."""
+        self._close_group()
         if not self.count:
             return (0.0, 0.0)
         if self.config.pooled_percentile:
@@ -158,7 +209,9 @@ class PercentileObserver(Observer):
         return self.batch_range_at(percentile)
 
     def batch_range_at(self, percentile: float) -> tuple[float, float]:
-        """The size-weighted mean of each batch's exact ``1 - percentile`` / ``percentile`` quantiles."""
+        """The size-weighted mean of each batch's (or group's) exact ``1 - percentile`` / ``percentile``
+        quantiles; a last group with fewer inputs than ``percentile_samples`` counts as it is."""
+        self._close_group()
         if not self.count:
             return (0.0, 0.0)
         low, high = self.weighted[self.percentiles.index(percentile)] / self.count
@@ -166,6 +219,10 @@ class PercentileObserver(Observer):
 
     def pooled_range_at(self, percentile: float) -> tuple[float, float]:
         """The exact ``1 - percentile`` / ``percentile`` quantiles (order statistics) of all values seen."""
+        if not self.keep_pooled:
+            raise ValueError("pooled ranges need the pooled tails: QuantConfig(pooled_percentile=True) or a "
+                             "'pooled' rule in search_rules")
+        self._close_group()  # counts the open group's values too
         if not self.count:
             return (0.0, 0.0)
         tail = int((1.0 - percentile) * self.count + 1e-6)
@@ -175,6 +232,13 @@ class PercentileObserver(Observer):
 
     def range(self) -> tuple[float, float]:
         return self.range_at(self.config.percentile)
+
+
+def keeps_pooled_tails(config: QuantConfig) -> bool:
+    """Whether calibration under ``config`` reads pooled quantiles: the pooled rule itself, or a range
+    search told to weigh a ``pooled`` candidate (the search's default rules are per-batch only)."""
+    searched = config.search_rules if config.range_search and config.search_rules else ()
+    return config.pooled_percentile or any(rule.startswith("pooled") for rule in searched)
 
 
 def _fake_quantize(values: np.ndarray, low: float, high: float) -> np.ndarray:

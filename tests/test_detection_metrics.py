@@ -8,7 +8,7 @@ import pytest
 
 from tests.datasets.synthetic_scenes import CLASSES, render_scene
 from tests.models.detection_decode import box_iou, decode, nms
-from tests.models.detection_metrics import average_precision, mask_iou, mean_ap
+from tests.models.detection_metrics import average_precision, dataset_mean_iou, mask_iou, mean_ap
 
 
 def test_box_iou_by_hand() -> None:
@@ -59,6 +59,16 @@ def test_mask_iou_by_hand() -> None:
     b = np.array([[0, 0, 1, 0], [0, 0, 2, 2]])
     # background: 4 / 5, class 1: 1 / 2, class 2: 2 / 2
     assert mask_iou(a, b, 3) == pytest.approx((4 / 5 + 1 / 2 + 1.0) / 3)
+
+
+def test_dataset_mean_iou_pools_the_pixels_of_all_maps_by_hand() -> None:
+    """Two 2x2 maps, 4 classes; class 3 appears in neither (left out of the mean). Pooled counts:
+    class 0: TP 3, FP 1, FN 0 -> 3/4; class 1: TP 3, FP 0, FN 1 -> 3/4; class 2: TP 1, FP 0, FN 0 -> 1."""
+    predicted = [np.array([[0, 0], [1, 2]]), np.array([[1, 0], [1, 0]])]
+    truth = [np.array([[0, 0], [1, 2]]), np.array([[1, 1], [1, 0]])]
+    mean, per_class = dataset_mean_iou(predicted, truth, 4)
+    np.testing.assert_allclose(per_class[:3], [3 / 4, 3 / 4, 1.0])
+    assert np.isnan(per_class[3]) and mean == pytest.approx((3 / 4 + 3 / 4 + 1.0) / 3)
 
 
 def test_scene_truth_matches_its_masks() -> None:

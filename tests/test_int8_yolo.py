@@ -33,11 +33,14 @@ SIZE = 64
 NETS = {
     "yolov8": lambda: YoloV8(num_classes=4, width=0.25),
     "segnet": lambda: SegNet(num_classes=5, width=8),
+    # the benchmark's seg net: stride-2 stem, logits resized 2x bilinearly (that RESIZE stays fp32)
+    "segnet_s2": lambda: SegNet(num_classes=5, width=8, stem_stride=2),
 }
 # The int8 op families each net must run (beyond CONV_2D), by what the graph holds.
 FAMILIES = {
     "yolov8": {"SILU", "SPLIT", "CONCAT", "MAX_POOL_2D", "RESIZE", "ADD", "SIGMOID"},
     "segnet": {"SILU", "CONCAT", "RESIZE"},
+    "segnet_s2": {"SILU", "CONCAT", "RESIZE"},
 }
 
 

@@ -128,3 +128,81 @@ def test_pooled_hist_with_one_batch_equals_the_per_batch_rule() -> None:
     pooled.update(values)
     per_batch.update(values)
     assert pooled.range() == pytest.approx(per_batch.range(), rel=1e-6)
+
+
+def test_per_batch_hist_keeps_no_pooled_tails_and_the_same_ranges() -> None:
+    """The per-batch rule (the default) keeps no pooled tails unless the config reads them (a pooled
+    rule, or a range search told to weigh one), and its ranges are those of an observer that keeps
+    them: the per-batch quantiles are exact order statistics (numpy sort of each batch) either way."""
+    batches = [RNG.standard_t(3, n).astype(np.float32) for n in (30_000, 20_000, 5_000)]
+    plain = make_observer("hist", QuantConfig(algorithm="hist", progress=False))
+    keeping = make_observer("hist", QuantConfig(algorithm="hist", pooled_percentile=True, progress=False))
+    searching = make_observer("hist", QuantConfig(algorithm="hist", range_search=True, progress=False,
+                                                  search_rules=("hist 0.9999", "pooled 0.999")))
+    for observer in (plain, keeping, searching):
+        observer.expect(len(batches))
+        for batch in batches:
+            observer.update(batch)
+    assert plain.pooled_low.size == plain.pooled_high.size == 0
+    assert keeping.pooled_low.size > 0 and searching.pooled_high.size > 0
+    with pytest.raises(ValueError, match="pooled tails"):
+        plain.pooled_range_at(0.9999)
+    for percentile in SEARCH_PERCENTILES:
+        expected = [np.average([np.sort(b)[k(b)] for b in batches], weights=[b.size for b in batches])
+                    for k in (lambda b, p=percentile: int((1 - p) * b.size + 1e-6),
+                              lambda b, p=percentile: b.size - 1 - int((1 - p) * b.size + 1e-6))]
+        assert plain.batch_range_at(percentile) == keeping.batch_range_at(percentile)
+        assert plain.batch_range_at(percentile) == pytest.approx(tuple(expected), rel=1e-6)
+
+
+def test_grouped_hist_takes_each_quantile_over_groups_of_inputs() -> None:
+    """``percentile_samples=4`` with one input per batch: each range is the size-weighted mean of the
+    exact quantiles (numpy sort) of 4 consecutive batches concatenated; a last, smaller group counts
+    as it is. A rare extreme in one batch survives in its group's quantile, not in per-batch ones."""
+    batches = [RNG.normal(0, 1, 3_000).astype(np.float32) for _ in range(9)]
+    batches[5] = np.concatenate([batches[5], np.full(40, 25.0, np.float32)])
+    grouped = make_observer("hist", QuantConfig(algorithm="hist", percentile_samples=4, progress=False))
+    per_batch = make_observer("hist", QuantConfig(algorithm="hist", progress=False))
+    for batch in batches:
+        grouped.update(batch, 1)
+        per_batch.update(batch, 1)
+    groups = [np.concatenate(batches[i:i + 4]) for i in range(0, 9, 4)]
+    for percentile in SEARCH_PERCENTILES:
+        tails = [int((1 - percentile) * g.size + 1e-6) for g in groups]
+        sizes = [g.size for g in groups]
+        low = np.average([np.sort(g)[t] for g, t in zip(groups, tails, strict=True)], weights=sizes)
+        high = np.average([np.sort(g)[-1 - t] for g, t in zip(groups, tails, strict=True)], weights=sizes)
+        assert grouped.batch_range_at(percentile) == pytest.approx((low, high), rel=1e-6)
+    assert grouped.range()[1] > 1.5 * per_batch.range()[1]
+
+
+def test_grouped_hist_leaves_batches_of_enough_inputs_alone() -> None:
+    """Batches that hold ``percentile_samples`` inputs or more are their own groups: the same ranges,
+    bit for bit, as the per-batch rule."""
+    batches = [RNG.standard_t(3, 8_000 + 500 * i).astype(np.float32) for i in range(5)]
+    grouped = make_observer("hist", QuantConfig(algorithm="hist", percentile_samples=8, progress=False))
+    per_batch = make_observer("hist", QuantConfig(algorithm="hist", progress=False))
+    for batch in batches:
+        grouped.update(batch, 8)
+        per_batch.update(batch, 8)
+    for percentile in SEARCH_PERCENTILES:
+        assert grouped.batch_range_at(percentile) == per_batch.batch_range_at(percentile)
+
+
+def test_percentile_samples_is_checked() -> None:
+    with pytest.raises(ValueError, match="percentile_samples"):
+        QuantConfig(algorithm="hist", percentile_samples=0)
+
+
+def test_pooled_hist_with_groups_open_is_still_the_quantile_of_all_values() -> None:
+    """Groups (``percentile_samples``) and pooled ranges together: a group still open when the range
+    is read counts in the pooled total."""
+    batches = [RNG.standard_t(3, 6_000).astype(np.float32) for _ in range(3)]
+    config = QuantConfig(algorithm="hist", pooled_percentile=True, percentile_samples=8, progress=False)
+    observer = make_observer("hist", config)
+    observer.expect(len(batches))
+    for batch in batches:
+        observer.update(batch, 1)
+    ordered = np.sort(np.concatenate(batches))
+    tail = int((1.0 - 0.9999) * ordered.size + 1e-6)
+    assert observer.pooled_range_at(0.9999) == (float(ordered[tail]), float(ordered[-1 - tail]))

@@ -62,3 +62,21 @@ def mask_iou(a: np.ndarray, b: np.ndarray, num_classes: int) -> float:
         if union:
             ious.append(np.logical_and(in_a, in_b).sum() / union)
     return float(np.mean(ious)) if ious else 1.0
+
+
+def dataset_mean_iou(predicted: list[np.ndarray], truth: list[np.ndarray], num_classes: int) -> tuple[float,
+                                                                                                      np.ndarray]:
+    """(mean over classes, per-class IoU) of label maps with every map's pixels pooled: one confusion
+    matrix over the whole set, IoU_c = TP_c / (TP_c + FP_c + FN_c) (the PASCAL VOC / Cityscapes mIoU).
+
+    Why beside ``mask_iou``: averaged per scene, a class one map lacks costs that scene a whole 0 for
+    a handful of stray pixels, so per-scene means sit far below the pooled figure and swing with
+    a few boundary pixels; the pooled figure weighs each class by its pixels over the set."""
+    confusion = np.zeros((num_classes, num_classes), np.int64)
+    for p, t in zip(predicted, truth, strict=True):
+        confusion += np.bincount(t.ravel().astype(np.int64) * num_classes + p.ravel().astype(np.int64),
+                                 minlength=num_classes * num_classes).reshape(num_classes, num_classes)
+    inter = np.diag(confusion).astype(np.float64)
+    union = confusion.sum(0) + confusion.sum(1) - inter
+    per_class = np.divide(inter, union, out=np.full(num_classes, np.nan), where=union > 0)
+    return float(np.nanmean(per_class)), per_class

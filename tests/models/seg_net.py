@@ -17,11 +17,12 @@ from tests.models.yolo_blocks import ConvBnSiLU, upsample2x
 class SegNet(nn.Module):
     """Encoder at strides 1, 2, 4, 8, 16; decoder back to stride 1 through skip concats."""
 
-    def __init__(self, num_classes: int = 5, width: int = 16) -> None:
+    def __init__(self, num_classes: int = 5, width: int = 16, stem_stride: int = 1) -> None:
         super().__init__()
         w = (width, 2 * width, 4 * width, 8 * width, 8 * width)
+        self.stem_stride = stem_stride
         self.enc = nn.ModuleList([
-            nn.Sequential(ConvBnSiLU(3, w[0], 3), ConvBnSiLU(w[0], w[0], 3)),
+            nn.Sequential(ConvBnSiLU(3, w[0], 3, stem_stride), ConvBnSiLU(w[0], w[0], 3)),
             *(nn.Sequential(ConvBnSiLU(w[i - 1], w[i], 3, 2), ConvBnSiLU(w[i], w[i], 3))
               for i in range(1, 5)),
         ])
@@ -37,4 +38,8 @@ class SegNet(nn.Module):
         x = skips.pop()
         for i in reversed(range(4)):
             x = self.dec[i](torch.cat([upsample2x(x), skips[i]], 1))
-        return self.classify(x)
+        logits = self.classify(x)
+        if self.stem_stride == 1:
+            return logits
+        return nn.functional.interpolate(logits, scale_factor=float(self.stem_stride), mode="bilinear",
+                                         align_corners=False)
