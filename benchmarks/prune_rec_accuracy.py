@@ -61,19 +61,23 @@ def prune_and_finetune(model: Path, training: np.ndarray, args: argparse.Namespa
     from slim.distill import finetune
     from slim.finetune_config import FinetuneConfig
     from slim.pruning import pruner
-    from slim.pruning.apply import apply_plan
     from slim.pruning.config import PruneConfig
 
     settings = FinetuneConfig(steps=args.steps, time_budget_s=args.time_budget, batch_size=args.batch_size,
                               learning_rate=args.learning_rate, feature_weight=args.feature_weight,
-                              checkpoint_dir=args.folder / "checkpoint", checkpoint_every=50)
-    config = PruneConfig(flops_target=args.flops_target, criterion=args.criterion, finetune=settings)
-    log(f"pruning to {args.flops_target:.0%} of the FLOPs ({args.criterion} importance)")
+                              warmup_steps=args.warmup, checkpoint_dir=args.folder / "checkpoint",
+                              checkpoint_every=25)
+    target = dict(flops_target=args.flops_target) if args.ratio is None else dict(ratio=args.ratio)
+    config = PruneConfig(**target, criterion=args.criterion, max_ratio=args.max_ratio, round_to=args.round_to,
+                         compensate=args.compensate, finetune=settings)
+    log(f"pruning: {target} ({args.criterion} importance, compensate={args.compensate})")
     analysis = pruner.analyze(str(model), training, None, args.batch_size)
     choices = pruner.allocate_units(analysis, config)
     plan = analysis.plan(choices)
-    pruned = apply_plan(analysis.view, plan)
+    pruned = pruner.cut(analysis, plan, config)
     report = pruner.report_of(analysis, choices, plan)
+    if report.flops_kept > args.flops_bound:
+        raise SystemExit(f"{report.flops_kept:.1%} of the FLOPs kept: above --flops-bound {args.flops_bound}")
     log(report.table())
     save = lambda name: (args.folder / name).write_bytes(  # noqa: E731
         export_onnx(pruned, with_value_info=False).SerializeToString())
@@ -121,8 +125,19 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     parser.add_argument("--train-lines", type=int, default=2000)
     parser.add_argument("--eval-lines", type=int, default=500)
-    parser.add_argument("--flops-target", type=float, default=0.65, help="fraction of the FLOPs kept")
+    parser.add_argument("--flops-target", type=float, default=0.65,
+                        help="PruneConfig.flops_target: FLOPs and estimated runtime cost kept <= this")
+    parser.add_argument("--flops-bound", type=float, default=0.65,
+                        help="refuse a pruned model keeping more than this fraction of the FLOPs (issue 12)")
     parser.add_argument("--criterion", default="taylor")
+    parser.add_argument("--ratio", type=float, default=None,
+                        help="remove this fraction of every group (instead of the global FLOPs ranking); "
+                             "the FLOPs kept must still be <= --flops-target")
+    parser.add_argument("--max-ratio", type=float, default=0.75, help="no group loses more than this")
+    parser.add_argument("--round-to", type=int, default=16)
+    parser.add_argument("--compensate", action="store_true",
+                        help="removed channels' mean contribution into the consumers' biases")
+    parser.add_argument("--warmup", type=int, default=0, help="linear learning-rate warm-up steps")
     parser.add_argument("--steps", type=int, default=1200)
     parser.add_argument("--time-budget", type=float, default=3000.0, help="seconds of fine-tuning at most")
     parser.add_argument("--batch-size", type=int, default=16)

@@ -22,6 +22,7 @@ from slim.pruning import allocate
 from slim.pruning.analysis import Analysis, PruneError, analyze
 from slim.pruning.apply import Plan, apply_plan
 from slim.pruning.channels import Axis
+from slim.pruning.compensate import compensate
 from slim.pruning.config import PruneConfig, parse_config
 from slim.pruning.groups import Group
 
@@ -143,6 +144,14 @@ def allocate_units(analysis: Analysis, config: PruneConfig) -> list[allocate.Gro
     return choices
 
 
+def cut(analysis: Analysis, plan: Plan, config: PruneConfig) -> Graph:
+    """The pruned graph: the plan's channels removed, after bias compensation if configured."""
+    view = analysis.view
+    if config.compensate:
+        view = compensate(view, plan, [feeds for feeds, _ in analysis.data.take(config.compensate_batches)])
+    return apply_plan(view, plan)
+
+
 def report_of(analysis: Analysis, choices: list[allocate.GroupChoice], plan: Plan) -> PruneReport:
     groups = []
     for choice in choices:
@@ -171,7 +180,7 @@ def prune(model: str | os.PathLike | onnx.ModelProto | Graph, data: object,
     analysis = analyze(model, data, input_shapes, batch_size)
     choices = allocate_units(analysis, settings)
     plan = analysis.plan(choices)
-    pruned = apply_plan(analysis.view, plan)
+    pruned = cut(analysis, plan, settings)
     report = report_of(analysis, choices, plan)
     if settings.finetune is not None and settings.finetune.enabled:
         features = feature_map(analysis, plan, choices, settings.finetune.features)
