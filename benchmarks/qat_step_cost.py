@@ -26,7 +26,9 @@ from slim.torch_ir import GraphModule, load_trainable
 from tests.datasets import splits, text_lines
 
 
-def training_step(kind: str, lines: np.ndarray) -> Callable[[], tuple[float, float, float]]:
+def training_step(
+    kind: str, lines: np.ndarray, unfused: bool = False
+) -> Callable[[], tuple[float, float, float]]:
     """A closure running one step of ``kind`` (graph, qat) and returning its three CPU times."""
     model = str(zoo.fetch("rec"))
     if kind == "graph":
@@ -34,6 +36,8 @@ def training_step(kind: str, lines: np.ndarray) -> Callable[[], tuple[float, flo
         student: torch.nn.Module = GraphModule(graph).train()
         teacher: torch.nn.Module = GraphModule(load_trainable(model)).eval()
         name = graph.inputs[0]
+        if unfused:  # the decomposed hard-swish chains op by op (before slim/torch_ir/fuse_hard_swish.py)
+            student._hard_swish = teacher._hard_swish = {}
     else:
         quant = resolve_config("int8")
         quant.progress = False
@@ -66,11 +70,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("kind", choices=("graph", "qat"))
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--unfused", action="store_true", help="graph: hard-swish chains op by op")
     parser.add_argument("--profile", action="store_true", help="a torch.profiler table of one step")
     args = parser.parse_args()
     torch.set_num_threads(1)
     lines = text_lines.rec_input(text_lines.render_lines(splits.TRAINING_SEED, 8)[0])
-    step = training_step(args.kind, lines)
+    step = training_step(args.kind, lines, args.unfused)
     step()
     if args.profile:
         with profile(activities=[ProfilerActivity.CPU]) as profiler:
