@@ -118,3 +118,27 @@ def test_unsupported_ops_are_listed_by_node():
     graph.nodes = [Node("Frobnicate", "first", ["x"], ["y"]), Node("Frobnicate", "second", ["x"], ["z"])]
     with pytest.raises(TorchExecutorError, match=r"Frobnicate: 2 node\(s\) first, second"):
         GraphModule(graph)
+
+
+def test_decomposed_hard_swish_runs_as_one_op_with_the_same_values_and_gradients():
+    """slim/torch_ir/fuse_hard_swish.py: the chains are found, and the fused run equals the op-by-op
+    run (forward and every parameter's gradient); keeping an inner tensor runs that chain unfused."""
+    path, image = real_model("rec")
+    graph = load_trainable(path)
+    fused, plain = GraphModule(graph).train(), GraphModule(graph).train()
+    assert len(fused._hard_swish) == 28, "PP-OCRv4 rec's 28 decomposed hard-swish chains not all found"
+    plain._hard_swish = {}
+    x = torch.from_numpy(image)
+    results = []
+    for module in (fused, plain):
+        y = module(x)
+        (y * y).sum().backward()
+        results.append((y.detach(), {n: p.grad.clone() for n, p in module.named_parameters()}))
+    assert torch.allclose(results[0][0], results[1][0], rtol=1e-6, atol=1e-6)
+    for name, grad in results[0][1].items():
+        assert torch.allclose(grad, results[1][1][name], rtol=1e-5, atol=1e-6), name
+    inner = sorted(next(iter(fused._hard_swish.values()))[2])[0]
+    with torch.no_grad():
+        kept = fused.run({graph.inputs[0]: x}, keep=[inner])
+        assert torch.allclose(kept[graph.outputs[0]], results[1][0], rtol=1e-6, atol=1e-6)
+        assert inner in kept

@@ -21,11 +21,13 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from lite_converter.frontends import fused_activation
 from lite_converter.ir import ConversionError, Graph
 from slim.torch_ir import ops_elementwise, ops_nn, ops_shape  # noqa: F401 - they register the ops
+from slim.torch_ir.fuse_hard_swish import hard_swish_chains
 from slim.torch_ir.registry import OPS
 
 # Ops whose constant inputs at these positions are weights (trainable when larger than one value).
@@ -91,6 +93,7 @@ class GraphModule(nn.Module):
             self._keys[name] = key
         self.tensor_names = {key: name for name, key in self._keys.items()}
         self._last_use = self._last_uses(graph)
+        self._hard_swish = hard_swish_chains(graph)
 
     @staticmethod
     def _last_uses(graph: Graph) -> dict[int, list[str]]:
@@ -137,7 +140,16 @@ class GraphModule(nn.Module):
         for name in self.input_names:
             env[name] = self._as_tensor(feeds[name])
         wanted = set(self.output_names) | set(keep)
+        chains = {i: c for i, c in self._hard_swish.items() if not c[2] & wanted}
+        skipped = {i for chain in chains.values() for i in chain[3]}
         for index, node in enumerate(self.graph.nodes):
+            if index in chains:  # a decomposed hard-swish as one op (slim/torch_ir/fuse_hard_swish.py)
+                env[chains[index][1]] = F.hardswish(env[chains[index][0]])
+            if index in chains or index in skipped:
+                for name in self._last_use.get(index, ()):
+                    if name not in wanted:
+                        env.pop(name, None)
+                continue
             values = [env[name] if name else None for name in node.inputs]
             try:
                 result = OPS[node.op_type](node, values, self)
