@@ -60,9 +60,10 @@ def _relu6_of_x_plus_3(graph: Graph, name: str, producers: dict[str, Node],
     return None
 
 
-def _match(graph: Graph, node: Node, producers: dict[str, Node],
-           consumers: dict[str, list[Node]]) -> tuple[list[Node], Node] | None:
-    """(nodes to remove, node replacing them) when ``node`` ends one of the patterns."""
+def match_hard_activation(graph: Graph, node: Node, producers: dict[str, Node],
+                          consumers: dict[str, list[Node]]) -> tuple[list[Node], Node] | None:
+    """(nodes to remove, the HardSwish / HardSigmoid node replacing them) when ``node`` ends one of
+    the patterns (also used, without rewriting, by slim/torch_ir/fuse_hard_swish.py)."""
     if node.op_type not in ("Mul", "Div") or len(node.inputs) != 2:
         return None
     # Gate: Clip(x+3, 0, 6) / 6 -> HardSigmoid(x, 1/6, 0.5)
@@ -102,7 +103,7 @@ def _sweep(graph: Graph) -> bool:
     dead: set[int] = set()
     replacement: dict[int, Node] = {}  # first removed node (in graph order) -> its replacement
     for node in graph.nodes:
-        found = _match(graph, node, producers, consumers)
+        found = match_hard_activation(graph, node, producers, consumers)
         if found is None or any(id(n) in dead for n in found[0]):
             continue
         dead.update(id(n) for n in found[0])

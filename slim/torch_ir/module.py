@@ -21,7 +21,6 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from lite_converter.frontends import fused_activation
@@ -140,11 +139,12 @@ class GraphModule(nn.Module):
         for name in self.input_names:
             env[name] = self._as_tensor(feeds[name])
         wanted = set(self.output_names) | set(keep)
-        chains = {i: c for i, c in self._hard_swish.items() if not c[2] & wanted}
-        skipped = {i for chain in chains.values() for i in chain[3]}
+        chains = {i: c for i, c in self._hard_swish.items() if not c.inner & wanted}
+        skipped = {i for chain in chains.values() for i in chain.others}
         for index, node in enumerate(self.graph.nodes):
             if index in chains:  # a decomposed hard-swish as one op (slim/torch_ir/fuse_hard_swish.py)
-                env[chains[index][1]] = F.hardswish(env[chains[index][0]])
+                chain = chains[index]
+                env[chain.output] = chain.function(env[chain.x])
             if index in chains or index in skipped:
                 for name in self._last_use.get(index, ()):
                     if name not in wanted:
