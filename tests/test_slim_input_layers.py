@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import slim
 from slim.pipeline import prepare
+from tests.slim_oracle import assert_exact, int8_mismatches
 
 SIDE = 16
 # name: (input channels, output channels, kernel, groups)
@@ -85,3 +86,15 @@ def test_kept_layers_run_fp32_with_the_source_weights(chain) -> None:  # noqa: A
 def test_share_must_be_a_fraction() -> None:
     with pytest.raises(ValueError, match="fp32_input_share"):
         slim.QuantConfig(fp32_input_share=1.0)
+
+
+def test_int8_part_after_the_fp32_prefix_equals_the_simulation(chain) -> None:  # noqa: ANN001
+    """The border the prefix adds (a QUANTIZE of the fp32 depthwise output) and the int8 conv after it
+    give the fake-quant simulation's bytes exactly (tests/slim_oracle.py), as every int8 node must."""
+    path, _, data = chain
+    share = (MACS["stem"] + MACS["depthwise"]) / TOTAL + 0.01
+    result = slim.compress(path, None, data, slim.QuantConfig(algorithm="hist", fp32_input_share=share,
+                                                               progress=False))
+    errors = int8_mismatches(result.graph, {"x": data[0]})
+    assert any(node.op_type == "QUANTIZE" and node.name in errors for node in result.graph.nodes)
+    assert_exact(errors, minimum_nodes=2)
