@@ -151,7 +151,7 @@ PRESETS: dict[str, QuantConfig] = {
 }
 PRESET_HELP = {
     "int8": "the default: percentile ranges (99.99%, over groups of 8 calibration inputs), int8 weights "
-            "per channel",
+            "per channel, the layers nearest the input in fp32 up to 2% of the MACs",
     "int8_fast": "abs_max ranges: fastest calibration, loses accuracy where rare extremes occur",
     "int8_search": "ranges chosen per model and tensor group (min / max or a 99.9-99.999% quantile) by "
                    "the int8 model's output agreement with fp32 on the calibration data: slower",
