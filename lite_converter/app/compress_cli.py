@@ -140,7 +140,8 @@ def _command_auto(args: argparse.Namespace, source: Path, output: Path, shapes: 
     if (args.skip or args.algorithm or args.bias_correction or args.equalize or args.sqnr_target is not None
             or args.fp32_input_share is not None):
         raise ConversionError("--config auto chooses the quantization itself: --skip, --algorithm, "
-                              "--bias-correction, --equalize, --sqnr-target and --fp32-input-share do not apply")
+                              "--bias-correction, --equalize, --sqnr-target and --fp32-input-share "
+                              "do not apply")
     options = {"max_accuracy_drop": args.max_accuracy_drop, "target_speedup": args.target_speedup,
                "speed_target": args.speed_target, "executor": args.executor}
     result = compress(source, output, Path(args.data), "auto", input_shapes=shapes,
@@ -172,7 +173,8 @@ def _command_qat(args: argparse.Namespace, source: Path, output: Path, settings:
         quant["algorithm"] = args.algorithm
     if args.sqnr_target is not None or args.bias_correction or args.fp32_input_share is not None:
         raise ConversionError("int8_qat trains every int8 layer: --sqnr-target, --bias-correction and "
-                              "--fp32-input-share are post-training options (keep layers in fp32 with --skip)")
+                              "--fp32-input-share are post-training options (keep layers in fp32 with "
+                              "--skip)")
     config = dataclasses.replace(settings, quant=dataclasses.replace(settings.quant, **quant),
                                  finetune=_finetune_config(args, settings.finetune))
     try:
