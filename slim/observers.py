@@ -19,6 +19,7 @@ import numpy as np
 from lite_converter.int8 import fake_quantize
 from lite_converter.int8.params import activation_params
 from slim.config import QuantConfig
+from slim.tails import extremes
 
 SAMPLE_SIZE = 1 << 15
 CANDIDATES = 64  # clipping ratios tried by mse / kl
@@ -154,8 +155,8 @@ class PercentileObserver(Observer):
         group = self.config.percentile_samples
         grouped = group is not None and (self.group_samples > 0 or samples < group)
         widest_share = max(1.0 - p for p in self.percentiles)
-        # values beyond each quantile, each side; one partition at the widest tail, then the two
-        # tails (0.1% of the values at most) sorted: every quantile for the price of one
+        # values beyond each quantile, each side; the two widest tails (0.1% of the values at most,
+        # slim/tails.py) found and sorted once: every quantile for the price of one
         tails = [int((1.0 - p) * flat.size + 1e-6) for p in self.percentiles]
         expected_total = (self.count + flat.size) * max(1.0, self.expected_batches / self.batches)
         keep = min(flat.size, int(widest_share * expected_total + 1e-6) + 1)  # pooled tail kept per side
@@ -164,8 +165,7 @@ class PercentileObserver(Observer):
         group_keep = int(widest_share * 2 * flat.size * max(1, group or 1) / max(1, samples)) + 1
         widest = min(max(max(tails), keep - 1 if self.keep_pooled else 0, group_keep - 1 if grouped else 0),
                      flat.size - 1)
-        parted = np.partition(flat, (widest, flat.size - 1 - widest)) if flat.size > 1 else flat
-        lowest, highest = np.sort(parted[: widest + 1]), np.sort(parted[flat.size - 1 - widest:])
+        lowest, highest = extremes(flat, widest + 1)  # exact, partitioning only near the tails
         if grouped:
             self._grow_group(lowest, highest, flat.size, samples)
         else:

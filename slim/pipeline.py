@@ -4,7 +4,9 @@
 -> check the data against the model's inputs (before any work) -> the converter's own front half
 (``lite_converter.convert.lower``: optimize, lower, channels-last) -> calibrate (fp32 run on our
 runtime, observers per tensor, plus the input statistics bias correction needs) on the graph it
-returns, the lowered fp32 graph right after the layout pass. It is the expensive half and runs once.
+returns, the lowered fp32 graph right after the layout pass -> the input-side layers to keep in fp32
+(``QuantConfig.fp32_input_share``, slim/input_layers.py: from the calibrated shapes, no extra run). It is
+the expensive half and runs once.
 
 ``quantize``: a copy of the prepared fp32 graph -> int8 pass (with a given set of nodes kept in
 fp32) -> bias correction. Cheap, so analysis and mixed precision call it once per trial.
@@ -23,6 +25,7 @@ from slim.calibration_data import CalibrationInput, InputSpec, load_batches
 from slim.config import QuantConfig
 from slim.decision_tensors import decision_tensors
 from slim.equalize import equalize
+from slim.input_layers import input_layers
 from slim.quantize_prepared import Prepared, Quantized, quantize  # noqa: F401  (the pipeline's two halves)
 from slim.range_search import search_ranges
 
@@ -47,7 +50,9 @@ def prepare(model: ModelSource, data: CalibrationInput, settings: QuantConfig,
     taps: list[Tap] = [(mean.node.inputs[0], mean.update) for mean in means.values()]
     calibration = calibrate(graph, batches, settings, algorithm_of, taps)
     used = batches if settings.max_batches is None else batches[: settings.max_batches]
-    prepared = Prepared(graph, used, settings, calibration, float_params(graph), means)
+    leading, weighted = input_layers(graph, calibration.shapes, settings.fp32_input_share)
+    prepared = Prepared(graph, used, settings, calibration, float_params(graph), means,
+                        input_layers=leading, input_weighted=weighted)
     if settings.range_search:
         prepared = search_ranges(prepared)
     return prepared

@@ -30,6 +30,10 @@ class Prepared:
     float_params: dict[str, FloatParams]
     window_means: dict[str, WindowMean]
     range_search: Any = None  # the slim.range_search.RangeSearchResult when QuantConfig.range_search
+    # QuantConfig.fp32_input_share's prefix (slim/input_layers.py): nodes every int8 version keeps in fp32,
+    # and the weighted ones among them, which keep fp32 weights too
+    input_layers: list[str] = dataclasses.field(default_factory=list)
+    input_weighted: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -48,8 +52,12 @@ class Quantized:
 def quantize(prepared: Prepared, skip_nodes: set[str] | None = None,
              fp32_weights: set[str] | None = None) -> Quantized:
     """The int8 graph of ``prepared`` with ``skip_nodes`` (default: the config's) kept in fp32;
-    the nodes ``fp32_weights`` also keep fp32 weights (no weight-only int8: slim/fp32_weights.py)."""
+    the nodes ``fp32_weights`` also keep fp32 weights (no weight-only int8: slim/fp32_weights.py).
+    The input-side prefix of ``prepared.input_layers`` is kept in fp32 (with fp32 weights) in every
+    version."""
     skip = set(prepared.settings.skip_nodes) if skip_nodes is None else set(skip_nodes)
+    skip |= set(prepared.input_layers)
+    fp32_weights = set(fp32_weights or ()) | set(prepared.input_weighted)
     graph = copy.deepcopy(prepared.graph)
     result = prepared.calibration
     inputs = QuantizeInputs(result.ranges, result.shapes, skip,
