@@ -42,11 +42,11 @@ def write_plot(report: AutoReport, path: str | os.PathLike) -> bool:
     bound = ("upper bound, one-sided " + f"{report.confidence:g}") if report.confidence is not None \
         else "no upper bound (scalar eval_fn)"
     left.set_xlabel(f"accuracy drop vs fp32 ({report.accuracy_metric}); bar: measured drop to {bound}")
-    left.legend(fontsize=8, loc="lower right")
+    left.legend(fontsize=8, loc="best")
     right.barh(rows, [c.speedup for c in report.candidates], color=colours)
     right.axvline(report.target_speedup, color=BOUND, linestyle="--", label="target_speedup")
     right.set_xlabel(f"speed-up over fp32 on {report.speed_target}")
-    right.legend(fontsize=8, loc="lower right")
+    right.legend(fontsize=8, loc="best")
     left.set_yticks(rows, names)
     for axes in (left, right):
         axes.grid(True, axis="x", alpha=0.3)
