@@ -26,6 +26,8 @@ import slim
 from benchmarks.int8_hard_data import batched, fp32_bytes, rec_characters, run_batches
 from lite_converter.app import zoo
 from lite_converter.app.demo import ctc_greedy_decode
+from runtime_arm import Interpreter
+from slim.auto_speed import SpeedTarget, measure_speed
 from slim.auto_stats import Measured, paired_drop
 from tests import ocr_metrics
 from tests.datasets import splits, text_lines
@@ -59,6 +61,9 @@ def main() -> None:
     parser.add_argument("--executor", default=None, help="local (default), process:N, ray")
     parser.add_argument("--confidence", type=float, default=None, help="of the drop's upper bound (0.95)")
     parser.add_argument("--scalar", action="store_true", help="eval_fn returns the mean only: no margin")
+    parser.add_argument("--recheck-rounds", type=int, default=30,
+                        help="host only: re-time the returned model against fp32 (3 repeats of this many "
+                             "interleaved runs on the timing line); 0: no re-check")
     parser.add_argument("--folder", type=Path, default=Path("/tmp/auto_compress_rec"))
     args = parser.parse_args()
     args.folder.mkdir(parents=True, exist_ok=True)
@@ -94,6 +99,17 @@ def main() -> None:
               f"{drop.value:.2f} (paired SE {drop.standard_error:.3f}) "
               f"({'within' if drop.value <= args.max_accuracy_drop else 'OUTSIDE'} "
               f"{args.max_accuracy_drop:g})")
+
+    if args.speed_target == "host" and args.recheck_rounds:
+        fp32, line = fp32_bytes("rec", args.folder), calibration[0][:1]
+        with Interpreter(model_content=fp32) as interpreter:
+            timing = {interpreter.input_names[0]: line}
+        for repeat in range(3):
+            speed = measure_speed(fp32, result.lite_bytes, timing, SpeedTarget.parse("host"),
+                                  args.recheck_rounds)
+            print(f"speed re-check {repeat}: fp32 {speed.fp32_cost:.2f} ms, {result.auto.chosen.name} "
+                  f"{speed.candidate_cost:.2f} ms, {speed.speedup:.3f}x ({args.recheck_rounds} interleaved "
+                  "runs)")
 
 
 if __name__ == "__main__":
