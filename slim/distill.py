@@ -13,7 +13,11 @@ that loss is added with ``task_weight``.
 
 Runs for ``steps``, ``epochs`` or ``time_budget_s`` (whichever ends first), AdamW with a cosine
 learning-rate decay over that length, a progress bar with the loss and time left, and checkpoints
-in ``checkpoint_dir`` every ``checkpoint_every`` steps, from which a rerun resumes.
+in ``checkpoint_dir`` every ``checkpoint_every`` steps, from which a rerun resumes. With a
+``validate`` callable (a label-free score, higher is better: slim/qat_validation.py) and
+``validate_every``, the loop scores the student before training and every that many steps and ends
+with the best-scoring state restored: the training loss of one batch says little about the
+deployed model when rounding noise dominates (PP-OCRv4 rec's QAT, benchmarks/COMPRESSION.md).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import dataclasses
 import math
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,6 +52,8 @@ class FinetuneReport:
     last_loss: float
     stopped_by: str  # "steps", "epochs", "time" or "data"
     resumed_from: int = 0
+    validation: list[tuple[int, float]] = dataclasses.field(default_factory=list)  # (step, score)
+    best_step: int | None = None  # the step whose state was kept (with a validation)
 
 
 def _is_probability(value: torch.Tensor) -> bool:
@@ -153,12 +159,41 @@ class Runnable(Protocol):
             keep: Iterable[str] = ()) -> dict[str, torch.Tensor]: ...
 
 
+class _BestState:
+    """The best-scoring state of the student so far (label-free early stopping)."""
+
+    def __init__(self, module: torch.nn.Module, validate: Callable[[], float] | None, every: int) -> None:
+        self.module, self.validate, self.every = module, validate, every
+        self.history: list[tuple[int, float]] = []
+        self.best_step: int | None = None
+        self._best_score = -math.inf
+        self._state: dict[str, torch.Tensor] | None = None
+
+    def check(self, step: int, force: bool = False) -> None:
+        if self.validate is None or self.every <= 0 or not (force or step % self.every == 0):
+            return
+        if self.history and self.history[-1][0] == step:
+            return
+        score = float(self.validate())
+        self.history.append((step, score))
+        if score > self._best_score:
+            self._best_score, self.best_step = score, step
+            self._state = {k: v.detach().clone() for k, v in self.module.state_dict().items()}
+
+    def restore(self) -> None:
+        if self._state is not None:
+            self.module.load_state_dict(self._state)
+
+
 def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, data: TrainingData,
                     config: FinetuneConfig, features: FeatureMap | None = None,
-                    param_groups: list[dict[str, Any]] | None = None) -> FinetuneReport:
+                    param_groups: list[dict[str, Any]] | None = None,
+                    validate: Callable[[], float] | None = None) -> FinetuneReport:
     """The training loop of :func:`finetune` on modules (``student_module`` in train mode, a ``run``
     like GraphModule's); ``param_groups``: AdamW groups, each with its own ``base_lr`` that the
-    cosine decay scales (default: every trainable parameter at ``config.learning_rate``)."""
+    cosine decay scales (default: every trainable parameter at ``config.learning_rate``);
+    ``validate``: a label-free score of the student (higher is better) taken every
+    ``config.validate_every`` steps; the best-scoring state is restored at the end."""
     features = features if config.feature_weight > 0 else {}
     if param_groups is None:
         param_groups = [{"params": [p for p in student_module.parameters() if p.requires_grad],
@@ -176,6 +211,8 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
     first = last = float("nan")
     kinds: dict[str, str] | None = None
     stopped_by = "data"
+    best = _BestState(student_module, validate, config.validate_every)
+    best.check(step, force=True)
     for feeds, labels in _endless(data):
         if total is not None and step >= total:
             stopped_by = "steps" if config.steps is not None and step >= config.steps else "epochs"
@@ -209,9 +246,13 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
         step += 1
         last = float(loss.detach())
         first = last if math.isnan(first) else first
-        bar.step(status=f"loss {last:.4g}")
+        bar.step(status=f"loss {last:.4g}" + (f" val {best.history[-1][1]:.4g}" if best.history else ""))
+        best.check(step)
         if step % config.checkpoint_every == 0:
             checkpoint.save(student_module, optimizer, step)
     bar.close()
+    best.check(step, force=True)
+    best.restore()
     checkpoint.save(student_module, optimizer, step)
-    return FinetuneReport(step - resumed, time.monotonic() - start, first, last, stopped_by, resumed)
+    return FinetuneReport(step - resumed, time.monotonic() - start, first, last, stopped_by, resumed,
+                          best.history, best.best_step)

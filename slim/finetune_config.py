@@ -32,6 +32,8 @@ class FinetuneConfig:
     bn_train: train BatchNorm statistics too (default: frozen, as at inference).
     checkpoint_dir, checkpoint_every: where and how often the state is saved (resumed from there).
     progress: the progress bar on stderr. seed: data order and initial state.
+    validate_every: with a validation score (QAT's ``QatConfig.validation_batches``), score the
+      student before training and every this many steps and keep the best state (0: never).
     """
 
     steps: int | None = None
@@ -52,6 +54,7 @@ class FinetuneConfig:
     checkpoint_every: int = 200
     progress: bool = True
     seed: int = 0
+    validate_every: int = 0
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
