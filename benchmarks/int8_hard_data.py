@@ -114,7 +114,9 @@ def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) ->
     settings = QatConfig(quant=resolve_config(args.qat_start), finetune=finetune,
                          range_learning_rate=args.qat_range_lr, learn_ranges=not args.qat_freeze_ranges,
                          distill_logits=not args.qat_probabilities,
-                         validation_batches=args.qat_validation_lines // args.qat_batch)
+                         validation_batches=args.qat_validation_lines // args.qat_batch,
+                         layerwise=args.qat_layerwise)
+    settings.finetune.feature_weight = args.qat_feature_weight
     settings.quant.progress = False
     start, cpu = time.perf_counter(), time.process_time()
     result = slim.compress(str(zoo.fetch(key)), args.folder / f"{key}_int8_qat.lite", training, settings)
@@ -168,6 +170,10 @@ def main() -> None:
                              "for the label-free validation (decision agreement with fp32)")
     parser.add_argument("--qat-validate-every", type=int, default=0,
                         help="int8_qat: steps between validations")
+    parser.add_argument("--qat-layerwise", action="store_true",
+                        help="int8_qat: layer-wise reconstruction (every int8 tensor against fp32's)")
+    parser.add_argument("--qat-feature-weight", type=float, default=0.0,
+                        help="int8_qat: weight of the layer-wise losses (0: 1.0 with --qat-layerwise)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (1 on a busy machine)")
     args = parser.parse_args()
     if args.threads:

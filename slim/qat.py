@@ -32,6 +32,7 @@ from slim.distill import FinetuneReport, distill_modules
 from slim.pipeline import Prepared, Quantized, prepare
 from slim.qat_config import QatConfig
 from slim.qat_fp32_ops import FP32_OPS
+from slim.qat_layerwise import LayerwiseView
 from slim.qat_module import QatError, QatModule
 from slim.qat_validation import DecisionAgreement
 from slim.training_data import TrainingData
@@ -147,8 +148,16 @@ def train(
     reference: Fp32Module | LogitsView = teacher.eval()
     if config.distill_logits:
         student, reference = LogitsView(module, module.graph), LogitsView(teacher, teacher.graph)
+    finetune, features = config.finetune, None
+    if config.layerwise:
+        produced = {name for node in teacher.graph.nodes for name in node.outputs}
+        student = LayerwiseView(student, module, produced)
+        features = {name: {} for name in student.pairs}
+        finetune = dataclasses.replace(finetune, feature_weight=finetune.feature_weight or 1.0)
     validate = DecisionAgreement(student, reference, held_out) if held_out else None
-    return distill_modules(student, reference, data, config.finetune, param_groups=groups, validate=validate)
+    return distill_modules(
+        student, reference, data, finetune, features, param_groups=groups, validate=validate
+    )
 
 
 def split_held_out(data: TrainingData, count: int) -> tuple[TrainingData, list[dict[str, np.ndarray]]]:
