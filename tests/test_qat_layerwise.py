@@ -5,17 +5,16 @@ one conv's output gives gradient to that conv's weights only (checked with autog
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from slim.calibration_data import InputSpec  # noqa: E402
 from slim.config import resolve_config  # noqa: E402
 from slim.finetune_config import FinetuneConfig  # noqa: E402
 from slim.pipeline import prepare  # noqa: E402
-from slim.calibration_data import InputSpec  # noqa: E402
 from slim.qat import Fp32Module, qat_module, train  # noqa: E402
 from slim.qat_config import QatConfig  # noqa: E402
 from slim.qat_layerwise import LayerwiseView  # noqa: E402
