@@ -110,7 +110,7 @@ def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) ->
     finetune = FinetuneConfig(time_budget_s=args.qat_seconds, steps=args.qat_steps, learning_rate=args.qat_lr,
                               batch_size=args.qat_batch, warmup_steps=args.qat_warmup, progress=True,
                               loss=args.qat_loss, temperature=args.qat_temperature,
-                              validate_every=args.qat_validate_every)
+                              validate_every=args.qat_validate_every, budget_clock=args.qat_clock)
     settings = QatConfig(quant=resolve_config(args.qat_start), finetune=finetune,
                          range_learning_rate=args.qat_range_lr, learn_ranges=not args.qat_freeze_ranges,
                          distill_logits=not args.qat_probabilities,
@@ -127,9 +127,11 @@ def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) ->
     print(f"  int8_qat: {report.steps} steps of {args.qat_batch} lines in {report.seconds:.0f} s "
           f"(loss {report.first_loss:.4g} -> {report.last_loss:.4g}), process CPU "
           f"{time.process_time() - cpu:.0f} s, {torch.get_num_threads()} threads", flush=True)
+    print(f"  training loop: {report.cpu_seconds:.0f} CPU s (validations included)", flush=True)
     if report.validation:
-        print("  decision agreement with fp32 on the held-apart lines (step: score): "
-              + ", ".join(f"{step}: {score:.4f}" for step, score in report.validation)
+        history = zip(report.validation, report.validation_cpu, strict=True)
+        print("  decision agreement with fp32 on the held-apart lines (step, loop CPU s: score): "
+              + ", ".join(f"{step}, {cpu:.0f}: {score:.4f}" for (step, score), cpu in history)
               + f"; kept step {report.best_step}", flush=True)
     return result.lite_bytes, time.perf_counter() - start, len(result.fp32_nodes)
 
@@ -172,6 +174,8 @@ def main() -> None:
                         help="int8_qat: steps between validations")
     parser.add_argument("--qat-layerwise", action="store_true",
                         help="int8_qat: layer-wise reconstruction (every int8 tensor against fp32's)")
+    parser.add_argument("--qat-clock", choices=["wall", "process"], default="wall",
+                        help="int8_qat: --qat-seconds counts wall or process CPU seconds")
     parser.add_argument("--qat-feature-weight", type=float, default=0.0,
                         help="int8_qat: weight of the layer-wise losses (0: 1.0 with --qat-layerwise)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (1 on a busy machine)")

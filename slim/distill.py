@@ -54,6 +54,8 @@ class FinetuneReport:
     resumed_from: int = 0
     validation: list[tuple[int, float]] = dataclasses.field(default_factory=list)  # (step, score)
     best_step: int | None = None  # the step whose state was kept (with a validation)
+    cpu_seconds: float = 0.0  # process CPU time of the loop (all threads), validations included
+    validation_cpu: list[float] = dataclasses.field(default_factory=list)  # the loop's CPU s at each score
 
 
 def _is_probability(value: torch.Tensor) -> bool:
@@ -165,6 +167,8 @@ class _BestState:
     def __init__(self, module: torch.nn.Module, validate: Callable[[], float] | None, every: int) -> None:
         self.module, self.validate, self.every = module, validate, every
         self.history: list[tuple[int, float]] = []
+        self.cpu: list[float] = []
+        self._cpu_start = time.process_time()
         self.best_step: int | None = None
         self._best_score = -math.inf
         self._state: dict[str, torch.Tensor] | None = None
@@ -176,6 +180,7 @@ class _BestState:
             return
         score = float(self.validate())
         self.history.append((step, score))
+        self.cpu.append(time.process_time() - self._cpu_start)
         if score > self._best_score:
             self._best_score, self.best_step = score, step
             self._state = {k: v.detach().clone() for k, v in self.module.state_dict().items()}
@@ -207,7 +212,9 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
     step = resumed = checkpoint.load(student_module, optimizer)
     bar = ProgressBar(total, "fine-tuning", enabled=config.progress)
     bar.step(step)
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), time.process_time()
+    clock = (lambda: time.process_time() - cpu_start) if config.budget_clock == "process" else (
+        lambda: time.monotonic() - start)
     first = last = float("nan")
     kinds: dict[str, str] | None = None
     stopped_by = "data"
@@ -217,7 +224,7 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
         if total is not None and step >= total:
             stopped_by = "steps" if config.steps is not None and step >= config.steps else "epochs"
             break
-        if config.time_budget_s is not None and time.monotonic() - start >= config.time_budget_s:
+        if config.time_budget_s is not None and clock() >= config.time_budget_s:
             stopped_by = "time"
             break
         inputs = _to_torch(feeds)
@@ -233,7 +240,7 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
         if labels is not None and config.task_loss is not None:
             outputs = tuple(produced[n] for n in student_module.output_names)
             loss = loss + config.task_weight * config.task_loss(outputs, labels)
-        done = _fraction_done(step, total, time.monotonic() - start, config.time_budget_s)
+        done = _fraction_done(step, total, clock(), config.time_budget_s)
         if done is not None:
             decay = 0.5 * (1.0 + math.cos(math.pi * done))
             if config.warmup_steps > 0:
@@ -255,4 +262,4 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
     best.restore()
     checkpoint.save(student_module, optimizer, step)
     return FinetuneReport(step - resumed, time.monotonic() - start, first, last, stopped_by, resumed,
-                          best.history, best.best_step)
+                          best.history, best.best_step, time.process_time() - cpu_start, best.cpu)

@@ -73,6 +73,7 @@ def test_the_best_scoring_state_is_restored_not_the_last() -> None:
     report = distill_modules(student, teacher, data, config, validate=validate)
     assert [step for step, _ in report.validation] == [0, 2, 4, 6, 8]
     assert report.best_step == 4
+    assert len(report.validation_cpu) == 5 and report.validation_cpu == sorted(report.validation_cpu)
     assert not np.allclose(seen[2], seen[4])  # training moved the weights after the best step
     np.testing.assert_array_equal(student.weight.detach().numpy(), seen[2])
 
