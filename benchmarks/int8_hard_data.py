@@ -13,6 +13,11 @@ training, and the line under it says the steps and the process's CPU seconds (th
 time, so a busy machine trains fewer steps).
 
     .venv/bin/python -m benchmarks.int8_hard_data --models rec --configs int8 int8_qat --qat-seconds 900
+
+``--qat-validation-lines N --qat-validate-every K`` holds the N training-seed lines after the training
+lines apart and keeps the state whose int8 decisions agree best with fp32's there (label-free early
+stopping); ``--skip`` scores lines after the first ones of a seed, for exploring on training-seed lines
+that training did not use (benchmarks/COMPRESSION.md "Session qat14" has the runs).
 """
 
 from __future__ import annotations
