@@ -13,6 +13,11 @@ training, and the line under it says the steps and the process's CPU seconds (th
 time, so a busy machine trains fewer steps).
 
     .venv/bin/python -m benchmarks.int8_hard_data --models rec --configs int8 int8_qat --qat-seconds 900
+
+``--qat-validation-lines N --qat-validate-every K`` holds the N training-seed lines after the training
+lines apart and keeps the state whose int8 decisions agree best with fp32's there (label-free early
+stopping); ``--skip`` scores lines after the first ones of a seed, for exploring on training-seed lines
+that training did not use (benchmarks/COMPRESSION.md "Session qat14" has the runs).
 """
 
 from __future__ import annotations
@@ -108,9 +113,15 @@ def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) ->
     """int8_qat on ``training`` (batches of unlabeled inputs; the first 8 calibrate the PTQ start);
     prints the training's steps and CPU seconds."""
     finetune = FinetuneConfig(time_budget_s=args.qat_seconds, steps=args.qat_steps, learning_rate=args.qat_lr,
-                              batch_size=args.qat_batch, warmup_steps=args.qat_warmup, progress=True)
-    settings = QatConfig(finetune=finetune, range_learning_rate=args.qat_range_lr,
-                         learn_ranges=not args.qat_freeze_ranges, distill_logits=not args.qat_probabilities)
+                              batch_size=args.qat_batch, warmup_steps=args.qat_warmup, progress=True,
+                              loss=args.qat_loss, temperature=args.qat_temperature,
+                              validate_every=args.qat_validate_every, budget_clock=args.qat_clock)
+    settings = QatConfig(quant=resolve_config(args.qat_start), finetune=finetune,
+                         range_learning_rate=args.qat_range_lr, learn_ranges=not args.qat_freeze_ranges,
+                         distill_logits=not args.qat_probabilities,
+                         validation_batches=args.qat_validation_lines // args.qat_batch,
+                         layerwise=args.qat_layerwise)
+    settings.finetune.feature_weight = args.qat_feature_weight
     settings.quant.progress = False
     start, cpu = time.perf_counter(), time.process_time()
     result = slim.compress(str(zoo.fetch(key)), args.folder / f"{key}_int8_qat.lite", training, settings)
@@ -121,6 +132,12 @@ def qat_timed(key: str, training: list[np.ndarray], args: argparse.Namespace) ->
     print(f"  int8_qat: {report.steps} steps of {args.qat_batch} lines in {report.seconds:.0f} s "
           f"(loss {report.first_loss:.4g} -> {report.last_loss:.4g}), process CPU "
           f"{time.process_time() - cpu:.0f} s, {torch.get_num_threads()} threads", flush=True)
+    print(f"  training loop: {report.cpu_seconds:.0f} CPU s (validations included)", flush=True)
+    if report.validation:
+        history = zip(report.validation, report.validation_cpu, strict=True)
+        print("  decision agreement with fp32 on the held-apart lines (step, loop CPU s: score): "
+              + ", ".join(f"{step}, {cpu:.0f}: {score:.4f}" for (step, score), cpu in history)
+              + f"; kept step {report.best_step}", flush=True)
     return result.lite_bytes, time.perf_counter() - start, len(result.fp32_nodes)
 
 
@@ -138,6 +155,9 @@ def main() -> None:
     parser.add_argument("--configs", nargs="+", default=["int8_fast", "int8"])
     parser.add_argument("--models", nargs="+", default=["rec", "det", "cls"])
     parser.add_argument("--seed", type=int, default=splits.EVALUATION_SEED)
+    parser.add_argument("--skip", type=int, default=0,
+                        help="evaluate on the lines after the first this many of the seed (exploring on "
+                             "training-seed lines that training did not use)")
     parser.add_argument("--folder", type=Path, default=Path("/tmp/int8_hard_data"))
     parser.add_argument("--qat-lines", type=int, default=2000, help="int8_qat: training lines")
     parser.add_argument("--qat-seconds", type=float, default=900.0, help="int8_qat: training wall time")
@@ -149,12 +169,27 @@ def main() -> None:
     parser.add_argument("--qat-freeze-ranges", action="store_true", help="int8_qat: keep the PTQ ranges")
     parser.add_argument("--qat-probabilities", action="store_true",
                         help="int8_qat: distill the softmax output, not the logits before it")
+    parser.add_argument("--qat-loss", default="auto", help="int8_qat: distillation loss (auto, l2, kl)")
+    parser.add_argument("--qat-temperature", type=float, default=2.0, help="int8_qat: kl's temperature")
+    parser.add_argument("--qat-start", default="int8", help="int8_qat: the PTQ preset it starts from")
+    parser.add_argument("--qat-validation-lines", type=int, default=0,
+                        help="int8_qat: lines of the training seed after the training lines, held apart "
+                             "for the label-free validation (decision agreement with fp32)")
+    parser.add_argument("--qat-validate-every", type=int, default=0,
+                        help="int8_qat: steps between validations")
+    parser.add_argument("--qat-layerwise", action="store_true",
+                        help="int8_qat: layer-wise reconstruction (every int8 tensor against fp32's)")
+    parser.add_argument("--qat-clock", choices=["wall", "process"], default="wall",
+                        help="int8_qat: --qat-seconds counts wall or process CPU seconds")
+    parser.add_argument("--qat-feature-weight", type=float, default=0.0,
+                        help="int8_qat: weight of the layer-wise losses (0: 1.0 with --qat-layerwise)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (1 on a busy machine)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     args.folder.mkdir(parents=True, exist_ok=True)
-    crops, truths = text_lines.render_lines(args.seed, args.lines)
+    crops, truths = text_lines.render_lines(args.seed, args.skip + args.lines)
+    crops, truths = crops[args.skip:], truths[args.skip:]
     calibration_crops, _ = text_lines.render_lines(splits.CALIBRATION_SEED, args.calibration)
     chinese = sum(any(ord(c) > 0x2E80 for c in t) for t in truths)
     print(f"{args.lines} lines ({100 * chinese / args.lines:.0f}% Chinese), seed {args.seed}; "
@@ -182,7 +217,8 @@ def main() -> None:
             if config == QAT_PRESET:
                 if key != "rec":
                     continue
-                training_crops, _ = text_lines.render_lines(splits.TRAINING_SEED, args.qat_lines)
+                count = args.qat_lines + args.qat_validation_lines  # validation: the last lines
+                training_crops, _ = text_lines.render_lines(splits.TRAINING_SEED, count)
                 training = batched(text_lines.rec_input(training_crops), args.qat_batch)
                 int8, seconds, kept = qat_timed(key, training, args)
             else:

@@ -13,7 +13,11 @@ that loss is added with ``task_weight``.
 
 Runs for ``steps``, ``epochs`` or ``time_budget_s`` (whichever ends first), AdamW with a cosine
 learning-rate decay over that length, a progress bar with the loss and time left, and checkpoints
-in ``checkpoint_dir`` every ``checkpoint_every`` steps, from which a rerun resumes.
+in ``checkpoint_dir`` every ``checkpoint_every`` steps, from which a rerun resumes. With a
+``validate`` callable (a label-free score, higher is better: slim/qat_validation.py) and
+``validate_every``, the loop scores the student before training and every that many steps and ends
+with the best-scoring state restored: the training loss of one batch says little about the
+deployed model when rounding noise dominates (PP-OCRv4 rec's QAT, benchmarks/COMPRESSION.md).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import dataclasses
 import math
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,6 +52,10 @@ class FinetuneReport:
     last_loss: float
     stopped_by: str  # "steps", "epochs", "time" or "data"
     resumed_from: int = 0
+    validation: list[tuple[int, float]] = dataclasses.field(default_factory=list)  # (step, score)
+    best_step: int | None = None  # the step whose state was kept (with a validation)
+    cpu_seconds: float = 0.0  # process CPU time of the loop (all threads), validations included
+    validation_cpu: list[float] = dataclasses.field(default_factory=list)  # the loop's CPU s at each score
 
 
 def _is_probability(value: torch.Tensor) -> bool:
@@ -153,12 +161,44 @@ class Runnable(Protocol):
             keep: Iterable[str] = ()) -> dict[str, torch.Tensor]: ...
 
 
+class _BestState:
+    """The best-scoring state of the student so far (label-free early stopping)."""
+
+    def __init__(self, module: torch.nn.Module, validate: Callable[[], float] | None, every: int) -> None:
+        self.module, self.validate, self.every = module, validate, every
+        self.history: list[tuple[int, float]] = []
+        self.cpu: list[float] = []
+        self._cpu_start = time.process_time()
+        self.best_step: int | None = None
+        self._best_score = -math.inf
+        self._state: dict[str, torch.Tensor] | None = None
+
+    def check(self, step: int, force: bool = False) -> None:
+        if self.validate is None or self.every <= 0 or not (force or step % self.every == 0):
+            return
+        if self.history and self.history[-1][0] == step:
+            return
+        score = float(self.validate())
+        self.history.append((step, score))
+        self.cpu.append(time.process_time() - self._cpu_start)
+        if score > self._best_score:
+            self._best_score, self.best_step = score, step
+            self._state = {k: v.detach().clone() for k, v in self.module.state_dict().items()}
+
+    def restore(self) -> None:
+        if self._state is not None:
+            self.module.load_state_dict(self._state)
+
+
 def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, data: TrainingData,
                     config: FinetuneConfig, features: FeatureMap | None = None,
-                    param_groups: list[dict[str, Any]] | None = None) -> FinetuneReport:
+                    param_groups: list[dict[str, Any]] | None = None,
+                    validate: Callable[[], float] | None = None) -> FinetuneReport:
     """The training loop of :func:`finetune` on modules (``student_module`` in train mode, a ``run``
     like GraphModule's); ``param_groups``: AdamW groups, each with its own ``base_lr`` that the
-    cosine decay scales (default: every trainable parameter at ``config.learning_rate``)."""
+    cosine decay scales (default: every trainable parameter at ``config.learning_rate``);
+    ``validate``: a label-free score of the student (higher is better) taken every
+    ``config.validate_every`` steps; the best-scoring state is restored at the end."""
     features = features if config.feature_weight > 0 else {}
     if param_groups is None:
         param_groups = [{"params": [p for p in student_module.parameters() if p.requires_grad],
@@ -172,15 +212,19 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
     step = resumed = checkpoint.load(student_module, optimizer)
     bar = ProgressBar(total, "fine-tuning", enabled=config.progress)
     bar.step(step)
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), time.process_time()
+    clock = (lambda: time.process_time() - cpu_start) if config.budget_clock == "process" else (
+        lambda: time.monotonic() - start)
     first = last = float("nan")
     kinds: dict[str, str] | None = None
     stopped_by = "data"
+    best = _BestState(student_module, validate, config.validate_every)
+    best.check(step, force=True)
     for feeds, labels in _endless(data):
         if total is not None and step >= total:
             stopped_by = "steps" if config.steps is not None and step >= config.steps else "epochs"
             break
-        if config.time_budget_s is not None and time.monotonic() - start >= config.time_budget_s:
+        if config.time_budget_s is not None and clock() >= config.time_budget_s:
             stopped_by = "time"
             break
         inputs = _to_torch(feeds)
@@ -196,7 +240,7 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
         if labels is not None and config.task_loss is not None:
             outputs = tuple(produced[n] for n in student_module.output_names)
             loss = loss + config.task_weight * config.task_loss(outputs, labels)
-        done = _fraction_done(step, total, time.monotonic() - start, config.time_budget_s)
+        done = _fraction_done(step, total, clock(), config.time_budget_s)
         if done is not None:
             decay = 0.5 * (1.0 + math.cos(math.pi * done))
             if config.warmup_steps > 0:
@@ -209,9 +253,13 @@ def distill_modules(student_module: torch.nn.Module, teacher_module: Runnable, d
         step += 1
         last = float(loss.detach())
         first = last if math.isnan(first) else first
-        bar.step(status=f"loss {last:.4g}")
+        bar.step(status=f"loss {last:.4g}" + (f" val {best.history[-1][1]:.4g}" if best.history else ""))
+        best.check(step)
         if step % config.checkpoint_every == 0:
             checkpoint.save(student_module, optimizer, step)
     bar.close()
+    best.check(step, force=True)
+    best.restore()
     checkpoint.save(student_module, optimizer, step)
-    return FinetuneReport(step - resumed, time.monotonic() - start, first, last, stopped_by, resumed)
+    return FinetuneReport(step - resumed, time.monotonic() - start, first, last, stopped_by, resumed,
+                          best.history, best.best_step, time.process_time() - cpu_start, best.cpu)

@@ -22,6 +22,8 @@ class FinetuneConfig:
       skips fine-tuning).
     learning_rate, weight_decay: AdamW's; the rate decays to 0 along a cosine over the run's length
       (steps, epochs or the time budget, whichever ends it first).
+    budget_clock: what ``time_budget_s`` counts: ``wall`` seconds, or ``process`` CPU seconds (all
+      threads; a budget such as "15 minutes of CPU training" that does not shrink on a busy machine).
     warmup_steps: the rate rises linearly from 0 over the first this many steps (Adam's first steps
       move every weight by about the full rate, whatever its gradient).
     batch_size: for data given as one array of samples.
@@ -32,6 +34,8 @@ class FinetuneConfig:
     bn_train: train BatchNorm statistics too (default: frozen, as at inference).
     checkpoint_dir, checkpoint_every: where and how often the state is saved (resumed from there).
     progress: the progress bar on stderr. seed: data order and initial state.
+    validate_every: with a validation score (QAT's ``QatConfig.validation_batches``), score the
+      student before training and every this many steps and keep the best state (0: never).
     """
 
     steps: int | None = None
@@ -52,6 +56,8 @@ class FinetuneConfig:
     checkpoint_every: int = 200
     progress: bool = True
     seed: int = 0
+    validate_every: int = 0
+    budget_clock: str = "wall"
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
@@ -60,6 +66,8 @@ class FinetuneConfig:
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise ValueError(f"{name} must be >= 0, got {value}")
+        if self.budget_clock not in ("wall", "process"):
+            raise ValueError(f"budget_clock must be 'wall' or 'process', got {self.budget_clock!r}")
         if self.learning_rate <= 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
 

@@ -32,7 +32,9 @@ from slim.distill import FinetuneReport, distill_modules
 from slim.pipeline import Prepared, Quantized, prepare
 from slim.qat_config import QatConfig
 from slim.qat_fp32_ops import FP32_OPS
+from slim.qat_layerwise import LayerwiseView
 from slim.qat_module import QatError, QatModule
+from slim.qat_validation import DecisionAgreement
 from slim.training_data import TrainingData
 
 
@@ -125,9 +127,16 @@ class LogitsView(nn.Module):
         return self.inner.run(feeds, keep=[*self.output_names, *keep])
 
 
-def train(module: QatModule, teacher: Fp32Module, data: TrainingData, config: QatConfig) -> FinetuneReport:
+def train(
+    module: QatModule,
+    teacher: Fp32Module,
+    data: TrainingData,
+    config: QatConfig,
+    held_out: list[dict[str, np.ndarray]] | None = None,
+) -> FinetuneReport:
     """Distills ``module`` towards ``teacher`` (slim.distill's loop) with the ranges in their own group
-    (on the logits before a final softmax with ``config.distill_logits``)."""
+    (on the logits before a final softmax with ``config.distill_logits``); with ``held_out`` batches,
+    keeps the state whose int8 decisions agree best with fp32's there (slim/qat_validation.py)."""
     groups = [
         {"params": module.weight_parameters(), "base_lr": config.finetune.learning_rate},
         {"params": [module.range_offsets], "base_lr": config.range_learning_rate, "weight_decay": 0.0},
@@ -139,7 +148,27 @@ def train(module: QatModule, teacher: Fp32Module, data: TrainingData, config: Qa
     reference: Fp32Module | LogitsView = teacher.eval()
     if config.distill_logits:
         student, reference = LogitsView(module, module.graph), LogitsView(teacher, teacher.graph)
-    return distill_modules(student, reference, data, config.finetune, param_groups=groups)
+    finetune, features = config.finetune, None
+    if config.layerwise:
+        produced = {name for node in teacher.graph.nodes for name in node.outputs}
+        student = LayerwiseView(student, module, produced)
+        features = {name: {} for name in student.pairs}
+        finetune = dataclasses.replace(finetune, feature_weight=finetune.feature_weight or 1.0)
+    validate = DecisionAgreement(student, reference, held_out) if held_out else None
+    return distill_modules(
+        student, reference, data, finetune, features, param_groups=groups, validate=validate
+    )
+
+
+def split_held_out(data: TrainingData, count: int) -> tuple[TrainingData, list[dict[str, np.ndarray]]]:
+    """The data without its last ``count`` batches, and those batches' inputs (for validation)."""
+    if count == 0:
+        return data, []
+    batches = list(data.epoch(shuffle=False))
+    if len(batches) <= count:
+        raise ValueError(f"validation_batches={count} leaves no training data ({len(batches)} batches)")
+    kept = [feeds if labels is None else (feeds, labels) for feeds, labels in batches[:-count]]
+    return TrainingData(kept, data.specs, data.batch_size), [feeds for feeds, _ in batches[-count:]]
 
 
 def quantization_aware_training(
@@ -163,7 +192,8 @@ def quantization_aware_training(
             for name in prepared.graph.inputs
         ]
         training = TrainingData(data, specs, config.finetune.batch_size, config.finetune.seed)
-        report = train(module, teacher, training, config)
+        training, held_out = split_held_out(training, config.validation_batches)
+        report = train(module, teacher, training, config, held_out)
     module.eval()
     return QatResult(prepared, export(module, prepared), module, report)
 
@@ -177,5 +207,6 @@ __all__ = [
     "export",
     "qat_module",
     "quantization_aware_training",
+    "split_held_out",
     "train",
 ]

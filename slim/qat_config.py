@@ -48,6 +48,12 @@ class QatConfig:
     distill_logits: an output computed by a softmax is distilled on the softmax's input (the
       logits; slim.qat.LogitsView) with ``finetune.loss`` (``auto``: the scale-free l2 there),
       rather than on the probabilities.
+    layerwise: layer-wise reconstruction (slim/qat_layerwise.py): every int8 tensor distilled towards
+      the fp32 one of its name (at ``finetune.feature_weight``, 1.0 when left at 0), each conv / fully
+      connected layer from its quantized input without gradient.
+    validation_batches: the last this many batches of the data are held out of training and score
+      the student label-free (slim/qat_validation.py: its int8 decisions against fp32's) every
+      ``finetune.validate_every`` steps; the best-scoring state is exported (0: none, the last state).
     """
 
     quant: QuantConfig = dataclasses.field(default_factory=_default_quant)
@@ -57,8 +63,12 @@ class QatConfig:
     range_learning_rate: float = 1e-2
     equalize: bool = True
     distill_logits: bool = True
+    validation_batches: int = 0
+    layerwise: bool = False
 
     def __post_init__(self) -> None:
+        if self.validation_batches < 0:
+            raise ValueError(f"validation_batches must be >= 0, got {self.validation_batches}")
         if self.range_learning_rate <= 0:
             raise ValueError(f"range_learning_rate must be > 0, got {self.range_learning_rate}")
         if self.quant.mixed_precision:

@@ -129,6 +129,9 @@ class QatModule(nn.Module):
         self.input_names = list(graph.inputs)
         self.output_names = list(graph.outputs)
         self.exact: bool | None = None  # None: exact in eval mode only
+        # layer-wise reconstruction (slim/qat_layerwise.py): each CONV_2D / FULLY_CONNECTED sees its
+        # input without gradient, so a loss on a layer's output trains that layer alone
+        self.detach_weighted_inputs = False
         self.int8_codes: dict[str, torch.Tensor] = {}
         self._fp32_nodes = {node.name: node for node in fp32_graph.nodes}
         self._keys: dict[str, str] = {}
@@ -366,10 +369,11 @@ class QatModule(nn.Module):
             if b_codes is None
             else (b_codes * (s_x.to(torch.float64) * w_scale.to(torch.float64))).to(torch.float32)
         )
+        x = real[x_name].detach() if self.detach_weighted_inputs else real[x_name]
         if node.op_type == "CONV_2D":
-            y = nhwc_conv(real[x_name], w_real, b_real, node.attrs)
+            y = nhwc_conv(x, w_real, b_real, node.attrs)
         else:
-            y = torch.nn.functional.linear(real[x_name], w_real, b_real)
+            y = torch.nn.functional.linear(x, w_real, b_real)
         real[out] = qa.fake_quantize(y, s_y, zp_y, low, high, held)
         if not exact:
             return
