@@ -107,6 +107,7 @@ class QatModule(nn.Module):
         shapes: Mapping[str, set[tuple[int, ...]]] | None = None,
         skip: Iterable[str] = (),
         per_tensor_weights: bool = False,
+        fp32_weights: Iterable[str] = (),
     ) -> None:
         super().__init__()
         graph = copy.deepcopy(fp32_graph)
@@ -151,7 +152,10 @@ class QatModule(nn.Module):
                 self.register_buffer(key, value)
             self._keys[name] = key
         self.tensor_names = {key: name for name, key in self._keys.items()}
-        self._weight_only = weight_only_fake_quant(graph)
+        # skipped nodes the export gives fp32 weights back (slim/fp32_weights.py) are not fake-quantized
+        named = set(fp32_weights)
+        kept = {node.inputs[1] for node in graph.nodes if node.name in named and len(node.inputs) > 1}
+        self._weight_only = weight_only_fake_quant(graph) - kept
         self._groups = _Groups(graph, self.int8_nodes)
         self._group_index = {root: i for i, root in enumerate(self._groups.roots)}
         bounds = []
