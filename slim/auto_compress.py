@@ -13,10 +13,14 @@ accuracy and speed, and the fastest one meeting both bounds wins:
    pruning to each ``prune_flops`` fraction + int8 (slim.pruning; pruning without fine-tuning wrecks
    accuracy, benchmarks/COMPRESSION.md).
 
-Accuracy: the user's ``eval_fn(lite_bytes) -> float`` (higher is better, e.g. accuracy in % on
-held-apart data; the drop is fp32's value minus the candidate's), or without one the agreement with
-fp32 on the calibration data: % of the argmax over each output's last axis that equal fp32's
-(classes, CTC time steps), so fp32 scores 100. Speed: slim/auto_speed.py (host: interleaved wall
+Accuracy: the user's ``eval_fn(lite_bytes)`` (higher is better, e.g. accuracy in % on held-apart
+data; the drop is fp32's value minus the candidate's), or without one the agreement with fp32 on the
+calibration data: % of the argmax over each output's last axis that equal fp32's (classes, CTC time
+steps), per sample, so fp32 scores 100. When eval_fn returns one score per sample (a 1-D array whose
+mean is the metric) a candidate meets ``max_accuracy_drop`` only when the one-sided upper confidence
+bound of its drop, paired against fp32 on the same samples, does (slim/auto_stats.py; ``confidence``,
+0.95 by default); mixed precision stops on the same criterion. A scalar eval_fn gives no margin: the
+measured drop is compared as it is, and the report says so. Speed: slim/auto_speed.py (host: interleaved wall
 time; ``aarch64:CPU``: exact qemu instruction counts).
 
 Each stage's candidates run through slim/executor.py (``executor=None`` in process, ``"process:N"``,
@@ -38,6 +42,7 @@ from lite_converter.ir import Graph
 from runtime_arm import Interpreter
 from slim.auto_report import AutoReport, CandidateResult
 from slim.auto_speed import Batch, SpeedTarget, instructions, measure_speed
+from slim.auto_stats import DEFAULT_CONFIDENCE, BoundedAccuracy, Measured, measure, paired_drop, z_score
 from slim.calibration_data import CalibrationInput, InputSpec, load_batches
 from slim.config import QuantConfig, resolve_config
 from slim.executor import Executor, make_executor
@@ -47,7 +52,7 @@ from slim.mixed_precision import choose_fp32_layers
 from slim.pipeline import prepare, quantize
 from slim.pruning.config import PruneConfig
 
-EvalFn = Callable[[bytes], float]
+EvalFn = Callable[[bytes], Any]  # a float, or a 1-D array of per-sample scores (slim/auto_stats.py)
 
 
 @dataclasses.dataclass
@@ -60,6 +65,9 @@ class AutoConfig:
     timing_input: the input speed is measured on (an array for a one-input model, or name -> array;
       default: the first data batch). One sample is the deployment case of most edge models.
     executor: where candidates run (slim/executor.py). prune_flops / finetune: stage 3.
+    confidence: one-sided level of the drop's upper bound when eval_fn gives per-sample scores
+      (slim/auto_stats.py). 0.95: the usual level, a 5% risk that an accepted model's true drop
+      exceeds the bound; 0.9 accepts more (z 1.28 against 1.64 standard errors).
     """
 
     max_accuracy_drop: float = 1.0
@@ -72,6 +80,7 @@ class AutoConfig:
     timing_rounds: int = 20
     timing_input: np.ndarray | Batch | None = None
     progress: bool = True
+    confidence: float = DEFAULT_CONFIDENCE
 
     def __post_init__(self) -> None:
         if self.max_accuracy_drop < 0:
@@ -79,6 +88,7 @@ class AutoConfig:
         if self.target_speedup <= 0:
             raise ValueError(f"target_speedup must be > 0, got {self.target_speedup}")
         SpeedTarget.parse(self.speed_target)
+        z_score(self.confidence)  # validates it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,20 +102,26 @@ class Candidate:
 
 
 class OutputAgreement:
-    """% of argmax positions (each output's last axis) equal to fp32's on the given batches: an
-    accuracy without labels. A class, not a closure, so a process pool can pickle it."""
+    """Per sample (each batch's first axis), % of argmax positions (each output's last axis) equal
+    to fp32's on the given batches: an accuracy without labels, one score per sample so the drop gets
+    its confidence bound. A batch whose outputs do not share a first axis counts as one sample. A
+    class, not a closure, so a process pool can pickle it."""
 
     def __init__(self, fp32: bytes, batches: list[Batch]) -> None:
         self.batches = batches
         self.references = [_argmaxes(fp32, batch) for batch in batches]
 
-    def __call__(self, model: bytes) -> float:
-        same = total = 0
+    def __call__(self, model: bytes) -> np.ndarray:
+        scores = []
         for batch, reference in zip(self.batches, self.references, strict=True):
-            for ours, theirs in zip(_argmaxes(model, batch), reference, strict=True):
-                same += int(np.count_nonzero(ours == theirs))
-                total += ours.size
-        return 100.0 * same / total
+            pairs = list(zip(_argmaxes(model, batch), reference, strict=True))
+            rows = {ours.shape[0] if ours.ndim else 1 for ours, _ in pairs}
+            count = rows.pop() if len(rows) == 1 else 1
+            same = sum(np.count_nonzero((ours == theirs).reshape(count, -1), axis=1)
+                       for ours, theirs in pairs)
+            total = sum(ours.size // count for ours, _ in pairs)
+            scores.append(100.0 * np.asarray(same, dtype=np.float64) / total)
+        return np.concatenate([np.atleast_1d(score) for score in scores])
 
 
 def _argmaxes(model: bytes, batch: Batch) -> list[np.ndarray]:
@@ -124,8 +140,9 @@ class _Shared:
     fp32: bytes
     timing_batch: Batch
     accuracy: EvalFn
-    fp32_accuracy: float
+    fp32_accuracy: Measured
     max_accuracy_drop: float
+    confidence: float
     speed_target: SpeedTarget
     fp32_instructions: float | None
     timing_rounds: int
@@ -138,7 +155,7 @@ class _Built:
     int8_nodes: list[str]
     lite_bytes: bytes
     kept_fp32: list[str]
-    accuracy: float | None = None  # measured already (mixed precision's last step)
+    accuracy: Measured | None = None  # measured already (mixed precision's last step)
 
 
 def _build(shared: _Shared, candidate: Candidate) -> _Built:
@@ -148,15 +165,17 @@ def _build(shared: _Shared, candidate: Candidate) -> _Built:
         config = PruneConfig(flops_target=candidate.flops_target, finetune=shared.finetune, progress=False)
         pruned = training_half("slim.pruning.pruner").prune(model, data, config, input_shapes)
         model, data, input_shapes = pruned.onnx_model(), pruned.calibration, None
-    if candidate.kind == "mixed":
-        quant = dataclasses.replace(quant, eval_fn=shared.accuracy,
-                                    accuracy_target=shared.fp32_accuracy - shared.max_accuracy_drop)
+    bounded = BoundedAccuracy(shared.accuracy, shared.fp32_accuracy, shared.confidence)
+    if candidate.kind == "mixed":  # the same criterion as the report's: the drop's upper bound
+        quant = dataclasses.replace(quant, eval_fn=bounded,
+                                    accuracy_target=shared.fp32_accuracy.value - shared.max_accuracy_drop)
     prepared = prepare(model, data, quant, input_shapes)
     if candidate.kind == "mixed":
-        mixed = choose_fp32_layers(prepared)  # its last history entry is eval_fn of the model it returns
+        mixed = choose_fp32_layers(prepared)  # it evaluated the model it returns: bounded kept the scores
         quantized = mixed.quantized
-        return _Built(quantized.graph, quantized.int8_nodes, quantized.lite_bytes(), mixed.fp32_layers,
-                      mixed.history[-1][1])
+        lite_bytes = quantized.lite_bytes()
+        return _Built(quantized.graph, quantized.int8_nodes, lite_bytes, mixed.fp32_layers,
+                      bounded.lookup(lite_bytes))
     quantized = quantize(prepared)
     return _Built(quantized.graph, quantized.int8_nodes, quantized.lite_bytes(), [])
 
@@ -165,16 +184,19 @@ def evaluate_candidate(shared: _Shared, candidate: Candidate) -> CandidateResult
     """Builds one candidate and measures it (an executor job: module level, picklable)."""
     start = time.perf_counter()
     built = _build(shared, candidate)
-    accuracy = built.accuracy if built.accuracy is not None else float(shared.accuracy(built.lite_bytes))
+    accuracy = built.accuracy if built.accuracy is not None else measure(shared.accuracy, built.lite_bytes)
+    drop = paired_drop(shared.fp32_accuracy, accuracy, shared.confidence)
     speed = measure_speed(shared.fp32, built.lite_bytes, shared.timing_batch, shared.speed_target,
                           shared.timing_rounds, shared.fp32_instructions)
     borders = ("QUANTIZE", "DEQUANTIZE")
     fp32_nodes = [n.name for n in built.graph.nodes
                   if n.name not in built.int8_nodes and n.op_type not in borders]
-    return CandidateResult(candidate.name, accuracy, shared.fp32_accuracy - accuracy, speed.speedup,
+    return CandidateResult(candidate.name, accuracy.value, drop.value, speed.speedup,
                            speed.fp32_cost, speed.candidate_cost, len(built.lite_bytes), built.kept_fp32,
                            len(built.int8_nodes), len(fp32_nodes), time.perf_counter() - start,
-                           built.lite_bytes, built.graph, built.int8_nodes, fp32_nodes)
+                           built.lite_bytes, built.graph, built.int8_nodes, fp32_nodes,
+                           drop_upper=drop.upper, drop_standard_error=drop.standard_error,
+                           samples=accuracy.samples.size if accuracy.samples is not None else None)
 
 
 def auto_compress(model: ModelSource, data: CalibrationInput, settings: AutoConfig,
@@ -188,16 +210,21 @@ def auto_compress(model: ModelSource, data: CalibrationInput, settings: AutoConf
     fp32 = to_lite_bytes(lower(loaded))
     accuracy = settings.eval_fn if settings.eval_fn is not None else OutputAgreement(fp32, batches)
     metric = "eval_fn" if settings.eval_fn is not None else "agreement with fp32 % (argmax, calibration data)"
-    fp32_accuracy = float(accuracy(fp32))
+    fp32_accuracy = measure(accuracy, fp32)
     timing = settings.timing_input if settings.timing_input is not None else batches[0]
     if isinstance(timing, np.ndarray):
         timing = {inputs[0].name: timing}
     fp32_instructions = instructions(fp32, timing, target) if target.kind == "aarch64" else None
     shared = _Shared(model, batches, input_shapes, fp32, timing, accuracy, fp32_accuracy,
-                     settings.max_accuracy_drop, target, fp32_instructions, settings.timing_rounds,
-                     settings.finetune)
+                     settings.max_accuracy_drop, settings.confidence, target, fp32_instructions,
+                     settings.timing_rounds, settings.finetune)
+    per_sample = fp32_accuracy.samples is not None
     report = AutoReport(settings.max_accuracy_drop, settings.target_speedup, str(target), target.unit, metric,
-                        fp32_accuracy, len(fp32))
+                        fp32_accuracy.value, len(fp32), settings.confidence if per_sample else None)
+    if not per_sample:
+        report.notes.append("eval_fn returns one value per model: no margin for the sample's noise could be "
+                            "computed; each measured drop is compared with the bound as it is (return "
+                            "per-sample scores for a confidence bound)")
     executor = make_executor(settings.executor)
     int8 = resolve_config("int8")
     post_training = [Candidate(name, "int8", resolve_config(name))

@@ -1,7 +1,10 @@
 """The report of ``config="auto"``: every candidate's figures, the choice, and any bound missed.
 
-Written beside the model as ``MODEL.auto.json`` (machine-readable) and ``MODEL.auto.txt`` (the
-table). The choice: the fastest candidate meeting both bounds (ties: the more accurate, then the
+Written beside the model as ``MODEL.auto.json`` (machine-readable), ``MODEL.auto.txt`` (the
+table) and ``MODEL.auto.png`` (slim/auto_plot.py; when matplotlib is installed). A candidate meets
+``max_accuracy_drop`` when the upper confidence bound of its drop does (``drop_upper``,
+slim/auto_stats.py), or, with a scalar eval_fn (no bound: ``confidence`` None), its measured drop.
+The choice: the fastest candidate meeting both bounds (ties: the more accurate, then the
 smaller file). When none meets both, the fastest one within the accuracy bound (failed:
 ``target_speedup``), else the most accurate one (failed: ``max_accuracy_drop``, and ``target_speedup``
 when it misses that too): never a silent pass.
@@ -17,8 +20,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import statistics
 from pathlib import Path
 from typing import Any
+
+from slim.auto_plot import write_plot
 
 _TOLERANCE = 1e-9  # a drop equal to the bound meets it, whatever the float rounding
 
@@ -42,11 +48,19 @@ class CandidateResult:
     graph: Any = dataclasses.field(repr=False, default=None)
     int8_nodes: list[str] = dataclasses.field(repr=False, default_factory=list)
     fp32_nodes: list[str] = dataclasses.field(repr=False, default_factory=list)
+    drop_upper: float | None = None  # the drop's one-sided upper confidence bound (None: scalar eval_fn)
+    drop_standard_error: float | None = None
+    samples: int | None = None
+
+    @property
+    def tested_drop(self) -> float:
+        """What the accuracy bound is checked on: the upper bound when there is one."""
+        return self.drop_upper if self.drop_upper is not None else self.accuracy_drop
 
     def figures(self) -> dict[str, Any]:
         """The JSON-able figures (no model bytes)."""
-        names = ("name", "accuracy", "accuracy_drop", "speedup", "fp32_cost", "cost", "size_bytes",
-                 "kept_fp32", "int8_ops", "fp32_ops", "seconds")
+        names = ("name", "accuracy", "accuracy_drop", "drop_upper", "drop_standard_error", "samples",
+                 "speedup", "fp32_cost", "cost", "size_bytes", "kept_fp32", "int8_ops", "fp32_ops", "seconds")
         return {name: getattr(self, name) for name in names}
 
 
@@ -68,6 +82,7 @@ class AutoReport:
     accuracy_metric: str
     fp32_accuracy: float
     fp32_size_bytes: int
+    confidence: float | None = None  # of the drop's upper bound; None: a scalar eval_fn, no bound
     candidates: list[CandidateResult] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
     chosen: CandidateResult | None = None
@@ -76,7 +91,7 @@ class AutoReport:
     seconds: float = 0.0
 
     def accuracy_met(self, result: CandidateResult) -> bool:
-        return result.accuracy_drop <= self.max_accuracy_drop + _TOLERANCE
+        return result.tested_drop <= self.max_accuracy_drop + _TOLERANCE
 
     def speed_met(self, result: CandidateResult) -> bool:
         return result.speedup >= self.target_speedup
@@ -109,19 +124,27 @@ class AutoReport:
                                        ["max_accuracy_drop"] + ([] if self.speed_met(self.chosen)
                                                                 else ["target_speedup"]))
 
+    def _upper(self, result: CandidateResult) -> str:
+        if result.drop_upper is None:
+            return ""
+        return f", upper bound {result.drop_upper:+.2f} at {self.confidence:g}"
+
     def describe(self, result: CandidateResult) -> str:
-        return (f"accuracy {result.accuracy:.2f} (drop {result.accuracy_drop:+.2f}), speed-up "
+        return (f"accuracy {result.accuracy:.2f} (drop {result.accuracy_drop:+.2f}{self._upper(result)}), "
+                f"speed-up "
                 f"{result.speedup:.3f}x, {result.size_bytes} B, {len(result.kept_fp32)} layer(s) kept in "
                 f"fp32, {'met' if self.accuracy_met(result) and self.speed_met(result) else 'not met'}")
 
     def summary(self) -> str:
         assert self.chosen is not None
         if self.met:
-            return (f"auto: chose {self.chosen.name}: both bounds met (drop {self.chosen.accuracy_drop:.2f} "
-                    f"<= {self.max_accuracy_drop:g}, speed-up {self.chosen.speedup:.3f}x >= "
+            return (f"auto: chose {self.chosen.name}: both bounds met (drop "
+                    f"{self.chosen.accuracy_drop:.2f}{self._upper(self.chosen)} <= "
+                    f"{self.max_accuracy_drop:g}, speed-up {self.chosen.speedup:.3f}x >= "
                     f"{self.target_speedup:g}x on {self.speed_target})")
         return (f"auto: NO candidate meets both bounds; returning {self.chosen.name}, which fails "
-                f"{' and '.join(self.failed)} (drop {self.chosen.accuracy_drop:.2f}, bound "
+                f"{' and '.join(self.failed)} (drop {self.chosen.accuracy_drop:.2f}"
+                f"{self._upper(self.chosen)}, bound "
                 f"{self.max_accuracy_drop:g}; speed-up {self.chosen.speedup:.3f}x, target "
                 f"{self.target_speedup:g}x on {self.speed_target})")
 
@@ -129,11 +152,13 @@ class AutoReport:
         lines = [f"config=auto: max_accuracy_drop {self.max_accuracy_drop:g}, target_speedup "
                  f"{self.target_speedup:g}x on {self.speed_target} ({self.speed_unit})",
                  f"accuracy: {self.accuracy_metric}; fp32 {self.fp32_accuracy:.2f}, {self.fp32_size_bytes} B",
-                 f"{'candidate':<16}{'accuracy':>10}{'drop':>8}{'speed-up':>10}{'cost':>14}{'size B':>11}"
-                 f"{'fp32 kept':>11}{'accuracy':>10}{'speed':>8}{'chosen':>8}"]
+                 self.bound_rule(),
+                 f"{'candidate':<16}{'accuracy':>10}{'drop':>8}{'upper':>8}{'speed-up':>10}{'cost':>14}"
+                 f"{'size B':>11}{'fp32 kept':>11}{'accuracy':>10}{'speed':>8}{'chosen':>8}"]
         for c in self.candidates:
             yes = {True: "met", False: "NOT"}
-            lines.append(f"{c.name:<16}{c.accuracy:>10.2f}{c.accuracy_drop:>8.2f}{c.speedup:>9.3f}x"
+            upper = f"{c.drop_upper:.2f}" if c.drop_upper is not None else "-"
+            lines.append(f"{c.name:<16}{c.accuracy:>10.2f}{c.accuracy_drop:>8.2f}{upper:>8}{c.speedup:>9.3f}x"
                          f"{c.cost:>14.6g}{c.size_bytes:>11}{len(c.kept_fp32):>11}"
                          f"{yes[self.accuracy_met(c)]:>10}{yes[self.speed_met(c)]:>8}"
                          f"{'<--' if c is self.chosen else '':>8}")
@@ -144,17 +169,27 @@ class AutoReport:
                 lines.append(f"kept in fp32: {', '.join(self.chosen.kept_fp32)}")
         return "\n".join(lines)
 
+    def bound_rule(self) -> str:
+        """How the accuracy bound was checked, in words (the table's third line)."""
+        if self.confidence is None:
+            return "accuracy bound: measured drop (scalar eval_fn: no margin for the sample's noise computed)"
+        return (f"accuracy bound: upper = drop + z*SE of the per-sample drop against fp32, one-sided "
+                f"{self.confidence:g} (z {statistics.NormalDist().inv_cdf(self.confidence):.3f}), must be "
+                f"<= {self.max_accuracy_drop:g}")
+
     def to_json(self) -> dict[str, Any]:
         fields = ("max_accuracy_drop", "target_speedup", "speed_target", "speed_unit", "accuracy_metric",
-                  "fp32_accuracy", "fp32_size_bytes", "notes", "met", "failed", "seconds")
+                  "fp32_accuracy", "fp32_size_bytes", "confidence", "notes", "met", "failed", "seconds")
         return {**{name: getattr(self, name) for name in fields},
                 "chosen": self.chosen.name if self.chosen else None,
                 "candidates": [c.figures() for c in self.candidates]}
 
     def write(self, model_path: str | os.PathLike) -> tuple[Path, Path]:
-        """``MODEL.auto.json`` and ``MODEL.auto.txt`` beside ``model_path``."""
+        """``MODEL.auto.json``, ``MODEL.auto.txt`` and (with matplotlib) ``MODEL.auto.png`` beside
+        ``model_path``; returns the first two."""
         base = Path(model_path)
         json_path, text_path = base.with_suffix(".auto.json"), base.with_suffix(".auto.txt")
         json_path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
         text_path.write_text(self.table() + "\n")
+        write_plot(self, base.with_suffix(".auto.png"))
         return json_path, text_path

@@ -14,6 +14,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import slim
+from lite_converter.app import cli
 from slim.pipeline import prepare
 from tests.slim_oracle import assert_exact, int8_mismatches
 
@@ -98,3 +99,20 @@ def test_int8_part_after_the_fp32_prefix_equals_the_simulation(chain) -> None:  
     errors = int8_mismatches(result.graph, {"x": data[0]})
     assert any(node.op_type == "QUANTIZE" and node.name in errors for node in result.graph.nodes)
     assert_exact(errors, minimum_nodes=2)
+
+
+def test_command_line_share(chain, tmp_path, capsys) -> None:  # noqa: ANN001
+    """``lite compress --fp32-input-share``: 0 puts every conv in int8 (the int8 preset's behaviour
+    before session ptq14), a share over the first two convs' keeps them in fp32."""
+    path, _, data = chain
+    (tmp_path / "calib").mkdir()
+    for i, batch in enumerate(data):
+        np.save(tmp_path / "calib" / f"{i}.npy", batch)
+    counts = []
+    for share in ("0", "0.7"):
+        status = cli.main(["compress", path, "-o", str(tmp_path / f"{share}.lite"), "--data",
+                           str(tmp_path / "calib"), "--config", "int8", "--fp32-input-share", share])
+        out = capsys.readouterr().out
+        assert status == 0, out
+        counts.append(next(line for line in out.splitlines() if "int8 ops:" in line))
+    assert "fp32 ops: 0" in counts[0] and "fp32 ops: 0" not in counts[1], counts

@@ -78,6 +78,9 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
     compress.add_argument("--sqnr-target", type=float, metavar="DB",
                           help="mixed precision: keep the most sensitive layers in fp32 until every output's "
                                "SQNR vs fp32 reaches DB")
+    compress.add_argument("--fp32-input-share", type=float, metavar="SHARE",
+                          help="keep the layers nearest the input in fp32 up to this share of the MACs "
+                               "(the int8 preset: 0.02; 0: every layer int8)")
     compress.add_argument("--analyze", metavar="REPORT.png",
                           help="print the per-layer SQNR / cosine table and write it as a PNG plot")
     compress.add_argument("--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS",
@@ -121,6 +124,8 @@ def command_compress(args: argparse.Namespace) -> int:
             changes["equalize"] = True
         if args.sqnr_target is not None:
             changes["sqnr_target"] = args.sqnr_target
+        if args.fp32_input_share is not None:
+            changes["fp32_input_share"] = args.fp32_input_share
         config = dataclasses.replace(config, **changes)
         result = compress(source, output, Path(args.data), config, input_shapes=shapes,
                           analyze=args.analyze is not None)
@@ -132,9 +137,11 @@ def command_compress(args: argparse.Namespace) -> int:
 
 def _command_auto(args: argparse.Namespace, source: Path, output: Path, shapes: dict[str, list[int]] | None,
                   kind: str) -> int:
-    if args.skip or args.algorithm or args.bias_correction or args.equalize or args.sqnr_target is not None:
+    if (args.skip or args.algorithm or args.bias_correction or args.equalize or args.sqnr_target is not None
+            or args.fp32_input_share is not None):
         raise ConversionError("--config auto chooses the quantization itself: --skip, --algorithm, "
-                              "--bias-correction, --equalize and --sqnr-target do not apply")
+                              "--bias-correction, --equalize, --sqnr-target and --fp32-input-share "
+                              "do not apply")
     options = {"max_accuracy_drop": args.max_accuracy_drop, "target_speedup": args.target_speedup,
                "speed_target": args.speed_target, "executor": args.executor}
     result = compress(source, output, Path(args.data), "auto", input_shapes=shapes,
@@ -164,9 +171,10 @@ def _command_qat(args: argparse.Namespace, source: Path, output: Path, settings:
     quant: dict[str, Any] = {"skip_nodes": [*settings.quant.skip_nodes, *args.skip]}
     if args.algorithm:
         quant["algorithm"] = args.algorithm
-    if args.sqnr_target is not None or args.bias_correction:
-        raise ConversionError("int8_qat trains every int8 layer: --sqnr-target and --bias-correction are "
-                              "post-training options (keep layers in fp32 with --skip)")
+    if args.sqnr_target is not None or args.bias_correction or args.fp32_input_share is not None:
+        raise ConversionError("int8_qat trains every int8 layer: --sqnr-target, --bias-correction and "
+                              "--fp32-input-share are post-training options (keep layers in fp32 with "
+                              "--skip)")
     config = dataclasses.replace(settings, quant=dataclasses.replace(settings.quant, **quant),
                                  finetune=_finetune_config(args, settings.finetune))
     try:
@@ -197,6 +205,8 @@ def _prune_config(args: argparse.Namespace, settings: PruneConfig) -> PruneConfi
             quantize["bias_correction"] = True
         if args.equalize:
             quantize["equalize"] = True
+        if args.fp32_input_share is not None:
+            quantize["fp32_input_share"] = args.fp32_input_share
         prune_changes["quantize"] = dataclasses.replace(settings.quantize, **quantize)
     return dataclasses.replace(settings, **prune_changes)
 
