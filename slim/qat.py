@@ -29,6 +29,7 @@ from lite_converter.ir import Graph
 from lite_converter.passes.quantize_int8 import QuantizeInputs, quantize_int8
 from slim.calibration_data import CalibrationInput, InputSpec
 from slim.distill import FinetuneReport, distill_modules
+from slim.fp32_weights import restore_fp32_weights
 from slim.pipeline import Prepared, Quantized, prepare
 from slim.qat_config import QatConfig
 from slim.qat_fp32_ops import FP32_OPS
@@ -86,22 +87,32 @@ def qat_module(prepared: Prepared) -> QatModule:
         prepared.graph,
         calibration.ranges,
         calibration.shapes,
-        settings.skip_nodes,
+        _skipped(prepared),
         settings.per_tensor_weights,
+        fp32_weights=prepared.input_weighted,
     )
+
+
+def _skipped(prepared: Prepared) -> set[str]:
+    """The nodes kept in fp32: the config's, and the input-side prefix of
+    ``QuantConfig.fp32_input_share`` (slim/input_layers.py), as PTQ keeps them."""
+    return set(prepared.settings.skip_nodes) | set(prepared.input_layers)
 
 
 def export(module: QatModule, prepared: Prepared) -> Quantized:
     """The int8 graph of the trained ``module``: its weights in a copy of the lowered fp32 graph, the
     converter's int8 pass run with its ranges (the same nodes in int8 as the module simulates)."""
     graph = module.write_back(copy.deepcopy(prepared.graph))
+    trained = copy.deepcopy(graph)
     ranges = dict(prepared.calibration.ranges)
     ranges.update(module.export_ranges())
-    skip = set(prepared.settings.skip_nodes)
+    skip = _skipped(prepared)
     inputs = QuantizeInputs(
         ranges, prepared.calibration.shapes, skip, per_tensor_weights=prepared.settings.per_tensor_weights
     )
     int8_nodes = quantize_int8(graph, inputs)
+    if prepared.input_weighted:
+        restore_fp32_weights(graph, trained, set(prepared.input_weighted))
     return Quantized(graph, int8_nodes, skip, {})
 
 

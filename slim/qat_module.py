@@ -107,6 +107,7 @@ class QatModule(nn.Module):
         shapes: Mapping[str, set[tuple[int, ...]]] | None = None,
         skip: Iterable[str] = (),
         per_tensor_weights: bool = False,
+        fp32_weights: Iterable[str] = (),
     ) -> None:
         super().__init__()
         graph = copy.deepcopy(fp32_graph)
@@ -154,7 +155,10 @@ class QatModule(nn.Module):
                 self.register_buffer(key, value)
             self._keys[name] = key
         self.tensor_names = {key: name for name, key in self._keys.items()}
-        self._weight_only = weight_only_fake_quant(graph)
+        # skipped nodes the export gives fp32 weights back (slim/fp32_weights.py) are not fake-quantized
+        named = set(fp32_weights)
+        kept = {node.inputs[1] for node in graph.nodes if node.name in named and len(node.inputs) > 1}
+        self._weight_only = weight_only_fake_quant(graph) - kept
         self._groups = _Groups(graph, self.int8_nodes)
         self._group_index = {root: i for i, root in enumerate(self._groups.roots)}
         bounds = []
@@ -218,9 +222,18 @@ class QatModule(nn.Module):
         return qa.activation_scale_zero_point(low, high)
 
     def run(
-        self, feeds: Mapping[str, np.ndarray | torch.Tensor], keep: Iterable[str] = ()
+        self,
+        feeds: Mapping[str, np.ndarray | torch.Tensor],
+        keep: Iterable[str] = (),
+        quantize_inputs: Mapping[str, np.ndarray] | None = None,
     ) -> dict[str, torch.Tensor]:
-        """The graph outputs and the fp32 tensors named in ``keep``, by name."""
+        """The graph outputs and the fp32 tensors named in ``keep``, by name.
+
+        ``quantize_inputs``: fp32 values (e.g. the runtime's) to quantize in place of the module's own
+        where an fp32 tensor enters int8 (a QUANTIZE node's input). An fp32 island computed by torch
+        and by the runtime differs in the last bits (summation order), which flips a few roundings at
+        the border and then spreads through the int8 layers after it; with the runtime's border values
+        an exactness check compares the int8 arithmetic alone."""
         exact = (not self.training) if self.exact is None else self.exact
         ranges = self.ranges()
         real: dict[str, torch.Tensor] = {}
@@ -236,6 +249,8 @@ class QatModule(nn.Module):
             out = node.outputs[0]
             if node.op_type == "QUANTIZE":
                 s, zp = self._params(out, ranges)
+                if quantize_inputs is not None and node.inputs[0] in quantize_inputs:
+                    real[node.inputs[0]] = torch.from_numpy(np.asarray(quantize_inputs[node.inputs[0]]))
                 real[out] = qa.fake_quantize(real[node.inputs[0]], s, zp)
                 if exact:
                     codes[out] = qa.quantize_exact(real[node.inputs[0]], s.item(), int(zp.item()))

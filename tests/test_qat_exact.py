@@ -118,8 +118,13 @@ def _int8_errors(module: QatModule, graph: Graph, values: dict[str, np.ndarray])
 
 
 @pytest.fixture(scope="module")
-def residual(tmp_path_factory: pytest.TempPathFactory) -> tuple[QatModule, Graph, dict, dict]:
-    model = _residual_net(tmp_path_factory.mktemp("qat") / "residual.onnx")
+def residual_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return _residual_net(tmp_path_factory.mktemp("qat") / "residual.onnx")
+
+
+@pytest.fixture(scope="module")
+def residual(residual_path: str) -> tuple[QatModule, Graph, dict, dict]:
+    model = residual_path
     rng = np.random.default_rng(11)
     data = [rng.standard_normal((2, 3, 21, 19)).astype(np.float32) for _ in range(3)]
     feeds = {"x": rng.standard_normal((2, 3, 21, 19)).astype(np.float32)}
@@ -169,3 +174,31 @@ def test_ppocr_cls_int8_tensors_equal_the_runtime() -> None:
     assert max(errors.values()) <= 1, {k: v for k, v in errors.items() if v}
     output = graph.outputs[0]
     np.testing.assert_allclose(values[output], outputs[output], atol=1e-6)
+
+
+def test_fp32_input_prefix_trains_and_exports_with_fp32_weights(residual_path: str) -> None:
+    """The int8 preset keeps the layers nearest the input in fp32 (``fp32_input_share``); QAT keeps
+    them too: the exported stem conv holds the module's (moved) fp32 weight, not int8, and every int8
+    tensor after the border equals the runtime's given the runtime's fp32 values at the border."""
+    rng = np.random.default_rng(13)
+    data = [rng.standard_normal((2, 3, 21, 19)).astype(np.float32) for _ in range(3)]
+    feeds = {"x": rng.standard_normal((2, 3, 21, 19)).astype(np.float32)}
+    prepared = prepare(residual_path, data, dataclasses.replace(QUIET, fp32_input_share=0.4))
+    assert len(prepared.input_weighted) == 1, prepared.input_weighted  # the stem conv
+    stem = prepared.input_weighted[0]
+    module = qat_module(prepared).eval()
+    _as_if_trained(module)
+    graph = export(module, prepared).graph
+    values = runtime_values(graph, feeds)
+    borders = {node.inputs[0]: values[node.inputs[0]] for node in graph.nodes
+               if node.op_type == "QUANTIZE" and graph.tensors[node.inputs[0]].data is None}
+    with torch.no_grad():
+        outputs = module.run(feeds, quantize_inputs=borders)
+    node = next(node for node in graph.nodes if node.name == stem)
+    assert stem not in module.int8_nodes
+    weight = graph.constant(node.inputs[1])
+    assert weight is not None and weight.dtype == np.float32
+    np.testing.assert_array_equal(weight, module.constant(node.inputs[1]).detach().numpy())
+    errors = _int8_errors(module, graph, values)
+    assert len(errors) >= 10 and max(errors.values()) <= 1, errors
+    np.testing.assert_allclose(values["y"], outputs["y"].numpy(), atol=1e-6)
