@@ -9,8 +9,9 @@ smaller file). When none meets both, the fastest one within the accuracy bound (
 ``target_speedup``), else the most accurate one (failed: ``max_accuracy_drop``, and ``target_speedup``
 when it misses that too): never a silent pass.
 
-Candidates that run the same ops in int8 and fp32 (the same placement: ``int8``, ``int8_search`` and
-``int8_fast`` differ only in their ranges) run the same kernels, so their measured speed-ups differ by
+Candidates that run the same ops in int8 and fp32 (the same placement, as recorded per candidate:
+e.g. ``int8_search`` and ``int8_fast``, which differ only in their ranges; ``int8`` too unless its
+input-side fp32 prefix holds layers) run the same kernels, so their measured speed-ups differ by
 timing noise alone (on a loaded host 2.35x against 3.76x for one placement, benchmarks/COMPRESSION.md):
 they are ranked by their placement's best speed-up, so accuracy decides between them, not the noise.
 """
@@ -20,11 +21,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import statistics
 from pathlib import Path
 from typing import Any
 
 from slim.auto_plot import write_plot
+from slim.auto_stats import z_score
 
 _TOLERANCE = 1e-9  # a drop equal to the bound meets it, whatever the float rounding
 
@@ -174,7 +175,7 @@ class AutoReport:
         if self.confidence is None:
             return "accuracy bound: measured drop (scalar eval_fn: no margin for the sample's noise computed)"
         return (f"accuracy bound: upper = drop + z*SE of the per-sample drop against fp32, one-sided "
-                f"{self.confidence:g} (z {statistics.NormalDist().inv_cdf(self.confidence):.3f}), must be "
+                f"{self.confidence:g} (z {z_score(self.confidence):.3f}), must be "
                 f"<= {self.max_accuracy_drop:g}")
 
     def to_json(self) -> dict[str, Any]:

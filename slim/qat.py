@@ -87,31 +87,25 @@ def qat_module(prepared: Prepared) -> QatModule:
         prepared.graph,
         calibration.ranges,
         calibration.shapes,
-        _skipped(prepared),
+        prepared.fp32_nodes(),
         settings.per_tensor_weights,
         fp32_weights=prepared.input_weighted,
     )
-
-
-def _skipped(prepared: Prepared) -> set[str]:
-    """The nodes kept in fp32: the config's, and the input-side prefix of
-    ``QuantConfig.fp32_input_share`` (slim/input_layers.py), as PTQ keeps them."""
-    return set(prepared.settings.skip_nodes) | set(prepared.input_layers)
 
 
 def export(module: QatModule, prepared: Prepared) -> Quantized:
     """The int8 graph of the trained ``module``: its weights in a copy of the lowered fp32 graph, the
     converter's int8 pass run with its ranges (the same nodes in int8 as the module simulates)."""
     graph = module.write_back(copy.deepcopy(prepared.graph))
-    trained = copy.deepcopy(graph)
+    trained = copy.deepcopy(graph) if prepared.input_weighted else None  # their fp32 weights, as trained
     ranges = dict(prepared.calibration.ranges)
     ranges.update(module.export_ranges())
-    skip = _skipped(prepared)
+    skip = prepared.fp32_nodes()
     inputs = QuantizeInputs(
         ranges, prepared.calibration.shapes, skip, per_tensor_weights=prepared.settings.per_tensor_weights
     )
     int8_nodes = quantize_int8(graph, inputs)
-    if prepared.input_weighted:
+    if trained is not None:
         restore_fp32_weights(graph, trained, set(prepared.input_weighted))
     return Quantized(graph, int8_nodes, skip, {})
 

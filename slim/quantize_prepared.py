@@ -35,6 +35,12 @@ class Prepared:
     input_layers: list[str] = dataclasses.field(default_factory=list)
     input_weighted: list[str] = dataclasses.field(default_factory=list)
 
+    def fp32_nodes(self, skip_nodes: set[str] | None = None) -> set[str]:
+        """The nodes an int8 version keeps in fp32: ``skip_nodes`` (default: the config's) and the
+        input-side prefix. PTQ (``quantize``) and QAT (slim/qat.py) both ask here."""
+        skip = set(self.settings.skip_nodes) if skip_nodes is None else set(skip_nodes)
+        return skip | set(self.input_layers)
+
 
 @dataclasses.dataclass
 class Quantized:
@@ -55,8 +61,7 @@ def quantize(prepared: Prepared, skip_nodes: set[str] | None = None,
     the nodes ``fp32_weights`` also keep fp32 weights (no weight-only int8: slim/fp32_weights.py).
     The input-side prefix of ``prepared.input_layers`` is kept in fp32 (with fp32 weights) in every
     version."""
-    skip = set(prepared.settings.skip_nodes) if skip_nodes is None else set(skip_nodes)
-    skip |= set(prepared.input_layers)
+    skip = prepared.fp32_nodes(skip_nodes)
     fp32_weights = set(fp32_weights or ()) | set(prepared.input_weighted)
     graph = copy.deepcopy(prepared.graph)
     result = prepared.calibration
