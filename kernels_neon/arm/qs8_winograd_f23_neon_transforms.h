@@ -11,7 +11,7 @@
 #include "lite_kernels/qs8_winograd.h"
 #include "qs8_requantize_neon.h"
 
-static void qs8_wg_input_neon(const int8_t* const px[16], size_t in_c, size_t cb, int32_t input_zero_point,
+static void qs8_wg_input_neon(const int8_t* const* px, size_t in_c, size_t cb, int32_t input_zero_point,
                               int16_t* v) {
   const int8x8_t zp = vdup_n_s8((int8_t)input_zero_point);
   const size_t full = in_c / 8;
@@ -61,7 +61,7 @@ static inline void qs8_wg_output4(const int32_t* m, int32x4_t y[4]) {
   }
 }
 
-static void qs8_wg_output_neon(const int32_t* m, size_t nc, const int32_t* epilogue, size_t co_pad,
+static void qs8_wg_output_neon(const int32_t* m, size_t parts, size_t nc, const int32_t* epilogue, size_t co_pad,
                                const lite_qs8_gemm_params* params, int8_t* const dst[8], const uint8_t shape[8],
                                size_t row_stride, size_t pixel_stride) {
   const qs8_requant4_neon r0 = qs8_requant4_load(epilogue + co_pad, epilogue + 2 * co_pad);
@@ -74,8 +74,14 @@ static void qs8_wg_output_neon(const int32_t* m, size_t nc, const int32_t* epilo
     int32x4_t y0[4], y1[4];
     qs8_wg_output4(m + tile * 8, y0);
     qs8_wg_output4(m + tile * 8 + 4, y1);
+    for (size_t part = 1; part < parts; ++part) { /* exact sums of the other input-channel parts */
+      int32x4_t z0[4], z1[4];
+      qs8_wg_output4(m + part * 16 * 64 + tile * 8, z0);
+      qs8_wg_output4(m + part * 16 * 64 + tile * 8 + 4, z1);
+      for (size_t k = 0; k < 4; ++k) y0[k] = vaddq_s32(y0[k], z0[k]), y1[k] = vaddq_s32(y1[k], z1[k]);
+    }
     for (size_t k = 0; k < 4; ++k) {
-      if (((k & 1) && !(shape[tile] & 1)) || ((k & 2) && !(shape[tile] & 2))) continue;
+      if ((k & 1) >= (shape[tile] & 15) || (k >> 1) >= (shape[tile] >> 4)) continue; /* rows << 4 | columns */
       const int32x4_t a0 = qs8_requant4_apply(vqaddq_s32(y0[k], bias0), &r0);
       const int32x4_t a1 = qs8_requant4_apply(vqaddq_s32(y1[k], bias1), &r1);
       qs8_store_partial8(dst[tile] + (k >> 1) * row_stride + (k & 1) * pixel_stride, qs8_narrow8(a0, a1, zp, lo, hi),

@@ -1,8 +1,8 @@
-/* The int8 Winograd F(2,3) convolution (qs8_winograd.h), portable and NEON (aarch64 / armv7), against
- * lite_qs8_conv2d_nhwc_ref byte for byte: odd and even sizes down to 1x1, 1 and 3 channels, channel
- * counts around the 8-channel blocks, padding 0 / 1 on either side, zero points at the extremes, every
- * clamp, groups split as threads split them; sums near the exactness bound (2^29) with weights and
- * inputs at the int8 extremes; the bound itself and the cost rule's choices. */
+/* The int8 Winograd F(2,3) and F(4,3) convolutions (qs8_winograd.h), portable and NEON (aarch64 /
+ * armv7), against lite_qs8_conv2d_nhwc_ref byte for byte: odd and even sizes down to 1x1, 1 and 3
+ * channels, channel counts around the 8-channel blocks, padding 0 / 1 on either side, zero points at
+ * the extremes, every clamp, groups split as threads split them; sums near the exactness bound (2^29 /
+ * 2^25) with weights and inputs at the int8 extremes; the bounds themselves and the cost rule's choices. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +30,8 @@ static lite_conv2d_params conv3x3(size_t batch, size_t h, size_t w, size_t ci, s
   return p;
 }
 
+static size_t wg_last_parts; /* input-channel parts of wg_case's last convolution */
+
 /* One convolution; `extreme` puts weights at -128 / 127 and inputs at the far end from the zero
  * point (sums near the bound). Returns 0 on a difference, 1 equal, 2 equal with unclamped outputs. */
 static int wg_case(const lite_qs8_winograd_kernel* kernel, kt_rng* rng, const lite_conv2d_params* p, int32_t zp_in,
@@ -43,8 +45,9 @@ static int wg_case(const lite_qs8_winograd_kernel* kernel, kt_rng* rng, const li
   int32_t* shift = malloc(p->out_c * sizeof(int32_t));
   int8_t* ref = malloc(out_n);
   int8_t* out = malloc(out_n);
-  void* packed = aligned_alloc(64, (lite_qs8_winograd_packed_size(p) + 63) / 64 * 64);
-  void* scratch = aligned_alloc(64, (lite_qs8_winograd_scratch_size(p) + 63) / 64 * 64);
+  const size_t tile = kernel->tile;
+  void* packed = aligned_alloc(64, (lite_qs8_winograd_packed_size(p, tile) + 63) / 64 * 64);
+  void* scratch = aligned_alloc(64, (lite_qs8_winograd_scratch_size(p, tile) + 63) / 64 * 64);
   kt_fill_int8(rng, x, in_n, -128, 127);
   kt_fill_int8(rng, w, wn, -128, 127);
   if (extreme) {
@@ -63,11 +66,12 @@ static int wg_case(const lite_qs8_winograd_kernel* kernel, kt_rng* rng, const li
   }
   const lite_qs8_requant_params rq = {zp_in, zp_out, act_min, act_max, mult, shift};
   lite_qs8_conv2d_nhwc_ref(p, &rq, x, w, bias, ref);
-  int ok = lite_qs8_winograd_is_exact(p, w, zp_in);
+  wg_last_parts = lite_qs8_winograd_parts(p, w, zp_in, tile);
+  int ok = wg_last_parts != 0;
   if (ok) {
-    lite_qs8_winograd_pack(p, w, bias, zp_in, mult, shift, packed);
+    lite_qs8_winograd_pack(p, tile, w, bias, zp_in, mult, shift, packed);
     const lite_qs8_gemm_params params = {zp_out, act_min, act_max};
-    const size_t groups = lite_qs8_winograd_groups(p);
+    const size_t groups = lite_qs8_winograd_groups(p, tile);
     memset(out, 0x5a, out_n);
     for (size_t g0 = 0; g0 < groups;) { /* uneven splits, as threads take them */
       const size_t step = (size_t)kt_rand_int(rng, 1, 3), g1 = g0 + step < groups ? g0 + step : groups;
@@ -115,12 +119,14 @@ static void run_wg_tests(const lite_qs8_winograd_kernel* kernel) {
         passed += r != 0;
         unclamped += r == 2;
       }
-  /* large channel counts: sums near 2^29 (the bound) through int32 wrapping */
-  const size_t deep[] = {256, 1800};
-  for (size_t d = 0; d < 2; ++d) {
-    const lite_conv2d_params p = conv3x3(1, 4, 3, deep[d], 3, 1, 1, 1, 1);
+  /* large channel counts: sums near the bound (2^29 / 2^25) through int32 wrapping */
+  /* the last needs 3 input-channel parts */
+  const size_t deep[] = {kernel->tile == 4 ? 16 : 256, kernel->tile == 4 ? 110 : 1800, kernel->tile == 4 ? 300 : 4000};
+  for (size_t d = 0; d < 3; ++d) {
+    const lite_conv2d_params p = conv3x3(1, 6, 5, deep[d], 3, 1, 1, 1, 1);
     for (size_t z = 0; z < 2; ++z) {
       const int r = wg_case(kernel, &rng, &p, zps[z], 3, -128, 127, 1);
+      KT_CHECK(d < 2 || wg_last_parts == 3);
       ++cases;
       passed += r != 0;
       unclamped += r == 2;
@@ -132,22 +138,36 @@ static void run_wg_tests(const lite_qs8_winograd_kernel* kernel) {
   kt_record(passed == cases && unclamped > cases / 2, __FILE__, __LINE__, what);
 }
 
-/* The exactness bound: 9 * in_c * 128 * 255 below 2^29 holds up to in_c = 1827 (full-range weights). */
+/* The exactness bounds: 9 * in_c * 128 * 255 below 2^29 holds up to in_c = 1827, below 2^25 (F(4,3))
+ * up to in_c = 114 (full-range weights). */
 static void check_bound(void) {
-  const size_t ci[] = {1827, 1828};
-  for (size_t i = 0; i < 2; ++i) {
-    const lite_conv2d_params p = conv3x3(1, 3, 3, ci[i], 1, 0, 0, 0, 0);
-    int8_t* w = malloc(9 * ci[i]);
-    memset(w, -128, 9 * ci[i]);
-    KT_CHECK(lite_qs8_winograd_is_exact(&p, w, 127) == (i == 0));  /* |x - zp| up to 255 */
-    KT_CHECK(lite_qs8_winograd_is_exact(&p, w, -1) == 1);          /* up to 128: half the sum */
-    free(w);
-  }
+  const size_t ci[2][2] = {{1827, 1828}, {114, 115}}, tiles[2] = {2, 4};
+  for (size_t t = 0; t < 2; ++t)
+    for (size_t i = 0; i < 2; ++i) {
+      const lite_conv2d_params p = conv3x3(1, 3, 3, ci[t][i], 1, 0, 0, 0, 0);
+      int8_t* w = malloc(9 * ci[t][i]);
+      memset(w, -128, 9 * ci[t][i]);
+      KT_CHECK(lite_qs8_winograd_parts(&p, w, 127, tiles[t]) == (i == 0 ? 1u : 2u)); /* |x - zp| up to 255 */
+      KT_CHECK(lite_qs8_winograd_parts(&p, w, -1, tiles[t]) == 1);                   /* up to 128: half */
+      free(w);
+    }
 }
 
-/* The cost rule: ResNet-18's 3x3 layers on ARM without dotprod, never with it, never a 3-channel stem. */
+/* The cost rule: ResNet-18's 3x3 layers on ARM without dotprod (F(4,3) where its sums stay exact, else
+ * F(2,3)), never with dotprod, never a 3-channel stem. */
+static size_t choose(uint32_t features, const lite_conv2d_params* p, int8_t weight_value) {
+  const size_t wn = 9 * p->in_c * p->out_c;
+  int8_t* w = malloc(wn);
+  memset(w, weight_value, wn);
+  const size_t tile = lite_qs8_winograd_choose(features, p, w, -128);
+  free(w);
+  return tile;
+}
+
 static void check_cost_rule(void) {
   const lite_conv2d_params stage1 = conv3x3(1, 56, 56, 64, 64, 1, 1, 1, 1);
+  const lite_conv2d_params stage2 = conv3x3(1, 28, 28, 128, 128, 1, 1, 1, 1);
+  const lite_conv2d_params stage3 = conv3x3(1, 14, 14, 256, 256, 1, 1, 1, 1);
   const lite_conv2d_params stage4 = conv3x3(1, 7, 7, 512, 512, 1, 1, 1, 1);
   const lite_conv2d_params stem = conv3x3(1, 56, 56, 3, 16, 1, 1, 1, 1);
   /* tests/test_int8_arm.py's winograd_net */
@@ -155,36 +175,48 @@ static void check_cost_rule(void) {
                                       conv3x3(1, 15, 13, 24, 19, 1, 1, 1, 1)};
   const uint32_t neon = LITE_CPU_ARM_NEON;
 #if defined(__aarch64__) || defined(__arm__)
-  KT_CHECK(lite_qs8_winograd_pays(neon, &stage1));
-  KT_CHECK(lite_qs8_winograd_pays(neon, &stage4));
-  for (size_t i = 0; i < 3; ++i) KT_CHECK(lite_qs8_winograd_pays(neon, &small[i]));
+  KT_CHECK(choose(neon, &stage1, 3) == 4);
+  KT_CHECK(choose(neon, &stage3, 3) == 4);
+  KT_CHECK(choose(neon, &stage2, 3) == 4);
+  KT_CHECK(choose(neon, &stage2, 127) == 4); /* 9 * 128 * 127 * 255 >= 2^25: in two parts */
+  KT_CHECK(choose(neon, &stage4, 3) == 4);   /* 4 tiles: one half group */
+  KT_CHECK(choose(neon, &stage4, 127) == 2); /* F(4,3) inexact even in 4 parts; F(2,3) within 2^29 */
+  for (size_t i = 0; i < 3; ++i) KT_CHECK(choose(neon, &small[i], 3) != 0);
 #else
   (void)small;
-  KT_CHECK(!lite_qs8_winograd_pays(neon, &stage1)); /* x86: the direct GEMM */
+  (void)stage2;
+  (void)stage3;
+  KT_CHECK(choose(neon, &stage1, 3) == 0); /* x86: the direct GEMM */
 #endif
-  KT_CHECK(!lite_qs8_winograd_pays(neon, &stem));
-  KT_CHECK(!lite_qs8_winograd_pays(neon | LITE_CPU_ARM_DOTPROD, &stage1));
-  KT_CHECK(!lite_qs8_winograd_pays(neon | LITE_CPU_ARM_DOTPROD | LITE_CPU_ARM_I8MM, &stage4));
+  KT_CHECK(choose(neon, &stem, 3) == 0);
+  KT_CHECK(choose(neon | LITE_CPU_ARM_DOTPROD, &stage1, 3) == 0);
+  KT_CHECK(choose(neon | LITE_CPU_ARM_DOTPROD | LITE_CPU_ARM_I8MM, &stage4, 3) == 0);
 }
 
 int main(void) {
   check_bound();
   check_cost_rule();
   run_wg_tests(&lite_qs8_winograd_f23_portable);
+  run_wg_tests(&lite_qs8_winograd_f43_portable);
   const uint32_t detected = lite_cpu_features_detected();
 #if defined(__aarch64__)
-  if (kt_cpu_has(LITE_CPU_ARM_NEON, "qs8_winograd_f23_aarch64_neon")) {
-    KT_CHECK(lite_qs8_winograd_select(detected) == &lite_qs8_winograd_f23_aarch64_neon);
+  if (kt_cpu_has(LITE_CPU_ARM_NEON, "qs8_winograd_aarch64_neon")) {
+    KT_CHECK(lite_qs8_winograd_select(detected, 2) == &lite_qs8_winograd_f23_aarch64_neon);
+    KT_CHECK(lite_qs8_winograd_select(detected, 4) == &lite_qs8_winograd_f43_aarch64_neon);
     run_wg_tests(&lite_qs8_winograd_f23_aarch64_neon);
+    run_wg_tests(&lite_qs8_winograd_f43_aarch64_neon);
   }
 #elif defined(__arm__)
-  if (kt_cpu_has(LITE_CPU_ARM_NEON, "qs8_winograd_f23_armv7_neon")) {
-    KT_CHECK(lite_qs8_winograd_select(detected) == &lite_qs8_winograd_f23_armv7_neon);
+  if (kt_cpu_has(LITE_CPU_ARM_NEON, "qs8_winograd_armv7_neon")) {
+    KT_CHECK(lite_qs8_winograd_select(detected, 2) == &lite_qs8_winograd_f23_armv7_neon);
+    KT_CHECK(lite_qs8_winograd_select(detected, 4) == &lite_qs8_winograd_f43_armv7_neon);
     run_wg_tests(&lite_qs8_winograd_f23_armv7_neon);
+    run_wg_tests(&lite_qs8_winograd_f43_armv7_neon);
   }
 #else
-  KT_CHECK(lite_qs8_winograd_select(detected) == &lite_qs8_winograd_f23_portable);
+  KT_CHECK(lite_qs8_winograd_select(detected, 2) == &lite_qs8_winograd_f23_portable);
+  KT_CHECK(lite_qs8_winograd_select(detected, 4) == &lite_qs8_winograd_f43_portable);
 #endif
-  KT_CHECK(lite_qs8_winograd_select(0) == &lite_qs8_winograd_f23_portable || LITE_CPU_HAS_NEON(0));
+  KT_CHECK(lite_qs8_winograd_select(0, 4) == &lite_qs8_winograd_f43_portable || LITE_CPU_HAS_NEON(0));
   return kt_finish();
 }

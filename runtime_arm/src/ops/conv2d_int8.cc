@@ -9,7 +9,7 @@
 // kernel rows are not whole k-groups of the runs kernel, like a 3x3 stem on 3 channels, reads them in
 // place from a copy of the input with its channels padded, its weights padded with zeros) and a
 // depthwise conv the fast depthwise kernel where the CPU has one (qs8_dwconv.h); a 3x3 stride-1 conv
-// the int8 Winograd F(2,3) where its cost rule says it takes fewer instructions than the GEMM (ARM
+// the int8 Winograd F(2,3) or F(4,3) where its cost rule says it takes fewer instructions than the GEMM (ARM
 // without dotprod / i8mm, qs8_winograd.h); every path gives the reference kernel's bytes.
 #include <cstdlib>
 #include <cstring>
@@ -42,7 +42,7 @@ enum class ConvInt8Algorithm {
                 // input (or its channel-padded copy) in place; only pixels whose window crosses the
                 // left / right padding copied
   kDepthwise,   // groups == in_c == out_c: lite_qs8_dwconv_select's kernel over packed taps
-  kWinograd,    // 3x3 stride 1, groups 1, where lite_qs8_winograd_pays and the sums stay exact
+  kWinograd,    // 3x3 stride 1, groups 1, where lite_qs8_winograd_choose finds an exact F(m,3) cheaper
 };
 
 struct ConvInt8State {
@@ -166,8 +166,7 @@ ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef*
         lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features(), &p) != nullptr;
     return fast ? ConvInt8Algorithm::kDepthwise : ConvInt8Algorithm::kReference;
   }
-  if (lite_qs8_winograd_applies(&p) && lite_qs8_winograd_pays(lite_cpu_features(), &p) &&
-      lite_qs8_winograd_is_exact(&p, static_cast<const int8_t*>(w->data), input_zero_point))
+  if (lite_qs8_winograd_choose(lite_cpu_features(), &p, static_cast<const int8_t*>(w->data), input_zero_point) != 0)
     return ConvInt8Algorithm::kWinograd;
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
   if (k == 0 || p.out_c == 0 || !lite_qs8_gemm_is_exact(p.out_c, k, bias_data)) return ConvInt8Algorithm::kReference;
@@ -229,13 +228,15 @@ Status prepare(OpContext* ctx) {
   const lite_conv2d_params& p = st->params;
   st->algorithm = choose_algorithm(p, ctx->input(1), bias, st->in.zero_point);
   if (st->algorithm == ConvInt8Algorithm::kWinograd) {
-    st->winograd = lite_qs8_winograd_select(lite_cpu_features());
-    st->winograd_packed = op_allocate(ctx, lite_qs8_winograd_packed_size(&p), "the Winograd weight");
+    const int8_t* weight = static_cast<const int8_t*>(ctx->input(1)->data);
+    const size_t tile = lite_qs8_winograd_choose(lite_cpu_features(), &p, weight, st->in.zero_point);
+    st->winograd = lite_qs8_winograd_select(lite_cpu_features(), tile);
+    st->winograd_packed = op_allocate(ctx, lite_qs8_winograd_packed_size(&p, tile), "the Winograd weight");
     if (st->winograd_packed == nullptr) return Status::kOutOfMemory;
-    lite_qs8_winograd_pack(&p, static_cast<const int8_t*>(ctx->input(1)->data),
+    lite_qs8_winograd_pack(&p, tile, weight,
                            bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr, st->in.zero_point,
                            st->multiplier.data(), st->shift.data(), st->winograd_packed);
-    st->thread_scratch = (lite_qs8_winograd_scratch_size(&p) + 63) / 64 * 64;
+    st->thread_scratch = (lite_qs8_winograd_scratch_size(&p, tile) + 63) / 64 * 64;
     ctx->scratch_bytes_requested = static_cast<size_t>(ctx->num_threads) * st->thread_scratch;
   } else if (st->algorithm == ConvInt8Algorithm::kDepthwise) {
     st->depthwise = lite_qs8_dwconv_select(lite_cpu_features(), &p);
@@ -402,7 +403,8 @@ Status eval(OpContext* ctx) {
   if (st->algorithm == ConvInt8Algorithm::kWinograd) {
     const lite_qs8_gemm_params params{st->out.zero_point, st->act_min, st->act_max};
     uint8_t* scratch = static_cast<uint8_t*>(ctx->scratch);
-    const size_t groups = lite_qs8_winograd_groups(&p), per_task = 4;  // 32 tiles (128 pixels) per task
+    // 32 tiles (128 pixels with F(2,3), 512 with F(4,3)) per task
+    const size_t groups = lite_qs8_winograd_groups(&p, st->winograd->tile), per_task = 4;
     parallel_for(ctx->pool, (groups + per_task - 1) / per_task, [&](size_t t, int worker) {
       const size_t g0 = t * per_task, g1 = groups - g0 < per_task ? groups : g0 + per_task;
       lite_qs8_winograd_run(st->winograd, &p, st->winograd_packed, &params, x, y, g0, g1,
