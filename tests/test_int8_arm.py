@@ -212,8 +212,9 @@ def test_every_int8_op_family_on_arm_matches_simulation(cross_builds: Path, cpu:
 def winograd_net() -> onnx.ModelProto:
     """A 3-channel 3x3 stem, then three 3x3 stride-1 convs (32 -> 32 same, 32 -> 24 valid, 24 -> 19 same
     + Relu) on a 17x15 input, a residual Add, GAP and Gemm. The three convs have the shapes for which
-    lite_qs8_winograd_pays chooses the int8 Winograd F(2,3) on ARM without dotprod (checked by
-    kernels_neon/tests/test_qs8_winograd.c): odd sizes, partial tiles, channels not a multiple of 8."""
+    lite_qs8_winograd_choose picks the int8 Winograd F(4,3) on ARM without dotprod (its cost rule and
+    F(2,3) are checked by kernels_neon/tests/test_qs8_winograd.c): odd sizes, partial tiles and a
+    half-full last group of tiles, channels not a multiple of 8."""
     rng = np.random.default_rng(43)
     w = {
         "w0": rng.standard_normal((32, 3, 3, 3)).astype(np.float32) * 0.4,
@@ -245,7 +246,7 @@ def winograd_net() -> onnx.ModelProto:
 
 @pytest.mark.parametrize("cpu", list(EMULATED))
 def test_int8_3x3_convolutions_on_arm_match_simulation(cross_builds: Path, cpu: str, tmp_path: Path):
-    """The int8 3x3 stride-1 convs: Winograd F(2,3) on cortex-a53 / a72 / armv7, the direct GEMM with
+    """The int8 3x3 stride-1 convs: Winograd F(4,3) on cortex-a53 / a72 / armv7, the direct GEMM with
     dotprod / i8mm; every node equals the simulation."""
     data = _batches((1, 3, 17, 15), 4, seed=9)
     result = slim.compress(winograd_net(), None, data, slim.QuantConfig(progress=False))

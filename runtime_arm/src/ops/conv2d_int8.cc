@@ -157,8 +157,9 @@ size_t rows_gemm_channels(const lite_conv2d_params& p, const int32_t* bias) {
   return channels;
 }
 
+// winograd_tile: F(m,3)'s m where the answer is kWinograd.
 ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef* w, const TensorRef* bias,
-                                   int32_t input_zero_point) {
+                                   int32_t input_zero_point, size_t* winograd_tile) {
   if (!is_constant_or_absent(w) || !is_constant_or_absent(bias)) return ConvInt8Algorithm::kReference;
   const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
   if (p.groups != 1) {
@@ -166,8 +167,9 @@ ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef*
         lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features(), &p) != nullptr;
     return fast ? ConvInt8Algorithm::kDepthwise : ConvInt8Algorithm::kReference;
   }
-  if (lite_qs8_winograd_choose(lite_cpu_features(), &p, static_cast<const int8_t*>(w->data), input_zero_point) != 0)
-    return ConvInt8Algorithm::kWinograd;
+  *winograd_tile = lite_qs8_winograd_choose(lite_cpu_features(), &p, static_cast<const int8_t*>(w->data),
+                                            input_zero_point);
+  if (*winograd_tile != 0) return ConvInt8Algorithm::kWinograd;
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
   if (k == 0 || p.out_c == 0 || !lite_qs8_gemm_is_exact(p.out_c, k, bias_data)) return ConvInt8Algorithm::kReference;
   if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
@@ -226,10 +228,10 @@ Status prepare(OpContext* ctx) {
     s = activation_range_int8(ctx, o != nullptr ? o->activation() : nullptr, st->out, &st->act_min, &st->act_max);
   if (s != Status::kOk) return s;
   const lite_conv2d_params& p = st->params;
-  st->algorithm = choose_algorithm(p, ctx->input(1), bias, st->in.zero_point);
+  size_t tile = 0;
+  st->algorithm = choose_algorithm(p, ctx->input(1), bias, st->in.zero_point, &tile);
   if (st->algorithm == ConvInt8Algorithm::kWinograd) {
     const int8_t* weight = static_cast<const int8_t*>(ctx->input(1)->data);
-    const size_t tile = lite_qs8_winograd_choose(lite_cpu_features(), &p, weight, st->in.zero_point);
     st->winograd = lite_qs8_winograd_select(lite_cpu_features(), tile);
     st->winograd_packed = op_allocate(ctx, lite_qs8_winograd_packed_size(&p, tile), "the Winograd weight");
     if (st->winograd_packed == nullptr) return Status::kOutOfMemory;
