@@ -1,6 +1,7 @@
-/* int8 Winograd F(2,3) and F(4,3) (qs8_winograd.h), aarch64 NEON without dotprod: the products as smlal / smlal2
- * by lane, 8 tiles x 8 output channels in 16 int32 accumulators, 128 multiply-accumulates per 8
- * input channels and 6 multi-register loads (V 2 x 4 vectors, U 4 x 2). */
+/* int8 Winograd F(2,3) and F(4,3) (qs8_winograd.h), aarch64 NEON without dotprod: the products as smlal /
+ * smlal2 by lane, 8 tiles x 8 output channels in 16 int32 accumulators, 128 multiply-accumulates per 8
+ * input channels and 6 multi-register loads (V 2 x 4 vectors, U 4 x 2); 4 tiles in a layer's last group
+ * when it has at most 4. */
 #include "qs8_winograd_f23_neon_transforms.h"
 #include "qs8_winograd_f43_neon_transforms.h"
 
@@ -8,31 +9,28 @@
   acc_lo = vmlal_laneq_s16(acc_lo, wl, x, c); \
   acc_hi = vmlal_high_laneq_s16(acc_hi, wv, x, c)
 
-#define WG_STEP4(w, c)                    \
-  do {                                    \
-    const int16x8_t wv = (w);             \
+/* One U row (8 output channels, input channel c) against 4 tiles' V: 8 smlal. */
+#define WG_QUAD(v, c, t0, t1, t2, t3)       \
+  WG_TILE(t0##l, t0##h, (v).val[0], c);     \
+  WG_TILE(t1##l, t1##h, (v).val[1], c);     \
+  WG_TILE(t2##l, t2##h, (v).val[2], c);     \
+  WG_TILE(t3##l, t3##h, (v).val[3], c)
+
+#define WG_STEP4(w, c)                     \
+  do {                                     \
+    const int16x8_t wv = (w);              \
     const int16x4_t wl = vget_low_s16(wv); \
-    WG_TILE(a0l, a0h, x.val[0], c);       \
-    WG_TILE(a1l, a1h, x.val[1], c);       \
-    WG_TILE(a2l, a2h, x.val[2], c);       \
-    WG_TILE(a3l, a3h, x.val[3], c);       \
+    WG_QUAD(x, c, a0, a1, a2, a3);         \
   } while (0)
 
-#define WG_STEP(w, c)                                    \
-  do {                                                   \
-    const int16x8_t wv = (w);                            \
-    const int16x4_t wl = vget_low_s16(wv);               \
-    WG_TILE(a0l, a0h, x.val[0], c);                      \
-    WG_TILE(a1l, a1h, x.val[1], c);                      \
-    WG_TILE(a2l, a2h, x.val[2], c);                      \
-    WG_TILE(a3l, a3h, x.val[3], c);                      \
-    WG_TILE(a4l, a4h, y.val[0], c);                      \
-    WG_TILE(a5l, a5h, y.val[1], c);                      \
-    WG_TILE(a6l, a6h, y.val[2], c);                      \
-    WG_TILE(a7l, a7h, y.val[3], c);                      \
+#define WG_STEP(w, c)                      \
+  do {                                     \
+    const int16x8_t wv = (w);              \
+    const int16x4_t wl = vget_low_s16(wv); \
+    WG_QUAD(x, c, a0, a1, a2, a3);         \
+    WG_QUAD(y, c, a4, a5, a6, a7);         \
   } while (0)
 
-/* Groups with at most 4 live tiles (the last of a layer): tiles 0-3 only, half the work. */
 static void product4_aarch64(size_t points, size_t stride, size_t cb, const int16_t* v, const int16_t* u, int32_t* m) {
   for (size_t t = 0; t < points; ++t) {
     const int16_t* vb = v + t * stride * 64;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lite_kernels/qs8_winograd.h"
-#include "qs8_requantize_neon.h"
+#include "qs8_winograd_epilogue_neon.h"
 
 static void qs8_wg_input_neon(const int8_t* const* px, size_t in_c, size_t cb, int32_t input_zero_point,
                               int16_t* v) {
@@ -64,11 +64,7 @@ static inline void qs8_wg_output4(const int32_t* m, int32x4_t y[4]) {
 static void qs8_wg_output_neon(const int32_t* m, size_t parts, size_t nc, const int32_t* epilogue, size_t co_pad,
                                const lite_qs8_gemm_params* params, int8_t* const dst[8], const uint8_t shape[8],
                                size_t row_stride, size_t pixel_stride) {
-  const qs8_requant4_neon r0 = qs8_requant4_load(epilogue + co_pad, epilogue + 2 * co_pad);
-  const qs8_requant4_neon r1 = qs8_requant4_load(epilogue + co_pad + 4, epilogue + 2 * co_pad + 4);
-  const int32x4_t bias0 = vld1q_s32(epilogue), bias1 = vld1q_s32(epilogue + 4);
-  const int16x8_t zp = vdupq_n_s16((int16_t)params->output_zero_point);
-  const int8x8_t lo = vdup_n_s8((int8_t)params->act_min), hi = vdup_n_s8((int8_t)params->act_max);
+  const qs8_wg_epilogue_neon e = qs8_wg_epilogue_load(epilogue, co_pad, params);
   for (size_t tile = 0; tile < 8; ++tile) {
     if (dst[tile] == NULL) continue;
     int32x4_t y0[4], y1[4];
@@ -82,10 +78,7 @@ static void qs8_wg_output_neon(const int32_t* m, size_t parts, size_t nc, const 
     }
     for (size_t k = 0; k < 4; ++k) {
       if ((k & 1) >= (shape[tile] & 15) || (k >> 1) >= (shape[tile] >> 4)) continue; /* rows << 4 | columns */
-      const int32x4_t a0 = qs8_requant4_apply(vqaddq_s32(y0[k], bias0), &r0);
-      const int32x4_t a1 = qs8_requant4_apply(vqaddq_s32(y1[k], bias1), &r1);
-      qs8_store_partial8(dst[tile] + (k >> 1) * row_stride + (k & 1) * pixel_stride, qs8_narrow8(a0, a1, zp, lo, hi),
-                         nc);
+      qs8_wg_store8(&e, y0[k], y1[k], dst[tile] + (k >> 1) * row_stride + (k & 1) * pixel_stride, nc);
     }
   }
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lite_kernels/qs8_winograd.h"
-#include "qs8_requantize_neon.h"
+#include "qs8_winograd_epilogue_neon.h"
 
 /* B^T applied to six vectors d[0], d[s], ..., d[5 s]; results to r[0], r[s], ... */
 static inline void qs8_wg43_bt(const int16x8_t* d, size_t s, int16x8_t* r, size_t rs) {
@@ -89,11 +89,7 @@ static inline void qs8_wg43_part_sums4(const int32_t* m, int first, int32_t* sum
 static void qs8_wg43_output_neon(const int32_t* m, size_t parts, size_t nc, const int32_t* epilogue, size_t co_pad,
                                  const lite_qs8_gemm_params* params, int8_t* const dst[8], const uint8_t shape[8],
                                  size_t row_stride, size_t pixel_stride) {
-  const qs8_requant4_neon r0 = qs8_requant4_load(epilogue + co_pad, epilogue + 2 * co_pad);
-  const qs8_requant4_neon r1 = qs8_requant4_load(epilogue + co_pad + 4, epilogue + 2 * co_pad + 4);
-  const int32x4_t bias0 = vld1q_s32(epilogue), bias1 = vld1q_s32(epilogue + 4);
-  const int16x8_t zp = vdupq_n_s16((int16_t)params->output_zero_point);
-  const int8x8_t lo = vdup_n_s8((int8_t)params->act_min), hi = vdup_n_s8((int8_t)params->act_max);
+  const qs8_wg_epilogue_neon e = qs8_wg_epilogue_load(epilogue, co_pad, params);
   for (size_t tile = 0; tile < 8; ++tile) {
     if (dst[tile] == NULL) continue;
     int32_t sums[16 * 8]; /* the exact direct sums, [pixel][channel] */
@@ -103,9 +99,7 @@ static void qs8_wg43_output_neon(const int32_t* m, size_t parts, size_t nc, cons
     for (size_t r = 0; r < rows; ++r)
       for (size_t c = 0; c < cols; ++c) {
         const int32_t* y = sums + (4 * r + c) * 8;
-        const int32x4_t a0 = qs8_requant4_apply(vqaddq_s32(vld1q_s32(y), bias0), &r0);
-        const int32x4_t a1 = qs8_requant4_apply(vqaddq_s32(vld1q_s32(y + 4), bias1), &r1);
-        qs8_store_partial8(dst[tile] + r * row_stride + c * pixel_stride, qs8_narrow8(a0, a1, zp, lo, hi), nc);
+        qs8_wg_store8(&e, vld1q_s32(y), vld1q_s32(y + 4), dst[tile] + r * row_stride + c * pixel_stride, nc);
       }
   }
 }
