@@ -13,6 +13,8 @@ Five emulated CPUs cover the int8 kernel variants the dispatcher can pick:
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import shutil
@@ -255,6 +257,53 @@ def test_int8_3x3_convolutions_on_arm_match_simulation(cross_builds: Path, cpu: 
                                                                       {"x": data[0]}, tmp_path))
     assert {"same32", "valid24", "same19"} <= set(errors)
     assert_exact(errors)
+
+
+def wide_winograd_net() -> onnx.ModelProto:
+    """Three 3x3 stride-1 convs (48 -> 96 -> 96 -> 96, Relu between) on a 12x12 map: their int8 weights
+    (0.21 MB) outweigh the activations, and on ARM without dotprod each runs Winograd F(4,3), whose int16
+    transformed weights are 8x the taps (as ResNet-18's stages are)."""
+    rng = np.random.default_rng(47)
+    channels = ((48, 96), (96, 96), (96, 96))
+    w = {f"w{i}": rng.standard_normal((co, ci, 3, 3)).astype(np.float32) * 0.05
+         for i, (ci, co) in enumerate(channels)}
+    nodes, src = [], "x"
+    for i in range(3):
+        out = "y" if i == 2 else f"c{i}"
+        nodes.append(helper.make_node("Conv", [src, f"w{i}"], [out], pads=[1, 1, 1, 1], name=f"conv{i}"))
+        if i < 2:
+            nodes.append(helper.make_node("Relu", [out], [f"r{i}"], name=f"relu{i}"))
+            src = f"r{i}"
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 48, 12, 12])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 96, 12, 12])
+    inits = [numpy_helper.from_array(v, k) for k, v in w.items()]
+    graph = helper.make_graph(nodes, "wide_winograd", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def test_int8_winograd_weights_within_packed_weight_bound_on_arm(cross_builds: Path, tmp_path: Path):
+    """lite_interpreter_options.packed_weight_ratio bounds the int8 Winograd's transformed weights as it
+    bounds fp32's: on cortex-a72 (no dotprod) the copies are offers the interpreter grants while they fit
+    (the others run the direct GEMM). lite_bench's committed memory stays within each bound, grows with
+    it, and without a bound exceeds the tighter ones (the copies are kept)."""
+    data = _batches((1, 48, 12, 12), 3, seed=12)
+    model = tmp_path / "wide.lite"
+    slim.compress(wide_winograd_net(), model, data, slim.QuantConfig(progress=False))
+    build_dir, emulator = EMULATED["aarch64-a72"]
+    memory = {}
+    for ratio in (2.0, 6.0, math.inf):
+        bench = cross_builds / build_dir / "runtime_arm" / "tools" / "lite_bench"
+        command = [*emulator, str(bench), str(model), "--warmup", "0", "--runs", "1", "--json"]
+        if math.isfinite(ratio):
+            command += ["--packed-weight-ratio", str(ratio)]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        report = json.loads(proc.stdout)
+        memory[ratio], weights = report["memory_bytes"], report["weights_bytes"]
+        assert math.isinf(ratio) or memory[ratio] <= ratio * weights, (ratio, memory[ratio], weights)
+    assert memory[2.0] < memory[6.0] < memory[math.inf], memory
+    assert memory[math.inf] > 6.0 * weights, (memory, weights)
+    print({ratio: f"{m / weights:.2f}x" for ratio, m in memory.items()}, f"of {weights} weight bytes")
 
 
 def rows_in_place_net() -> onnx.ModelProto:

@@ -31,12 +31,14 @@ static double winograd_cost(const lite_conv2d_params* p, size_t m) {
 #endif
 
 size_t lite_qs8_winograd_choose(uint32_t features, const lite_conv2d_params* p, const int8_t* weight,
-                                int32_t input_zero_point) {
+                                int32_t input_zero_point, double* saving) {
+  if (saving != NULL) *saving = 0.0;
 #if defined(__aarch64__) || defined(__arm__)
   if (!LITE_CPU_HAS_NEON(features) || (features & (LITE_CPU_ARM_DOTPROD | LITE_CPU_ARM_I8MM))) return 0;
   if (!lite_qs8_winograd_applies(p)) return 0;
   const double pixels = (double)(p->batch * p->out_h * p->out_w);
-  double best = pixels * round_up(9 * p->in_c, 16) * round_up(p->out_c, 8) * (3.0 / 16.0);
+  const double direct = pixels * round_up(9 * p->in_c, 16) * round_up(p->out_c, 8) * (3.0 / 16.0);
+  double best = direct;
   size_t choice = 0;
   const size_t tiles[2] = {4, 2};
   for (size_t i = 0; i < 2; ++i) {
@@ -51,6 +53,7 @@ size_t lite_qs8_winograd_choose(uint32_t features, const lite_conv2d_params* p, 
       choice = tiles[i];
     }
   }
+  if (saving != NULL) *saving = direct - best;
   return choice;
 #else
   (void)features;

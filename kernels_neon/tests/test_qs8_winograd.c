@@ -159,7 +159,9 @@ static size_t choose(uint32_t features, const lite_conv2d_params* p, int8_t weig
   const size_t wn = 9 * p->in_c * p->out_c;
   int8_t* w = malloc(wn);
   memset(w, weight_value, wn);
-  const size_t tile = lite_qs8_winograd_choose(features, p, w, -128);
+  double saving = -1.0;
+  const size_t tile = lite_qs8_winograd_choose(features, p, w, -128, &saving);
+  KT_CHECK(tile != 0 ? saving > 0.0 : saving == 0.0);
   free(w);
   return tile;
 }

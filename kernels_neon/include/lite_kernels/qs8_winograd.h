@@ -88,9 +88,10 @@ size_t lite_qs8_winograd_parts(const lite_conv2d_params* p, const int8_t* weight
 
 /* The cost rule: the tile (2 or 4) of the exact F(m,3) that takes the fewest instructions, or 0 where
  * the packed direct GEMM the CPU `features` select takes fewer (always with dotprod / i8mm, and
- * everywhere but ARM NEON). */
+ * everywhere but ARM NEON). `saving` (may be NULL) gets the instructions per run the chosen tile saves
+ * against the direct GEMM (0 for none). */
 size_t lite_qs8_winograd_choose(uint32_t features, const lite_conv2d_params* p, const int8_t* weight,
-                                int32_t input_zero_point);
+                                int32_t input_zero_point, double* saving);
 
 /* The fastest kernel for `features` and `tile` (portable where there is no NEON). */
 const lite_qs8_winograd_kernel* lite_qs8_winograd_select(uint32_t features, size_t tile);

@@ -25,6 +25,7 @@
 #include "lite_kernels/qs8_gemm_packed_runs.h"
 #include "lite_kernels/qs8_winograd.h"
 #include "lite_kernels/s8_pad_channels.h"
+#include "memory_budget.h"
 #include "op_api.h"
 #include "op_util.h"
 #include "quant_params_int8.h"
@@ -157,9 +158,11 @@ size_t rows_gemm_channels(const lite_conv2d_params& p, const int32_t* bias) {
   return channels;
 }
 
-// winograd_tile: F(m,3)'s m where the answer is kWinograd.
+// winograd_tile / winograd_saving: F(m,3)'s m and the instructions it saves where the answer is kWinograd
+// (only considered when winograd_allowed).
 ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef* w, const TensorRef* bias,
-                                   int32_t input_zero_point, size_t* winograd_tile) {
+                                   int32_t input_zero_point, bool winograd_allowed, size_t* winograd_tile,
+                                   double* winograd_saving) {
   if (!is_constant_or_absent(w) || !is_constant_or_absent(bias)) return ConvInt8Algorithm::kReference;
   const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
   if (p.groups != 1) {
@@ -167,8 +170,10 @@ ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef*
         lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features(), &p) != nullptr;
     return fast ? ConvInt8Algorithm::kDepthwise : ConvInt8Algorithm::kReference;
   }
-  *winograd_tile = lite_qs8_winograd_choose(lite_cpu_features(), &p, static_cast<const int8_t*>(w->data),
-                                            input_zero_point);
+  *winograd_tile = winograd_allowed ? lite_qs8_winograd_choose(lite_cpu_features(), &p,
+                                                                static_cast<const int8_t*>(w->data),
+                                                                input_zero_point, winograd_saving)
+                                    : 0;
   if (*winograd_tile != 0) return ConvInt8Algorithm::kWinograd;
   const size_t k = p.kernel_h * p.kernel_w * p.in_c;
   if (k == 0 || p.out_c == 0 || !lite_qs8_gemm_is_exact(p.out_c, k, bias_data)) return ConvInt8Algorithm::kReference;
@@ -176,6 +181,19 @@ ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef*
       p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w)
     return ConvInt8Algorithm::kGemm1x1;
   return ConvInt8Algorithm::kIm2colGemm;
+}
+
+// Under a packed-weight bound (lite_runtime.h, packed_weight_ratio) the Winograd weights are an offer, as
+// fp32 Winograd's are (conv2d_winograd.h): until the interpreter grants it (the offers that save most
+// per byte, within the bound), the convolution runs the direct GEMM. The offer counts the transformed
+// weights and the Winograd scratch in full, not net of the GEMM's packed copy and scratch, so the
+// bound holds with margin.
+bool winograd_kept(OpContext* ctx, const lite_conv2d_params& p, size_t tile, double saving) {
+  if (ctx->memory == nullptr || !ctx->memory->transformed_bounded() || ctx->kept_granted) return true;
+  const size_t threads = static_cast<size_t>(ctx->num_threads > 0 ? ctx->num_threads : 1);
+  ctx->kept_offer_bytes = lite_qs8_winograd_packed_size(&p, tile) + threads * lite_qs8_winograd_scratch_size(&p, tile);
+  ctx->kept_offer_saving = saving;
+  return false;
 }
 
 Status geometry(OpContext* ctx, const lite_fb::Conv2DOptions* o, lite_conv2d_params* p) {
@@ -229,7 +247,10 @@ Status prepare(OpContext* ctx) {
   if (s != Status::kOk) return s;
   const lite_conv2d_params& p = st->params;
   size_t tile = 0;
-  st->algorithm = choose_algorithm(p, ctx->input(1), bias, st->in.zero_point, &tile);
+  double saving = 0.0;
+  st->algorithm = choose_algorithm(p, ctx->input(1), bias, st->in.zero_point, true, &tile, &saving);
+  if (st->algorithm == ConvInt8Algorithm::kWinograd && !winograd_kept(ctx, p, tile, saving))
+    st->algorithm = choose_algorithm(p, ctx->input(1), bias, st->in.zero_point, false, &tile, &saving);
   if (st->algorithm == ConvInt8Algorithm::kWinograd) {
     const int8_t* weight = static_cast<const int8_t*>(ctx->input(1)->data);
     st->winograd = lite_qs8_winograd_select(lite_cpu_features(), tile);
