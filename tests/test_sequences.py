@@ -16,7 +16,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from lite_converter import writer
-from lite_converter.convert import convert_onnx
+from lite_converter.convert import convert_onnx, lower
 from lite_converter.ir import Graph, Node, Tensor
 from lite_converter.writer import serialize
 from runtime_arm import Interpreter, LiteError, Status
@@ -178,6 +178,68 @@ def test_tensor_op_given_a_sequence_is_refused_at_load():
     graph.nodes = [Node("RELU", "relu", ["s"], ["y"])]
     with pytest.raises(LiteError, match="RELU.* reads 's', a SEQUENCE value; the op takes tensors") as error:
         Interpreter(model_content=serialize(graph))
+    assert error.value.code == Status.INVALID_MODEL
+
+
+@pytest.mark.parametrize(("opcode", "inputs", "output_kind"), [
+    ("OPTIONAL_GET_ELEMENT", ["x"], "sequence"),
+    ("OPTIONAL_HAS_ELEMENT", ["x"], "optional_tensor"),
+    ("SEQUENCE_AT", ["s", "p"], "sequence"),
+    ("SEQUENCE_LENGTH", ["s"], "optional_sequence"),
+])
+def test_op_writing_a_tensor_into_a_sequence_output_is_refused(opcode: str, inputs: list[str],
+                                                               output_kind: str):
+    """The converse of the kind checks above: an op that writes a plain tensor (OptionalGetElement of a
+    tensor passes it through) into an output the file declares a sequence or optional left a value that
+    no sequence reader could read (fuzz_c_api found it: tests/fuzz/regressions/c_api/
+    optional_get_element_tensor_into_sequence.lite). Refused when the op is prepared, naming the output."""
+    graph = Graph(source_format="onnx")
+    graph.tensors = {"x": Tensor("x", np.dtype(np.float32), [2]),
+                     "s": Tensor("s", np.dtype(np.float32), None, kind="sequence"),
+                     "p": Tensor("p", np.dtype(np.int64), []),
+                     "y": Tensor("y", np.dtype(np.float32), None, kind=output_kind)}
+    graph.inputs, graph.outputs = inputs, ["y"]
+    graph.nodes = [Node(opcode, "node", inputs, ["y"])]
+    feeds = {"x": np.ones(2, np.float32), "s": [np.ones(2, np.float32)], "p": np.array(0)}
+    message = f"{opcode} 'node': output 0 'y' is an? .*, the op writes a tensor"
+    with pytest.raises(LiteError, match=message) as error:
+        Interpreter(model_content=serialize(graph)).run({name: feeds[name] for name in inputs})
+    assert error.value.code == Status.INVALID_MODEL
+
+
+@pytest.mark.parametrize(("input_kind", "output_kind"), [("tensor", "sequence"), ("sequence", "tensor"),
+                                                        ("tensor", "optional_tensor")])
+def test_identity_between_a_tensor_and_a_sequence_is_refused_at_load(input_kind: str, output_kind: str):
+    """IDENTITY copies bytes: a tensor into a sequence slot (or back) is refused when the model loads."""
+    graph = Graph(source_format="onnx")
+    graph.tensors = {name: Tensor(name, np.dtype(np.float32), [2] if kind == "tensor" else None, kind=kind)
+                     for name, kind in (("x", input_kind), ("y", output_kind))}
+    graph.inputs, graph.outputs = ["x"], ["y"]
+    graph.nodes = [Node("IDENTITY", "copy", ["x"], ["y"])]
+    message = r"IDENTITY\) reads 'x', a .* value, and writes 'y', a .* value"
+    with pytest.raises(LiteError, match=message) as error:
+        Interpreter(model_content=serialize(graph))
+    assert error.value.code == Status.INVALID_MODEL
+
+
+@pytest.mark.parametrize("output_kind", ["sequence", "optional_tensor"])
+def test_if_whose_body_computes_a_tensor_into_a_sequence_output_is_refused(output_kind: str):
+    """Control flow copies a body's value into the op's output: a body tensor into an output the file
+    declares a sequence or optional is refused when the op runs (it left no readable value before)."""
+    then_branch = helper.make_graph([_node("Relu", ["x"], ["t"])], "then", [],
+                                    [helper.make_tensor_value_info("t", F32, [2])])
+    else_branch = helper.make_graph([_node("Neg", ["x"], ["e"])], "else", [],
+                                    [helper.make_tensor_value_info("e", F32, [2])])
+    model = _model([_node("If", ["c"], ["y"], then_branch=then_branch, else_branch=else_branch)],
+                   [helper.make_tensor_value_info("c", BOOL, []),
+                    helper.make_tensor_value_info("x", F32, [2])],
+                   [helper.make_tensor_value_info("y", F32, [2])])
+    graph = lower(model)
+    graph.tensors["y"].kind, graph.tensors["y"].shape = output_kind, None
+    interpreter = Interpreter(model_content=serialize(graph))
+    message = "output 0 'y' is a sequence or optional, the body computes a tensor"
+    with pytest.raises(LiteError, match=message) as error:
+        interpreter.run({"c": np.array(True), "x": np.ones(2, np.float32)})
     assert error.value.code == Status.INVALID_MODEL
 
 

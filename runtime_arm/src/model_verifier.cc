@@ -239,6 +239,16 @@ Status verify_graph(const lite_fb::Model& model, const lite_fb::Graph* graph, co
                             side == 0 ? "reads" : "writes", name_of(t), lite_fb::EnumNameValueKind(t->kind()));
       }
     }
+    // IDENTITY copies bytes: a tensor and a sequence / optional buffer must not meet there
+    if (op->opcode() == lite_fb::OpCode::IDENTITY && op->inputs() != nullptr && op->inputs()->size() > 0 &&
+        outputs != nullptr && outputs->size() > 0 && op->inputs()->Get(0) >= 0 && outputs->Get(0) >= 0) {
+      const lite_fb::Tensor* in = graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(op->inputs()->Get(0)));
+      const lite_fb::Tensor* out = graph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(outputs->Get(0)));
+      if ((in->kind() == lite_fb::ValueKind::TENSOR) != (out->kind() == lite_fb::ValueKind::TENSOR))
+        return error->set(Status::kInvalidModel, "%s reads '%s', a %s value, and writes '%s', a %s value", what,
+                          name_of(in), lite_fb::EnumNameValueKind(in->kind()), name_of(out),
+                          lite_fb::EnumNameValueKind(out->kind()));
+    }
 #endif
     lite_fb::OpOptions expected = expected_options(op->opcode());
     if (expected != lite_fb::OpOptions::NONE && op->options_type() != lite_fb::OpOptions::NONE &&

@@ -7,7 +7,10 @@
 // every LOOP and SCAN, whose output sizes follow the trip count) the op declares its outputs
 // dynamic: the interpreter prepares it and the ops after it at invoke (its "eager tail").
 // Memory a loop keeps across iterations (carried values, stacked scan outputs) is counted against
-// the interpreter's max_memory_bytes as it grows, so a hostile trip count fails cleanly.
+// the interpreter's max_memory_bytes as it grows, so a hostile trip count fails cleanly. A value
+// crosses only into a slot of its own representation (a tensor, or a sequence / optional buffer):
+// the file's kinds are checked where values cross, so a hostile file cannot leave a tensor's bytes
+// where a sequence reader looks.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -61,9 +64,13 @@ struct Value {
   DType dtype = DType::FLOAT32;
   Shape shape;
   const void* data = nullptr;
+  bool sequence = false;  // a sequence or optional buffer (sequence_value.h), not a tensor
 };
 
-Value value_of(const TensorRef& t) { return Value{t.dtype, t.shape, t.data}; }
+bool is_sequence(const TensorRef& t) { return t.kind != lite_fb::ValueKind::TENSOR; }
+const char* representation(bool sequence) { return sequence ? "a sequence or optional" : "a tensor"; }
+
+Value value_of(const TensorRef& t) { return Value{t.dtype, t.shape, t.data, is_sequence(t)}; }
 
 // Sets the shapes of the body's inputs (re-planning the body when they changed), then, with data,
 // copies the values in. Value inputs from `unchanged_from` on hold what the previous feed gave them
@@ -76,6 +83,9 @@ Status feed(OpContext* ctx, Interpreter* body, int subgraph, const std::vector<V
     if (in.dtype != v.dtype)
       return fail(ctx, Status::kInvalidModel, "subgraph %d input %zu '%s' is %s, the op passes %s", subgraph, i,
                   in.name, dtype_name(in.dtype), dtype_name(v.dtype));
+    if (is_sequence(in) != v.sequence)
+      return fail(ctx, Status::kInvalidModel, "subgraph %d input %zu '%s' is %s, the op passes %s", subgraph, i,
+                  in.name, representation(is_sequence(in)), representation(v.sequence));
     Shape shape = v.shape;
     // A scalar may be declared as [1] (or [1, 1]) by the body; an input of unknown rank takes the value's.
     const int declared_rank = body->declared_input_rank(static_cast<int>(i));
@@ -118,6 +128,9 @@ bool shapes_static(const Interpreter& body) { return body.planned_end() == body.
 // Gives output `o` the body value's dtype and shape, its memory (dynamic outputs), and copies it in.
 Status emit_output(OpContext* ctx, int o, const TensorRef& value, const void* data) {
   TensorRef* out = ctx->outputs[o];
+  if (is_sequence(*out) != is_sequence(value))
+    return fail(ctx, Status::kInvalidModel, "output %d '%s' is %s, the body computes %s", o, out->name,
+                representation(is_sequence(*out)), representation(is_sequence(value)));
   if (ctx->outputs_dynamic) {
     out->dtype = value.dtype;
     out->shape = value.shape;
@@ -198,7 +211,8 @@ struct Held {
   DType dtype = DType::FLOAT32;
   Shape shape;
   AlignedBuffer buffer;
-  size_t used = 0;  // bytes of valid data
+  size_t used = 0;        // bytes of valid data
+  bool sequence = false;  // Value::sequence
 
   Status reserve(OpContext* ctx, size_t bytes, const char* what) {
     if (bytes <= buffer.size()) return Status::kOk;
@@ -222,6 +236,7 @@ struct Held {
     if (s != Status::kOk) return s;
     dtype = t.dtype;
     shape = t.shape;
+    sequence = is_sequence(t);
     used = t.bytes();
     if (used > 0) std::memcpy(buffer.data(), t.data, used);
     return Status::kOk;
@@ -235,7 +250,7 @@ struct Held {
     used = total;
     return Status::kOk;
   }
-  Value value() const { return Value{dtype, shape, buffer.data()}; }
+  Value value() const { return Value{dtype, shape, buffer.data(), sequence}; }
 };
 
 // Outputs 0..count-1 of a LOOP / SCAN: the values its body carried to the end.
@@ -245,6 +260,7 @@ Status emit_held(OpContext* ctx, const std::vector<Held>& held, int count) {
     TensorRef value;
     value.dtype = h.dtype;
     value.shape = h.shape;
+    value.kind = h.sequence ? lite_fb::ValueKind::SEQUENCE : lite_fb::ValueKind::TENSOR;
     Status s = emit_output(ctx, i, value, h.buffer.data());
     if (s != Status::kOk) return s;
   }
@@ -260,6 +276,9 @@ bool same_shape(const Shape& a, const Shape& b) {
 
 // Appends one iteration's value of a scan output; every iteration's must have the first one's shape.
 Status append_scan(OpContext* ctx, Held& acc, int64_t iteration, const TensorRef& t, int k) {
+  if (is_sequence(t))
+    return fail(ctx, Status::kInvalidModel, "scan output %d '%s' is a sequence or optional; scan outputs stack tensors",
+                k, t.name);
   if (iteration == 0) {
     acc.dtype = t.dtype;
     acc.shape = t.shape;

@@ -142,6 +142,15 @@ Status sequence_prepare(OpContext* ctx) {
                          op != OpCode::OPTIONAL_GET_ELEMENT;
   if (value_out && ctx->outputs[0]->kind == ValueKind::TENSOR)
     return fail(ctx, Status::kInvalidModel, "output 0 '%s' must be a sequence or optional", ctx->outputs[0]->name);
+  // and the converse: ops that write a plain tensor (OPTIONAL_GET_ELEMENT of a tensor input passes it
+  // through) into an output the file declares a sequence or optional would leave a value no reader of
+  // that kind can read
+  const TensorRef* in0 = ctx->input(0);
+  const bool tensor_out = !value_out && (op != OpCode::OPTIONAL_GET_ELEMENT ||
+                                         (in0 != nullptr && in0->kind == ValueKind::TENSOR));
+  if (tensor_out && ctx->outputs[0]->kind != ValueKind::TENSOR)
+    return fail(ctx, Status::kInvalidModel, "output 0 '%s' is %s, the op writes a tensor", ctx->outputs[0]->name,
+                kind_name(ctx->outputs[0]->kind));
   if (op == OpCode::SEQUENCE_LENGTH || op == OpCode::OPTIONAL_HAS_ELEMENT) {
     ctx->outputs[0]->dtype = op == OpCode::SEQUENCE_LENGTH ? DType::INT64 : DType::BOOL;
     ctx->outputs[0]->shape = Shape();
