@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from lite_converter.app.peers import tflite_int8_maps
+from lite_converter.app.peers import tflite_attention_ops, tflite_int8_maps
 from lite_converter.app.peers.tflite_writer import TYPES, ExportUnsupported, TfliteWriter, emit_binary, scalar
 from lite_converter.reader import LiteModel, OperatorInfo
 
@@ -368,6 +368,10 @@ _WRITERS = {
     "HARD_SWISH": _unary,
     "HARD_SIGMOID": _hard_sigmoid,
     "REQUANTIZE": tflite_int8_maps.requantize,
+    "LAYER_NORM": tflite_attention_ops.layer_norm,
+    "MATMUL": tflite_attention_ops.matmul,
+    "SOFTMAX": tflite_attention_ops.softmax,
+    "SLICE": tflite_attention_ops.slice_,
 }
 
 
