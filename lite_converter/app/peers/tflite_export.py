@@ -7,9 +7,13 @@ object API of ``ai_edge_litert.schema_py_generated``, which the LiteRT wheel shi
 CNNs use; any other op raises :class:`ExportUnsupported` naming it. An int8 .lite is written as a
 full-integer .tflite in TFLite's int8 spec (per-channel symmetric weights, depthwise filters
 [1, KH, KW, C] quantized on axis 3, int32 bias, QUANTIZE / DEQUANTIZE at the fp32 borders) with our
-scales and zero points, so LiteRT's own int8 kernels run the same quantized model.
-LiteRT then runs the very graph our runtime runs (the same folding and fusion), which makes the
-comparison one of kernels and scheduling, not of graph optimizations. Shapes must be static
+scales and zero points, so LiteRT's own int8 kernels run the same quantized model. Our int8 tables
+(REQUANTIZE, HARD_SIGMOID, SIGMOID...) have no TFLite op: :mod:`.tflite_int8_maps` writes the int8
+builtins that compute the same maps; the float32 ops of a transformer block (LAYER_NORM, MATMUL,
+SOFTMAX, SLICE) are in :mod:`.tflite_attention_ops`; the tensor bookkeeping in :mod:`.tflite_writer`.
+LiteRT then runs the very graph our runtime runs (the same folding and fusion; where one table of
+ours stands for several ops, the ops TFLite's converter would write), which makes the comparison one
+of kernels and scheduling, not of graph optimizations. Shapes must be static
 (convert with fixed input shapes).
 """
 
