@@ -1,4 +1,5 @@
-"""Our int8 table ops (REQUANTIZE, HARD_SIGMOID, SIGMOID) written as TFLite builtins, run by LiteRT.
+"""An int8 .lite written as a .tflite and run by LiteRT: our table ops (REQUANTIZE, HARD_SIGMOID,
+SIGMOID) as TFLite builtins, a RESIZE to another quantization, the whole PP-OCRv4 det.
 
 The model is the one issue 14's LiteRT row needs: PP-OCRv4 det, every layer int8 (slim's ``int8``
 preset without the fp32 input prefix), at 1x3x160x160 so that it is CI-sized, calibrated on rendered
@@ -138,3 +139,24 @@ def test_an_affine_map_of_hard_swish_is_found_and_another_table_refused_by_name(
     tensors[table] = dataclasses.replace(tensors[table], data=shuffled)
     with pytest.raises(ExportUnsupported, match="REQUANTIZE .*no a \\* f\\(x\\) \\+ b"):
         export_tflite(dataclasses.replace(model, tensors=tensors))
+
+
+def test_an_int8_resize_to_another_quantization_requantizes(det_int8: tuple[Path, Path]) -> None:
+    """TFLite's int8 RESIZE_NEAREST_NEIGHBOR copies bytes whatever its output's quantization (checked:
+    without the QUANTIZE after it LiteRT writes the input bytes), so the exporter adds one."""
+    model = read_model(det_int8[0])
+    op = next(op for op in model.operators if op.opcode == "RESIZE")
+    qx = _per_tensor(model, op.inputs[0])
+    qy = (2 * qx[0], 0)
+    tensors = list(model.tensors)
+    tensors[op.outputs[0]] = dataclasses.replace(tensors[op.outputs[0]],
+                                                 quantization={"scale": [qy[0]], "zero_point": [qy[1]]})
+    alone = dataclasses.replace(model, tensors=tensors, operators=[op], inputs=[op.inputs[0]],
+                                outputs=[op.outputs[0]])
+    shape = model.tensors[op.inputs[0]].shape
+    x = np.resize(np.arange(-128, 128), int(np.prod(shape))).reshape(shape)
+    written = _litert(export_tflite(alone), x).astype(np.int64)
+    nearest = np.repeat(np.repeat(x, 2, axis=1), 2, axis=2)  # x2 nearest, asymmetric, floor
+    assert written.shape == nearest.shape, (written.shape, nearest.shape)
+    expected = np.clip(np.rint((nearest - qx[1]) * qx[0] / qy[0]) + qy[1], -128, 127)
+    assert int(np.abs(written - expected).max()) <= 1  # TFLite's QUANTIZE rounds ties its own way
