@@ -7,148 +7,27 @@ object API of ``ai_edge_litert.schema_py_generated``, which the LiteRT wheel shi
 CNNs use; any other op raises :class:`ExportUnsupported` naming it. An int8 .lite is written as a
 full-integer .tflite in TFLite's int8 spec (per-channel symmetric weights, depthwise filters
 [1, KH, KW, C] quantized on axis 3, int32 bias, QUANTIZE / DEQUANTIZE at the fp32 borders) with our
-scales and zero points, so LiteRT's own int8 kernels run the same quantized model.
-LiteRT then runs the very graph our runtime runs (the same folding and fusion), which makes the
-comparison one of kernels and scheduling, not of graph optimizations. Shapes must be static
+scales and zero points, so LiteRT's own int8 kernels run the same quantized model. Our int8 tables
+(REQUANTIZE, HARD_SIGMOID, SIGMOID...) have no TFLite op: :mod:`.tflite_int8_maps` writes the int8
+builtins that compute the same maps; the float32 ops of a transformer block (LAYER_NORM, MATMUL,
+SOFTMAX, SLICE) are in :mod:`.tflite_attention_ops`; the tensor bookkeeping in :mod:`.tflite_writer`.
+LiteRT then runs the very graph our runtime runs (the same folding and fusion; where one table of
+ours stands for several ops, the ops TFLite's converter would write), which makes the comparison one
+of kernels and scheduling, not of graph optimizations. Shapes must be static
 (convert with fixed input shapes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-import flatbuffers
 import numpy as np
 
+from lite_converter.app.peers import tflite_attention_ops, tflite_int8_maps
+from lite_converter.app.peers.tflite_writer import TYPES, ExportUnsupported, TfliteWriter, emit_binary, scalar
 from lite_converter.reader import LiteModel, OperatorInfo
 
-# .lite dtype -> (numpy dtype, TFLite TensorType name) of the tensors this exporter writes.
-_TYPES = {"FLOAT32": (np.float32, "FLOAT32"), "INT8": (np.int8, "INT8"), "INT32": (np.int32, "INT32")}
-
-
-class ExportUnsupported(Exception):
-    """The graph uses an op or a variant this exporter does not write."""
-
-
-def _schema() -> Any:  # noqa: ANN401 - generated module
-    # LiteRT is optional (the 'tflite' / 'bench' extras): imported only when a .tflite is written.
-    from ai_edge_litert import schema_py_generated
-
-    return schema_py_generated
-
-
-class _TfliteWriter:
-    def __init__(self, model: LiteModel) -> None:
-        self.s = _schema()
-        self.model = model
-        self.tensors: list[Any] = []
-        self.buffers: list[Any] = [self.s.BufferT()]  # buffer 0: the empty buffer of activations
-        self.codes: dict[int, int] = {}
-        self.operator_codes: list[Any] = []
-        self.operators: list[Any] = []
-        self.mapped: dict[int, int] = {}
-
-    # -- tensors ----------------------------------------------------------------------------------
-    def _add_tensor(self, shape: Sequence[int], tensor_type: int, name: str, data: np.ndarray | None,
-                    quantization: Any = None) -> int:  # noqa: ANN401 - generated option classes
-        buffer = 0
-        if data is not None:
-            entry = self.s.BufferT()
-            entry.data = np.frombuffer(np.ascontiguousarray(data).tobytes(), dtype=np.uint8)
-            self.buffers.append(entry)
-            buffer = len(self.buffers) - 1
-        tensor = self.s.TensorT()
-        tensor.shape = [int(d) for d in shape]
-        tensor.type = tensor_type
-        tensor.buffer = buffer
-        tensor.name = name
-        tensor.quantization = quantization
-        self.tensors.append(tensor)
-        return len(self.tensors) - 1
-
-    def quantization(self, quant: dict[str, Any] | None, axis: int | None = None) -> Any:  # noqa: ANN401
-        """TFLite quantization parameters from a .lite tensor's (``axis`` overrides the channel axis)."""
-        if not quant:
-            return None
-        params = self.s.QuantizationParametersT()
-        params.scale = [float(v) for v in quant["scale"]]
-        zero_point = quant.get("zero_point") or [0] * len(params.scale)
-        params.zeroPoint = [int(v) for v in zero_point]
-        stored_axis = quant.get("axis", -1)
-        params.quantizedDimension = axis if axis is not None else max(int(stored_axis), 0)
-        return params
-
-    def tensor(self, index: int) -> int:
-        """The TFLite tensor of .lite tensor ``index`` (float32, or int8 / int32 with quantization)."""
-        if index in self.mapped:
-            return self.mapped[index]
-        info = self.model.tensors[index]
-        if info.dtype not in _TYPES:
-            raise ExportUnsupported(f"tensor {info.name!r} of dtype {info.dtype}")
-        if info.shape is None or any(d < 0 for d in info.shape):
-            raise ExportUnsupported(f"tensor {info.name!r} has a dynamic shape: fix the input shapes")
-        dtype, type_name = _TYPES[info.dtype]
-        data = np.asarray(info.data, dtype=dtype) if info.data is not None else None
-        tensor_type = getattr(self.s.TensorType, type_name)
-        self.mapped[index] = self._add_tensor(info.shape, tensor_type, info.name, data,
-                                              self.quantization(info.quantization))
-        return self.mapped[index]
-
-    def is_int8(self, index: int) -> bool:
-        return self.model.tensors[index].dtype == "INT8"
-
-    def constant(self, array: np.ndarray, name: str, quantization: Any = None) -> int:  # noqa: ANN401
-        types = {np.dtype(np.float32): self.s.TensorType.FLOAT32, np.dtype(np.int32): self.s.TensorType.INT32,
-                 np.dtype(np.int8): self.s.TensorType.INT8}
-        return self._add_tensor(array.shape, types[array.dtype], name, array, quantization)
-
-    def activation(self, shape: Sequence[int], name: str, like: int | None = None) -> int:
-        """A new activation; with ``like`` (a .lite tensor index) of that tensor's type and quantization."""
-        if like is None or not self.is_int8(like):
-            return self._add_tensor(shape, self.s.TensorType.FLOAT32, name, None)
-        quant = self.quantization(self.model.tensors[like].quantization)
-        return self._add_tensor(shape, self.s.TensorType.INT8, name, None, quant)
-
-    def shape_of(self, index: int) -> list[int]:
-        shape = self.model.tensors[index].shape
-        assert shape is not None
-        return list(shape)
-
-    # -- operators --------------------------------------------------------------------------------
-    def emit(self, builtin: int, inputs: list[int], outputs: list[int], options_type: int = 0,
-             options: Any = None) -> None:  # noqa: ANN401 - generated option classes
-        if builtin not in self.codes:
-            code = self.s.OperatorCodeT()
-            code.builtinCode = builtin
-            code.deprecatedBuiltinCode = min(builtin, 127)
-            code.version = 1
-            self.operator_codes.append(code)
-            self.codes[builtin] = len(self.operator_codes) - 1
-        op = self.s.OperatorT()
-        op.opcodeIndex = self.codes[builtin]
-        op.inputs = inputs
-        op.outputs = outputs
-        op.builtinOptionsType = options_type
-        op.builtinOptions = options
-        self.operators.append(op)
-
-    def finish(self) -> bytes:
-        graph = self.s.SubGraphT()
-        graph.inputs = [self.tensor(i) for i in self.model.inputs]
-        graph.outputs = [self.tensor(i) for i in self.model.outputs]
-        graph.tensors = self.tensors
-        graph.operators = self.operators
-        graph.name = "main"
-        model = self.s.ModelT()
-        model.version = 3
-        model.description = "written by lite_converter.app.peers.tflite_export"
-        model.operatorCodes = self.operator_codes
-        model.subgraphs = [graph]
-        model.buffers = self.buffers
-        builder = flatbuffers.Builder(1 << 20)
-        builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-        return bytes(builder.Output())
+__all__ = ["ExportUnsupported", "export_tflite"]
 
 
 def _fused(op: OperatorInfo, s: Any) -> int:  # noqa: ANN401
@@ -164,11 +43,7 @@ def _fused(op: OperatorInfo, s: Any) -> int:  # noqa: ANN401
     raise ExportUnsupported(f"{op.opcode} {op.name!r} with fused activation {kind}")
 
 
-def _scalar(w: _TfliteWriter, value: float, name: str) -> int:
-    return w.constant(np.array([value], np.float32), name)
-
-
-def _activation_tail(w: _TfliteWriter, op: OperatorInfo) -> tuple[int, int, Any]:
+def _activation_tail(w: TfliteWriter, op: OperatorInfo) -> tuple[int, int, Any]:
     """(fused activation code, tensor the op writes, finish()): activations TFLite cannot fuse
     (sigmoid, hard-swish, hard-sigmoid) become their own ops after it, reading an intermediate."""
     s = w.s
@@ -176,6 +51,8 @@ def _activation_tail(w: _TfliteWriter, op: OperatorInfo) -> tuple[int, int, Any]
     out = w.tensor(op.outputs[0])
     if activation.get("kind") not in ("SIGMOID", "HARD_SWISH", "HARD_SIGMOID"):
         return _fused(op, s), out, lambda: None
+    if w.is_int8(op.outputs[0]):  # our int8 pass splits these off (the pre-activation needs a range)
+        raise ExportUnsupported(f"int8 {op.opcode} {op.name!r} with fused {activation['kind']}")
     shape = w.shape_of(op.outputs[0])
     raw = w.activation(shape, f"{op.name}_linear")
 
@@ -185,16 +62,23 @@ def _activation_tail(w: _TfliteWriter, op: OperatorInfo) -> tuple[int, int, Any]
             w.emit(s.BuiltinOperator.LOGISTIC, [raw], [out])
         elif kind == "HARD_SWISH":
             w.emit(s.BuiltinOperator.HARD_SWISH, [raw], [out])
-        else:  # max(0, min(1, a*x + b)) = relu6(6a*x + 6b) / 6
+        else:
             alpha, beta = float(activation["alpha"]), float(activation["beta"])
-            scaled = w.activation(shape, f"{op.name}_hs_scaled")
-            shifted = w.activation(shape, f"{op.name}_hs_relu6")
-            none, relu6 = s.ActivationFunctionType.NONE, s.ActivationFunctionType.RELU6
-            _emit_binary(w, "MUL", [raw, _scalar(w, 6 * alpha, f"{op.name}_6a")], scaled, none)
-            _emit_binary(w, "ADD", [scaled, _scalar(w, 6 * beta, f"{op.name}_6b")], shifted, relu6)
-            _emit_binary(w, "MUL", [shifted, _scalar(w, 1 / 6, f"{op.name}_sixth")], out, none)
+            _float_hard_sigmoid(w, op.name, raw, out, shape, alpha, beta)
 
     return s.ActivationFunctionType.NONE, raw, finish
+
+
+def _float_hard_sigmoid(w: TfliteWriter, name: str, x: int, out: int, shape: list[int], alpha: float,
+                        beta: float) -> None:
+    """max(0, min(1, a*x + b)) = relu6(6a*x + 6b) / 6 in float32."""
+    s = w.s
+    scaled = w.activation(shape, f"{name}_hs_scaled")
+    shifted = w.activation(shape, f"{name}_hs_relu6")
+    none, relu6 = s.ActivationFunctionType.NONE, s.ActivationFunctionType.RELU6
+    emit_binary(w, "MUL", [x, scalar(w, 6 * alpha, f"{name}_6a")], scaled, none)
+    emit_binary(w, "ADD", [scaled, scalar(w, 6 * beta, f"{name}_6b")], shifted, relu6)
+    emit_binary(w, "MUL", [shifted, scalar(w, 1 / 6, f"{name}_sixth")], out, none)
 
 
 def _same_pads(size: int, out: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
@@ -202,7 +86,7 @@ def _same_pads(size: int, out: int, kernel: int, stride: int, dilation: int) -> 
     return total // 2, total - total // 2
 
 
-def _padding(w: _TfliteWriter, op: OperatorInfo, x: int, kernel: tuple[int, int],
+def _padding(w: TfliteWriter, op: OperatorInfo, x: int, kernel: tuple[int, int],
              pad_value: float) -> tuple[int, int]:
     """(TFLite padding, input tensor): SAME or VALID when they match the op's explicit pads, else an
     explicit PAD (PADV2 with ``pad_value``) in front and VALID."""
@@ -237,12 +121,12 @@ def _padding(w: _TfliteWriter, op: OperatorInfo, x: int, kernel: tuple[int, int]
     return w.s.Padding.VALID, padded
 
 
-def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _conv(w: TfliteWriter, op: OperatorInfo) -> None:
     s, o = w.s, op.options
     if len(op.inputs) > 3 and op.inputs[3] >= 0:
         raise ExportUnsupported(f"CONV_2D {op.name!r} with a fused PReLU")
     weight_info = w.model.tensors[op.inputs[1]]
-    weights = np.asarray(weight_info.data, _TYPES.get(weight_info.dtype, (np.float32, ""))[0])
+    weights = np.asarray(weight_info.data, TYPES.get(weight_info.dtype, (np.float32, ""))[0])
     if weights is None or weights.ndim != 4:
         raise ExportUnsupported(f"CONV_2D {op.name!r} with non-constant weights")
     co, kh, kw, ci_per_group = weights.shape
@@ -272,7 +156,7 @@ def _conv(w: _TfliteWriter, op: OperatorInfo) -> None:
     finish()
 
 
-def _bias_quantization(w: _TfliteWriter, op: OperatorInfo, channels: int) -> Any:  # noqa: ANN401
+def _bias_quantization(w: TfliteWriter, op: OperatorInfo, channels: int) -> Any:  # noqa: ANN401
     """An int8 op's int32 bias scales, s_in * s_w[c] (our int8 pass stores none: no kernel reads them)."""
     s_in = float(w.model.tensors[op.inputs[0]].quantization["scale"][0])
     s_w = np.asarray(w.model.tensors[op.inputs[1]].quantization["scale"], np.float64)
@@ -280,7 +164,7 @@ def _bias_quantization(w: _TfliteWriter, op: OperatorInfo, channels: int) -> Any
     return w.quantization({"scale": list(scales), "zero_point": [0] * channels, "axis": 0})
 
 
-def _bias(w: _TfliteWriter, op: OperatorInfo) -> int:
+def _bias(w: TfliteWriter, op: OperatorInfo) -> int:
     """The op's bias tensor; an int8 op's bias gets the scales TFLite requires when the file has none."""
     info = w.model.tensors[op.inputs[2]]
     if not w.is_int8(op.inputs[0]) or info.quantization or info.data is None:
@@ -289,19 +173,19 @@ def _bias(w: _TfliteWriter, op: OperatorInfo) -> int:
     return w.constant(data, info.name, _bias_quantization(w, op, data.size))
 
 
-def _zero_bias(w: _TfliteWriter, op: OperatorInfo, channels: int) -> int:
+def _zero_bias(w: TfliteWriter, op: OperatorInfo, channels: int) -> int:
     """TFLite wants a bias: float zeros, or for int8 int32 zeros with scale s_in * s_w[c]."""
     if not w.is_int8(op.inputs[0]):
         return w.constant(np.zeros(channels, np.float32), f"{op.name}_bias")
     return w.constant(np.zeros(channels, np.int32), f"{op.name}_bias", _bias_quantization(w, op, channels))
 
 
-def _quantize(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _quantize(w: TfliteWriter, op: OperatorInfo) -> None:
     builtin = w.s.BuiltinOperator.QUANTIZE if op.opcode == "QUANTIZE" else w.s.BuiltinOperator.DEQUANTIZE
     w.emit(builtin, [w.tensor(op.inputs[0])], [w.tensor(op.outputs[0])])
 
 
-def _pool(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _pool(w: TfliteWriter, op: OperatorInfo) -> None:
     s, o = w.s, op.options
     is_max = op.opcode == "MAX_POOL_2D"
     if o.get("ceil_mode") or o.get("dilation_h", 1) != 1 or o.get("dilation_w", 1) != 1:
@@ -319,25 +203,15 @@ def _pool(w: _TfliteWriter, op: OperatorInfo) -> None:
     w.emit(builtin, [x], [w.tensor(op.outputs[0])], s.BuiltinOptions.Pool2DOptions, options)
 
 
-def _emit_binary(w: _TfliteWriter, opcode: str, inputs: list[int], output: int, fused: int) -> None:
-    s = w.s
-    builtin, options_type, options = {
-        "ADD": (s.BuiltinOperator.ADD, s.BuiltinOptions.AddOptions, s.AddOptionsT()),
-        "SUB": (s.BuiltinOperator.SUB, s.BuiltinOptions.SubOptions, s.SubOptionsT()),
-        "MUL": (s.BuiltinOperator.MUL, s.BuiltinOptions.MulOptions, s.MulOptionsT()),
-        "DIV": (s.BuiltinOperator.DIV, s.BuiltinOptions.DivOptions, s.DivOptionsT()),
-    }[opcode]
-    options.fusedActivationFunction = fused
-    w.emit(builtin, inputs, [output], options_type, options)
 
 
-def _binary(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _binary(w: TfliteWriter, op: OperatorInfo) -> None:
     fused, target, finish = _activation_tail(w, op)
-    _emit_binary(w, op.opcode, [w.tensor(i) for i in op.inputs], target, fused)
+    emit_binary(w, op.opcode, [w.tensor(i) for i in op.inputs], target, fused)
     finish()
 
 
-def _concat(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _concat(w: TfliteWriter, op: OperatorInfo) -> None:
     s = w.s
     options = s.ConcatenationOptionsT()
     options.axis = int(op.options.get("axis", 0))
@@ -346,7 +220,7 @@ def _concat(w: _TfliteWriter, op: OperatorInfo) -> None:
            s.BuiltinOptions.ConcatenationOptions, options)
 
 
-def _resize(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _resize(w: TfliteWriter, op: OperatorInfo) -> None:
     """ONNX Resize on H, W: nearest (asymmetric, floor) and linear (half-pixel, asymmetric, align-corners)
     are TFLite's RESIZE_NEAREST_NEIGHBOR / RESIZE_BILINEAR with the matching flags."""
     s, o = w.s, op.options
@@ -364,27 +238,38 @@ def _resize(w: _TfliteWriter, op: OperatorInfo) -> None:
         builtin, options_type = s.BuiltinOperator.RESIZE_BILINEAR, s.BuiltinOptions.ResizeBilinearOptions
     else:
         raise ExportUnsupported(f"RESIZE {op.name!r} mode {mode} / {coordinates}")
-    w.emit(builtin, [w.tensor(op.inputs[0]), size], [w.tensor(op.outputs[0])], options_type, options)
+    out = w.tensor(op.outputs[0])
+    requantized = w.is_int8(op.inputs[0]) and \
+        w.model.tensors[op.inputs[0]].quantization != w.model.tensors[op.outputs[0]].quantization
+    target = w.activation(w.shape_of(op.outputs[0]), f"{op.name}_resized", like=op.inputs[0]) \
+        if requantized else out
+    w.emit(builtin, [w.tensor(op.inputs[0]), size], [target], options_type, options)
+    if requantized:  # TFLite's int8 resize keeps the input's quantization
+        w.emit(s.BuiltinOperator.QUANTIZE, [target], [out])
 
 
-def _conv_transpose(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _conv_transpose(w: TfliteWriter, op: OperatorInfo) -> None:
     s, o = w.s, op.options
     pads = [o.get(k, 0) for k in ("pad_top", "pad_left", "pad_bottom", "pad_right", "output_padding_h",
                                   "output_padding_w")]
     if any(pads) or o.get("group", 1) != 1 or o.get("dilation_h", 1) != 1 or o.get("dilation_w", 1) != 1:
         raise ExportUnsupported(f"CONV_TRANSPOSE_2D {op.name!r} with pads, groups or dilation")
-    weights = np.asarray(w.model.tensors[op.inputs[1]].data, np.float32)  # [Ci, KH, KW, Co]
-    filters = w.constant(np.ascontiguousarray(weights.transpose(3, 1, 2, 0)), f"{op.name}_ohwi")
+    weight_info = w.model.tensors[op.inputs[1]]
+    int8 = w.is_int8(op.inputs[0])
+    weights = np.asarray(weight_info.data, np.int8 if int8 else np.float32)  # [Ci, KH, KW, Co]
+    # TFLite's filter is OHWI; int8: per output channel, i.e. on axis 0 (ours: axis 3)
+    filters = w.constant(np.ascontiguousarray(weights.transpose(3, 1, 2, 0)), f"{op.name}_ohwi",
+                         w.quantization(weight_info.quantization, axis=0) if int8 else None)
     output_shape = w.constant(np.array(w.shape_of(op.outputs[0]), np.int32), f"{op.name}_output_shape")
     inputs = [output_shape, filters, w.tensor(op.inputs[0])]
     if len(op.inputs) > 2 and op.inputs[2] >= 0:
-        inputs.append(w.tensor(op.inputs[2]))
+        inputs.append(_bias(w, op))
     options = s.TransposeConvOptionsT()
     options.padding = s.Padding.VALID
     options.strideH, options.strideW = o.get("stride_h", 1), o.get("stride_w", 1)
     fused, target, finish = _activation_tail(w, op)
     if fused != s.ActivationFunctionType.NONE:  # TRANSPOSE_CONV fuses activations only in newer versions
-        raw = w.activation(w.shape_of(op.outputs[0]), f"{op.name}_linear")
+        raw = w.activation(w.shape_of(op.outputs[0]), f"{op.name}_linear", like=op.outputs[0])
         w.emit(s.BuiltinOperator.TRANSPOSE_CONV, inputs, [raw], s.BuiltinOptions.TransposeConvOptions,
                options)
         relu = fused == s.ActivationFunctionType.RELU
@@ -395,7 +280,7 @@ def _conv_transpose(w: _TfliteWriter, op: OperatorInfo) -> None:
     finish()
 
 
-def _reshape(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _reshape(w: TfliteWriter, op: OperatorInfo) -> None:
     s = w.s
     target = w.shape_of(op.outputs[0])
     options = s.ReshapeOptionsT()
@@ -405,7 +290,7 @@ def _reshape(w: _TfliteWriter, op: OperatorInfo) -> None:
            s.BuiltinOptions.ReshapeOptions, options)
 
 
-def _transpose(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _transpose(w: TfliteWriter, op: OperatorInfo) -> None:
     s = w.s
     perm = op.options.get("perm") or list(range(len(w.shape_of(op.inputs[0])) - 1, -1, -1))
     w.emit(s.BuiltinOperator.TRANSPOSE, [w.tensor(op.inputs[0]), w.constant(np.array(perm, np.int32),
@@ -413,7 +298,7 @@ def _transpose(w: _TfliteWriter, op: OperatorInfo) -> None:
            s.TransposeOptionsT())
 
 
-def _global_average(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _global_average(w: TfliteWriter, op: OperatorInfo) -> None:
     s = w.s
     options = s.ReducerOptionsT()
     options.keepDims = True
@@ -422,7 +307,7 @@ def _global_average(w: _TfliteWriter, op: OperatorInfo) -> None:
            s.BuiltinOptions.ReducerOptions, options)
 
 
-def _fully_connected(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _fully_connected(w: TfliteWriter, op: OperatorInfo) -> None:
     s = w.s
     options = s.FullyConnectedOptionsT()
     options.fusedActivationFunction = _fused(op, s)
@@ -434,9 +319,12 @@ def _fully_connected(w: _TfliteWriter, op: OperatorInfo) -> None:
            s.BuiltinOptions.FullyConnectedOptions, options)
 
 
-def _unary(w: _TfliteWriter, op: OperatorInfo) -> None:
+def _unary(w: TfliteWriter, op: OperatorInfo) -> None:
     s = w.s
     code = op.opcode
+    if w.is_int8(op.inputs[0]) and code in ("SIGMOID", "TANH", "HARD_SWISH"):
+        tflite_int8_maps.activation(w, op)  # tables in ours; TFLite fixes some output scales
+        return
     if code == "CLIP":
         o = op.options
         if (o.get("alpha"), o.get("beta")) != (0.0, 6.0):
@@ -444,6 +332,16 @@ def _unary(w: _TfliteWriter, op: OperatorInfo) -> None:
         code = "RELU6"
     builtin = getattr(s.BuiltinOperator, {"SIGMOID": "LOGISTIC"}.get(code, code))
     w.emit(builtin, [w.tensor(op.inputs[0])], [w.tensor(op.outputs[0])])
+
+
+def _hard_sigmoid(w: TfliteWriter, op: OperatorInfo) -> None:
+    if w.is_int8(op.inputs[0]):
+        tflite_int8_maps.hard_sigmoid(w, op)
+        return
+    o = op.options
+    x, out = w.tensor(op.inputs[0]), w.tensor(op.outputs[0])
+    _float_hard_sigmoid(w, op.name, x, out, w.shape_of(op.outputs[0]), float(o.get("alpha", 0.2)),
+                        float(o.get("beta", 0.5)))
 
 
 _WRITERS = {
@@ -472,6 +370,12 @@ _WRITERS = {
     "SIGMOID": _unary,
     "TANH": _unary,
     "HARD_SWISH": _unary,
+    "HARD_SIGMOID": _hard_sigmoid,
+    "REQUANTIZE": tflite_int8_maps.requantize,
+    "LAYER_NORM": tflite_attention_ops.layer_norm,
+    "MATMUL": tflite_attention_ops.matmul,
+    "SOFTMAX": tflite_attention_ops.softmax,
+    "SLICE": tflite_attention_ops.slice_,
 }
 
 
@@ -480,7 +384,7 @@ def export_tflite(model: LiteModel) -> bytes:
     unsupported = sorted({op.opcode for op in model.operators if op.opcode not in _WRITERS})
     if unsupported:
         raise ExportUnsupported(f"op(s) {', '.join(unsupported)}")
-    writer = _TfliteWriter(model)
+    writer = TfliteWriter(model)
     for op in model.operators:
         _WRITERS[op.opcode](writer, op)
     return writer.finish()
