@@ -306,6 +306,29 @@ def test_int8_winograd_weights_within_packed_weight_bound_on_arm(cross_builds: P
     print({ratio: f"{m / weights:.2f}x" for ratio, m in memory.items()}, f"of {weights} weight bytes")
 
 
+@pytest.mark.parametrize("cpu", ["aarch64-a72", "armv7-a7"])
+def test_int8_winograd_split_across_threads_is_bit_identical_on_arm(cross_builds: Path, cpu: str,
+                                                                    tmp_path: Path):
+    """With threads the int8 Winograd splits its work over tile groups and, where there are few groups
+    (wide_winograd_net's 12x12 maps are 2 groups of F(4,3) tiles), over output-channel blocks too:
+    run_model's output bytes at 3 threads equal those at 1 thread."""
+    data = _batches((1, 48, 12, 12), 3, seed=12)
+    model = tmp_path / "wide.lite"
+    slim.compress(wide_winograd_net(), model, data, slim.QuantConfig(progress=False))
+    build_dir, emulator = EMULATED[cpu]
+    input_path = tmp_path / "x.in"
+    input_path.write_bytes(np.ascontiguousarray(data[0]).tobytes())
+    outputs = []
+    for threads in (1, 3):
+        output_path = tmp_path / f"y{threads}.out"
+        command = [*emulator, str(cross_builds / build_dir / "runtime_arm" / "run_model"), str(model),
+                   "--input", str(input_path), "--output", str(output_path), "--threads", str(threads)]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        outputs.append(output_path.read_bytes())
+    assert len(outputs[0]) == 96 * 12 * 12 * 4 and outputs[0] == outputs[1]
+
+
 def rows_in_place_net() -> onnx.ModelProto:
     """Two 3x3 convs on a 16-channel 5x70 input (68 interior pixels per output row, kernel rows of 48
     bytes): on ARM with dotprod (no i8mm) they read their kernel rows in place (the runs kernel of

@@ -94,6 +94,8 @@ size_t lite_qs8_winograd_groups(const lite_conv2d_params* p, size_t tile) {
   return (p->batch * tiles_h(p, tile) * tiles_w(p, tile) + WG_G - 1) / WG_G;
 }
 
+size_t lite_qs8_winograd_blocks(const lite_conv2d_params* p) { return round8(p->out_c) / WG_G; }
+
 static size_t v_bytes(const lite_conv2d_params* p, size_t tile) {
   return points(tile) * round8(p->in_c) * WG_G * sizeof(int16_t);
 }
@@ -105,7 +107,7 @@ size_t lite_qs8_winograd_scratch_size(const lite_conv2d_params* p, size_t tile) 
 
 void lite_qs8_winograd_run(const lite_qs8_winograd_kernel* kernel, const lite_conv2d_params* p, const void* packed,
                            const lite_qs8_gemm_params* params, const int8_t* x, int8_t* y, size_t group_begin,
-                           size_t group_end, void* scratch) {
+                           size_t group_end, size_t block_begin, size_t block_end, void* scratch) {
   const size_t m = kernel->tile, n = m + 2, np = n * n;
   const size_t ci_pad = round8(p->in_c), co_pad = round8(p->out_c), cb = ci_pad / WG_G;
   const size_t th = tiles_h(p, m), tw = tiles_w(p, m), tiles = p->batch * th * tw;
@@ -149,7 +151,7 @@ void lite_qs8_winograd_run(const lite_qs8_winograd_kernel* kernel, const lite_co
       dst[s] = y + ((image * p->out_h + oy) * p->out_w + ox) * p->out_c;
       shape[s] = (uint8_t)(min_size(m, p->out_h - oy) << 4 | min_size(m, p->out_w - ox));
     }
-    for (size_t b = 0; b < co_pad / WG_G; ++b) {
+    for (size_t b = block_begin; b < block_end && b < co_pad / WG_G; ++b) {
       for (size_t k = 0; k < parts; ++k) {
         const size_t first = part_begin(k, parts, cb), blocks = part_begin(k + 1, parts, cb) - first;
         kernel->product(np, live, cb, blocks, v + first * 64, u + b * block + first * 64, mm + k * np * 64);

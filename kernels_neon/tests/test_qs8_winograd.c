@@ -71,11 +71,15 @@ static int wg_case(const lite_qs8_winograd_kernel* kernel, kt_rng* rng, const li
   if (ok) {
     lite_qs8_winograd_pack(p, tile, w, bias, zp_in, mult, shift, packed);
     const lite_qs8_gemm_params params = {zp_out, act_min, act_max};
-    const size_t groups = lite_qs8_winograd_groups(p, tile);
+    const size_t groups = lite_qs8_winograd_groups(p, tile), blocks = lite_qs8_winograd_blocks(p);
     memset(out, 0x5a, out_n);
-    for (size_t g0 = 0; g0 < groups;) { /* uneven splits, as threads take them */
+    for (size_t g0 = 0; g0 < groups;) { /* uneven splits of groups and blocks, as threads take them */
       const size_t step = (size_t)kt_rand_int(rng, 1, 3), g1 = g0 + step < groups ? g0 + step : groups;
-      lite_qs8_winograd_run(kernel, p, packed, &params, x, out, g0, g1, scratch);
+      for (size_t b0 = 0; b0 < blocks;) {
+        const size_t bstep = (size_t)kt_rand_int(rng, 1, 3), b1 = b0 + bstep < blocks ? b0 + bstep : blocks;
+        lite_qs8_winograd_run(kernel, p, packed, &params, x, out, g0, g1, b0, b1, scratch);
+        b0 = b1;
+      }
       g0 = g1;
     }
     ok = memcmp(out, ref, out_n) == 0;

@@ -102,16 +102,19 @@ size_t lite_qs8_winograd_packed_size(const lite_conv2d_params* p, size_t tile);
 void lite_qs8_winograd_pack(const lite_conv2d_params* p, size_t tile, const int8_t* weight, const int32_t* bias,
                             int32_t input_zero_point, const int32_t* multiplier, const int32_t* shift, void* packed);
 
-/* Groups of 8 tiles in the whole batch; the unit of work (any split of [0, groups) across threads). */
+/* Groups of 8 tiles in the whole batch and blocks of 8 output channels: the units of work (any split of
+ * [0, groups) x [0, blocks) across threads gives the same bytes). */
 size_t lite_qs8_winograd_groups(const lite_conv2d_params* p, size_t tile);
+size_t lite_qs8_winograd_blocks(const lite_conv2d_params* p);
 /* Bytes of scratch one call of lite_qs8_winograd_run needs (16-byte aligned). */
 size_t lite_qs8_winograd_scratch_size(const lite_conv2d_params* p, size_t tile);
 
-/* Groups [group_begin, group_end) of the convolution of x into y (NHWC int8); `packed` was packed
- * for kernel->tile. */
+/* Groups [group_begin, group_end) x output-channel blocks [block_begin, block_end) of the convolution of
+ * x into y (NHWC int8); `packed` was packed for kernel->tile. Each call transforms its groups' input
+ * again: a split over blocks repeats the input transform, not the products. */
 void lite_qs8_winograd_run(const lite_qs8_winograd_kernel* kernel, const lite_conv2d_params* p, const void* packed,
                            const lite_qs8_gemm_params* params, const int8_t* x, int8_t* y, size_t group_begin,
-                           size_t group_end, void* scratch);
+                           size_t group_end, size_t block_begin, size_t block_end, void* scratch);
 
 #ifdef __cplusplus
 }

@@ -426,11 +426,24 @@ Status eval(OpContext* ctx) {
   if (st->algorithm == ConvInt8Algorithm::kWinograd) {
     const lite_qs8_gemm_params params{st->out.zero_point, st->act_min, st->act_max};
     uint8_t* scratch = static_cast<uint8_t*>(ctx->scratch);
-    // 32 tiles (128 pixels with F(2,3), 512 with F(4,3)) per task
-    const size_t groups = lite_qs8_winograd_groups(&p, st->winograd->tile), per_task = 4;
-    parallel_for(ctx->pool, (groups + per_task - 1) / per_task, [&](size_t t, int worker) {
-      const size_t g0 = t * per_task, g1 = groups - g0 < per_task ? groups : g0 + per_task;
-      lite_qs8_winograd_run(st->winograd, &p, st->winograd_packed, &params, x, y, g0, g1,
+    // Tasks of 4 groups (32 tiles: 128 pixels with F(2,3), 512 with F(4,3)) and every output-channel
+    // block. With threads, where that makes fewer than 4 tasks per thread (the last stages: a 7x7
+    // output is one group of F(4,3)), fewer groups per task, then the blocks split too, >= 4 blocks per
+    // task (each task transforms its groups' input again). Any split gives the same bytes.
+    const size_t groups = lite_qs8_winograd_groups(&p, st->winograd->tile), blocks = lite_qs8_winograd_blocks(&p);
+    const size_t want = ctx->num_threads > 1 ? 4 * static_cast<size_t>(ctx->num_threads) : 0;
+    size_t per_task = 4, blocks_per_task = blocks;
+    if ((groups + per_task - 1) / per_task < want) per_task = groups / want > 0 ? groups / want : 1;
+    const size_t group_tasks = (groups + per_task - 1) / per_task;
+    if (group_tasks < want) {
+      const size_t split = (want + group_tasks - 1) / group_tasks, most = blocks / 4 > 0 ? blocks / 4 : 1;
+      blocks_per_task = (blocks + (split < most ? split : most) - 1) / (split < most ? split : most);
+    }
+    const size_t block_tasks = (blocks + blocks_per_task - 1) / blocks_per_task;
+    parallel_for(ctx->pool, group_tasks * block_tasks, [&](size_t t, int worker) {
+      const size_t g0 = t / block_tasks * per_task, g1 = groups - g0 < per_task ? groups : g0 + per_task;
+      const size_t b0 = t % block_tasks * blocks_per_task, b1 = blocks - b0 < blocks_per_task ? blocks : b0 + blocks_per_task;
+      lite_qs8_winograd_run(st->winograd, &p, st->winograd_packed, &params, x, y, g0, g1, b0, b1,
                             scratch + static_cast<size_t>(worker) * st->thread_scratch);
     });
     return Status::kOk;
