@@ -132,12 +132,13 @@ def test_a_bound_no_candidate_meets_is_named_through_the_cli(tmp_path: Path,
         np.save(data / f"{i}.npy", batch)
     status = cli.main(["compress", str(model_path), "-o", str(tmp_path / "net.lite"), "--data", str(data),
                        "--config", "auto", "--max-accuracy-drop", "50", "--target-speedup", "100",
-                       "--speed-target", "host"])
+                       "--speed-target", "host", "--confidence", "0.9"])
     assert status == 0
     printed = capsys.readouterr().out
     assert "NO candidate meets both bounds" in printed and "fails target_speedup" in printed
     stored = json.loads((tmp_path / "net.auto.json").read_text())
     assert stored["met"] is False and stored["failed"] == ["target_speedup"]
+    assert stored["confidence"] == 0.9  # the agreement with fp32 is per sample: the level reaches the bound
     assert stored["chosen"] in {"int8", "int8_search", "int8_fast"}
     assert any("mixed precision: not tried" in note for note in stored["notes"])
 

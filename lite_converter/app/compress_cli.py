@@ -68,6 +68,9 @@ def add_compress_command(commands: Any, shape_help: str) -> None:  # noqa: ANN40
                       help="host (interleaved wall time, default) or aarch64:CPU (qemu instruction counts, "
                            "e.g. aarch64:cortex-a76)")
     auto.add_argument("--executor", help="where candidates run: local (default), process[:N], ray")
+    auto.add_argument("--confidence", type=float, metavar="LEVEL",
+                      help="one-sided level of the upper bound on a candidate's accuracy drop (default "
+                           "0.95; 0.9 accepts more, with a 10%% risk that the true drop exceeds the bound)")
     compress.add_argument("--algorithm", help="calibration algorithm: abs_max, avg, hist, kl, mse")
     compress.add_argument("--skip", action="append", default=[], metavar="NODE", help="keep a node in fp32")
     compress.add_argument("--bias-correction", action="store_true",
@@ -105,10 +108,11 @@ def command_compress(args: argparse.Namespace) -> int:
     try:
         if args.config == "auto":
             return _command_auto(args, source, output, shapes, kind)
-        auto_flags = (args.max_accuracy_drop, args.target_speedup, args.speed_target, args.executor)
+        auto_flags = (args.max_accuracy_drop, args.target_speedup, args.speed_target, args.executor,
+                      args.confidence)
         if any(flag is not None for flag in auto_flags):
-            raise ConversionError("--max-accuracy-drop, --target-speedup, --speed-target and --executor "
-                                  "are options of --config auto")
+            raise ConversionError("--max-accuracy-drop, --target-speedup, --speed-target, --executor and "
+                                  "--confidence are options of --config auto")
         settings = parse_config(args.config)
         if isinstance(settings, PruneConfig):
             return _command_prune(args, source, output, settings, shapes, kind)
@@ -143,7 +147,7 @@ def _command_auto(args: argparse.Namespace, source: Path, output: Path, shapes: 
                               "--bias-correction, --equalize, --sqnr-target and --fp32-input-share "
                               "do not apply")
     options = {"max_accuracy_drop": args.max_accuracy_drop, "target_speedup": args.target_speedup,
-               "speed_target": args.speed_target, "executor": args.executor}
+               "speed_target": args.speed_target, "executor": args.executor, "confidence": args.confidence}
     result = compress(source, output, Path(args.data), "auto", input_shapes=shapes,
                       **{key: value for key, value in options.items() if value is not None})
     _print_result(source, output, result, None, kind)
