@@ -207,6 +207,22 @@ def test_op_writing_a_tensor_into_a_sequence_output_is_refused(opcode: str, inpu
     assert error.value.code == Status.INVALID_MODEL
 
 
+def test_sequence_written_into_an_optional_tensor_output_is_refused():
+    """An optional tensor holds at most one element: SplitToSequence's 6 rows written into an output the
+    file declares an optional tensor left a value no reader takes (fuzz_c_api, the second finding:
+    tests/fuzz/regressions/c_api/split_to_sequence_into_optional_tensor.lite). Refused when it runs."""
+    graph = Graph(source_format="onnx")
+    graph.tensors = {"x": Tensor("x", np.dtype(np.float32), [3, 6]),
+                     "y": Tensor("y", np.dtype(np.float32), None, kind="optional_tensor")}
+    graph.inputs, graph.outputs = ["x"], ["y"]
+    graph.nodes = [Node("SPLIT_TO_SEQUENCE", "split", ["x"], ["y"], {"axis": 1, "keepdims": False})]
+    interpreter = Interpreter(model_content=serialize(graph))
+    message = "output 0 'y' is an optional tensor, the op makes a sequence of 6"
+    with pytest.raises(LiteError, match=message) as error:
+        interpreter.run({"x": np.ones((3, 6), np.float32)})
+    assert error.value.code == Status.INVALID_MODEL
+
+
 @pytest.mark.parametrize(("input_kind", "output_kind"), [("tensor", "sequence"), ("sequence", "tensor"),
                                                         ("tensor", "optional_tensor")])
 def test_identity_between_a_tensor_and_a_sequence_is_refused_at_load(input_kind: str, output_kind: str):

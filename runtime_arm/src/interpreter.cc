@@ -10,6 +10,9 @@
 #include "checked_math.h"
 #include "cpu_affinity.h"
 #include "cpu_backend.h"
+#ifndef LITE_NO_SEQUENCES
+#include "sequence_value.h"
+#endif
 
 namespace lite {
 
@@ -711,7 +714,27 @@ void Interpreter::reset_variables() {
 
 Status Interpreter::invoke() {
   const ScopedThreadCpus pin(cpus_);  // the caller's own mask comes back however run_ops returns
-  return run_ops();
+  Status s = run_ops();
+  if (s == Status::kOk) s = check_sequence_outputs();
+  return s;
+}
+
+// The ops check the kinds they read and write; this is the net under them: an invoke that succeeds
+// leaves every output declared a sequence or optional readable as one (else no reader could take
+// it, fuzz_c_api's contract), or fails naming it.
+Status Interpreter::check_sequence_outputs() {
+#ifndef LITE_NO_SEQUENCES
+  for (int i = 0; i < num_outputs(); ++i) {
+    const TensorRef& t = tensor(output_tensor(i)).ref;
+    if (t.kind == lite_fb::ValueKind::TENSOR) continue;
+    SequenceView view;
+    const char* why = "";
+    if (!read_sequence(t, &view, &why))
+      return error_.set(Status::kInvalidModel, "output %d '%s' is declared %s, but the model computed a value that %s",
+                        i, t.name, lite_fb::EnumNameValueKind(t.kind), why);
+  }
+#endif
+  return Status::kOk;
 }
 
 Status Interpreter::run_ops() {

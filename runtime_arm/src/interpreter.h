@@ -202,6 +202,7 @@ class Interpreter {
   Status check_declared(const Node& node, int output);
   Status eval_profiled(size_t k);
   Status run_ops();
+  Status check_sequence_outputs();
   // interpreter_backends.cc: placement, device memory, border copies.
   void use_cpu_views(Node& node);
   Status place_node(int k);

@@ -56,6 +56,9 @@ Status emit_value(OpContext* ctx, int o, const std::vector<const TensorRef*>& el
   if (!sequence_bytes(elements.data(), static_cast<int64_t>(elements.size()), Interpreter::kMaxTensorBytes, &bytes))
     return fail(ctx, Status::kOutOfMemory, "the sequence grows past 2 GiB");
   const ValueKind kind = out->kind == ValueKind::TENSOR ? ValueKind::SEQUENCE : out->kind;
+  if (kind == ValueKind::OPTIONAL_TENSOR && elements.size() > 1)  // no reader takes such a value
+    return fail(ctx, Status::kInvalidModel, "output %d '%s' is an optional tensor, the op makes a sequence of %zu",
+                o, out->name, elements.size());
   out->shape.rank = 1;
   out->shape.dims[0] = static_cast<int64_t>(bytes / dtype_size(out->dtype));
   Status s = ctx->interpreter->allocate_output(ctx, o);
