@@ -16,17 +16,20 @@
 #if defined(__aarch64__) || defined(__arm__)
 static double round_up(size_t n, size_t to) { return (double)((n + to - 1) / to * to); }
 
-static double winograd_tiles(const lite_conv2d_params* p, size_t m) {
-  return (double)(p->batch * ((p->out_h + m - 1) / m) * ((p->out_w + m - 1) / m));
+static size_t winograd_tiles(const lite_conv2d_params* p, size_t m) {
+  return p->batch * ((p->out_h + m - 1) / m) * ((p->out_w + m - 1) / m);
 }
 
-static double winograd_cost(const lite_conv2d_params* p, size_t m) {
-  const size_t tiles = (size_t)winograd_tiles(p, m);
+/* With `parts` input-channel parts, each part beyond the first transforms M once more: about half the
+ * output transform. */
+static double winograd_cost(const lite_conv2d_params* p, size_t m, size_t parts) {
+  const size_t tiles = winograd_tiles(p, m);
   const double ci = round_up(p->in_c, 8), co = round_up(p->out_c, 8), points = (double)((m + 2) * (m + 2));
-  const double in_cost = m == 4 ? 45.0 : 11.0, out_cost = m == 4 ? 70.0 : 16.0;
+  const double in_cost = m == 4 ? 45.0 : 11.0, out_cost = m == 4 ? 70.0 : 16.0, part_cost = m == 4 ? 40.0 : 6.0;
   /* groups of 8 tiles; the last one does 4 when it has at most 4 */
   const double product_tiles = (double)(tiles / 8 * 8 + (tiles % 8 == 0 ? 0 : tiles % 8 <= 4 ? 4 : 8));
-  return product_tiles * points * ci * co * (9.0 / 32.0) + (double)tiles * (in_cost * ci + out_cost * co);
+  return product_tiles * points * ci * co * (9.0 / 32.0) + (double)tiles * (in_cost * ci + out_cost * co) +
+         (double)(parts - 1) * (double)tiles * part_cost * co;
 }
 #endif
 
@@ -42,14 +45,12 @@ size_t lite_qs8_winograd_choose(uint32_t features, const lite_conv2d_params* p, 
   size_t choice = 0;
   const size_t tiles[2] = {4, 2};
   for (size_t i = 0; i < 2; ++i) {
-    const double cost = winograd_cost(p, tiles[i]);
-    if (cost >= best) continue;
+    if (winograd_cost(p, tiles[i], 1) >= best) continue; /* not even in one part: no need to scan the weights */
     const size_t parts = lite_qs8_winograd_parts(p, weight, input_zero_point, tiles[i]);
-    /* each further part transforms M once more: about half the output transform */
-    const double with_parts = cost + (double)(parts - 1) * winograd_tiles(p, tiles[i]) * (tiles[i] == 4 ? 40.0 : 6.0) *
-                                         round_up(p->out_c, 8);
-    if (parts != 0 && with_parts < best) {
-      best = with_parts;
+    if (parts == 0) continue;
+    const double cost = winograd_cost(p, tiles[i], parts);
+    if (cost < best) {
+      best = cost;
       choice = tiles[i];
     }
   }

@@ -11,6 +11,7 @@
 // depthwise conv the fast depthwise kernel where the CPU has one (qs8_dwconv.h); a 3x3 stride-1 conv
 // the int8 Winograd F(2,3) or F(4,3) where its cost rule says it takes fewer instructions than the GEMM (ARM
 // without dotprod / i8mm, qs8_winograd.h); every path gives the reference kernel's bytes.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -430,20 +431,18 @@ Status eval(OpContext* ctx) {
     // block. With threads, where that makes fewer than 4 tasks per thread (the last stages: a 7x7
     // output is one group of F(4,3)), fewer groups per task, then the blocks split too, >= 4 blocks per
     // task (each task transforms its groups' input again). Any split gives the same bytes.
+    const auto ceil_div = [](size_t a, size_t b) { return (a + b - 1) / b; };
     const size_t groups = lite_qs8_winograd_groups(&p, st->winograd->tile), blocks = lite_qs8_winograd_blocks(&p);
     const size_t want = ctx->num_threads > 1 ? 4 * static_cast<size_t>(ctx->num_threads) : 0;
-    size_t per_task = 4, blocks_per_task = blocks;
-    if ((groups + per_task - 1) / per_task < want) per_task = groups / want > 0 ? groups / want : 1;
-    const size_t group_tasks = (groups + per_task - 1) / per_task;
-    if (group_tasks < want) {
-      const size_t split = (want + group_tasks - 1) / group_tasks, most = blocks / 4 > 0 ? blocks / 4 : 1;
-      blocks_per_task = (blocks + (split < most ? split : most) - 1) / (split < most ? split : most);
-    }
-    const size_t block_tasks = (blocks + blocks_per_task - 1) / blocks_per_task;
+    const size_t per_task = ceil_div(groups, 4) < want ? std::max<size_t>(groups / want, 1) : 4;
+    const size_t group_tasks = ceil_div(groups, per_task);
+    const size_t block_splits =
+        group_tasks < want ? std::min(ceil_div(want, group_tasks), std::max<size_t>(blocks / 4, 1)) : 1;
+    const size_t blocks_per_task = ceil_div(blocks, block_splits), block_tasks = ceil_div(blocks, blocks_per_task);
     parallel_for(ctx->pool, group_tasks * block_tasks, [&](size_t t, int worker) {
-      const size_t g0 = t / block_tasks * per_task, g1 = groups - g0 < per_task ? groups : g0 + per_task;
-      const size_t b0 = t % block_tasks * blocks_per_task, b1 = blocks - b0 < blocks_per_task ? blocks : b0 + blocks_per_task;
-      lite_qs8_winograd_run(st->winograd, &p, st->winograd_packed, &params, x, y, g0, g1, b0, b1,
+      const size_t g0 = t / block_tasks * per_task, b0 = t % block_tasks * blocks_per_task;
+      lite_qs8_winograd_run(st->winograd, &p, st->winograd_packed, &params, x, y, g0, std::min(groups, g0 + per_task),
+                            b0, std::min(blocks, b0 + blocks_per_task),
                             scratch + static_cast<size_t>(worker) * st->thread_scratch);
     });
     return Status::kOk;
