@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 
 from lite_converter.app import zoo
@@ -422,3 +423,47 @@ def test_recurrent_model_on_arm_matches_host(cross_builds: Path, tmp_path: Path,
     convert_onnx(export_recurrent(net, tmp_path), model, input_shapes={"x": [24, net.batch, net.features]})
     x = np.random.default_rng(5).standard_normal((24, net.batch, net.features)).astype(np.float32)
     compare_with_host(cross_builds, model, x, ["aarch64-max", "aarch64-a53", "armv7-a7"], tmp_path)
+
+
+def grouped_conv_net() -> onnx.ModelProto:
+    """A ResNeXt-style block on a 1x64x14x13 input: 1x1 64 -> 128, a 3x3 grouped conv (groups 32, 4
+    channels per group) + PRelu, a grouped 1x1 (groups 4) 128 -> 64 and a residual Add, then a widening
+    stride-2 grouped 3x3 (groups 8, 8 -> 12 channels per group)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(17)
+
+    def w(*shape: int, k: float = 0.2) -> np.ndarray:
+        return (rng.standard_normal(shape) * k).astype(np.float32)
+
+    inits = {"w0": w(128, 64, 1, 1), "w1": w(128, 4, 3, 3), "b1": w(128, k=0.1), "slope": w(128, 1, 1, k=0.3),
+             "w2": w(64, 32, 1, 1), "b2": w(64, k=0.1), "w3": w(96, 8, 3, 3), "b3": w(96, k=0.1)}
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w0"], ["c0"]), n("Relu", ["c0"], ["r0"]),
+             n("Conv", ["r0", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], group=32),
+             n("PRelu", ["c1", "slope"], ["p1"]),
+             n("Conv", ["p1", "w2", "b2"], ["c2"], group=4), n("Add", ["c2", "x"], ["s"]),
+             n("Conv", ["s", "w3", "b3"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2], group=8)]
+    graph = helper.make_graph(nodes, "grouped",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, 14, 13])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def test_grouped_convolutions_on_arm_match_onnxruntime(cross_builds: Path, tmp_path: Path):
+    """fp32 grouped convolutions (one GEMM per group, runtime_arm/src/ops/conv2d_grouped.cc) on the
+    aarch64 and armv7 GEMM kernels against onnxruntime, within MODEL_RTOL of the output's scale."""
+    import onnxruntime as ort
+
+    model = grouped_conv_net()
+    lite = tmp_path / "grouped.lite"
+    convert_onnx(model, lite)
+    x = np.random.default_rng(18).standard_normal((1, 64, 14, 13)).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, {"x": x})[0]
+    scale = float(np.max(np.abs(expected)))
+    for cpu in ["aarch64-a72", "armv7-a7"]:
+        arm = np.frombuffer(run_on_arm(cross_builds, cpu, lite, x, tmp_path), np.float32)
+        np.testing.assert_allclose(arm.reshape(expected.shape), expected, rtol=MODEL_RTOL,
+                                   atol=MODEL_RTOL * scale, err_msg=cpu)

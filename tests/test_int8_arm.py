@@ -58,7 +58,7 @@ def cross_builds() -> Path:
 
 
 def run_all_tensors_on_arm(cross_builds: Path, cpu: str, graph: Graph, feeds: dict[str, np.ndarray],
-                           tmp_path: Path) -> dict[str, np.ndarray]:
+                           tmp_path: Path, threads: int = 1) -> dict[str, np.ndarray]:
     """Runs ``graph`` with every activation as an output under qemu; {tensor name: ARM value}.
 
     Names, dtypes and shapes come from run_model's own listing of its outputs, so nothing but the
@@ -72,7 +72,7 @@ def run_all_tensors_on_arm(cross_builds: Path, cpu: str, graph: Graph, feeds: di
     input_path.write_bytes(b"".join(np.ascontiguousarray(feeds[name]).tobytes() for name in graph.inputs))
     build_dir, emulator = EMULATED[cpu]
     command = [*emulator, str(cross_builds / build_dir / "runtime_arm" / "run_model"), str(model),
-               "--input", str(input_path), "--output", str(output_path)]
+               "--input", str(input_path), "--output", str(output_path), "--threads", str(threads)]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, f"run_model on {cpu} failed: {proc.stderr[-3000:]}"
     raw, offset, values = output_path.read_bytes(), 0, {}
@@ -195,8 +195,8 @@ def test_int8_transposed_convolutions_on_arm_match_simulation(cross_builds: Path
 
 @pytest.mark.parametrize("cpu", list(EMULATED))
 def test_every_int8_op_family_on_arm_matches_simulation(cross_builds: Path, cpu: str, tmp_path: Path):
-    """tests/test_int8_op_families.py's net (every int8 op of lite_ops, grouped convs on the reference
-    int8 conv, composed and uncomposed tables) on each ARM CPU's kernels."""
+    """tests/test_int8_op_families.py's net (every int8 op of lite_ops, grouped convs, composed and
+    uncomposed tables) on each ARM CPU's kernels."""
     from tests.test_int8_op_families import INPUT_SHAPE, INT8_OPS, op_families_net
     from tests.test_slim_int8_ops import _quantize_with
 
@@ -209,6 +209,22 @@ def test_every_int8_op_family_on_arm_matches_simulation(cross_builds: Path, cpu:
         assert_exact(errors, minimum_nodes=30)
         covered |= {node.op_type for node in graph.nodes if node.name in errors}
     assert covered == INT8_OPS, sorted(INT8_OPS - covered)
+
+
+@pytest.mark.parametrize("cpu", list(EMULATED))
+def test_int8_grouped_convolutions_on_arm_match_simulation(cross_builds: Path, cpu: str, tmp_path: Path):
+    """tests/test_int8_op_families.py's grouped shapes (ResNeXt's 4 channels per group, a widening
+    stride-2, a grouped 1x1, 3 channels per group; batch 2): one GEMM per group on each ARM CPU's
+    kernels, at 3 threads."""
+    from tests.test_int8_op_families import GROUPED_SHAPES, GROUPED_SHAPES_INPUT, grouped_shapes_net
+    from tests.test_slim_int8_ops import _quantize_with
+
+    data = _batches(GROUPED_SHAPES_INPUT, 4, seed=12)
+    graph, _ = _quantize_with(grouped_shapes_net(), data)
+    on_arm = run_all_tensors_on_arm(cross_builds, cpu, graph, {"x": data[2]}, tmp_path, threads=3)
+    errors = arm_int8_mismatches(graph, on_arm)
+    assert set(GROUPED_SHAPES) <= set(errors), sorted(errors)
+    assert_exact(errors)
 
 
 def winograd_net() -> onnx.ModelProto:

@@ -3,9 +3,10 @@
 The list of int8 ops is lite_converter.lite_ops (every op with an Int8Role): a new int8 op fails
 ``test_every_int8_op_family_runs_and_equals_the_simulation`` until a net here runs it. The nets hold the
 int8 paths the runtime picks by shape: a 3x3 conv (im2col / rows GEMM), 1x1 convs (direct GEMM),
-grouped convs with groups 2 and 4 and several channels per group (the reference int8 conv,
-ops/conv2d_int8.cc kReference), a transposed conv, the pools, the table activations (composed into one
-REQUANTIZE or not), ADD / MUL of two tensors, broadcast and by a scalar, RESIZE, CONCAT and the byte movers.
+grouped convs with groups 2 and 4 and several channels per group (one GEMM per group,
+ops/conv2d_grouped.cc; more grouped shapes in ``grouped_shapes_net``), a transposed conv, the pools,
+the table activations (composed into one REQUANTIZE or not), ADD / MUL of two tensors, broadcast and
+by a scalar, RESIZE, CONCAT and the byte movers.
 
 The grouped convs also have an oracle that shares no code with ours: onnxruntime's fp32 Conv on the
 integers (x - zero point) and the int8 weights gives the accumulators exactly (every partial sum is an
@@ -133,14 +134,76 @@ def test_grouped_convs_equal_onnxruntime_integer_accumulators(converted: dict, n
     """The runtime's grouped int8 conv against accumulators from onnxruntime (an oracle sharing no code
     with the runtime or the simulation), then the bias and the scheme's requantization."""
     graph, feeds = converted[True]
-    values = runtime_values(graph, feeds)
+    _assert_grouped_conv_equals_onnxruntime(graph, runtime_values(graph, feeds), name)
+
+
+GROUPED_SHAPES_INPUT = (2, 32, 9, 10)
+
+
+def grouped_shapes_net() -> onnx.ModelProto:
+    """Grouped convs of the shapes real nets have, batch 2: ResNeXt 32x4d's 3x3 (groups 8, 4 -> 4 per
+    group), a widening stride-2 one with asymmetric pads (groups 4, 8 -> 12 per group), ShuffleNet v1's
+    grouped 1x1 (groups 4: the regrouped input is the GEMM's A, no im2col) and an odd 3 channels per
+    group (groups 3, 5x3 kernel, dilation 2 x 1)."""
+    rng = np.random.default_rng(11)
+
+    def w(*shape: int, k: float = 0.3) -> np.ndarray:
+        return (rng.standard_normal(shape) * k).astype(np.float32)
+
+    inits = {"wa": w(32, 4, 3, 3), "ba": w(32, k=0.2), "wb": w(48, 8, 3, 3, k=0.2), "bb": w(48, k=0.2),
+             "wc": w(24, 12, 1, 1), "bc": w(24, k=0.2), "wd": w(9, 8, 5, 3, k=0.2), "bd": w(9, k=0.2)}
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "wa", "ba"], ["ga"], pads=[1, 1, 1, 1], group=8, name="grouped_resnext"),
+        n("Relu", ["ga"], ["gar"], name="grouped_resnext_relu"),
+        n("Conv", ["gar", "wb", "bb"], ["gb"], pads=[1, 0, 2, 1], strides=[2, 2], group=4,
+          name="grouped_widening_stride2"),
+        n("Conv", ["gb", "wc", "bc"], ["gc"], group=4, name="grouped_pointwise"),
+        n("Relu", ["gc"], ["gcr"], name="grouped_pointwise_relu"),
+        n("Conv", ["gcr", "wd", "bd"], ["y"], pads=[4, 1, 3, 1], dilations=[2, 1], group=3,
+          name="grouped_odd"),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(GROUPED_SHAPES_INPUT))
+    graph = helper.make_graph(nodes, "int8_grouped_shapes", [x],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+
+
+@pytest.fixture(scope="module")
+def grouped_shapes() -> tuple[Graph, dict[str, np.ndarray]]:
+    data = _batches(GROUPED_SHAPES_INPUT, 4, seed=12)
+    return _quantize_with(grouped_shapes_net(), data)[0], {"x": data[2]}
+
+
+GROUPED_SHAPES = ["grouped_resnext", "grouped_widening_stride2", "grouped_pointwise", "grouped_odd"]
+
+
+def test_grouped_shapes_equal_the_simulation_for_any_thread_count(grouped_shapes: tuple) -> None:
+    graph, feeds = grouped_shapes
+    one = runtime_values(graph, feeds, threads=1)
+    errors = simulation_mismatches(graph, one)
+    assert_exact(errors, minimum_nodes=4)
+    assert set(GROUPED_SHAPES) <= set(errors), sorted(errors)
+    three = runtime_values(graph, feeds, threads=3)
+    assert not [name for name in one if not np.array_equal(one[name], three[name])]
+
+
+@pytest.mark.parametrize("name", GROUPED_SHAPES)
+def test_grouped_shapes_equal_onnxruntime_integer_accumulators(grouped_shapes: tuple, name: str) -> None:
+    graph, feeds = grouped_shapes
+    _assert_grouped_conv_equals_onnxruntime(graph, runtime_values(graph, feeds), name)
+
+
+def _assert_grouped_conv_equals_onnxruntime(graph: Graph, values: dict[str, np.ndarray], name: str) -> None:
     node = next(n for n in graph.nodes if n.name == name)
-    assert node.op_type == "CONV_2D" and int(node.attrs["group"]) in (2, 4)
+    assert node.op_type == "CONV_2D" and int(node.attrs["group"]) > 1
     x, weight = values[node.inputs[0]], graph.tensors[node.inputs[1]]
     bias = graph.tensors[node.inputs[2]].data.astype(np.int64)
     qx, qy = per_tensor(graph.tensors[node.inputs[0]].quant), per_tensor(graph.tensors[node.outputs[0]].quant)
     groups = int(node.attrs["group"])
     assert weight.data.shape[3] > 1 and weight.data.shape[0] // groups > 1  # several channels per group
+    assert weight.data.shape[3] < x.shape[3]  # not depthwise
     attrs = node.attrs
     conv = helper.make_node(
         "Conv", ["x", "w"], ["acc"], group=groups,

@@ -135,6 +135,12 @@ CONV_CASES = {
     "stride2_even": (2, 3, 10, 12, 5, (3, 3), dict(strides=[2, 2], pads=[1, 1, 1, 1])),
     "dilation": (1, 3, 13, 12, 4, (3, 3), dict(dilations=[2, 3], pads=[2, 3, 2, 3])),
     "groups3": (1, 6, 7, 9, 9, (3, 3), dict(group=3, pads=[1, 1, 1, 1])),
+    # ResNeXt 32x4d's widths (one GEMM per group, ops/conv2d_grouped.cc)
+    "groups32_resnext": (1, 128, 9, 10, 128, (3, 3), dict(group=32, pads=[1, 1, 1, 1])),
+    "groups4_widening_stride2_batch2": (2, 8, 11, 9, 16, (3, 3),
+                                        dict(group=4, strides=[2, 2], pads=[1, 0, 2, 1])),
+    "groups4_pointwise": (1, 16, 6, 7, 24, (1, 1), dict(group=4)),
+    "groups2_dilated_5x3": (1, 6, 12, 11, 10, (5, 3), dict(group=2, dilations=[2, 1], pads=[4, 1, 3, 1])),
     "depthwise": (1, 8, 9, 11, 8, (3, 3), dict(group=8, strides=[2, 2], pads=[1, 1, 1, 1])),
     "depthwise_5x5_stride1": (1, 5, 8, 8, 5, (5, 5), dict(group=5, pads=[2, 2, 2, 2])),
     "depthwise_multiplier2": (1, 4, 7, 6, 8, (3, 3), dict(group=4, pads=[1, 0, 1, 0])),
@@ -169,9 +175,10 @@ ACTIVATIONS = {
 
 
 @pytest.mark.parametrize("activation", list(ACTIVATIONS))
-@pytest.mark.parametrize("group", [1, 6])
+@pytest.mark.parametrize("group", [1, 3, 6])
 def test_conv_with_activation(activation: str, group: int):
-    """Conv followed by an activation: the converter may fuse it; either way the result must match."""
+    """Conv followed by an activation: the converter may fuse it; either way the result must match.
+    group 3 is a grouped GEMM per group: PRELU's slopes must be the group's own."""
     cin, cout = 6, 6
     constants = {"w": _randn(cout, cin // group, 3, 3, seed=1), "b": _randn(cout, seed=2)}
     act_inputs = ["c"]

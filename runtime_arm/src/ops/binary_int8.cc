@@ -72,7 +72,8 @@ Status prepare_mul(OpContext* ctx, const QuantInt8& qa, const QuantInt8& qb, con
   return Status::kOk;
 }
 
-Status prepare(OpContext* ctx) {
+// Once per model load: cold (optimized for size; the ARM library's budget).
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   const TensorRef* a = ctx->input(0);
   const TensorRef* b = ctx->input(1);
   TensorRef* y = ctx->output(0);

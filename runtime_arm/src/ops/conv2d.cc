@@ -1,12 +1,14 @@
 // CONV_2D: x [N,H,W,Ci], weight [Co,KH,KW,Ci/group], bias? [Co], prelu_slope? [Co] -> [N,OH,OW,Co].
-// choose_algorithm picks the GEMM paths (packed weights kept as the op's state) or the reference
-// kernel (grouped convolutions, computed weights: packed into scratch at every eval).
+// choose_algorithm picks the GEMM paths (packed weights kept as the op's state; grouped convolutions one
+// GEMM per group, conv2d_grouped.h) or the reference kernel (computed weights: packed into scratch at
+// every eval).
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "conv2d_depthwise.h"
+#include "conv2d_grouped.h"
 #include "conv2d_pointwise_depthwise.h"
 #include "conv2d_winograd.h"
 #include "fused_activation_check.h"
@@ -79,11 +81,12 @@ Status conv_params(OpContext* ctx, lite_conv2d_params* p) {
 // How a convolution runs. choose_algorithm is the one place that decides: a new algorithm
 // (depthwise, winograd) adds a value here, a condition there and a case in eval.
 enum class ConvAlgorithm {
-  kReference,   // lite_f32_conv2d_nhwc_ref: any conv (grouped, computed weights); the oracle
+  kReference,   // lite_f32_conv2d_nhwc_ref: any conv (computed weights); the oracle
   kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
   kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
   kDepthwise,   // groups == in_c == out_c: lite_f32_dwconv (conv2d_depthwise.cc)
   kWinograd,    // 3x3 s1/s2 d1 groups 1 where a cost rule picks F(m,3) or F(7,2) (conv2d_winograd.cc)
+  kGrouped,     // groups > 1, not depthwise: one GEMM per group (conv2d_grouped.h)
 };
 
 // *winograd_m / *winograd_keep: kWinograd's tile size and whether it keeps its transformed weight
@@ -92,7 +95,8 @@ enum class ConvAlgorithm {
 ConvAlgorithm choose_algorithm(OpContext* ctx, const lite_conv2d_params& p, bool weight_and_bias_constant,
                                int* winograd_m, bool* winograd_keep) {
   if (weight_and_bias_constant && depthwise_conv_applies(p)) return ConvAlgorithm::kDepthwise;
-  if (!weight_and_bias_constant || p.groups != 1) return ConvAlgorithm::kReference;
+  if (!weight_and_bias_constant) return ConvAlgorithm::kReference;
+  if (p.groups != 1) return ConvAlgorithm::kGrouped;
   if (p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
       p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w)
     return ConvAlgorithm::kGemm1x1;
@@ -127,6 +131,7 @@ struct ConvState {
   bool im2col_blocked = false;  // kIm2colGemm with a weight larger than L2: im2col_block_gemm
   DepthwiseConv* depthwise = nullptr;  // kDepthwise: weight packed as [kh*kw, c]
   WinogradConv* winograd = nullptr;    // kWinograd: transformed + packed weight
+  GroupedConv* grouped = nullptr;      // kGrouped: each group's packed weight
   // kDepthwise that absorbed the 1x1 CONV_2D computing its input (absorb_producer): that op's
   // context (its input and activation, read at eval) and packed weight
   const OpContext* pointwise = nullptr;
@@ -140,10 +145,12 @@ void free_state(void* state) {
   packed_gemm_free(st->gemm);
   depthwise_conv_free(st->depthwise);
   winograd_conv_free(st->winograd);
+  grouped_conv_free(st->grouped);
   delete st;
 }
 
-Status prepare(OpContext* ctx) {
+// Once per model load: cold (optimized for size; the ARM library's budget).
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   lite_conv2d_params p{};
   Status s = conv_params(ctx, &p);
   if (s != Status::kOk) return s;
@@ -193,6 +200,12 @@ Status prepare(OpContext* ctx) {
       st->winograd = winograd_conv_create(ctx, p, winograd_m, static_cast<const float*>(w->data), winograd_keep);
       if (st->winograd == nullptr) return Status::kOutOfMemory;
       ctx->scratch_bytes_requested = winograd_conv_scratch_bytes(*st->winograd, ctx->num_threads);
+      break;
+    case ConvAlgorithm::kGrouped:
+      st->grouped = grouped_conv_create_f32(ctx, p, static_cast<const float*>(w->data),
+                                            bias != nullptr ? static_cast<const float*>(bias->data) : nullptr);
+      if (st->grouped == nullptr) return Status::kOutOfMemory;
+      ctx->scratch_bytes_requested = grouped_conv_scratch_bytes(*st->grouped, ctx->num_threads);
       break;
     case ConvAlgorithm::kReference: {
       const size_t packed_bytes = lite_f32_conv2d_packed_weight_size(&p) * sizeof(float);
@@ -498,6 +511,9 @@ Status eval(OpContext* ctx) {
     case ConvAlgorithm::kWinograd:
       winograd_conv_run(*st->winograd, p, ctx->pool, x,
                         bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, &act, y, ctx->scratch);
+      return Status::kOk;
+    case ConvAlgorithm::kGrouped:
+      grouped_conv_run_f32(*st->grouped, ctx->pool, im2col_rows, x, &act, y, ctx->scratch);
       return Status::kOk;
     case ConvAlgorithm::kReference: {
       const float* packed = st->ref_packed;

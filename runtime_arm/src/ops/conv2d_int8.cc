@@ -8,7 +8,8 @@
 // im2col, packed once more where the kernel has a packed-A form, qs8_gemm_packed_a.h; a conv whose
 // kernel rows are not whole k-groups of the runs kernel, like a 3x3 stem on 3 channels, reads them in
 // place from a copy of the input with its channels padded, its weights padded with zeros) and a
-// depthwise conv the fast depthwise kernel where the CPU has one (qs8_dwconv.h); a 3x3 stride-1 conv
+// depthwise conv the fast depthwise kernel where the CPU has one (qs8_dwconv.h); another grouped conv
+// one packed GEMM per group (conv2d_grouped.h); a 3x3 stride-1 conv
 // the int8 Winograd F(2,3) or F(4,3) where its cost rule says it takes fewer instructions than the GEMM (ARM
 // without dotprod / i8mm, qs8_winograd.h); every path gives the reference kernel's bytes.
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "checked_math.h"
+#include "conv2d_grouped.h"
 #include "conv_gemm_int8.h"
 #include "lite_kernels/cpu_features.h"
 #include "lite_kernels/qs8_conv2d_fully_connected.h"
@@ -37,7 +39,7 @@ namespace {
 
 // How an int8 convolution runs; choose_algorithm is the one place that decides.
 enum class ConvInt8Algorithm {
-  kReference,   // lite_qs8_conv2d_nhwc_ref: any conv (grouped, computed weights, sums past int32)
+  kReference,   // lite_qs8_conv2d_nhwc_ref: any conv (computed weights, sums past int32)
   kGemm1x1,     // 1x1, stride 1, no padding: the NHWC input is the GEMM's A as it is
   kIm2colGemm,  // groups == 1: im2col of a block of output pixels into per-thread scratch + GEMM
   kRowsGemm,    // groups == 1 with a runs kernel (qs8_gemm_packed_runs.h): kernel rows read from the
@@ -45,6 +47,7 @@ enum class ConvInt8Algorithm {
                 // left / right padding copied
   kDepthwise,   // groups == in_c == out_c: lite_qs8_dwconv_select's kernel over packed taps
   kWinograd,    // 3x3 stride 1, groups 1, where lite_qs8_winograd_choose finds an exact F(m,3) cheaper
+  kGrouped,     // groups > 1, not depthwise: one GEMM per group (conv2d_grouped.h)
 };
 
 struct ConvInt8State {
@@ -75,6 +78,7 @@ struct ConvInt8State {
   void* depthwise_packed = nullptr;
   const lite_qs8_winograd_kernel* winograd = nullptr;  // kWinograd
   void* winograd_packed = nullptr;                      // op_allocate'd
+  GroupedConv* grouped = nullptr;                       // kGrouped
 };
 
 // 1x1 convolutions with a packed-A kernel (qs8_gemm_packed_a.h) pack A in tiles of this many pixels, all
@@ -167,9 +171,9 @@ ConvInt8Algorithm choose_algorithm(const lite_conv2d_params& p, const TensorRef*
   if (!is_constant_or_absent(w) || !is_constant_or_absent(bias)) return ConvInt8Algorithm::kReference;
   const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
   if (p.groups != 1) {
-    const bool fast =
-        lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features(), &p) != nullptr;
-    return fast ? ConvInt8Algorithm::kDepthwise : ConvInt8Algorithm::kReference;
+    if (lite_qs8_dwconv_applies(&p, bias_data) && lite_qs8_dwconv_select(lite_cpu_features(), &p) != nullptr)
+      return ConvInt8Algorithm::kDepthwise;
+    return grouped_conv_int8_exact(p, bias_data) ? ConvInt8Algorithm::kGrouped : ConvInt8Algorithm::kReference;
   }
   *winograd_tile = winograd_allowed ? lite_qs8_winograd_choose(lite_cpu_features(), &p,
                                                                 static_cast<const int8_t*>(w->data),
@@ -225,7 +229,8 @@ Status geometry(OpContext* ctx, const lite_fb::Conv2DOptions* o, lite_conv2d_par
   return Status::kOk;
 }
 
-Status prepare(OpContext* ctx) {
+// Once per model load: cold (optimized for size; the ARM library's budget).
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   if (ctx->input(0) == nullptr || ctx->input(1) == nullptr || ctx->output(0) == nullptr)
     return fail(ctx, Status::kInvalidModel, "needs inputs x and weight and one output");
   if (ctx->input(3) != nullptr) return fail(ctx, Status::kUnsupported, "int8 CONV_2D has no PRELU");
@@ -270,6 +275,13 @@ Status prepare(OpContext* ctx) {
     lite_qs8_dwconv_pack(&p, static_cast<const int8_t*>(ctx->input(1)->data),
                          bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr, st->in.zero_point,
                          st->multiplier.data(), st->shift.data(), st->depthwise_packed);
+  } else if (st->algorithm == ConvInt8Algorithm::kGrouped) {
+    st->grouped = grouped_conv_create_int8(ctx, p, static_cast<const int8_t*>(ctx->input(1)->data),
+                                           bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr,
+                                           st->in.zero_point, st->multiplier.data(), st->shift.data(),
+                                           lite_qs8_gemm_params{st->out.zero_point, st->act_min, st->act_max});
+    if (st->grouped == nullptr) return Status::kOutOfMemory;
+    ctx->scratch_bytes_requested = grouped_conv_scratch_bytes(*st->grouped, ctx->num_threads);
   } else if (st->algorithm != ConvInt8Algorithm::kReference) {
     const int32_t* bias_data = bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr;
     st->rows = p;
@@ -498,6 +510,10 @@ Status eval(OpContext* ctx) {
     });
     return Status::kOk;
   }
+  if (st->algorithm == ConvInt8Algorithm::kGrouped) {
+    grouped_conv_run_int8(*st->grouped, ctx->pool, x, y, ctx->scratch);
+    return Status::kOk;
+  }
   lite_qs8_conv2d_nhwc_ref(&st->params, &rq, static_cast<const int8_t*>(ctx->input(0)->data),
                            static_cast<const int8_t*>(ctx->input(1)->data),
                            bias != nullptr ? static_cast<const int32_t*>(bias->data) : nullptr,
@@ -509,6 +525,7 @@ void free_state(void* state) {
   ConvInt8State* st = static_cast<ConvInt8State*>(state);
   if (st != nullptr) {
     packed_gemm_int8_free(st->gemm);
+    grouped_conv_free(st->grouped);
     std::free(st->depthwise_packed);
     std::free(st->winograd_packed);
     std::free(st->pad_row);

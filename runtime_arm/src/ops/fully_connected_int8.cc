@@ -21,7 +21,8 @@ struct FcInt8State {
   PackedGemmInt8* gemm = nullptr;  // null: the reference kernel runs
 };
 
-Status prepare(OpContext* ctx) {
+// Once per model load: cold (optimized for size; the ARM library's budget).
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   const TensorRef* w = ctx->input(1);
   TensorRef* y = ctx->output(0);

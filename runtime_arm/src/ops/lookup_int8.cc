@@ -36,7 +36,8 @@ bool apply(lite_fb::OpCode op, double alpha, double beta, double x, double* y) {
   }
 }
 
-Status prepare(OpContext* ctx) {
+// Once per model load: cold (optimized for size; the ARM library's budget).
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   TensorRef* y = ctx->output(0);
   if (x == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one input and one output");
