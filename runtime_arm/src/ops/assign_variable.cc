@@ -9,7 +9,7 @@
 namespace lite {
 namespace {
 
-Status assign_variable_prepare(OpContext* ctx) {
+[[gnu::cold]] Status assign_variable_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 2, 0);
   if (s != Status::kOk) return s;
   const TensorRef* variable = ctx->input(0);

@@ -73,43 +73,89 @@ inline void copy_run(int8_t* dst, const int8_t* src, size_t n) {
 
 }  // namespace
 
+namespace {
+
+// The receptive fields of `count` output pixels of one row whose windows lie inside the image (dilation_w
+// 1): per pixel kernel_h runs of n = kernel_w * in_c adjacent bytes, row_step apart. The per-pixel
+// bounds checks and address arithmetic of im2col_int8_pixel cost more than a short run's copy (a grouped
+// conv's 4 channels per group copy 12 bytes per kernel row).
+void im2col_int8_inside_run(const int8_t* src, size_t pixel_step, size_t row_step, size_t kernel_h, size_t n,
+                            size_t count, int8_t* out, size_t k) {
+  const bool short_runs = n >= 8 && n <= 32;
+  for (size_t i = 0; i < count; ++i, src += pixel_step, out += k) {
+    const int8_t* s = src;
+    int8_t* d = out;
+    for (size_t kh = 0; kh < kernel_h; ++kh, s += row_step, d += n) {
+      if (short_runs)
+        lite_copy_8_to_32(d, s, n);
+      else
+        std::memcpy(d, s, n);
+    }
+  }
+}
+
+// The receptive field of output pixel (b, oh, ow) as one row of k bytes; taps in the padding are pad_value.
+void im2col_int8_pixel(const lite_conv2d_params& p, const int8_t* x, int8_t pad_value, size_t b, size_t oh,
+                       size_t ow, int8_t* row) {
+  const size_t ci = p.in_c;
+  const ptrdiff_t in_h = static_cast<ptrdiff_t>(p.in_h), in_w = static_cast<ptrdiff_t>(p.in_w);
+  const ptrdiff_t iw0 = static_cast<ptrdiff_t>(ow * p.stride_w) - static_cast<ptrdiff_t>(p.pad_left);
+  const bool row_inside = p.dilation_w == 1 && iw0 >= 0 && iw0 + static_cast<ptrdiff_t>(p.kernel_w) <= in_w;
+  for (size_t kh = 0; kh < p.kernel_h; ++kh) {
+    const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dilation_h) - static_cast<ptrdiff_t>(p.pad_top);
+    int8_t* dst_row = row + kh * p.kernel_w * ci;
+    if (ih < 0 || ih >= in_h) {
+      std::memset(dst_row, pad_value, p.kernel_w * ci);
+      continue;
+    }
+    const int8_t* src_row = x + (b * p.in_h + static_cast<size_t>(ih)) * p.in_w * ci;
+    if (row_inside) {  // the kernel_w taps are adjacent NHWC pixels: one copy
+      copy_run(dst_row, src_row + static_cast<size_t>(iw0) * ci, p.kernel_w * ci);
+      continue;
+    }
+    for (size_t kw = 0; kw < p.kernel_w; ++kw) {
+      const ptrdiff_t iw = iw0 + static_cast<ptrdiff_t>(kw * p.dilation_w);
+      if (iw < 0 || iw >= in_w)
+        std::memset(dst_row + kw * ci, pad_value, ci);
+      else
+        copy_run(dst_row + kw * ci, src_row + static_cast<size_t>(iw) * ci, ci);
+    }
+  }
+}
+
+}  // namespace
+
 void im2col_int8_rows(const lite_conv2d_params& p, const int8_t* x, int8_t pad_value, size_t first, size_t rows,
                       int8_t* out) {
   const size_t ci = p.in_c, k = p.kernel_h * p.kernel_w * ci;
-  const ptrdiff_t in_h = static_cast<ptrdiff_t>(p.in_h), in_w = static_cast<ptrdiff_t>(p.in_w);
+  // Output columns [ow_lo, ow_hi) have every horizontal tap inside the image (dilation_w 1 only).
+  size_t ow_lo = 0, ow_hi = 0;
+  if (p.dilation_w == 1 && p.in_w + p.pad_left >= p.kernel_w) {
+    ow_lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
+    ow_hi = (p.in_w + p.pad_left - p.kernel_w) / p.stride_w + 1;
+    if (ow_hi > p.out_w) ow_hi = p.out_w;
+  }
+  const size_t span_h = (p.kernel_h - 1) * p.dilation_h + 1;
   // (b, oh, ow) of pixel `first`, then stepped: no divisions per pixel
   size_t ow = first % p.out_w, oh = (first / p.out_w) % p.out_h, b = first / (p.out_w * p.out_h);
-  for (size_t r = 0; r < rows; ++r, ++ow) {
+  for (size_t r = 0; r < rows;) {
+    const ptrdiff_t ih0 = static_cast<ptrdiff_t>(oh * p.stride_h) - static_cast<ptrdiff_t>(p.pad_top);
+    size_t count = 1;
+    if (ow >= ow_lo && ow < ow_hi && ih0 >= 0 && static_cast<size_t>(ih0) + span_h <= p.in_h) {
+      count = ow_hi - ow < rows - r ? ow_hi - ow : rows - r;
+      const int8_t* src = x + ((b * p.in_h + static_cast<size_t>(ih0)) * p.in_w + (ow * p.stride_w - p.pad_left)) * ci;
+      im2col_int8_inside_run(src, p.stride_w * ci, p.dilation_h * p.in_w * ci, p.kernel_h, p.kernel_w * ci, count,
+                             out + r * k, k);
+    } else {
+      im2col_int8_pixel(p, x, pad_value, b, oh, ow, out + r * k);
+    }
+    r += count;
+    ow += count;
     if (ow == p.out_w) {
       ow = 0;
       if (++oh == p.out_h) {
         oh = 0;
         ++b;
-      }
-    }
-    int8_t* row = out + r * k;
-    const ptrdiff_t iw0 = static_cast<ptrdiff_t>(ow * p.stride_w) - static_cast<ptrdiff_t>(p.pad_left);
-    const bool row_inside =
-        p.dilation_w == 1 && iw0 >= 0 && iw0 + static_cast<ptrdiff_t>(p.kernel_w) <= in_w;
-    for (size_t kh = 0; kh < p.kernel_h; ++kh) {
-      const ptrdiff_t ih =
-          static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dilation_h) - static_cast<ptrdiff_t>(p.pad_top);
-      int8_t* dst_row = row + kh * p.kernel_w * ci;
-      if (ih < 0 || ih >= in_h) {
-        std::memset(dst_row, pad_value, p.kernel_w * ci);
-        continue;
-      }
-      const int8_t* src_row = x + (b * p.in_h + static_cast<size_t>(ih)) * p.in_w * ci;
-      if (row_inside) {  // the kernel_w taps are adjacent NHWC pixels: one copy
-        copy_run(dst_row, src_row + static_cast<size_t>(iw0) * ci, p.kernel_w * ci);
-        continue;
-      }
-      for (size_t kw = 0; kw < p.kernel_w; ++kw) {
-        const ptrdiff_t iw = iw0 + static_cast<ptrdiff_t>(kw * p.dilation_w);
-        if (iw < 0 || iw >= in_w)
-          std::memset(dst_row + kw * ci, pad_value, ci);
-        else
-          copy_run(dst_row + kw * ci, src_row + static_cast<size_t>(iw) * ci, ci);
       }
     }
   }

@@ -45,7 +45,7 @@ Status fc_dims(OpContext* ctx, FcDims* d) {
   return Status::kOk;
 }
 
-Status prepare(OpContext* ctx) {
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   FcDims d;
   Status s = fc_dims(ctx, &d);
   if (s != Status::kOk) return s;

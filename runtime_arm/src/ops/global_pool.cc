@@ -7,7 +7,7 @@
 namespace lite {
 namespace {
 
-Status prepare(OpContext* ctx) {
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   TensorRef* y = ctx->output(0);
   if (x == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one input and one output");

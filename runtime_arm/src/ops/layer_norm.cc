@@ -60,7 +60,7 @@ Status geometry(OpContext* ctx, LayerNormGeometry* g) {
   return Status::kOk;
 }
 
-Status prepare(OpContext* ctx) {
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   LayerNormGeometry g;
   Status s = geometry(ctx, &g);
   if (s != Status::kOk) return s;

@@ -76,7 +76,7 @@ Status eval(OpContext* ctx) {
 void free_state(void* state) { delete static_cast<LookupState*>(state); }
 
 // REQUANTIZE(x, table): y = table[x + 128], the table a constant int8 tensor of 256 elements.
-Status table_prepare(OpContext* ctx) {
+[[gnu::cold]] Status table_prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   const TensorRef* table = ctx->num_inputs > 1 ? ctx->input(1) : nullptr;
   TensorRef* y = ctx->output(0);

@@ -66,7 +66,7 @@ Status geometry(OpContext* ctx, MatMulGeometry* g, Shape* out_shape) {
   return check_fused_activation(ctx, act, -1, n);
 }
 
-Status prepare(OpContext* ctx) {
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   MatMulGeometry g;
   Shape out_shape;
   Status s = geometry(ctx, &g, &out_shape);

@@ -34,7 +34,7 @@ Status pool_params(OpContext* ctx, lite_pool2d_params* p) {
   return Status::kOk;
 }
 
-Status prepare(OpContext* ctx) {
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   lite_pool2d_params p{};
   Status s = pool_params(ctx, &p);
   if (s != Status::kOk) return s;

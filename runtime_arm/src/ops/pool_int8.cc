@@ -37,7 +37,7 @@ Status max_pool_geometry(OpContext* ctx, lite_conv2d_params* p) {
   return Status::kOk;
 }
 
-Status max_pool_prepare(OpContext* ctx) {
+[[gnu::cold]] Status max_pool_prepare(OpContext* ctx) {
   QuantInt8 q;
   Status s = same_quantization(ctx, &q);
   lite_conv2d_params p;
@@ -64,7 +64,7 @@ Status max_pool_eval(OpContext* ctx) {
   return Status::kOk;
 }
 
-Status global_average_prepare(OpContext* ctx) {
+[[gnu::cold]] Status global_average_prepare(OpContext* ctx) {
   QuantInt8 q;
   Status s = same_quantization(ctx, &q);
   if (s != Status::kOk) return s;

@@ -19,7 +19,7 @@
 namespace lite {
 namespace {
 
-Status quantize_prepare(OpContext* ctx) {
+[[gnu::cold]] Status quantize_prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   TensorRef* y = ctx->output(0);
   if (x == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one input and one output");
@@ -84,7 +84,7 @@ Status dequantize_layout(OpContext* ctx, const TensorRef* x, DequantizeLayout* l
   return Status::kOk;
 }
 
-Status dequantize_prepare(OpContext* ctx) {
+[[gnu::cold]] Status dequantize_prepare(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   TensorRef* y = ctx->output(0);
   if (x == nullptr || y == nullptr) return fail(ctx, Status::kInvalidModel, "needs one input and one output");

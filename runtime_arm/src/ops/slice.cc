@@ -67,7 +67,7 @@ Status slice_view(OpContext* ctx, SliceView* view) {
 
 namespace {
 
-Status slice_prepare(OpContext* ctx) {
+[[gnu::cold]] Status slice_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 3, 1);
   if (s != Status::kOk) return s;
   SliceView view;

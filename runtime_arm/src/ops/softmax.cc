@@ -44,7 +44,7 @@ void softmax_rows(ThreadPool* pool, size_t rows, size_t len, const float* x, flo
   });
 }
 
-Status prepare(OpContext* ctx) {
+[[gnu::cold]] Status prepare(OpContext* ctx) {
   int axis = 0;
   Status s = resolve_axis(ctx, &axis);
   if (s != Status::kOk) return s;

@@ -28,7 +28,7 @@ bool read_perm(const OpContext* ctx, int rank, int* perm) {
   return true;
 }
 
-Status transpose_prepare(OpContext* ctx) {
+[[gnu::cold]] Status transpose_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 1, 1);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);

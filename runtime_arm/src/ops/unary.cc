@@ -40,7 +40,7 @@ bool as_activation(int op, const lite_unary_params& p, lite_activation* act) {
   }
 }
 
-Status unary_prepare(OpContext* ctx) {
+[[gnu::cold]] Status unary_prepare(OpContext* ctx) {
   Status s = check_arity(ctx, 1, 1);
   if (s != Status::kOk) return s;
   const TensorRef* x = ctx->input(0);
