@@ -18,18 +18,19 @@ static void max_into(size_t channels, const int8_t* restrict x, int8_t* restrict
   for (size_t c = 0; c < channels; ++c) y[c] = x[c] > y[c] ? x[c] : y[c];
 }
 
-/* One output pixel's first 64 channels over the taps [kh0, kh1) x [kw0, kw1): the running max stays
- * in vector registers (a fixed-size local the compiler keeps there) instead of going through y. */
+/* One output pixel's `block` channels (a constant after inlining: 64 or 16) over the taps
+ * [kh0, kh1) x [kw0, kw1): the running max stays in vector registers (a fixed-size local the compiler
+ * keeps there) instead of going through y. Fixed trip counts vectorize at -O2 too (ARM builds). */
 static inline __attribute__((always_inline)) void max_block(const int8_t* x_pixel0, size_t row_step, size_t tap_step,
-                                                            size_t rows, size_t cols, int8_t* y) {
+                                                            size_t rows, size_t cols, size_t block, int8_t* y) {
   int8_t best[LITE_MAX_POOL_BLOCK];
-  for (size_t c = 0; c < LITE_MAX_POOL_BLOCK; ++c) best[c] = -128;
+  for (size_t c = 0; c < block; ++c) best[c] = -128;
   for (size_t r = 0; r < rows; ++r)
     for (size_t t = 0; t < cols; ++t) {
       const int8_t* x = x_pixel0 + r * row_step + t * tap_step;
-      for (size_t c = 0; c < LITE_MAX_POOL_BLOCK; ++c) best[c] = x[c] > best[c] ? x[c] : best[c];
+      for (size_t c = 0; c < block; ++c) best[c] = x[c] > best[c] ? x[c] : best[c];
     }
-  memcpy(y, best, LITE_MAX_POOL_BLOCK);
+  memcpy(y, best, block);
 }
 
 void LITE_MAX_POOL_ENTRY(const lite_conv2d_params* p, const int8_t* input, int8_t* output, size_t row_begin,
@@ -48,8 +49,11 @@ void LITE_MAX_POOL_ENTRY(const lite_conv2d_params* p, const int8_t* input, int8_
         const size_t ih0 = oh * p->stride_h + kh0 * p->dilation_h - p->pad_top;
         const size_t iw0 = ow * p->stride_w + kw0 * p->dilation_w - p->pad_left;
         const int8_t* x0 = input + ((n * p->in_h + ih0) * p->in_w + iw0) * channels;
+        const size_t row_step = p->dilation_h * p->in_w * channels, tap_step = p->dilation_w * channels;
         for (; c0 + LITE_MAX_POOL_BLOCK <= channels; c0 += LITE_MAX_POOL_BLOCK)
-          max_block(x0 + c0, p->dilation_h * p->in_w * channels, p->dilation_w * channels, kh1 - kh0, kw1 - kw0, y + c0);
+          max_block(x0 + c0, row_step, tap_step, kh1 - kh0, kw1 - kw0, LITE_MAX_POOL_BLOCK, y + c0);
+        /* 16-channel blocks: a 32-channel map's pools ran the scalar tail loop on ARM (-O2) */
+        for (; c0 + 16 <= channels; c0 += 16) max_block(x0 + c0, row_step, tap_step, kh1 - kh0, kw1 - kw0, 16, y + c0);
       }
       if (c0 == channels) continue;
       memset(y + c0, -128, channels - c0); /* a window entirely in the padding gives the lowest value */
