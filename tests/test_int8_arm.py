@@ -181,15 +181,27 @@ def test_mobilenet_v2_int8_on_arm_matches_simulation(cross_builds: Path, mobilen
 @pytest.mark.parametrize("cpu", list(EMULATED))
 def test_int8_transposed_convolutions_on_arm_match_simulation(cross_builds: Path, cpu: str, tmp_path: Path):
     """The int8 CONV_TRANSPOSE_2D (kernel == stride: packed GEMM rows written in place, the grouped tail for
-    few output channels) on each ARM CPU's GEMM kernel."""
-    from tests.test_int8_conv_transpose import upsampling_head_net
+    few output channels; other kernels by output phase: pads, output padding, asymmetric strides, batch 2)
+    on each ARM CPU's GEMM kernel, at 3 threads."""
+    from tests.test_int8_conv_transpose import (
+        OVERLAP_INPUT,
+        OVERLAPPING,
+        overlapping_net,
+        upsampling_head_net,
+    )
 
     data = _batches((1, 3, 9, 13), 4, seed=5)
     result = slim.compress(upsampling_head_net(), None, data, slim.QuantConfig(progress=False))
-    assert {"up1", "up2"} <= set(result.int8_nodes)
+    assert {"up1", "up2", "overlap"} <= set(result.int8_nodes)
     on_arm = run_all_tensors_on_arm(cross_builds, cpu, result.graph, {"x": data[0]}, tmp_path)
     errors = arm_int8_mismatches(result.graph, on_arm)
-    assert {"up1", "up2"} <= set(errors)
+    assert {"up1", "up2", "overlap"} <= set(errors)
+    assert_exact(errors)
+    data = _batches(OVERLAP_INPUT, 4, seed=6)
+    result = slim.compress(overlapping_net(), None, data, slim.QuantConfig(progress=False))
+    on_arm = run_all_tensors_on_arm(cross_builds, cpu, result.graph, {"x": data[1]}, tmp_path, threads=3)
+    errors = arm_int8_mismatches(result.graph, on_arm)
+    assert {name for name, _, _, fits in OVERLAPPING if fits} <= set(errors)
     assert_exact(errors)
 
 

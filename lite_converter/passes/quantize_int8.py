@@ -6,9 +6,10 @@ borders:
 
 * CONV_2D (incl. depthwise) and FULLY_CONNECTED with a constant weight and a fused NONE / RELU /
   CLIP activation: int8 weight per output channel, int32 bias, int8 output;
-* CONV_TRANSPOSE_2D likewise when kernel == stride (no padding, dilation, output padding or groups:
-  each output value is one dot product over the input channels, runtime ops/conv_transpose2d_int8.cc);
-  its weight [Ci, KH, KW, Co] is quantized per output channel along axis 3;
+* CONV_TRANSPOSE_2D likewise with groups 1, dilation 1 and a kernel at least the stride on both axes
+  (pads and output padding allowed: each output value is one dot product over its taps, runtime
+  ops/conv_transpose2d_int8.cc); its weight [Ci, KH, KW, Co] is quantized per output channel along
+  axis 3;
 * ADD of two activations of the same shape (as seen in calibration), fused NONE / RELU / CLIP;
 * MAX_POOL_2D (no fused activation) and GLOBAL_AVERAGE_POOL: the output keeps the input's scale and
   zero point (max is exact, the mean stays within the input's range);
@@ -116,7 +117,8 @@ def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
         weight = graph.constant(node.inputs[1]) if len(node.inputs) > 1 else None
         rank = 2 if op == "FULLY_CONNECTED" else 4
         return (
-            (op != "CONV_TRANSPOSE_2D" or (weight is not None and transpose_is_disjoint(node, weight.shape)))
+            (op != "CONV_TRANSPOSE_2D"
+             or (weight is not None and transpose_int8_supported(node, weight.shape)))
             and weight is not None and weight.ndim == rank and weight.dtype == np.float32
             and acts == [node.inputs[0]] and len([n for n in node.inputs if n]) <= 3
             and _activation_kind(node) in FUSABLE_ACTIVATIONS
@@ -141,15 +143,14 @@ def int8_capable(graph: Graph, node: Node, inputs: QuantizeInputs) -> bool:
     return False
 
 
-def transpose_is_disjoint(node: Node, weight_shape: tuple[int, ...]) -> bool:
-    """A CONV_TRANSPOSE_2D whose kernel equals its stride, without padding, dilation, output padding or
-    groups: input pixels write disjoint output blocks, the one form the int8 runtime implements."""
+def transpose_int8_supported(node: Node, weight_shape: tuple[int, ...]) -> bool:
+    """A CONV_TRANSPOSE_2D the int8 runtime implements: groups 1, dilation 1, a kernel at least the
+    stride on both axes (every output value then has taps; kernel == stride without pads writes
+    disjoint blocks, other kernels run by output phase), any pads and output padding."""
     a = node.attrs
-    zero = ("pad_top", "pad_left", "pad_bottom", "pad_right", "output_padding_h", "output_padding_w")
-    return (len(weight_shape) == 4 and int(a.get("stride_h", 1)) == weight_shape[1]
-            and int(a.get("stride_w", 1)) == weight_shape[2] and int(a.get("group", 1)) == 1
+    return (len(weight_shape) == 4 and int(a.get("group", 1)) == 1
             and int(a.get("dilation_h", 1)) == 1 and int(a.get("dilation_w", 1)) == 1
-            and all(int(a.get(name, 0)) == 0 for name in zero))
+            and weight_shape[1] >= int(a.get("stride_h", 1)) and weight_shape[2] >= int(a.get("stride_w", 1)))
 
 
 def broadcast_supported(a: tuple[int, ...], b: tuple[int, ...]) -> bool:

@@ -86,10 +86,11 @@ struct GroupTask {
   uint8_t* cols;
 };
 
-// Regroups x into the scratch, then runs `task` for every (pixel tile, group) on the pool.
-template <typename Task>
+// Regroups x into the scratch, then runs `task` for every (pixel tile, group) on the pool (one function
+// for fp32 and int8: the ARM library's size budget).
+using GroupTaskFn = void (*)(const GroupedConv& c, const GroupTask& t, const void* context);
 void run_groups(const GroupedConv& c, ThreadPool* pool, const void* x, size_t element_bytes, void* scratch,
-                const Task& task) {
+                GroupTaskFn task, const void* context) {
   const lite_conv2d_params& p = c.full;
   const size_t in_pixels = p.batch * p.in_h * p.in_w, pixels = p.batch * p.out_h * p.out_w;
   const size_t group_bytes = c.group.in_c * element_bytes, groups = p.groups;
@@ -103,7 +104,7 @@ void run_groups(const GroupedConv& c, ThreadPool* pool, const void* x, size_t el
     g.count = pixels - g.first < c.rows ? pixels - g.first : c.rows;
     g.xg = regrouped + g.group * in_pixels * group_bytes;
     g.cols = regrouped + c.regrouped_bytes + static_cast<size_t>(worker) * c.thread_bytes;
-    task(g);
+    task(c, g, context);
   });
 }
 
@@ -168,41 +169,58 @@ size_t grouped_conv_scratch_bytes(const GroupedConv& conv, int threads) {
   return conv.regrouped_bytes + static_cast<size_t>(threads > 0 ? threads : 1) * conv.thread_bytes;
 }
 
+namespace {
+
+struct F32Run {
+  Im2colF32Fn im2col;
+  const lite_activation* act;
+  float* y;
+};
+
+void f32_task(const GroupedConv& conv, const GroupTask& t, const void* context) {
+  const F32Run& run = *static_cast<const F32Run*>(context);
+  const lite_conv2d_params& g = conv.group;
+  const float* a = reinterpret_cast<const float*>(t.xg) + t.first * g.in_c;
+  size_t lda = g.in_c;
+  if (!conv.pointwise) {
+    float* cols = reinterpret_cast<float*>(t.cols);
+    run.im2col(g, reinterpret_cast<const float*>(t.xg), t.first, t.count, cols);
+    a = cols;
+    lda = conv.k;
+  }
+  lite_activation group_act = *run.act;  // PRELU: this group's slopes
+  if (group_act.prelu_slope != nullptr) group_act.prelu_slope += t.group * g.out_c;
+  const PackedGemm& gemm = *conv.f32[t.group];
+  lite_f32_gemm_packed_compute(gemm.config, t.count, 0, g.out_c, conv.k, a, lda, gemm.packed, &group_act,
+                               run.y + t.first * conv.full.out_c + t.group * g.out_c, conv.full.out_c);
+}
+
+void int8_task(const GroupedConv& conv, const GroupTask& t, const void* context) {
+  int8_t* y = static_cast<int8_t*>(const_cast<void*>(context));
+  const lite_conv2d_params& g = conv.group;
+  const int8_t* a = reinterpret_cast<const int8_t*>(t.xg) + t.first * g.in_c;
+  size_t lda = g.in_c;
+  if (!conv.pointwise) {
+    int8_t* cols = reinterpret_cast<int8_t*>(t.cols);
+    im2col_int8_rows(g, reinterpret_cast<const int8_t*>(t.xg), conv.pad, t.first, t.count, cols);
+    a = cols;
+    lda = conv.k;
+  }
+  const PackedGemmInt8& gemm = *conv.int8[t.group];
+  lite_qs8_gemm_packed_compute(gemm.config, t.count, 0, g.out_c, conv.k, a, lda, gemm.packed, &gemm.params,
+                               y + t.first * conv.full.out_c + t.group * g.out_c, conv.full.out_c);
+}
+
+}  // namespace
+
 void grouped_conv_run_f32(const GroupedConv& conv, ThreadPool* pool, Im2colF32Fn im2col, const float* x,
                           const lite_activation* act, float* y, void* scratch) {
-  const lite_conv2d_params& g = conv.group;
-  run_groups(conv, pool, x, sizeof(float), scratch, [&](const GroupTask& t) {
-    const float* a = reinterpret_cast<const float*>(t.xg) + t.first * g.in_c;
-    size_t lda = g.in_c;
-    if (!conv.pointwise) {
-      float* cols = reinterpret_cast<float*>(t.cols);
-      im2col(g, reinterpret_cast<const float*>(t.xg), t.first, t.count, cols);
-      a = cols;
-      lda = conv.k;
-    }
-    lite_activation group_act = *act;  // PRELU: this group's slopes
-    if (group_act.prelu_slope != nullptr) group_act.prelu_slope += t.group * g.out_c;
-    const PackedGemm& gemm = *conv.f32[t.group];
-    lite_f32_gemm_packed_compute(gemm.config, t.count, 0, g.out_c, conv.k, a, lda, gemm.packed, &group_act,
-                                 y + t.first * conv.full.out_c + t.group * g.out_c, conv.full.out_c);
-  });
+  const F32Run run{im2col, act, y};
+  run_groups(conv, pool, x, sizeof(float), scratch, f32_task, &run);
 }
 
 void grouped_conv_run_int8(const GroupedConv& conv, ThreadPool* pool, const int8_t* x, int8_t* y, void* scratch) {
-  const lite_conv2d_params& g = conv.group;
-  run_groups(conv, pool, x, 1, scratch, [&](const GroupTask& t) {
-    const int8_t* a = reinterpret_cast<const int8_t*>(t.xg) + t.first * g.in_c;
-    size_t lda = g.in_c;
-    if (!conv.pointwise) {
-      int8_t* cols = reinterpret_cast<int8_t*>(t.cols);
-      im2col_int8_rows(g, reinterpret_cast<const int8_t*>(t.xg), conv.pad, t.first, t.count, cols);
-      a = cols;
-      lda = conv.k;
-    }
-    const PackedGemmInt8& gemm = *conv.int8[t.group];
-    lite_qs8_gemm_packed_compute(gemm.config, t.count, 0, g.out_c, conv.k, a, lda, gemm.packed, &gemm.params,
-                                 y + t.first * conv.full.out_c + t.group * g.out_c, conv.full.out_c);
-  });
+  run_groups(conv, pool, x, 1, scratch, int8_task, y);
 }
 
 }  // namespace lite
