@@ -24,6 +24,11 @@ void lite_qs8_global_average_pool_nhwc_portable(size_t batch, size_t spatial, si
                                                 const int8_t* input, int8_t* output);
 void lite_qs8_global_average_pool_nhwc_avx2(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
                                             const int8_t* input, int8_t* output); /* x86-64 builds only */
+void lite_qs8_global_average_pool_nhwc_aarch64_neon(size_t batch, size_t spatial, size_t channels,
+                                                    int32_t zero_point, const int8_t* input,
+                                                    int8_t* output); /* aarch64 builds only */
+void lite_qs8_global_average_pool_nhwc_armv7_neon(size_t batch, size_t spatial, size_t channels, int32_t zero_point,
+                                                  const int8_t* input, int8_t* output); /* armv7 builds only */
 
 /* The fastest global average pool kernel `features` allow; never NULL. */
 lite_qs8_global_average_pool_fn lite_qs8_global_average_pool_select(uint32_t features);

@@ -1,0 +1,3 @@
+/* int8 GLOBAL_AVERAGE_POOL, aarch64 NEON (the shared NEON body: saddw into int16 runs of 256 pixels). */
+#define LITE_GAP_NEON_ENTRY lite_qs8_global_average_pool_nhwc_aarch64_neon
+#include "qs8_global_average_pool_nhwc_neon_body.h"
