@@ -228,3 +228,24 @@ def _assert_grouped_conv_equals_onnxruntime(graph: Graph, values: dict[str, np.n
     got = values[node.outputs[0]]
     assert np.unique(got).size > 20, "a weak check: few distinct outputs"
     np.testing.assert_array_equal(got, expected)
+
+
+def test_conv_whose_sums_may_pass_int32_runs_the_reference_kernel_exactly() -> None:
+    """A 1x1 conv over 66000 input channels: k * 255 * 128 >= 2^31, so the int32 GEMM could wrap and the
+    runtime runs the reference int8 conv (int64 sums, saturated to int32 as the simulation does). Its bias
+    is large against the products: a sign slip in the reference shows at 0 LSB."""
+    rng = np.random.default_rng(13)
+    channels = 66000
+    weight = (rng.standard_normal((3, channels, 1, 1)) * 0.01).astype(np.float32)
+    bias = np.array([2.0, -1.5, 0.5], np.float32)
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="wide")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, 1, 2])
+    graph = helper.make_graph([node], "wide", [x],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(weight, "w"), numpy_helper.from_array(bias, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
+    data = _batches((1, channels, 1, 2), 4, seed=14)
+    quantized = _quantize_with(model, data)[0]
+    errors = simulation_mismatches(quantized, runtime_values(quantized, {"x": data[1]}))
+    assert "wide" in errors
+    assert_exact(errors)
