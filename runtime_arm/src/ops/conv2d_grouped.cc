@@ -29,13 +29,24 @@ constexpr size_t kTaskIm2colBytes = 32768;
 // Allocates the state with its per-group pointer array and sizes the tasks; null when refused.
 GroupedConv* grouped_conv_new(OpContext* ctx, const lite_conv2d_params& p, size_t element_bytes) {
   GroupedConv* c = new (std::nothrow) GroupedConv();
-  void* gemms = std::calloc(p.groups, sizeof(void*));
-  if (c == nullptr || gemms == nullptr) {
-    delete c;
-    std::free(gemms);
+  if (c == nullptr) {
     fail(ctx, Status::kOutOfMemory, "cannot allocate the op state");
     return nullptr;
   }
+  // one pointer per group, counted against the memory bound (a hostile model's group count is bounded
+  // only by its weight)
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(p.groups, sizeof(void*), &bytes)) {
+    delete c;
+    fail(ctx, Status::kShapeError, "%zu groups are too many", p.groups);
+    return nullptr;
+  }
+  void* gemms = op_allocate(ctx, bytes, "the per-group weights");
+  if (gemms == nullptr) {
+    delete c;
+    return nullptr;
+  }
+  std::memset(gemms, 0, bytes);
   if (element_bytes == sizeof(float))
     c->f32 = static_cast<PackedGemm**>(gemms);
   else

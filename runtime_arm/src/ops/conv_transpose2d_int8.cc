@@ -49,7 +49,7 @@ struct ConvTransposeInt8State {
   size_t batch = 0, in_h = 0, in_w = 0, in_c = 0, out_c = 0, kernel_h = 0, kernel_w = 0;
   // overlapping kernels: the phases, the output size and strides, the input zero point (im2col's
   // padding) and each thread's im2col bytes
-  TransposePhase* phases = nullptr;  // calloc'd, phase_count of them
+  TransposePhase* phases = nullptr;  // op_allocate'd, phase_count of them
   size_t phase_count = 0;
   size_t out_h = 0, out_w = 0, stride_h = 1, stride_w = 1, thread_scratch = 0;
   int8_t pad = 0;
@@ -172,8 +172,14 @@ Status prepare_phases(OpContext* ctx, ConvTransposeInt8State* st, const ConvWind
   st->stride_h = static_cast<size_t>(a.stride_h);
   st->stride_w = static_cast<size_t>(a.stride_w);
   st->phased = true;
-  st->phases = static_cast<TransposePhase*>(std::calloc(st->stride_h * st->stride_w, sizeof(TransposePhase)));
-  if (st->phases == nullptr) return fail(ctx, Status::kOutOfMemory, "cannot allocate op state");
+  // counted against the memory bound: a hostile model's strides are bounded only by its kernel
+  size_t phases_bytes = 0;
+  if (__builtin_mul_overflow(st->stride_h, st->stride_w, &phases_bytes) ||
+      __builtin_mul_overflow(phases_bytes, sizeof(TransposePhase), &phases_bytes))
+    return fail(ctx, Status::kShapeError, "strides %zu x %zu are too large", st->stride_h, st->stride_w);
+  st->phases = static_cast<TransposePhase*>(op_allocate(ctx, phases_bytes, "the output phases"));
+  if (st->phases == nullptr) return Status::kOutOfMemory;
+  std::memset(static_cast<void*>(st->phases), 0, phases_bytes);
   // the largest phase's sub-kernel, [(u, v, ci)][co]: its sums bound every phase's
   const size_t k_max = ((st->kernel_h + st->stride_h - 1) / st->stride_h) *
                        ((st->kernel_w + st->stride_w - 1) / st->stride_w) * st->in_c;
