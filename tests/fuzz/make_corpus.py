@@ -1,6 +1,7 @@
 """Writes the seed corpora of the fuzz targets (generated, never committed): the .lite files of
 tests/test_fuzz_models.py's seeds (a conv net, a shape subgraph, one model of many ops with every
-option field written, slim's int8 ops, the real PaddleOCR classifier when the zoo has it) and of a
+option field written, slim's int8 ops, grouped and transposed convolutions, the real PaddleOCR classifier
+when the zoo has it) and of a
 sample of ONNX's own node test cases for the C API target; their ONNX sources for the ONNX reader;
 small .tflite files for the TFLite reader.
 
@@ -37,6 +38,26 @@ def _node_case_models() -> list[tuple[str, onnx.ModelProto]]:
     return sampled
 
 
+def _grouped_and_transposed_seeds() -> list[tuple[str, bytes]]:
+    """Grouped convolutions (one GEMM per group, fp32 and int8) and int8 transposed convolutions by
+    output phase: the fuzzer's mutants then reach their geometry checks and per-group / per-phase state."""
+    import numpy as np
+
+    import slim
+    from lite_converter.convert import convert_onnx
+    from tests.test_cross_arm import grouped_conv_net
+    from tests.test_int8_conv_transpose import OVERLAP_INPUT, overlapping_net
+    from tests.test_int8_op_families import GROUPED_SHAPES_INPUT, grouped_shapes_net
+
+    rng = np.random.default_rng(9)
+    seeds = [("grouped_fp32", convert_onnx(grouped_conv_net()))]
+    for name, model, shape in (("grouped_int8", grouped_shapes_net(), GROUPED_SHAPES_INPUT),
+                               ("transposed_int8", overlapping_net(), OVERLAP_INPUT)):
+        data = [rng.standard_normal(shape).astype(np.float32) for _ in range(2)]
+        seeds.append((name, slim.compress(model, None, data, slim.QuantConfig(progress=False)).lite_bytes))
+    return seeds
+
+
 def main(out: Path) -> None:
     from lite_converter.convert import convert_onnx
     from lite_converter.ir import ConversionError
@@ -56,6 +77,9 @@ def main(out: Path) -> None:
         int8 = int8_seed()
         if int8 is not None:
             (dirs["c_api"] / "int8.lite").write_bytes(int8)
+            lite_count += 1
+        for name, data in _grouped_and_transposed_seeds():
+            (dirs["c_api"] / f"{name}.lite").write_bytes(data)
             lite_count += 1
         converted = 0
         for name, model in _node_case_models():
