@@ -207,6 +207,9 @@ def _write_buffers(
     return indices, buffers
 
 
+INT64_MAX = 2**63 - 1
+
+
 def _shared(shared: dict[tuple, int], key: tuple, create: Callable[[], int]) -> int:
     """The offset of an identical object written earlier, else ``create()``'s. Flatbuffers allows any
     number of references to one object; a dynamic-shape model repeats the same shapes, dim names and
@@ -231,6 +234,8 @@ def _write_tensor(builder: flatbuffers.Builder, tensor: Tensor, buffer: int, sha
     shape_vec = dim_names_vec = quant = None
     if shape is not None:
         dims = [d if isinstance(d, int) and d >= 0 else -1 for d in shape]
+        if any(d > INT64_MAX for d in dims):  # shape inference on hostile constants (a Tile's repeats)
+            raise ConversionError(f"tensor '{tensor.name}' has the shape {shape}: a dimension past 2^63 - 1")
         shape_vec = _shared(shared, ("shape", *dims),
                             lambda: builder.CreateNumpyVector(np.array(dims, np.int64)))
         if with_dim_names and any(isinstance(d, str) for d in shape):

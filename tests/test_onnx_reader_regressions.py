@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.convert import convert_onnx
 from lite_converter.ir import ConversionError
@@ -26,6 +26,8 @@ EXPECTED = {
     "attribute_of_undefined_type.onnx": ("ArgMax node 0 '': attribute 'axis' is UNDEFINED, "
                                          "the ONNX schema wants INT"),
     "op_type_not_utf8.onnx": "node 0: its op type is not UTF-8 text: b'A\\x8e\\x8eM)n'",
+    "reshape_dim_past_int64.onnx": ("tensor 'flat' has the shape [2, 142170847265272113417220]: "
+                                    "a dimension past 2^63 - 1"),
 }
 
 
@@ -115,6 +117,16 @@ FAMILY = {
                                   "sparse tensor 'w' of shape [1, 4] has indices that do not fit it"),
     "sparse_negative_index": (_add_w(sparse=_sparse([1, 4], [-1])),
                               "sparse tensor 'w' of shape [1, 4] has indices that do not fit it"),
+    "tile_then_reshape_past_int64": (  # the output's shape left to inference
+        helper.make_model(helper.make_graph(
+            [helper.make_node("Tile", ["x", "reps"], ["t"], name="tile"),
+             helper.make_node("Reshape", ["t", "flat"], ["y"], name="flatten")], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            [numpy_helper.from_array(np.array([2**40, 2**40], np.int64), "reps"),
+             numpy_helper.from_array(np.array([-1], np.int64), "flat")]),
+            opset_imports=[helper.make_opsetid("", 17)]),
+        "tensor 'y' has the shape [4835703278458516698824704]: a dimension past 2^63 - 1"),
 }
 
 
