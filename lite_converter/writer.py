@@ -321,6 +321,10 @@ def _write_operator(builder: flatbuffers.Builder, node: Node, index: dict[str, i
 
 
 def _write_plan(builder: flatbuffers.Builder, plan: MemoryPlan, names: list[str]) -> int:
+    if plan.arena_bytes > INT64_MAX:  # static tensors of hostile sizes (each dim fits, their bytes do not)
+        largest = max(plan.offsets, key=lambda n: plan.offsets[n], default="")
+        raise ConversionError(f"the activations need {plan.arena_bytes} bytes, past 2^63 - 1 (the tensor "
+                              f"placed highest: '{largest}')")
     offsets = builder.CreateNumpyVector(np.array([plan.offsets.get(n, -1) for n in names], np.int64))
     fb_memory_plan.MemoryPlanStart(builder)
     fb_memory_plan.MemoryPlanAddArenaBytes(builder, int(plan.arena_bytes))
