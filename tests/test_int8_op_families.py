@@ -144,14 +144,16 @@ def grouped_shapes_net() -> onnx.ModelProto:
     """Grouped convs of the shapes real nets have, batch 2: ResNeXt 32x4d's 3x3 (groups 8, 4 -> 4 per
     group), a widening stride-2 one with asymmetric pads (groups 4, 8 -> 12 per group), ShuffleNet v1's
     grouped 1x1 (groups 4: the regrouped input is the GEMM's A, no im2col) and an odd 3 channels per
-    group (groups 3, 5x3 kernel, dilation 2 x 1)."""
+    group (groups 3, 5x3 kernel, dilation 2 x 1), and a 3x3 one dilated 2 x 1 on the input map, whose
+    interior pixels im2col copies as runs of whole kernel rows two input rows apart."""
     rng = np.random.default_rng(11)
 
     def w(*shape: int, k: float = 0.3) -> np.ndarray:
         return (rng.standard_normal(shape) * k).astype(np.float32)
 
     inits = {"wa": w(32, 4, 3, 3), "ba": w(32, k=0.2), "wb": w(48, 8, 3, 3, k=0.2), "bb": w(48, k=0.2),
-             "wc": w(24, 12, 1, 1), "bc": w(24, k=0.2), "wd": w(9, 8, 5, 3, k=0.2), "bd": w(9, k=0.2)}
+             "wc": w(24, 12, 1, 1), "bc": w(24, k=0.2), "wd": w(9, 8, 5, 3, k=0.2), "bd": w(9, k=0.2),
+             "we": w(16, 8, 3, 3, k=0.2), "be": w(16, k=0.2)}
     n = helper.make_node
     nodes = [
         n("Conv", ["x", "wa", "ba"], ["ga"], pads=[1, 1, 1, 1], group=8, name="grouped_resnext"),
@@ -162,10 +164,13 @@ def grouped_shapes_net() -> onnx.ModelProto:
         n("Relu", ["gc"], ["gcr"], name="grouped_pointwise_relu"),
         n("Conv", ["gcr", "wd", "bd"], ["y"], pads=[4, 1, 3, 1], dilations=[2, 1], group=3,
           name="grouped_odd"),
+        n("Conv", ["x", "we", "be"], ["z"], pads=[2, 1, 2, 1], dilations=[2, 1], group=4,
+          name="grouped_row_dilated"),
     ]
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(GROUPED_SHAPES_INPUT))
     graph = helper.make_graph(nodes, "int8_grouped_shapes", [x],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
                               [numpy_helper.from_array(v, k) for k, v in inits.items()])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
 
@@ -176,7 +181,8 @@ def grouped_shapes() -> tuple[Graph, dict[str, np.ndarray]]:
     return _quantize_with(grouped_shapes_net(), data)[0], {"x": data[2]}
 
 
-GROUPED_SHAPES = ["grouped_resnext", "grouped_widening_stride2", "grouped_pointwise", "grouped_odd"]
+GROUPED_SHAPES = ["grouped_resnext", "grouped_widening_stride2", "grouped_pointwise", "grouped_odd",
+                  "grouped_row_dilated"]
 
 
 def test_grouped_shapes_equal_the_simulation_for_any_thread_count(grouped_shapes: tuple) -> None:
