@@ -4,13 +4,15 @@
  * Sixteen channels at a time: each pixel's bytes are added into int16 lanes (saddw), exact for runs of
  * up to 256 pixels (256 * -128 = -32768), and each run is folded into int32 channel sums. A tail of
  * 8 channels takes one 8-byte load, fewer run a scalar loop. The sums are the reference's exact
- * integers and the rounding divide is the reference's, so the bytes are its bytes. Smaller than the
+ * integers and the rounding divide is the reference's (qs8_global_average_finish.h), so the bytes are
+ * its bytes. Smaller than the
  * portable body's autovectorized widths (about 4 KB of aarch64 code at -O3) and fewer instructions per
  * pixel (3 per 16 channels against about 7). */
 #include <arm_neon.h>
 #include <stdint.h>
 
 #include "lite_kernels/qs8_pool2d.h"
+#include "../portable/qs8_global_average_finish.h"
 
 enum { LITE_GAP_NEON_RUN = 256 };
 
@@ -76,14 +78,7 @@ void LITE_GAP_NEON_ENTRY(size_t batch, size_t spatial, size_t channels, int32_t 
         const int8_t* pixel = image + c0 + j;
         for (size_t s = 0; s < spatial; ++s, pixel += channels) sums[j] += *pixel;
       }
-      for (j = 0; j < width; ++j) {
-        const int64_t sum = (int64_t)sums[j] - (int64_t)zero_point * count;
-        const int64_t rounded = count == 0 ? 0 : (sum >= 0 ? (sum + count / 2) / count : (sum - count / 2) / count);
-        int64_t v = rounded + zero_point;
-        if (v < -128) v = -128;
-        if (v > 127) v = 127;
-        output[n * channels + c0 + j] = (int8_t)v;
-      }
+      qs8_global_average_finish(sums, width, count, zero_point, output + n * channels + c0);
     }
   }
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "lite_kernels/qs8_pool2d.h"
+#include "qs8_global_average_finish.h"
 
 enum { LITE_GAP_BLOCK = 64 };
 
@@ -39,13 +40,6 @@ void LITE_GAP_ENTRY(size_t batch, size_t spatial, size_t channels, int32_t zero_
       if (width - j0 >= 16) sum_columns(first + j0, channels, spatial, 16, sums + j0), j0 += 16;
       if (width - j0 >= 8) sum_columns(first + j0, channels, spatial, 8, sums + j0), j0 += 8;
       if (width > j0) sum_columns(first + j0, channels, spatial, width - j0, sums + j0);
-      for (size_t j = 0; j < width; ++j) {
-        const int64_t sum = (int64_t)sums[j] - (int64_t)zero_point * count;
-        const int64_t rounded = count == 0 ? 0 : (sum >= 0 ? (sum + count / 2) / count : (sum - count / 2) / count);
-        int64_t v = rounded + zero_point;
-        if (v < -128) v = -128;
-        if (v > 127) v = 127;
-        output[n * channels + c0 + j] = (int8_t)v;
-      }
+      qs8_global_average_finish(sums, width, count, zero_point, output + n * channels + c0);
     }
 }

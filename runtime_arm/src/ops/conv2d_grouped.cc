@@ -24,8 +24,6 @@ struct GroupedConv {
 
 namespace {
 
-constexpr size_t kTaskIm2colBytes = 32768;
-
 // Allocates the state with its per-group pointer array and sizes the tasks; null when refused.
 GroupedConv* grouped_conv_new(OpContext* ctx, const lite_conv2d_params& p, size_t element_bytes) {
   GroupedConv* c = new (std::nothrow) GroupedConv();
@@ -64,12 +62,11 @@ GroupedConv* grouped_conv_new(OpContext* ctx, const lite_conv2d_params& p, size_
   return c;
 }
 
-// Output pixels per task: whole microkernel heights of about kTaskIm2colBytes of im2col rows, at least
-// one height and at most about 64 pixels; and the per-thread im2col scratch they take.
+// Output pixels per task: the int8 im2col's tile rule (whole microkernel heights of about 32 KiB of
+// im2col rows, at most about 64 pixels) over the rows' bytes; and the per-thread im2col scratch they take.
 void size_tasks(GroupedConv* c, size_t mr, size_t element_bytes) {
-  const size_t cap = mr * ((64 + mr - 1) / mr), row_bytes = c->k * element_bytes;
-  size_t rows = (kTaskIm2colBytes / (row_bytes > 0 ? row_bytes : 1)) / mr * mr;
-  c->rows = rows < mr ? mr : (rows > cap ? cap : rows);
+  const size_t row_bytes = c->k * element_bytes;
+  c->rows = im2col_int8_tile_rows(row_bytes, mr);
   c->thread_bytes = c->pointwise ? 0 : (c->rows * row_bytes + 63) / 64 * 64;
 }
 

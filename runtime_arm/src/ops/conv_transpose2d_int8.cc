@@ -123,18 +123,6 @@ PhaseAxis phase_axis(size_t r, size_t out, size_t kernel, size_t stride, size_t 
   return a;
 }
 
-// One output axis: stride * (in - 1) + output_padding + kernel - pads (dilation 1, explicit pads); false
-// when it is empty or too large.
-bool transposed_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pads, int64_t output_padding,
-                       size_t* out) {
-  int64_t full;
-  if (__builtin_mul_overflow(stride, in - 1, &full) || __builtin_add_overflow(full, output_padding + kernel, &full) ||
-      full - pads < 1 || full - pads > kMaxOpDim)
-    return false;
-  *out = static_cast<size_t>(full - pads);
-  return true;
-}
-
 // Whether the geometry is the disjoint form (kernel == stride, nothing else), the phase form (kernel >=
 // stride, dilation 1, groups 1), or neither (kUnsupported). Fills the output size.
 Status check_geometry(OpContext* ctx, const lite_fb::ConvTranspose2DOptions* o, const TensorRef* x,
@@ -155,9 +143,15 @@ Status check_geometry(OpContext* ctx, const lite_fb::ConvTranspose2DOptions* o, 
       kh < a.stride_h || kw < a.stride_w)
     return fail(ctx, Status::kUnsupported,
                 "int8 supports groups 1, dilation 1, explicit pads and kernels at least the stride");
-  if (!transposed_extent(x->shape.dims[1], kh, a.stride_h, a.pad_top + a.pad_bottom, pad_h, out_h) ||
-      !transposed_extent(x->shape.dims[2], kw, a.stride_w, a.pad_left + a.pad_right, pad_w, out_w))
+  WindowAxis axis_h, axis_w;
+  if (!transposed_window_axis(a.padding, x->shape.dims[1], kh, a.stride_h, 1, a.pad_top, a.pad_bottom, pad_h,
+                              &axis_h) ||
+      !transposed_window_axis(a.padding, x->shape.dims[2], kw, a.stride_w, 1, a.pad_left, a.pad_right, pad_w,
+                              &axis_w) ||
+      axis_h.out > kMaxOpDim || axis_w.out > kMaxOpDim)
     return fail(ctx, Status::kShapeError, "no valid output size (empty or too large)");
+  *out_h = static_cast<size_t>(axis_h.out);
+  *out_w = static_cast<size_t>(axis_w.out);
   *disjoint = a.stride_h == kh && a.stride_w == kw && a.pad_top == 0 && a.pad_left == 0 && a.pad_bottom == 0 &&
               a.pad_right == 0 && pad_h == 0 && pad_w == 0;
   return Status::kOk;
