@@ -190,6 +190,33 @@ def test_scan_axes_and_directions():
     _check(model, feeds)
 
 
+def test_scan_over_empty_elements():
+    """Scan whose state and per-step slices have no elements (a [t, 0] input, each step an empty row):
+    valid ONNX values that copy nothing (an empty buffer may be null)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["sum_in", "a_t"], ["sum_out"]),
+         helper.make_node("Identity", ["sum_out"], ["seen"])],
+        "body",
+        [_info("sum_in", F32, ["k"]), _info("a_t", F32, ["k"])],
+        [_info("sum_out", F32, ["k"]), _info("seen", F32, ["k"])])
+    node = helper.make_node("Scan", ["s0", "a"], ["s_final", "ys"], body=body, num_scan_inputs=1,
+                            scan_input_axes=[0])
+    model = _model([node], [helper.make_tensor_value_info("s0", F32, ["k"]),
+                            helper.make_tensor_value_info("a", F32, ["t", "k"])],
+                   [helper.make_tensor_value_info(n, F32, None) for n in ("s_final", "ys")], opset=16)
+    from onnx.reference import ReferenceEvaluator
+
+    # The oracle is ONNX's reference evaluator: onnxruntime 1.32 dies with SIGFPE on this Scan.
+    interpreter = Interpreter(model_content=convert_onnx(model))
+    for t, k in ((3, 0), (2, 2), (1, 0)):
+        feeds = {"s0": np.ones(k, np.float32), "a": np.arange(t * k, dtype=np.float32).reshape(t, k)}
+        want = ReferenceEvaluator(model).run(None, feeds)
+        got = list(interpreter.run(feeds).values())
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and g.shape == w.shape, (t, k, g.shape, w.shape)
+            np.testing.assert_array_equal(g, w)
+
+
 def _rank_changing_if(name: str, source: str, out: str) -> list[onnx.NodeProto]:
     """out = If(max(source) > 1, then: Unsqueeze(source, 0), else: Identity(source)): its rank is
     known only at run time, so ONNX gives ``out`` no shape (as torch's squeeze(dim) exports do)."""

@@ -335,3 +335,36 @@ def test_sequence_erase_construct_and_optional_tensor_match_onnxruntime():
         got = interpreter.run(feeds)
         for name, want in zip(["s1", "s2", "at", "b_again"], _onnxruntime(model, feeds), strict=True):
             _assert_same(got[name], want)
+
+
+@pytest.mark.parametrize("shape, axis, split", [
+    ((3, 0), 0, None),        # rows of nothing: every element is empty
+    ((0, 4), 1, None),        # nothing before the axis
+    ((2, 0, 3), 1, None),     # an empty axis: an empty sequence
+    ((2, 5), 1, [2, 0, 3]),   # a zero-length piece among others
+    ((0, 5), 1, [5, 0]),
+    ((4, 0), 0, 3),           # a scalar chunk over an empty row
+])
+def test_split_and_concat_of_empty_tensors_match_onnxruntime(shape: tuple, axis: int, split: object):
+    """Zero-sized tensors and zero-length pieces are valid ONNX values; splitting and re-joining them
+    copies nothing (no pointer arithmetic on an empty buffer: the fuzzer found one in the split)."""
+    inputs = [helper.make_tensor_value_info("x", F32, list(shape))]
+    split_inputs = ["x"]
+    initializers = []
+    if split is not None:
+        values = [split] if isinstance(split, int) else split
+        dims = [] if isinstance(split, int) else [len(split)]
+        initializers.append(helper.make_tensor("split", I64, dims, values))
+        split_inputs.append("split")
+    nodes = [_node("SplitToSequence", split_inputs, ["s"], axis=axis),
+             _node("SequenceLength", ["s"], ["n"])]
+    outputs = [_seq_info("s"), helper.make_tensor_value_info("n", I64, [])]
+    if shape[axis] > 0:  # ConcatFromSequence of an empty sequence is an error in onnxruntime too
+        nodes.append(_node("ConcatFromSequence", ["s"], ["joined"], axis=axis))
+        outputs.append(helper.make_tensor_value_info("joined", F32, None))
+    graph = helper.make_graph(nodes, "seq", inputs, outputs, initializer=initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    feeds = {"x": np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)}
+    got = Interpreter(model_content=convert_onnx(model)).run(feeds)
+    for name, want in zip([o.name for o in outputs], _onnxruntime(model, feeds), strict=True):
+        _assert_same(got[name], want)

@@ -3,6 +3,7 @@
 // The verifier guarantees input 0 is a variable (interpreter-owned memory, never a constant).
 #include <cstring>
 
+#include "../byte_copy.h"
 #include "op_helpers.h"
 #include "tensor_ops.h"
 
@@ -27,7 +28,7 @@ namespace {
 Status assign_variable_eval(OpContext* ctx) {
   const TensorRef* variable = ctx->input(0);
   const TensorRef* value = ctx->input(1);
-  if (variable->data != value->data) std::memmove(variable->data, value->data, value->bytes());
+  if (variable->data != value->data) move_bytes(variable->data, value->data, value->bytes());
   return Status::kOk;
 }
 

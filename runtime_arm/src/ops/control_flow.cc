@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../aligned_buffer.h"
+#include "../byte_copy.h"
 #include "../checked_math.h"
 #include "../interpreter.h"
 #include "../memory_budget.h"
@@ -452,7 +453,7 @@ Status scan_eval(OpContext* ctx) {
       if (s != Status::kOk) return s;
       slice.used = static_cast<size_t>(outer) * row;
       for (int64_t p = 0; p < outer; ++p)
-        std::memcpy(static_cast<uint8_t*>(slice.buffer.data()) + static_cast<size_t>(p) * row,
+        copy_bytes(static_cast<uint8_t*>(slice.buffer.data()) + static_cast<size_t>(p) * row,
                     static_cast<const uint8_t*>(x.data) + (static_cast<size_t>(p * steps + at)) * row, row);
       values.push_back(slice.value());
     }
@@ -491,7 +492,7 @@ Status scan_eval(OpContext* ctx) {
     for (int64_t t = 0; t < steps; ++t) {
       const int64_t at = reverse ? steps - 1 - t : t;
       for (int64_t p = 0; p < outer; ++p)
-        std::memcpy(static_cast<uint8_t*>(out->data) + static_cast<size_t>(p * steps + at) * row,
+        copy_bytes(static_cast<uint8_t*>(out->data) + static_cast<size_t>(p * steps + at) * row,
                     static_cast<const uint8_t*>(h.buffer.data()) + static_cast<size_t>(t * outer + p) * row, row);
     }
   }

@@ -3,6 +3,7 @@
 // int32 / int64 for SUM, MEAN, MAX, MIN, PROD, L1, SUM_SQUARE.
 #include <cstring>
 
+#include "../byte_copy.h"
 #include "lite_kernels/reduce.h"
 #include "op_api.h"
 #include "op_util.h"
@@ -84,7 +85,7 @@ Status eval(OpContext* ctx) {
   const TensorRef* x = ctx->input(0);
   TensorRef* y = ctx->output(0);
   if (identity) {
-    if (y->data != x->data) std::memcpy(y->data, x->data, x->bytes());
+    if (y->data != x->data) copy_bytes(y->data, x->data, x->bytes());
     return Status::kOk;
   }
   lite_reduce_plan plan{};

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../byte_copy.h"
 #include "../interpreter.h"
 #include "../sequence_value.h"
 #include "tensor_ops.h"
@@ -205,7 +206,7 @@ Status concat_from_sequence(OpContext* ctx, const SequenceView& v) {
     const TensorRef t = v.element(i);
     const size_t row = t.bytes() / static_cast<size_t>(outer);
     for (int64_t p = 0; p < outer; ++p)
-      std::memcpy(static_cast<uint8_t*>(out->data) + static_cast<size_t>(p) * out_row + at,
+      copy_bytes(static_cast<uint8_t*>(out->data) + static_cast<size_t>(p) * out_row + at,
                   static_cast<const uint8_t*>(t.data) + static_cast<size_t>(p) * row, row);
     at += row;
   }
@@ -273,7 +274,7 @@ Status split_to_sequence(OpContext* ctx) {
     t.data = static_cast<uint8_t*>(staging.data()) + offset;
     const size_t row = static_cast<size_t>(n * inner) * elem;
     for (int64_t p = 0; p < outer; ++p)
-      std::memcpy(static_cast<uint8_t*>(t.data) + static_cast<size_t>(p) * row,
+      copy_bytes(static_cast<uint8_t*>(t.data) + static_cast<size_t>(p) * row,
                   static_cast<const uint8_t*>(x.data) + (static_cast<size_t>(p * length + start) * static_cast<size_t>(inner)) * elem,
                   row);
     offset += static_cast<size_t>(outer) * row;
