@@ -526,7 +526,8 @@ int lite_interpreter_output_kind(const lite_interpreter* it, int index) {
 
 namespace {
 
-// Output `index` as a validated sequence view; the error is set on the interpreter otherwise.
+// Output `index` as a sequence view whose header is validated (an element is checked when read); the
+// error is set on the interpreter otherwise.
 lite::Status output_view(lite_interpreter* it, int index, lite::SequenceView* view) {
   if (!valid_output(it, index)) return static_cast<lite::Status>(index_error(it, false, index));
   const lite::TensorRef& t = it->it->tensor(it->it->output_tensor(index)).ref;
@@ -534,7 +535,7 @@ lite::Status output_view(lite_interpreter* it, int index, lite::SequenceView* vi
   if (t.kind == lite_fb::ValueKind::TENSOR)
     return it->it->error().set(lite::Status::kInvalidArgument, "output %d '%s' is a tensor, not a sequence or optional",
                                index, t.name);
-  if (it->it->needs_allocate() || !lite::read_sequence(t, view, &why))
+  if (it->it->needs_allocate() || !lite::read_sequence_header(t, view, &why))
     return it->it->error().set(lite::Status::kInvalidArgument, "output %d '%s' has no value yet (invoke first)", index,
                                t.name);
   return lite::Status::kOk;
@@ -561,6 +562,9 @@ lite_status lite_interpreter_output_sequence_element(lite_interpreter* it, int i
     return to_c(it->it->error().set(lite::Status::kInvalidArgument, "element %lld of output %d: %s",
                                     static_cast<long long>(i), index,
                                     element == nullptr ? "element is NULL" : "out of range"));
+  if (!lite::valid_sequence_entry(view, i))
+    return to_c(it->it->error().set(lite::Status::kInvalidArgument, "element %lld of output %d: %s",
+                                    static_cast<long long>(i), index, "is not a valid sequence entry"));
   const lite::TensorRef e = view.element(i);
   element->dtype = static_cast<int>(e.dtype);
   element->rank = e.shape.rank;

@@ -27,7 +27,7 @@ TensorRef SequenceView::element(int64_t i) const {
   return t;
 }
 
-bool read_sequence(const TensorRef& t, SequenceView* view, const char** why) {
+bool read_sequence_header(const TensorRef& t, SequenceView* view, const char** why) {
   const size_t bytes = t.data == nullptr ? 0 : t.bytes();
   if (bytes < sizeof(SequenceHeader)) {
     *why = "is not a sequence value (shorter than its header)";
@@ -47,18 +47,27 @@ bool read_sequence(const TensorRef& t, SequenceView* view, const char** why) {
   view->dtype = t.dtype;
   view->count = h.count;
   view->base = static_cast<const uint8_t*>(t.data);
+  view->bytes = bytes;
   view->entries = reinterpret_cast<const SequenceEntry*>(view->base + sizeof(SequenceHeader));
-  const size_t data_start = entries_end(h.count);
-  for (int64_t i = 0; i < h.count; ++i) {
-    const SequenceEntry& e = view->entries[i];
-    size_t elements = 0, need = 0;
-    if (e.rank < 0 || e.rank > kMaxRank || !checked_num_elements(e.dims, e.rank, SIZE_MAX, &elements) ||
-        !checked_mul(elements, dtype_size(t.dtype), &need) || need != e.bytes || e.offset < data_start ||
-        e.offset % kAlign != 0 || e.offset > bytes || e.bytes > bytes - e.offset) {
+  return true;
+}
+
+bool valid_sequence_entry(const SequenceView& view, int64_t i) {
+  const SequenceEntry& e = view.entries[i];
+  size_t elements = 0, need = 0;
+  return e.rank >= 0 && e.rank <= kMaxRank && checked_num_elements(e.dims, e.rank, SIZE_MAX, &elements) &&
+         checked_mul(elements, dtype_size(view.dtype), &need) && need == e.bytes &&
+         e.offset >= entries_end(view.count) && e.offset % kAlign == 0 && e.offset <= view.bytes &&
+         e.bytes <= view.bytes - e.offset;
+}
+
+bool read_sequence(const TensorRef& t, SequenceView* view, const char** why) {
+  if (!read_sequence_header(t, view, why)) return false;
+  for (int64_t i = 0; i < view->count; ++i)
+    if (!valid_sequence_entry(*view, i)) {
       *why = "is not a valid sequence value (an element's entry)";
       return false;
     }
-  }
   return true;
 }
 

@@ -40,11 +40,17 @@ struct SequenceView {
   int64_t count = 0;
   const SequenceEntry* entries = nullptr;
   const uint8_t* base = nullptr;
+  size_t bytes = 0;  // of the whole value
   TensorRef element(int64_t i) const;  // element i (0 <= i < count) as a tensor view
 };
 
 // Validates `t` (a value of a non-tensor kind) into `view`; false with a reason in `why` otherwise.
 bool read_sequence(const TensorRef& t, SequenceView* view, const char** why);
+
+// The header alone (O(1)): for callers that read one element, which check it with
+// valid_sequence_entry; reading a value of n elements one by one then costs O(n), not O(n^2).
+bool read_sequence_header(const TensorRef& t, SequenceView* view, const char** why);
+bool valid_sequence_entry(const SequenceView& view, int64_t i);
 
 // Bytes of a value with these elements; false when over `limit`.
 bool sequence_bytes(const TensorRef* const* elements, int64_t count, size_t limit, size_t* bytes);
