@@ -97,7 +97,7 @@ ASAN_RUNTIME_TESTS := $(addprefix tests/,test_ops_nn.py test_ops_tensor.py test_
 	test_onnx_node_conformance.py test_layout_nhwc.py test_control_flow.py test_tflite_streaming.py \
 	test_tflite_recurrent.py test_import_dynquant.py test_tflite_conv_prelu.py test_tflite_computed_weights.py \
 	test_tflite_dynamic_inputs.py test_tflite_binary_activation.py test_ops_few_rows.py \
-	test_loop_invariant_weights.py test_sequences.py test_fast_run.py)
+	test_loop_invariant_weights.py test_sequences.py test_fast_run.py test_empty_tensors.py)
 
 # Paddle inference is the oracle of the Paddle frontend tests (never a dependency of the converter).
 PADDLE_STAMP := $(VENV)/.paddle-deps
