@@ -368,3 +368,24 @@ def test_split_and_concat_of_empty_tensors_match_onnxruntime(shape: tuple, axis:
     got = Interpreter(model_content=convert_onnx(model)).run(feeds)
     for name, want in zip([o.name for o in outputs], _onnxruntime(model, feeds), strict=True):
         _assert_same(got[name], want)
+
+
+@pytest.mark.parametrize("split", [None, 3])
+def test_split_of_an_empty_tensor_into_too_many_pieces_is_refused(split: int | None):
+    """A [10^9, 0] input holds no bytes, but its sequence of 10^9 (or 10^9 / 3) empty rows would need
+    an entry each: refused against max_memory_bytes before any per-piece bookkeeping is allocated
+    (the fuzzer found a 1 GiB allocation there); a modest count still runs."""
+    inputs = ["x"] if split is None else ["x", "split"]
+    initializers = [] if split is None else [helper.make_tensor("split", I64, [], [split])]
+    graph = helper.make_graph([_node("SplitToSequence", inputs, ["s"], axis=0),
+                               _node("SequenceLength", ["s"], ["n"])], "seq",
+                              [helper.make_tensor_value_info("x", F32, ["rows", 0])],
+                              [helper.make_tensor_value_info("n", I64, [])], initializer=initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    interpreter = Interpreter(model_content=convert_onnx(model))
+    rows = 10**9
+    with pytest.raises(LiteError, match="a sequence of .* elements needs .* over max_memory_bytes") as error:
+        interpreter.run({"x": np.zeros((rows, 0), np.float32)})
+    assert error.value.code == Status.OUT_OF_MEMORY
+    feeds = {"x": np.zeros((1000, 0), np.float32)}
+    assert interpreter.run(feeds)["n"] == _onnxruntime(model, feeds)[0]

@@ -213,6 +213,20 @@ Status concat_from_sequence(OpContext* ctx, const SequenceView& v) {
   return Status::kOk;
 }
 
+// A sequence costs an entry per element even when every element is empty (a [10^9, 0] input holds no
+// bytes): the piece count is bounded by max_memory_bytes before any per-piece bookkeeping exists.
+Status check_piece_count(OpContext* ctx, int64_t pieces) {
+  const uint64_t most = Interpreter::kMaxTensorBytes / sizeof(SequenceEntry);
+  const bool fits = static_cast<uint64_t>(pieces) <= most &&
+                    (ctx->memory == nullptr || ctx->memory->fits(static_cast<size_t>(pieces) * sizeof(SequenceEntry)));
+  if (fits) return Status::kOk;
+  return fail(ctx, Status::kOutOfMemory,
+              "a sequence of %lld elements needs %zu bytes per element for its entries, over max_memory_bytes "
+              "(%zu)",
+              static_cast<long long>(pieces), sizeof(SequenceEntry),
+              ctx->memory != nullptr ? ctx->memory->limit() : Interpreter::kMaxTensorBytes);
+}
+
 Status split_to_sequence(OpContext* ctx) {
   const lite_fb::SequenceOptions* o = ctx->op->options_as_SequenceOptions();
   const TensorRef& x = *ctx->inputs[0];
@@ -225,6 +239,8 @@ Status split_to_sequence(OpContext* ctx) {
   std::vector<int64_t> sizes;
   bool squeeze = false;
   if (split == nullptr) {
+    Status s = check_piece_count(ctx, length);
+    if (s != Status::kOk) return s;
     sizes.assign(static_cast<size_t>(length), 1);
     squeeze = o == nullptr || o->keepdims() == false;
   } else {
@@ -237,6 +253,8 @@ Status split_to_sequence(OpContext* ctx) {
     if (split->shape.rank == 0) {
       const int64_t chunk = at(0);
       if (chunk <= 0) return fail(ctx, Status::kInvalidArgument, "split %lld must be positive", static_cast<long long>(chunk));
+      Status s = check_piece_count(ctx, length / chunk + (length % chunk != 0 ? 1 : 0));
+      if (s != Status::kOk) return s;
       for (int64_t done = 0; done < length; done += chunk) sizes.push_back(chunk < length - done ? chunk : length - done);
     } else {
       int64_t sum = 0;
