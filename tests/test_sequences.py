@@ -347,7 +347,7 @@ def test_sequence_erase_construct_and_optional_tensor_match_onnxruntime():
 ])
 def test_split_and_concat_of_empty_tensors_match_onnxruntime(shape: tuple, axis: int, split: object):
     """Zero-sized tensors and zero-length pieces are valid ONNX values; splitting and re-joining them
-    copies nothing (no pointer arithmetic on an empty buffer: the fuzzer found one in the split)."""
+    copies nothing (no memcpy from or to an unallocated, null buffer: the fuzzer found one in the split)."""
     inputs = [helper.make_tensor_value_info("x", F32, list(shape))]
     split_inputs = ["x"]
     initializers = []
