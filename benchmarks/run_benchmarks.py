@@ -266,6 +266,29 @@ def _int8_section(fp32_models: list[tuple[Workload, Path, int]], sources: dict[s
     return int8_markdown(rows, sizes, counts)
 
 
+# Sections measured by hand (per-layer analyses, issue figures) live below this line of RESULTS.md;
+# a rerun rewrites only what is above it.
+KEEP_MARKER = "<!-- make bench rewrites everything above this line and keeps everything below it -->"
+
+
+def kept_sections(output: Path) -> str:
+    """The marker and the hand-measured sections after it in the current report ("" if none): a
+    rerun must not delete analyses that `make bench` cannot regenerate."""
+    try:
+        previous = output.read_text()
+    except FileNotFoundError:
+        return ""
+    position = previous.find(KEEP_MARKER)
+    return "" if position < 0 else "\n" + previous[position:]
+
+
+def write_atomically(output: Path, text: str) -> None:
+    """Writes through a temporary file and a rename, so that a failure leaves the old report whole."""
+    temporary = output.with_name(output.name + ".tmp")
+    temporary.write_text(text)
+    temporary.replace(output)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -309,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
         note_lines = [f"{peer} on {', '.join(where)}: {reason}" for (peer, reason), where in notes.items()]
         text = results_markdown(rows, note_lines, args.runs, args.warmup, elapsed, instructions)
         text += "\n".join(int8_lines) + ("\n" if int8_lines else "")
-    args.output.write_text(text)
+    text += kept_sections(args.output)
+    write_atomically(args.output, text)
     print(text)
     return 0
 
