@@ -9,6 +9,7 @@ never another exception (a traceback for the user), a hang (-timeout) or a memor
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -27,7 +28,34 @@ with atheris.instrument_imports(include=["lite_converter"]):
     from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
     from lite_converter.ir import ConversionError
 
-_PADDLE_DIR = Path(tempfile.mkdtemp(prefix="lite-fuzz-paddle-"))
+_PADDLE_PREFIX = "lite-fuzz-paddle-"
+_paddle_dir: Path | None = None
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def paddle_directory() -> Path:
+    """This process's folder for the program file, named by its pid. libFuzzer ends the process with
+    exit() or a signal, so neither atexit nor a finally clause removes it: each run removes the
+    folders of processes that are gone instead (a folder per call would halve the executions)."""
+    global _paddle_dir
+    if _paddle_dir is None:
+        root = Path(tempfile.gettempdir())
+        for stale in root.glob(_PADDLE_PREFIX + "*"):
+            pid = stale.name.removeprefix(_PADDLE_PREFIX)
+            if pid.isdigit() and not _process_alive(int(pid)):
+                shutil.rmtree(stale, ignore_errors=True)
+        _paddle_dir = root / f"{_PADDLE_PREFIX}{os.getpid()}"
+        _paddle_dir.mkdir(mode=0o700, exist_ok=True)
+    return _paddle_dir
 
 
 def onnx_target(data: bytes) -> None:
@@ -51,10 +79,10 @@ def tflite_target(data: bytes) -> None:
 
 def paddle_target(data: bytes) -> None:
     """The bytes as a ProgramDesc (inference.pdmodel) of a model without parameters."""
-    program = _PADDLE_DIR / "inference.pdmodel"
-    program.write_bytes(data)
+    directory = paddle_directory()
+    (directory / "inference.pdmodel").write_bytes(data)
     try:
-        convert_paddle(_PADDLE_DIR)
+        convert_paddle(directory)
     except ConversionError:
         pass
 
