@@ -28,6 +28,7 @@ sys.path.insert(0, str(REPO))
 from lite_converter.app import bench_qemu  # noqa: E402
 from lite_converter.app.bench import BenchConfig, BenchResult, benchmark  # noqa: E402
 from lite_converter.app.peers import PEERS  # noqa: E402
+from lite_converter.atomic_write import write_atomically  # noqa: E402
 
 COMMAND = "make bench  (= .venv/bin/python benchmarks/run_benchmarks.py)"
 
@@ -282,13 +283,6 @@ def kept_sections(output: Path) -> str:
     return "" if position < 0 else "\n" + previous[position:]
 
 
-def write_atomically(output: Path, text: str) -> None:
-    """Writes through a temporary file and a rename, so that a failure leaves the old report whole."""
-    temporary = output.with_name(output.name + ".tmp")
-    temporary.write_text(text)
-    temporary.replace(output)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -333,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         text = results_markdown(rows, note_lines, args.runs, args.warmup, elapsed, instructions)
         text += "\n".join(int8_lines) + ("\n" if int8_lines else "")
     text += kept_sections(args.output)
-    write_atomically(args.output, text)
+    write_atomically(args.output, text.encode())  # a failed run leaves the old report whole
     print(text)
     return 0
 

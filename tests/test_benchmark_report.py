@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.run_benchmarks import KEEP_MARKER, kept_sections, write_atomically
+from benchmarks.run_benchmarks import KEEP_MARKER, kept_sections
+from lite_converter.atomic_write import write_atomically
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,7 +22,7 @@ def test_a_rerun_keeps_what_follows_the_marker_and_replaces_what_precedes_it(tmp
     hand = f"{KEEP_MARKER}\n\n## Sections measured by hand\n\n### a layer study\n\n| a | b |\n"
     report.write_text("# Benchmarks\n\nold generated table\n\n" + hand)
 
-    write_atomically(report, "# Benchmarks\n\nnew generated table\n" + kept_sections(report))
+    write_atomically(report, ("# Benchmarks\n\nnew generated table\n" + kept_sections(report)).encode())
 
     text = report.read_text()
     assert "old generated table" not in text
