@@ -14,6 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from lite_converter.convert import convert_onnx
 from lite_converter.ir import ConversionError
+from tests.fuzz.corpus_guard import refuse_regression_corpus, regression_folders_named
 from tests.test_bad_input_cli import assert_user_error
 from tests.test_cli import lite
 
@@ -202,3 +203,18 @@ def test_paddle_fuzzer_findings_are_clear_conversion_errors(name: str, tmp_path:
     result = lite("convert", str(model), "-o", str(tmp_path / "out.lite"))
     assert_user_error(result, "convert", PADDLE_EXPECTED[name])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_fuzzer_command_lines_naming_a_regression_folder_are_refused(tmp_path: Path) -> None:
+    """libFuzzer writes new inputs into the first folder it is given: the regression folders (listed
+    exactly above) must never be one, while their files and folders elsewhere are fine."""
+    folders = [REGRESSIONS.parent, *sorted(p for p in REGRESSIONS.parent.iterdir() if p.is_dir())]
+    assert len(folders) == 5
+    files = [str(p) for p in REGRESSIONS.iterdir()]
+    accepted = ["-timeout=30", str(tmp_path), *files]
+    assert regression_folders_named(accepted) == []
+    for folder in folders:
+        assert regression_folders_named([*accepted, str(folder)]) == [str(folder)]
+        with pytest.raises(SystemExit, match="is a regression folder"):
+            refuse_regression_corpus(["-runs=1", str(folder)])
+    refuse_regression_corpus(accepted)

@@ -24,6 +24,8 @@ from google.protobuf.message import DecodeError
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__.lower()
                     and "scikit" not in type(f).__module__.lower()]
+from tests.fuzz.corpus_guard import refuse_regression_corpus  # noqa: E402
+
 with atheris.instrument_imports(include=["lite_converter"]):
     from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
     from lite_converter.ir import ConversionError
@@ -94,6 +96,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {"onnx": onnx_target, "tflite": tf
 def main() -> None:
     if len(sys.argv) < 2 or sys.argv[1] not in TARGETS:
         sys.exit(f"usage: {sys.argv[0]} {'|'.join(TARGETS)} [CORPUS_DIR] [libFuzzer flags]")
+    refuse_regression_corpus(sys.argv[2:])
     target = TARGETS[sys.argv[1]]
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     atheris.Setup([sys.argv[0], *sys.argv[2:]], target)
