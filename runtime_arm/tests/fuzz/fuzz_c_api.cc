@@ -6,10 +6,14 @@
 // counts, indices out of range): each must be refused with LITE_INVALID_ARGUMENT and a message.
 // Every failure must carry a message; anything else (a crash, a sanitizer report, a leak, a memory
 // blow-up past -rss_limit_mb, a hang past -timeout) is a finding.
+#include <sys/stat.h>
+
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "lite_runtime.h"
@@ -198,6 +202,30 @@ lite_status run(lite_interpreter* it, int64_t size) {
 }
 
 }  // namespace
+
+// libFuzzer writes every new input into the first folder it is given; the regression tests list
+// tests/fuzz/regressions exactly, so a command line naming a folder there is refused (its files,
+// given one by one, are replayed).
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  char regressions[PATH_MAX];
+  if (realpath(LITE_FUZZ_REGRESSIONS_DIR, regressions) == nullptr) return 0;
+  const std::string root = regressions;
+  for (int i = 1; i < *argc; ++i) {
+    const char* argument = (*argv)[i];
+    char resolved[PATH_MAX];
+    struct stat info;
+    if (argument[0] == '-' || realpath(argument, resolved) == nullptr) continue;
+    if (stat(resolved, &info) != 0 || !S_ISDIR(info.st_mode)) continue;
+    const std::string path = resolved;
+    if (path == root || path.compare(0, root.size() + 1, root + "/") == 0) {
+      std::fprintf(stderr, "%s is a regression folder: libFuzzer would add its new inputs there. Pass its "
+                   "files (regressions/c_api/*) to replay them, or a corpus folder outside the repository "
+                   "(make fuzz uses build/fuzz/corpus/c_api)\n", argument);
+      std::exit(2);
+    }
+  }
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> storage(size + 72);
