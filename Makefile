@@ -447,9 +447,15 @@ $(JAVA_FIXTURES_STAMP): tests/java_fixtures.py tests/ocr_pipeline_reference.py t
 	$(PY) tests/java_fixtures.py $(JAVA_FIXTURES)
 	@touch $@
 
+# The release run has the OpenCL backend on PoCL; the ASan run has no OpenCL library, so the Java
+# API's refusal and "auto" fallback are checked too (OpenClBackendTest reads -Dliteedge.opencl).
+JUNIT_OPENCL_ENV := OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd
+JUNIT_NO_OPENCL_ENV := LITE_OPENCL_LIBRARY=/nonexistent/libOpenCL.so
+
 android-test: $(JAVA_CLASSES_STAMP) $(JAVA_FIXTURES_STAMP) $(JNI_HOST) $(JNI_ASAN)
-	$(call run_junit,$(JNI_HOST),release,,)
-	$(call run_junit,$(JNI_ASAN),asan,$(JVM_ASAN_ENV),-Dliteedge.ocr.pages=$(ASAN_OCR_PAGES))
+	$(call run_junit,$(JNI_HOST),release,$(JUNIT_OPENCL_ENV),-Dliteedge.opencl=available)
+	$(call run_junit,$(JNI_ASAN),asan,$(JVM_ASAN_ENV) $(JUNIT_NO_OPENCL_ENV),-Dliteedge.opencl=unavailable \
+	  -Dliteedge.ocr.pages=$(ASAN_OCR_PAGES))
 
 
 # The demo app's models (fp32 and int8) and dictionary, into android_demo/app/src/main/assets/.

@@ -10,7 +10,7 @@ The Java tests compare against values computed here by independent means, never 
   LiteRT's outputs at every step of one stream;
 * the demo app's assets (android_demo/tools/make_assets.py: the PaddleOCR models converted to fp32
   .lite and compressed to int8 by slim.compress, the dictionary), with onnxruntime's outputs of cls
-  and rec for one rendered line;
+  and rec for one rendered line and of det for one rendered page;
 * pages rendered by the Python demo (lite_converter.app.demo.render_page; some turned by a few degrees,
   some upside down) as PNG files, and what the Python OCR pipeline (tests/ocr_pipeline_reference.py)
   reads on each: boxes, text, score (ocr_expected.tsv).
@@ -41,6 +41,7 @@ PAGE_SIZES = ((480, 600), (360, 500), (520, 640), (400, 400), (600, 450), (300, 
 PAGES, TILTED_PAGES, UPSIDE_DOWN_PAGES = 14, 4, 4
 TILT_DEGREES = (-6.0, -3.0, 3.0, 7.0)
 PAGE_SEED, LINE_SEED = 100, 200
+DET_PAGE_SIZE = (160, 256)  # det's onnxruntime reference: a small page keeps the ASan run short
 
 
 def write_raw(path: Path, array: np.ndarray) -> None:
@@ -123,7 +124,7 @@ def streaming_net(out: Path) -> None:
 
 def paddleocr_models(out: Path) -> list[str]:
     """The app's assets (fp32 and int8 det / cls / rec, ppocr_keys.txt); onnxruntime's cls and rec
-    outputs on one line."""
+    outputs on one line, det's on one page."""
     import onnxruntime
 
     sys.path.insert(0, str(ROOT / "android_demo" / "tools"))
@@ -140,6 +141,11 @@ def paddleocr_models(out: Path) -> list[str]:
         write_raw(out / f"{key}_input.bin", batch)
         write_raw(out / f"{key}_expected_onnxruntime.bin", expected)
     (out / "rec_line_text.txt").write_text(text + "\n", encoding="utf-8")
+    page, _ = render_page(*DET_PAGE_SIZE, np.random.default_rng(PAGE_SEED + 1))
+    batch = reference.det_input(page)
+    det = onnxruntime.InferenceSession(str(zoo.fetch_all(["det"])["det"]), providers=["CPUExecutionProvider"])
+    write_raw(out / "det_input.bin", batch)
+    write_raw(out / "det_expected_onnxruntime.bin", det.run(None, {det.get_inputs()[0].name: batch})[0])
     return characters
 
 

@@ -12,8 +12,8 @@
 
 #include "lite_runtime.h"
 
-/* org.liteedge.runtime.Backend codes */
-enum { LITE_JNI_BACKEND_CPU = 0, LITE_JNI_BACKEND_OPENCL = 1, LITE_JNI_BACKEND_AUTO = 2 };
+/* The codes of org.liteedge.runtime.Backend, Precision, Tuning and CpuAffinity are the C API's enum
+ * values (lite_backend, lite_precision, lite_tune, lite_cpu_affinity): passed through, checked there. */
 
 /* Throw org.liteedge.runtime.LiteException(status, message); callers return right after. */
 void lite_jni_throw(JNIEnv* env, lite_status status, const char* message);
@@ -43,9 +43,13 @@ jlong lite_jni_load_model_file(JNIEnv* env, jclass cls, jstring path);
 jlong lite_jni_load_model_direct(JNIEnv* env, jclass cls, jobject buffer, jlong offset, jlong size);
 jlong lite_jni_load_model_copy(JNIEnv* env, jclass cls, jbyteArray data, jint offset, jint size);
 void lite_jni_destroy_model(JNIEnv* env, jclass cls, jlong model);
-jlong lite_jni_create_interpreter(JNIEnv* env, jclass cls, jlong model, jint threads, jint affinity, jint backend);
+jlong lite_jni_create_interpreter(JNIEnv* env, jclass cls, jlong model, jint threads, jint affinity, jint backend,
+                                  jint precision, jstring cache_dir, jint tuning, jlong max_memory_bytes,
+                                  jfloat packed_weight_ratio);
 void lite_jni_destroy_interpreter(JNIEnv* env, jclass cls, jlong interpreter);
-jint lite_jni_interpreter_backend(JNIEnv* env, jclass cls, jlong interpreter);
+jstring lite_jni_backend_note(JNIEnv* env, jclass cls, jlong interpreter);
+jstring lite_jni_backend_info(JNIEnv* env, jclass cls, jlong interpreter);
+jstring lite_jni_backend_profile(JNIEnv* env, jclass cls, jlong interpreter);
 jintArray lite_jni_cpu_affinity_cpus(JNIEnv* env, jclass cls, jlong interpreter);
 
 jint lite_jni_tensor_count(JNIEnv* env, jclass cls, jlong interpreter, jboolean input);
@@ -63,6 +67,8 @@ void lite_jni_invoke(JNIEnv* env, jclass cls, jlong interpreter);
 void lite_jni_reset_variables(JNIEnv* env, jclass cls, jlong interpreter);
 jint lite_jni_variable_count(JNIEnv* env, jclass cls, jlong interpreter);
 jlong lite_jni_arena_bytes(JNIEnv* env, jclass cls, jlong interpreter);
+jlong lite_jni_memory_bytes(JNIEnv* env, jclass cls, jlong interpreter);
+jlong lite_jni_weights_bytes(JNIEnv* env, jclass cls, jlong interpreter);
 void lite_jni_set_profiling(JNIEnv* env, jclass cls, jlong interpreter, jboolean enabled);
 jint lite_jni_profile_count(JNIEnv* env, jclass cls, jlong interpreter);
 void lite_jni_profile(JNIEnv* env, jclass cls, jlong interpreter, jobjectArray op_names, jobjectArray node_names,

@@ -74,29 +74,35 @@ void lite_jni_destroy_model(JNIEnv* env, jclass cls, jlong model) {
   lite_model_destroy((lite_model*)(intptr_t)model);
 }
 
-jlong lite_jni_create_interpreter(JNIEnv* env, jclass cls, jlong model, jint threads, jint affinity,
-                                  jint backend) {
+jlong lite_jni_create_interpreter(JNIEnv* env, jclass cls, jlong model, jint threads, jint affinity, jint backend,
+                                  jint precision, jstring cache_dir, jint tuning, jlong max_memory_bytes,
+                                  jfloat packed_weight_ratio) {
   (void)cls;
-  if (backend == LITE_JNI_BACKEND_OPENCL) {
-    /* lite_runtime.h has no backend option yet: the CPU is the only one. "auto" falls back to it. */
-    char message[256];
-    snprintf(message, sizeof message,
-             "backend \"opencl\" is not available: this runtime (liblite_runtime %s) has only the CPU backend; "
-             "use \"cpu\" or \"auto\"",
-             lite_version());
-    lite_jni_throw(env, LITE_UNSUPPORTED, message);
-    return 0;
-  }
-  if (backend != LITE_JNI_BACKEND_CPU && backend != LITE_JNI_BACKEND_AUTO) {
-    lite_jni_throw_argument(env, "unknown backend code");
+  if (max_memory_bytes < 1 || !(packed_weight_ratio > 0.0f)) {
+    lite_jni_throw_argument(env, "maxMemoryBytes must be >= 1 and packedWeightRatio > 0");
     return 0;
   }
   lite_interpreter_options options = lite_interpreter_options_default();
   options.num_threads = threads;
   options.cpu_affinity = affinity;
+  options.backend = backend;
+  options.precision = precision;
+  options.tune = tuning;
+  /* Long.MAX_VALUE is "no bound"; on a 32-bit process anything past SIZE_MAX is the same. */
+  options.max_memory_bytes = (uint64_t)max_memory_bytes >= (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)max_memory_bytes;
+  options.packed_weight_ratio = packed_weight_ratio;
+  char* cache = NULL;
+  if (cache_dir != NULL) {
+    cache = lite_jni_utf8(env, cache_dir);
+    if (cache == NULL) {
+      return 0; /* exception pending */
+    }
+    options.cache_dir = cache;
+  }
   lite_interpreter* interpreter = NULL;
   lite_error error = {LITE_OK, ""};
   lite_status status = lite_interpreter_create((const lite_model*)(intptr_t)model, &options, &interpreter, &error);
+  free(cache); /* the runtime copied it */
   if (status != LITE_OK) {
     lite_jni_throw(env, status, error.message[0] != '\0' ? error.message : "creating the interpreter failed");
     return 0;
@@ -110,11 +116,19 @@ void lite_jni_destroy_interpreter(JNIEnv* env, jclass cls, jlong interpreter) {
   lite_interpreter_destroy(lite_jni_interpreter(interpreter));
 }
 
-jint lite_jni_interpreter_backend(JNIEnv* env, jclass cls, jlong interpreter) {
-  (void)env;
+jstring lite_jni_backend_note(JNIEnv* env, jclass cls, jlong interpreter) {
   (void)cls;
-  (void)interpreter;
-  return LITE_JNI_BACKEND_CPU;
+  return lite_jni_string(env, lite_interpreter_backend_note(lite_jni_interpreter(interpreter)));
+}
+
+jstring lite_jni_backend_info(JNIEnv* env, jclass cls, jlong interpreter) {
+  (void)cls;
+  return lite_jni_string(env, lite_interpreter_backend_info(lite_jni_interpreter(interpreter)));
+}
+
+jstring lite_jni_backend_profile(JNIEnv* env, jclass cls, jlong interpreter) {
+  (void)cls;
+  return lite_jni_string(env, lite_interpreter_backend_profile(lite_jni_interpreter(interpreter)));
 }
 
 jintArray lite_jni_cpu_affinity_cpus(JNIEnv* env, jclass cls, jlong interpreter) {

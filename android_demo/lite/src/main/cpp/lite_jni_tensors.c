@@ -148,6 +148,18 @@ jlong lite_jni_arena_bytes(JNIEnv* env, jclass cls, jlong interpreter) {
   return (jlong)lite_interpreter_arena_bytes(lite_jni_interpreter(interpreter));
 }
 
+jlong lite_jni_memory_bytes(JNIEnv* env, jclass cls, jlong interpreter) {
+  (void)env;
+  (void)cls;
+  return (jlong)lite_interpreter_memory_bytes(lite_jni_interpreter(interpreter));
+}
+
+jlong lite_jni_weights_bytes(JNIEnv* env, jclass cls, jlong interpreter) {
+  (void)env;
+  (void)cls;
+  return (jlong)lite_interpreter_weights_bytes(lite_jni_interpreter(interpreter));
+}
+
 void lite_jni_set_profiling(JNIEnv* env, jclass cls, jlong interpreter, jboolean enabled) {
   (void)cls;
   lite_interpreter* it = lite_jni_interpreter(interpreter);

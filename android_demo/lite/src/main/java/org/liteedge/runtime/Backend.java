@@ -1,14 +1,16 @@
 package org.liteedge.runtime;
 
-import java.util.Locale;
-
-/** Which compute backend runs the model; chosen by name with {@link Interpreter.Options#setBackend}. */
-public enum Backend {
+/** Which compute backend runs the model; chosen with {@link Interpreter.Options#setBackend}. */
+public enum Backend implements OptionNames.Named {
   /** The CPU kernels (NEON on ARM, AVX2 / AVX-512 on x86, portable C elsewhere). */
   CPU(0, "cpu"),
-  /** The OpenCL GPU backend (Mali, Adreno); creating an interpreter fails where it is not available. */
+  /**
+   * The OpenCL GPU backend (Mali, Adreno): the ops it has kernels for run on the GPU, the rest on the
+   * CPU ({@link OpProfile#backend()} says which). Creating an interpreter fails with
+   * {@link Status#UNSUPPORTED} and the reason where no OpenCL device is usable.
+   */
   OPENCL(1, "opencl"),
-  /** The best backend this runtime build and device offer, the CPU when there is no other. */
+  /** OpenCL where a device is usable, else the CPU ({@link Interpreter#getBackendNote()} says why). */
   AUTO(2, "auto");
 
   private final int code;
@@ -28,26 +30,13 @@ public enum Backend {
     return backendName;
   }
 
-  /** The backend called {@code name} (any case); IllegalArgumentException for an unknown one. */
-  public static Backend fromName(String name) {
-    if (name == null) {
-      throw new IllegalArgumentException("backend name is null: use \"cpu\", \"opencl\" or \"auto\"");
-    }
-    String wanted = name.trim().toLowerCase(Locale.ROOT);
-    for (Backend backend : values()) {
-      if (backend.backendName.equals(wanted)) {
-        return backend;
-      }
-    }
-    throw new IllegalArgumentException("unknown backend \"" + name + "\": use \"cpu\", \"opencl\" or \"auto\"");
+  @Override
+  public String optionName() {
+    return backendName;
   }
 
-  static Backend fromCode(int code) {
-    for (Backend backend : values()) {
-      if (backend.code == code) {
-        return backend;
-      }
-    }
-    throw new LiteException(Status.INTERNAL, "unknown backend code " + code);
+  /** The backend called {@code name} (any case); IllegalArgumentException for an unknown one. */
+  public static Backend fromName(String name) {
+    return OptionNames.parse(values(), name, "backend");
   }
 }

@@ -44,11 +44,19 @@ import java.util.Map;
  * {@link IllegalStateException}.
  */
 public final class Interpreter implements AutoCloseable {
+  /** The default of {@link Options#setMaxMemoryBytes}: 1 GiB, as the C API's. */
+  public static final long DEFAULT_MAX_MEMORY_BYTES = 1L << 30;
+
   /** Interpreter settings; each setter returns this object so calls chain. */
   public static final class Options {
     private int numThreads = 1;
     private CpuAffinity cpuAffinity = CpuAffinity.NONE;
     private Backend backend = Backend.CPU;
+    private Precision precision = Precision.FP32;
+    private File cacheDir;
+    private Tuning tuning = Tuning.NONE;
+    private long maxMemoryBytes = DEFAULT_MAX_MEMORY_BYTES;
+    private float packedWeightRatio = Float.POSITIVE_INFINITY;
 
     /** Threads for one inference, >= 1 (default 1); -1 also means the default, as in LiteRT. */
     public Options setNumThreads(int numThreads) {
@@ -80,9 +88,9 @@ public final class Interpreter implements AutoCloseable {
     }
 
     /**
-     * "cpu" (default), "opencl" or "auto" (the best one available: the CPU where the runtime or the
-     * device has no GPU backend). Asking for "opencl" where it is not available makes the
-     * interpreter's constructor fail with {@link Status#UNSUPPORTED}.
+     * "cpu" (default), "opencl" or "auto" (OpenCL where the device has a usable OpenCL GPU, else the
+     * CPU). Asking for "opencl" where it is not available makes the interpreter's constructor fail
+     * with {@link Status#UNSUPPORTED} and the reason.
      */
     public Options setBackend(String name) {
       this.backend = Backend.fromName(name);
@@ -99,6 +107,100 @@ public final class Interpreter implements AutoCloseable {
 
     public Backend getBackend() {
       return backend;
+    }
+
+    /** The GPU backend's precision (default {@link Precision#FP32}); the CPU ignores it. */
+    public Options setPrecision(Precision precision) {
+      if (precision == null) {
+        throw new IllegalArgumentException("precision is null");
+      }
+      this.precision = precision;
+      return this;
+    }
+
+    /** "fp32" (default), "fp16" or "fp16_compute", as {@link Precision}. */
+    public Options setPrecision(String name) {
+      this.precision = Precision.fromName(name);
+      return this;
+    }
+
+    public Precision getPrecision() {
+      return precision;
+    }
+
+    /**
+     * An existing directory (such as {@code new File(context.getCodeCacheDir(), "lite")} after
+     * {@code mkdirs()}) where the GPU backend keeps its compiled program and tuning choices between
+     * runs: the next interpreter on the same device, driver and runtime version loads them instead of
+     * compiling (a corrupt or foreign file there is ignored and rewritten). {@code null} (default):
+     * compile at every creation.
+     */
+    public Options setCacheDir(File cacheDir) {
+      if (cacheDir != null && !cacheDir.isDirectory()) {
+        throw new IllegalArgumentException("cacheDir " + cacheDir + " is not an existing directory (create it first)");
+      }
+      this.cacheDir = cacheDir;
+      return this;
+    }
+
+    public File getCacheDir() {
+      return cacheDir;
+    }
+
+    /** Work-group size tuning of the GPU backend (default {@link Tuning#NONE}). */
+    public Options setTuning(Tuning tuning) {
+      if (tuning == null) {
+        throw new IllegalArgumentException("tuning is null");
+      }
+      this.tuning = tuning;
+      return this;
+    }
+
+    /** "none" (default), "fast", "normal" or "exhaustive", as {@link Tuning}. */
+    public Options setTuning(String name) {
+      this.tuning = Tuning.fromName(name);
+      return this;
+    }
+
+    public Tuning getTuning() {
+      return tuning;
+    }
+
+    /**
+     * The most memory the interpreter commits for the model (activations, scratch, packed weights; not
+     * the mapped model file), checked before each allocation: a plan over it fails with
+     * {@link Status#OUT_OF_MEMORY} naming the largest tensor, and nothing is allocated. Default
+     * {@value #DEFAULT_MAX_MEMORY_BYTES} (1 GiB); {@link Long#MAX_VALUE} means no bound.
+     */
+    public Options setMaxMemoryBytes(long maxMemoryBytes) {
+      if (maxMemoryBytes < 1) {
+        throw new IllegalArgumentException("maxMemoryBytes must be >= 1, got " + maxMemoryBytes);
+      }
+      this.maxMemoryBytes = maxMemoryBytes;
+      return this;
+    }
+
+    public long getMaxMemoryBytes() {
+      return maxMemoryBytes;
+    }
+
+    /**
+     * A bound on what the interpreter commits, as a multiple of the model's weight bytes, spent on
+     * Winograd convolutions' transformed weights: the copies that save the most time per byte are kept
+     * while they fit, the others are transformed at every run (slower, less memory). Default
+     * {@link Float#POSITIVE_INFINITY}: every copy kept, the fastest. 1.5 keeps fp32 ResNet-18 at
+     * 1.45x its weights for about +40% CPU work on ARM.
+     */
+    public Options setPackedWeightRatio(float ratio) {
+      if (!(ratio > 0)) {
+        throw new IllegalArgumentException("packedWeightRatio must be > 0 (POSITIVE_INFINITY: no bound), got " + ratio);
+      }
+      this.packedWeightRatio = ratio;
+      return this;
+    }
+
+    public float getPackedWeightRatio() {
+      return packedWeightRatio;
     }
   }
 
@@ -143,7 +245,9 @@ public final class Interpreter implements AutoCloseable {
     Options settings = options != null ? options : new Options();
     try {
       this.handle = NativeApi.createInterpreter(model, settings.numThreads, settings.cpuAffinity.code(),
-          settings.backend.code());
+          settings.backend.code(), settings.precision.code(),
+          settings.cacheDir != null ? settings.cacheDir.getPath() : null, settings.tuning.code(),
+          settings.maxMemoryBytes, settings.packedWeightRatio);
     } catch (RuntimeException | Error failure) {
       NativeApi.destroyModel(model);
       throw failure;
@@ -331,9 +435,47 @@ public final class Interpreter implements AutoCloseable {
 
   // -- settings and profiling --------------------------------------------------------------------
 
-  /** The backend that runs the model ("auto" resolved). */
+  /**
+   * The backend that runs the model ("auto" resolved): {@link Backend#OPENCL} when a GPU backend is
+   * in use (ops it has no kernel for still run on the CPU), else {@link Backend#CPU}.
+   */
   public synchronized Backend getBackend() {
-    return Backend.fromCode(NativeApi.interpreterBackend(live()));
+    return NativeApi.backendInfo(live()).isEmpty() ? Backend.CPU : Backend.OPENCL;
+  }
+
+  /** With {@link Backend#AUTO}: why the GPU is not in use ("" when it is, or was not asked for). */
+  public synchronized String getBackendNote() {
+    return NativeApi.backendNote(live());
+  }
+
+  /**
+   * One line about the GPU backend in use, for logs: device, OpenCL library, whether its program was
+   * compiled or loaded from the cache directory and in how long ("" on the CPU).
+   */
+  public synchronized String getBackendInfo() {
+    return NativeApi.backendInfo(live());
+  }
+
+  /**
+   * The GPU backend's times since {@link #setProfiling}(true), tab-separated lines ("" on the CPU):
+   * "program\t(compiled|loaded|none)\tMILLISECONDS", "tune\tLEVEL\tMILLISECONDS", then
+   * "kernel\tNAME\tCALLS\tSECONDS" per kernel, slowest first (device time from OpenCL events).
+   */
+  public synchronized String getBackendProfile() {
+    return NativeApi.backendProfile(live());
+  }
+
+  /**
+   * Memory the last allocation counted against {@link Options#setMaxMemoryBytes}: activations,
+   * scratch, packed weights and prepare-time values (0 before the first allocation).
+   */
+  public synchronized long getMemoryBytes() {
+    return NativeApi.memoryBytes(live());
+  }
+
+  /** Bytes of the model's weights: what {@link Options#setPackedWeightRatio} multiplies. */
+  public synchronized long getWeightsBytes() {
+    return NativeApi.weightsBytes(live());
   }
 
   /** The CPUs {@link CpuAffinity#FAST_CORES} chose, ascending; empty when nothing is pinned. */

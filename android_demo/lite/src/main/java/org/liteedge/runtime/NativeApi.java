@@ -23,12 +23,22 @@ final class NativeApi {
 
   static native void destroyModel(long model);
 
-  static native long createInterpreter(long model, int numThreads, int cpuAffinity, int backend);
+  /** {@code cacheDir} may be null; the codes are those of {@link Backend}, {@link Precision}, {@link Tuning}. */
+  static native long createInterpreter(long model, int numThreads, int cpuAffinity, int backend, int precision,
+                                       String cacheDir, int tuning, long maxMemoryBytes, float packedWeightRatio);
 
   static native void destroyInterpreter(long interpreter);
 
-  /** The backend code the interpreter runs on ({@link Backend}). */
-  static native int interpreterBackend(long interpreter);
+  static native String backendNote(long interpreter);
+
+  /** "" when no GPU backend is in use. */
+  static native String backendInfo(long interpreter);
+
+  static native String backendProfile(long interpreter);
+
+  static native long memoryBytes(long interpreter);
+
+  static native long weightsBytes(long interpreter);
 
   static native int[] cpuAffinityCpus(long interpreter);
 

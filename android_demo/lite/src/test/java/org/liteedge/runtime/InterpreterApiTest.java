@@ -310,24 +310,22 @@ public class InterpreterApiTest {
   }
 
   @Test
-  public void backendChoice() {
-    LiteException opencl = assertThrows(LiteException.class,
-        () -> new Interpreter(TestFixtures.file("two_io.lite"), new Interpreter.Options().setBackend("opencl")));
-    assertEquals(Status.UNSUPPORTED, opencl.status());
-    assertTrue(opencl.getMessage(), opencl.getMessage().contains("opencl") && opencl.getMessage().contains("\"cpu\""));
-    for (String name : new String[] {"cpu", "auto"}) {
-      try (Interpreter interpreter = new Interpreter(TestFixtures.file("two_io.lite"),
-          new Interpreter.Options().setBackend(name))) {
-        assertEquals(Backend.CPU, interpreter.getBackend());
-        float[][] out = new float[1][3];
-        Map<Integer, Object> outputs = new HashMap<>();
-        outputs.put(0, out);
-        interpreter.runForMultipleInputsOutputs(new Object[] {new float[][] {{1, 2, 3}}, new float[][] {{1, 1, 1}}},
-            outputs);
-        assertArrayEquals(new float[] {2, 3, 4}, out[0], 0.0f);
-      }
+  public void cpuBackendIsTheDefault() {
+    assertEquals(Backend.CPU, new Interpreter.Options().getBackend());
+    try (Interpreter interpreter = new Interpreter(TestFixtures.file("two_io.lite"),
+        new Interpreter.Options().setBackend("cpu"))) {
+      assertEquals(Backend.CPU, interpreter.getBackend());
+      assertEquals("", interpreter.getBackendNote());
+      assertEquals("", interpreter.getBackendInfo());
+      float[][] out = new float[1][3];
+      Map<Integer, Object> outputs = new HashMap<>();
+      outputs.put(0, out);
+      interpreter.runForMultipleInputsOutputs(new Object[] {new float[][] {{1, 2, 3}}, new float[][] {{1, 1, 1}}},
+          outputs);
+      assertArrayEquals(new float[] {2, 3, 4}, out[0], 0.0f);
     }
   }
+
 
   @Test
   public void fastCoreAffinityRunsAndReportsItsChoice() {

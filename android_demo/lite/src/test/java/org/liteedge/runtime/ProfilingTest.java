@@ -25,7 +25,7 @@ public class ProfilingTest {
         assertEquals(i, op.opIndex());
         assertTrue(op.calls() == 0 || op.calls() == 3);
         assertTrue(op.computedBy() == -1 || op.computedBy() >= i);
-        assertEquals("placed on the CPU, the one backend this runtime has", "cpu", op.backend());
+        assertEquals("the default backend is the CPU", "cpu", op.backend());
         if (op.opName().equals("CONV_2D")) {
           convSeconds += op.totalSeconds();
         }

@@ -94,6 +94,19 @@ public final class OcrPipeline implements AutoCloseable {
     return det.getCpuAffinityCpus();
   }
 
+  /**
+   * Where the models run, for logs: "cpu", or the GPU backend's description (device, OpenCL library,
+   * program compiled or loaded from the cache) and, with "auto" on the CPU, why.
+   */
+  public String backendDescription() {
+    String info = det.getBackendInfo();
+    if (!info.isEmpty()) {
+      return info;
+    }
+    String note = det.getBackendNote();
+    return note.isEmpty() ? "cpu" : "cpu (" + note + ")";
+  }
+
   /** Starts (zeroing the counters) or stops per-op timing in all three models. */
   public void setProfiling(boolean enabled) {
     det.setProfiling(enabled);
