@@ -1,169 +1,26 @@
-"""Layer-level oracle: every intermediate tensor of a converted model against onnxruntime's.
-
-A model-level tolerance hides a fault in one layer (a dropped bias in one depthwise layer moved
-MobileNetV2's logits by 4.5e-6, 22x under their 1e-4 bound); compared where it happens, the same
-fault is a large fraction of that tensor's own values. So:
-
-* onnxruntime's side: every float node output of the ONNX model becomes a graph output;
-* our side: the converter's ``keep_tensors`` option (lite_converter/passes/keep_tensors.py) keeps
-  the same names as extra outputs where they survive the fusions, in the ONNX model's layout (NCHW),
-  so both sides compare in the model's layout. A tensor the runtime computes inside a fused pair (a
-  1x1 convolution run band by band by the depthwise convolution after it) is *not* kept: a second
-  reader would turn the fused path off; its reader's output, computed by the fused path, is compared;
-* each tensor against its own bound (:func:`tensor_bound`).
-"""
+"""The layer-level oracle of tests/test_layer_oracles.py: lite_converter/app/layer_check.py (what
+`lite check --layers` prints), plus the test's own demands on its inputs and on what was compared."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
 
-from lite_converter import reader
-from lite_converter.convert import ModelSource, convert, load_model
-from runtime_arm import Interpreter
-from tests.models.oracle import max_abs_difference, onnxruntime_outputs
+from lite_converter.app import layer_check
+from lite_converter.app.layer_check import LayerReport, TensorComparison, onnxruntime_values
 
-# The bound of one tensor t: max(RELATIVE_BOUND * scale(t), SPREAD_FACTOR * spread(t)), where
-# scale(t) = max(|t|, |each float input of the ONNX node writing t|, MAGNITUDE_FLOOR) and spread(t) is
-# onnxruntime's own disagreement on t (optimized vs. unoptimized session). tests/test_layer_oracles.py's
-# docstring says why, with the errors measured and the faults it catches.
-RELATIVE_BOUND = 1e-4
-SPREAD_FACTOR = 2.0
-MAGNITUDE_FLOOR = 1e-3
-
-
-def float_node_outputs(model: onnx.ModelProto) -> list[str]:
-    """Every node output of ``model`` that shape inference types as float32, in node order (graph
-    outputs included, Constant nodes left out)."""
-    inferred = onnx.shape_inference.infer_shapes(model)
-    types = {value.name: value.type.tensor_type.elem_type
-             for value in [*inferred.graph.value_info, *inferred.graph.output, *inferred.graph.input]}
-    names: list[str] = []
-    for node in inferred.graph.node:
-        if node.op_type != "Constant":
-            names.extend(name for name in node.output if name and types.get(name) == TensorProto.FLOAT)
-    return names
-
-
-def with_outputs(model: onnx.ModelProto, names: list[str]) -> onnx.ModelProto:
-    """A copy of ``model`` whose graph outputs also list ``names`` (float32, shape left open)."""
-    exposed = onnx.ModelProto()
-    exposed.CopyFrom(model)
-    present = {output.name for output in exposed.graph.output}
-    exposed.graph.output.extend(helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
-                                for name in names if name not in present)
-    return exposed
-
-
-def onnxruntime_values(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray], names: list[str],
-                       optimized: bool = True) -> dict[str, np.ndarray]:
-    """onnxruntime's value of every name in ``names`` (and of the model's outputs)."""
-    return onnxruntime_outputs(with_outputs(model, names), dict(feeds), optimized)
-
-
-def _fused_into_next(interpreter: Interpreter) -> list[int]:
-    """Indices of the ops the runtime computes inside the next op (profile's computed_by)."""
-    return [row["index"] for row in interpreter.profile() if row["computed_by"] not in (row["index"], -1)]
-
-
-def _max_abs(array: np.ndarray) -> float:
-    return float(np.max(np.abs(array), initial=0.0))
-
-
-@dataclasses.dataclass
-class TensorComparison:
-    """One tensor: our error against onnxruntime, and the bound it is held to."""
-
-    name: str
-    error: float  # max |ours - onnxruntime|
-    scale: float  # max(|t|, |inputs of t's node|, MAGNITUDE_FLOOR)
-    spread: float  # max |onnxruntime optimized - unoptimized|
-    bound: float
-
-    @property
-    def relative_error(self) -> float:
-        return self.error / self.scale
-
-
-@dataclasses.dataclass
-class LayerReport:
-    """What one model's layer-by-layer comparison covered and found."""
-
-    compared: list[TensorComparison] = dataclasses.field(repr=False)
-    onnx_values: int  # float node outputs of the ONNX model (named alike in ``source``)
-    compute_ops: int  # ops of the plain .lite model writing a float tensor, less layout TRANSPOSEs
-    covered_ops: int  # of those, ops whose output is compared, or that the next (compared) op computes
-    fused_pairs: int  # ops the runtime computes inside the next one (the same with and without kept tensors)
-    model_outputs: dict[str, np.ndarray] = dataclasses.field(repr=False)  # onnxruntime's values
-
-    def worst(self) -> TensorComparison:
-        return max(self.compared, key=lambda c: c.relative_error)
-
-    def failures(self) -> list[TensorComparison]:
-        return [c for c in self.compared if not c.error <= c.bound]
-
-    def summary(self, what: str) -> str:
-        worst = self.worst()
-        return (f"{what}: {len(self.compared)} tensors compared ({self.covered_ops} of {self.compute_ops} "
-                f"float ops, {self.fused_pairs} fused 1x1+depthwise pairs; "
-                f"{self.onnx_values} ONNX float values), "
-                f"worst relative error {worst.relative_error:.2g} ({worst.name})")
+__all__ = ["LayerReport", "TensorComparison", "compare_layers", "onnxruntime_values"]
 
 
 def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
                    source: str | os.PathLike | None = None) -> LayerReport:
-    """Converts ``model`` twice (as is, to learn which ops the runtime fuses; then keeping every other
-    float node output), runs both engines on ``feeds`` and compares each kept tensor.
-
-    ``source``: convert this file instead, the same network in another format (a Paddle inference
-    folder whose ONNX export is ``model``); the tensors both name alike are compared.
-    """
-    every_value = float_node_outputs(model)
-    candidates = every_value
-    if source is not None:
-        known = load_model(source).graph.tensors
-        candidates = [name for name in every_value if name in known]
-    converted: ModelSource = model if source is None else source
-    plain_data = convert(converted)
-    plain = reader.read_model(plain_data)
-    tensor_names = {tensor.index: tensor.name for tensor in plain.tensors}
-    with Interpreter(model_content=plain_data, threads=1) as interpreter:
-        interpreter.run(dict(feeds))
-        fused = _fused_into_next(interpreter)
-    inside_pairs = {tensor_names[o] for index in fused for o in plain.operators[index].outputs}
-    kept = [name for name in candidates if name not in inside_pairs]
-    with Interpreter(model_content=convert(converted, keep_tensors=kept), threads=1) as interpreter:
-        ours = interpreter.run(dict(feeds))
-        fused_with_kept = len(_fused_into_next(interpreter))
-    assert fused_with_kept == len(fused), "keeping tensors changed which ops the runtime fuses"
-
-    names = [name for name in candidates if name in ours]
-    reference = onnxruntime_values(model, feeds, every_value)
-    literal = onnxruntime_values(model, feeds, names, optimized=False)
-    values = {**feeds, **reference}
-    writer = {output: node for node in model.graph.node for output in node.output}
-    compared = []
-    for name in names:
-        actual, expected = np.asarray(ours[name]), reference[name]
-        assert actual.shape == expected.shape, f"{name}: shape {actual.shape} != ort's {expected.shape}"
-        assert np.isfinite(expected).all(), f"{name}: onnxruntime's value is not finite: choose another input"
-        operands = [_max_abs(values[i]) for i in writer[name].input if i in values]
-        scale = max(_max_abs(expected), *operands, MAGNITUDE_FLOOR)
-        spread = max_abs_difference(literal[name], expected)
-        bound = max(RELATIVE_BOUND * scale, SPREAD_FACTOR * spread)
-        error = max_abs_difference(actual, expected) if np.isfinite(actual).all() else float("inf")
-        compared.append(TensorComparison(name, error, scale, spread, bound))
-
-    compared_names = {c.name for c in compared}
-    float_ops = [index for index, op in enumerate(plain.operators) if op.opcode != "TRANSPOSE" and any(
-        plain.tensors[o].dtype == "FLOAT32" for o in op.outputs)]
-    covered = sum(
-        bool({tensor_names[o] for o in plain.operators[index + (index in fused)].outputs} & compared_names)
-        for index in float_ops)
-    model_outputs = {output.name: reference[output.name] for output in model.graph.output}
-    return LayerReport(compared, len(candidates), len(float_ops), covered, len(fused), model_outputs)
+    """layer_check.compare_layers, failing where a test's input makes onnxruntime's values non-finite
+    (choose another input) or where a tensor of ours has another shape or non-finite values."""
+    report = layer_check.compare_layers(model, feeds, source)
+    assert not report.not_finite, f"onnxruntime's {report.not_finite} are not finite: choose another input"
+    problems = [(c.name, c.problem) for c in report.compared if c.problem]
+    assert not problems, problems
+    return report

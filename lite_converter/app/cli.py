@@ -11,6 +11,7 @@
     lite compress model.onnx -o model.lite --config prune_0.5 --data dir/ [--epochs N | --steps N]
     lite sensitivity model.onnx --data dir/ --plot sens.png [--executor ray]
     lite bench model.onnx [--input-shape x=1,3,224,224] [--threads 2] [--profile] [--compare onnxruntime]
+    lite check model.onnx [--input-shape x=1,3,224,224] [--inputs in.npz] [--layers]   (against onnxruntime)
 
 A user error (missing file, unsupported op, bad argument) prints one message on stderr and exits
 with status 1 (2 for command-line usage errors), never a traceback: set LITE_DEBUG=1 to see one.
@@ -23,7 +24,6 @@ import json
 import os
 import sys
 import traceback
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -32,6 +32,7 @@ import onnx
 
 from lite_converter import __version__
 from lite_converter.app.bench_cli import add_bench_command
+from lite_converter.app.check_cli import add_check_command
 from lite_converter.app.cli_common import (
     BACKEND_CHOICES,
     BACKEND_HELP,
@@ -47,11 +48,11 @@ from lite_converter.app.cli_common import (
     input_value_arg,
     input_values,
     memory_size_arg,
-    random_input,
 )
 from lite_converter.app.compress_cli import add_compress_command
 from lite_converter.app.convert_folder import convert_folder
 from lite_converter.app.inspect_format import human_bytes, inspect_text, op_counts_text, shape_text
+from lite_converter.app.model_feeds import model_feeds
 from lite_converter.app.model_input import FORMAT_NAMES, lite_bytes, model_format
 from lite_converter.app.sensitivity_cli import add_sensitivity_command
 from lite_converter.convert import convert_onnx, convert_paddle, convert_tflite
@@ -207,62 +208,6 @@ def _memory_text(memory: dict[str, object]) -> str:
             f"{human_bytes(int(memory['needs_at_least_bytes']))} (bound {bound}): {memory['error']}")  # type: ignore[arg-type]
 
 
-def _existing(path: str) -> Path:
-    result = Path(path)
-    if result.exists() and not result.is_file():  # a FIFO would block the reader forever
-        raise UserError(f"{path} is not a regular file")
-    if not result.is_file():
-        raise UserError(f"no such file: {path}")
-    return result
-
-
-# -- lite run -------------------------------------------------------------------------------------
-def _feeds(model: LiteModel, args: argparse.Namespace) -> dict[str, np.ndarray]:
-    shapes = input_shapes(args.input_shape)
-    names = [t.name for t in model.input_tensors]
-    unknown = sorted(set(shapes) - set(names))
-    if unknown:
-        raise UserError(f"--input-shape names unknown input(s) {unknown}; the model's inputs are {names}")
-    feeds: dict[str, np.ndarray] = {}
-    if args.inputs:
-        feeds = _load_npz(_existing(args.inputs))
-        unknown = sorted(set(feeds) - set(names))
-        if unknown:
-            raise UserError(f"{args.inputs} has array(s) {unknown} that are not model inputs {names}")
-    rng = np.random.default_rng(args.seed)
-    for tensor in model.input_tensors:
-        if tensor.name in feeds:
-            continue
-        shape = shapes.get(tensor.name, tensor.shape)
-        if shape is None or any(d < 0 for d in shape):
-            raise UserError(
-                f"input '{tensor.name}' has dynamic shape {shape_text(tensor)}: give "
-                f"--input-shape {tensor.name}=D0,D1,... or its data with --inputs"
-            )
-        if tensor.shape is not None and len(shape) != len(tensor.shape):
-            raise UserError(
-                f"--input-shape {tensor.name}: rank {len(shape)}, the model says {shape_text(tensor)}"
-            )
-        feeds[tensor.name] = random_input(tensor, list(shape), rng)
-    return feeds
-
-
-def _load_npz(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of an .npz made with ``np.savez`` (no pickled objects: a file may come from anywhere)."""
-    try:
-        loaded = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as err:
-        raise UserError(f"{path} is not an .npz file of arrays (np.savez): {err}") from None
-    if not isinstance(loaded, np.lib.npyio.NpzFile):
-        raise UserError(f"{path} holds a single array (.npy): give an .npz with one array per input "
-                        "name (np.savez('in.npz', x=array))")
-    with loaded:
-        try:
-            return {key: loaded[key] for key in loaded.files}
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
-            raise UserError(f"{path}: cannot read its arrays ({err})") from None
-
-
 def _describe(name: str, array: np.ndarray) -> str:
     text = f"  {name}: {array.dtype} {list(array.shape)}"
     if array.size and array.dtype.kind in "fiub":
@@ -274,7 +219,7 @@ def _describe(name: str, array: np.ndarray) -> str:
 def command_run(args: argparse.Namespace) -> int:
     data, kind = lite_bytes(Path(args.model), input_shapes(args.input_shape))
     model = read_model(data)
-    feeds = _feeds(model, args)
+    feeds = model_feeds(model, args.input_shape, args.inputs, args.seed)
     try:
         interpreter = Interpreter(model_content=data, threads=args.threads, cpu_affinity=args.cpu_affinity,
                                   backend=args.backend, precision=args.precision,
@@ -363,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=command_run)
 
     add_bench_command(commands, shape_help)
+    add_check_command(commands, shape_help)
     add_compress_command(commands, shape_help)
     add_sensitivity_command(commands, shape_help)
     return parser

@@ -1,0 +1,111 @@
+"""`lite check`: a converted ONNX model against onnxruntime, outputs first, then layer by layer.
+
+The passing case runs the real thing end to end (conversion, runtime, onnxruntime). The failing cases
+inject a fault into our side's values (the runtime's run() adds 0.5 to chosen tensors), since a model
+we convert wrongly is a bug to fix, not a fixture to keep: the check must then name the first tensor
+over its bound in node order, with the node that writes it, and exit with status 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from lite_converter.app.cli import main
+from runtime_arm.interpreter import Interpreter
+from tests.test_bad_input_cli import assert_user_error
+from tests.test_cli import lite
+
+
+def small_cnn(path: Path) -> Path:
+    """conv 3x3 + ReLU, depthwise 3x3, SiLU as Sigmoid * x, global pool, FC: x [N, 3, 16, 16] -> y [N, 10]."""
+    rng = np.random.default_rng(0)
+
+    def weight(name: str, *shape: int) -> onnx.TensorProto:
+        return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+             helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], group=8, name="dw"),
+             helper.make_node("Sigmoid", ["c2"], ["s2"], name="gate"),
+             helper.make_node("Mul", ["c2", "s2"], ["m2"], name="silu"),
+             helper.make_node("GlobalAveragePool", ["m2"], ["g"], name="pool"),
+             helper.make_node("Flatten", ["g"], ["f"], name="flat"),
+             helper.make_node("Gemm", ["f", "w3"], ["y"], transB=1, name="fc")]
+    graph = helper.make_graph(
+        nodes, "small_cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])],
+        [weight("w1", 8, 3, 3, 3), weight("b1", 8), weight("w2", 8, 1, 3, 3), weight("w3", 10, 8)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def test_a_correct_conversion_passes_output_and_layers(tmp_path: Path) -> None:
+    model = small_cnn(tmp_path / "cnn.onnx")
+    result = lite("check", str(model), "--input-shape", "x=2,3,16,16", "--layers")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    (row,) = [line for line in lines if line.strip().startswith("y ")]
+    error, bound = float(row.split()[1]), float(row.split()[2])
+    assert 0 < error < bound, row  # two different implementations: a difference, within the bound
+    assert any(line.startswith("layers: 5 tensors compared (5 of 5 float ops)") for line in lines), lines
+    assert "every compared tensor is within its bound" in result.stdout
+    assert lines[-1] == "ok: the converted model matches onnxruntime"
+
+    np.savez(tmp_path / "in.npz", x=np.random.default_rng(3).random((1, 3, 16, 16), dtype=np.float32))
+    result = lite("check", str(model), "--inputs", str(tmp_path / "in.npz"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"inputs: from {tmp_path / 'in.npz'}" in result.stdout and "layers:" not in result.stdout
+
+
+@pytest.fixture
+def fault(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """Names whose value our runtime returns 0.5 too high (filled by the test)."""
+    faulty: set[str] = set()
+    run = Interpreter.run
+
+    def faulty_run(self: Interpreter, *args: object, **kwargs: object) -> dict[str, np.ndarray]:
+        outputs = run(self, *args, **kwargs)
+        return {name: value + np.float32(0.5) if name in faulty else value for name, value in outputs.items()}
+
+    monkeypatch.setattr(Interpreter, "run", faulty_run)
+    return faulty
+
+
+def test_a_difference_names_the_first_layer_where_it_starts(tmp_path: Path, fault: set[str],
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    model = small_cnn(tmp_path / "cnn.onnx")
+    fault.update({"m2", "y"})  # SiLU (Sigmoid and Mul, fused), and so (as a real fault would) the output
+    assert main(["check", str(model), "--input-shape", "x=1,3,16,16"]) == 1
+    out = capsys.readouterr().out
+    (row,) = [line for line in out.splitlines() if line.strip().startswith("y ")]
+    assert row.rstrip().endswith("DIFFERS") and float(row.split()[1]) == pytest.approx(0.5, rel=1e-3), row
+    lines = out.splitlines()
+    first = lines.index("  2 tensor(s) over their bound; the first in node order (where it starts):")
+    assert lines[first + 1].startswith("    'm2' written by Mul 'silu': max |diff| 0.5 > bound "), lines
+    assert lines[first + 2].startswith("  then 'y' written by Gemm 'fc': "), lines
+    assert lines[-1] == "DIFFERS: 1 output(s) and intermediate tensors beyond the bound"
+
+
+def test_a_fault_the_outputs_hide_is_found_with_layers(tmp_path: Path, fault: set[str],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    model = small_cnn(tmp_path / "cnn.onnx")
+    fault.add("r1")  # only the kept intermediate: the outputs agree, --layers finds it
+    assert main(["check", str(model), "--input-shape", "x=1,3,16,16"]) == 0
+    assert main(["check", str(model), "--input-shape", "x=1,3,16,16", "--layers"]) == 1
+    out = capsys.readouterr().out.split("converted in memory")[-1]
+    assert "    'r1' written by Relu 'relu1': max |diff| 0.5 > bound " in out, out
+    assert out.splitlines()[-1] == "DIFFERS: intermediate tensors beyond the bound"
+
+
+def test_only_onnx_models_are_checked(tmp_path: Path) -> None:
+    model = small_cnn(tmp_path / "cnn.onnx")
+    assert lite("convert", str(model), "--input-shape", "x=1,3,16,16").returncode == 0
+    assert_user_error(lite("check", str(tmp_path / "cnn.lite")), "check", "takes an .onnx model, not")
+    (tmp_path / "broken.onnx").write_bytes(b"\x08\x07not a model")
+    assert_user_error(lite("check", str(tmp_path / "broken.onnx")), "check", "broken.onnx")
+    assert_user_error(lite("check", str(model)), "check", "dynamic shape", "--input-shape x=")
