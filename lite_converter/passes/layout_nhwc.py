@@ -648,6 +648,15 @@ class _LayoutRewriter:
             self.graph.tensors[name] = Tensor(name, old.dtype, old.shape, old.data, old.quant)
             renamed[physical] = name
             protected.add(name)
+            self._source_renamed(physical, name)
+
+    def _source_renamed(self, old: str, new: str) -> None:
+        """Points every later fetch of tensor ``old`` at ``new``: another graph output may be held by
+        the same physical tensor (outputs [Transpose(a), a]: both are a's NHWC tensor)."""
+        self.where = {key: (new if source == old else source, perm)
+                      for key, (source, perm) in self.where.items()}
+        self.materialized = {(new if source == old else source, step): new if made == old else made
+                             for (source, step), made in self.materialized.items()}
 
 
 def _reshape_equivalent(shape: list[Dim] | None, step: Perm) -> list[int] | None:
