@@ -1,6 +1,8 @@
-"""`lite check`: a converted ONNX model against onnxruntime, outputs first, then layer by layer.
+"""`lite check`: a converted ONNX model against onnxruntime (a .tflite one against LiteRT), outputs
+first, then layer by layer.
 
-The passing case runs the real thing end to end (conversion, runtime, onnxruntime). The failing cases
+The passing cases run the real thing end to end (conversion, runtime, onnxruntime or LiteRT). The
+failing cases
 inject a fault into our side's values (the runtime's run() adds 0.5 to chosen tensors), since a model
 we convert wrongly is a bug to fix, not a fixture to keep: the check must then name the first tensor
 over its bound in node order, with the node that writes it, and exit with status 1.
@@ -21,8 +23,9 @@ from tests.test_bad_input_cli import assert_user_error
 from tests.test_cli import lite
 
 
-def small_cnn(path: Path) -> Path:
-    """conv 3x3 + ReLU, depthwise 3x3, SiLU as Sigmoid * x, global pool, FC: x [N, 3, 16, 16] -> y [N, 10]."""
+def small_cnn(path: Path, gate_input: str = "c2") -> Path:
+    """conv 3x3 + ReLU, depthwise 3x3, SiLU as Sigmoid * x, global pool, FC: x [N, 3, 16, 16] -> y [N, 10].
+    ``gate_input="r1"`` gates the ReLU's output instead (no SiLU: what the .tflite exporter writes)."""
     rng = np.random.default_rng(0)
 
     def weight(name: str, *shape: int) -> onnx.TensorProto:
@@ -32,7 +35,7 @@ def small_cnn(path: Path) -> Path:
              helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
              helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], group=8, name="dw"),
              helper.make_node("Sigmoid", ["c2"], ["s2"], name="gate"),
-             helper.make_node("Mul", ["c2", "s2"], ["m2"], name="silu"),
+             helper.make_node("Mul", [gate_input, "s2"], ["m2"], name="silu"),
              helper.make_node("GlobalAveragePool", ["m2"], ["g"], name="pool"),
              helper.make_node("Flatten", ["g"], ["f"], name="flat"),
              helper.make_node("Gemm", ["f", "w3"], ["y"], transB=1, name="fc")]
@@ -54,7 +57,7 @@ def test_a_correct_conversion_passes_output_and_layers(tmp_path: Path) -> None:
     assert 0 < error < bound, row  # two different implementations: a difference, within the bound
     assert any(line.startswith("layers: 5 tensors compared (5 of 5 float ops)") for line in lines), lines
     assert "every compared tensor is within its bound" in result.stdout
-    assert lines[-1] == "ok: the converted model matches onnxruntime"
+    assert lines[-1] == "ok: the converted model matches its reference"
 
     np.savez(tmp_path / "in.npz", x=np.random.default_rng(3).random((1, 3, 16, 16), dtype=np.float32))
     result = lite("check", str(model), "--inputs", str(tmp_path / "in.npz"))
@@ -105,7 +108,64 @@ def test_a_fault_the_outputs_hide_is_found_with_layers(tmp_path: Path, fault: se
 def test_only_onnx_models_are_checked(tmp_path: Path) -> None:
     model = small_cnn(tmp_path / "cnn.onnx")
     assert lite("convert", str(model), "--input-shape", "x=1,3,16,16").returncode == 0
-    assert_user_error(lite("check", str(tmp_path / "cnn.lite")), "check", "takes an .onnx model, not")
+    assert_user_error(lite("check", str(tmp_path / "cnn.lite")), "check", "takes an .onnx model", "not .lite")
     (tmp_path / "broken.onnx").write_bytes(b"\x08\x07not a model")
     assert_user_error(lite("check", str(tmp_path / "broken.onnx")), "check", "broken.onnx")
     assert_user_error(lite("check", str(model)), "check", "dynamic shape", "--input-shape x=")
+
+
+def small_tflite(path: Path) -> Path:
+    """small_cnn (ReLU-gated) as a float .tflite: converted, then written by the peers' exporter."""
+    from lite_converter.app.peers.tflite_export import export_tflite
+    from lite_converter.convert import convert
+    from lite_converter.reader import read_model
+
+    model = small_cnn(path.with_suffix(".onnx"), gate_input="r1")
+    path.write_bytes(export_tflite(read_model(convert(model, input_shapes={"x": [1, 3, 16, 16]}))))
+    return path
+
+
+def test_tflite_models_are_checked_against_litert(tmp_path: Path) -> None:
+    from tests.tflite_int8_net import tflite_int8_net
+
+    for model, outputs in ((small_tflite(tmp_path / "cnn.tflite"), ["y"]),
+                           (tmp_path / "int8.tflite", ["added", "probabilities"])):
+        if not model.exists():
+            model.write_bytes(tflite_int8_net())
+        result = lite("check", str(model), "--layers")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "against LiteRT 2.3.0 (builtin kernels)" in result.stdout
+        rows = [line.split() for line in result.stdout.splitlines() if line.startswith("  ")]
+        assert [row[0] for row in rows if row[-1] == "ok"] == outputs, result.stdout
+        assert "every compared tensor is within its bound" in result.stdout
+    (layers,) = [line for line in result.stdout.splitlines() if line.startswith("layers:")]
+    assert layers.startswith("layers: 7 of the 8 op output tensors compared (the others do not"), layers
+
+
+def test_a_tflite_difference_names_the_first_op(tmp_path: Path, fault: set[str],
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    model = small_tflite(tmp_path / "cnn.tflite")
+    fault.update({"m2", "y"})
+    assert main(["check", str(model)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    first = lines.index("  2 tensor(s) over their bound and over 10x their inputs' error; the first in op "
+                        "order (where it starts):")
+    assert lines[first + 1].startswith("    'm2' written by MUL: max |diff| 0.5 > bound "), lines
+    assert lines[first + 2].startswith("  then 'y' written by FULLY_CONNECTED: "), lines
+    assert lines[-1] == "DIFFERS: 1 output(s) and intermediate tensors beyond the bound"
+
+
+def test_a_difference_carried_through_the_tflite_graph_is_told_from_where_it_starts(
+        tmp_path: Path, fault: set[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """m2 + 0.5 everywhere makes its mean g + 0.5 as well: g inherits the difference (its relative error
+    is no larger than m2's), m2 is where it starts."""
+    model = small_tflite(tmp_path / "cnn.tflite")
+    fault.update({"m2", "g"})
+    assert main(["check", str(model), "--layers"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    carried = [line for line in lines if "carry their inputs' difference" in line]
+    assert len(carried) == 1 and carried[0].startswith("  1 tensor(s) over their bound carry"), lines
+    first = lines.index("  1 tensor(s) over their bound and over 10x their inputs' error; the first in op "
+                        "order (where it starts):")
+    assert lines[first + 1].startswith("    'm2' written by MUL: "), lines
+    assert lines[-1] == "DIFFERS: intermediate tensors beyond the bound"

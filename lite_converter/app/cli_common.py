@@ -124,10 +124,14 @@ def affinity_text(cpus: Sequence[int]) -> str:
 
 # -- inputs ---------------------------------------------------------------------------------------
 def random_input(tensor: TensorInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
-    """Random data of the input's dtype: normal floats, small non-negative ints, random bools."""
+    """Random data of the input's dtype: normal floats, random bools, the whole range of a quantized
+    (int8 / uint8) input, small non-negative ints for other integers (indices, lengths, ids)."""
     dtype = numpy_dtype_of(tensor.dtype)
     if dtype.kind == "f":
         return rng.standard_normal(shape).astype(dtype)
     if dtype.kind == "b":
         return rng.integers(0, 2, shape).astype(bool)
+    if tensor.quantization and dtype.itemsize == 1:
+        limits = np.iinfo(dtype)
+        return rng.integers(int(limits.min), int(limits.max) + 1, shape).astype(dtype)
     return rng.integers(0, 10, shape).astype(dtype)
