@@ -20,7 +20,13 @@ import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
 
-from lite_converter.app.cli_common import UserError, input_shape_arg, input_shapes
+from lite_converter.app.cli_common import (
+    MAX_MEMORY_HELP,
+    UserError,
+    input_shape_arg,
+    input_shapes,
+    memory_size_arg,
+)
 from lite_converter.app.layer_check import LayerReport, TensorComparison, compare_layers
 from lite_converter.app.litert_oracle import (
     JUMP,
@@ -42,7 +48,7 @@ from lite_converter.app.onnx_oracle import (
 )
 from lite_converter.convert import convert, load_model
 from lite_converter.reader import read_model
-from runtime_arm import Interpreter
+from runtime_arm import DEFAULT_MAX_MEMORY_BYTES, Interpreter
 
 QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger",
                  "MatMulInteger", "DynamicQuantizeLinear"}
@@ -63,7 +69,12 @@ def add_check_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     check.add_argument("--layers", action="store_true",
                        help="compare every intermediate tensor even when the outputs agree (always done when "
                             "they do not)")
+    check.add_argument("--max-memory-bytes", type=memory_size_arg, metavar="SIZE", help=MAX_MEMORY_HELP)
     check.set_defaults(handler=command_check)
+
+
+def _memory(args: argparse.Namespace) -> int:
+    return args.max_memory_bytes or DEFAULT_MAX_MEMORY_BYTES
 
 
 def _load_onnx(path: Path) -> onnx.ModelProto:
@@ -156,7 +167,7 @@ def _check_onnx(path: Path, args: argparse.Namespace) -> int:
     shapes = input_shapes(args.input_shape) or None
     data = convert(model, input_shapes=shapes)
     feeds = model_feeds(read_model(data), args.input_shape, args.inputs, args.seed)
-    with Interpreter(model_content=data, threads=1) as interpreter:
+    with Interpreter(model_content=data, threads=1, max_memory_bytes=_memory(args)) as interpreter:
         ours = interpreter.run(feeds)
     reference = _oracle(model, feeds, optimized=True)
     literal = _oracle(model, feeds, optimized=False)
@@ -172,7 +183,7 @@ def _check_onnx(path: Path, args: argparse.Namespace) -> int:
                                           "spread), spread = onnxruntime optimized vs unoptimized")
     layers_ok = True
     if args.layers or not outputs_ok:
-        report = compare_layers(model, feeds, input_shapes=shapes)
+        report = compare_layers(model, feeds, input_shapes=shapes, max_memory_bytes=_memory(args))
         _print_layers(report)
         layers_ok = all(c.name in reference for c in report.failures())  # outputs are judged above
     return _verdict(outputs_ok, layers_ok, sum(not c.ok for c in compared))
@@ -193,7 +204,7 @@ def _check_tflite(path: Path, args: argparse.Namespace) -> int:
     shapes = input_shapes(args.input_shape) or None
     data = convert(source, input_shapes=shapes)
     feeds = model_feeds(read_model(data), args.input_shape, args.inputs, args.seed)
-    with Interpreter(model_content=data, threads=1) as interpreter:
+    with Interpreter(model_content=data, threads=1, max_memory_bytes=_memory(args)) as interpreter:
         ours = interpreter.run(feeds)
     reference = _litert(source, feeds, builtin=True)
     fast = _litert(source, feeds, builtin=False)
@@ -212,7 +223,7 @@ def _check_tflite(path: Path, args: argparse.Namespace) -> int:
         known = load_model(source, shapes).graph.tensors  # a PAD folded into its conv at import is gone
         kept = [t.name for t in run.tensors if t.name not in reference.outputs and t.name in known]
         with Interpreter(model_content=convert(source, input_shapes=shapes, keep_tensors=kept),
-                         threads=1) as interpreter:
+                         threads=1, max_memory_bytes=_memory(args)) as interpreter:
             ours_all = interpreter.run(feeds)
         values = {**feeds, **{t.name: t.value for t in run.tensors}}
         layers = [compare_tensor(t.name, ours_all[t.name], t.value, None, t.quantized,

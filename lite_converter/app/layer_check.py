@@ -31,7 +31,7 @@ from onnx import TensorProto, helper
 from lite_converter import reader
 from lite_converter.app.onnx_oracle import NOT_FINITE, SPREAD_FACTOR, max_abs_difference, onnxruntime_outputs
 from lite_converter.convert import InputShapes, ModelSource, convert, load_model
-from runtime_arm import Interpreter
+from runtime_arm import DEFAULT_MAX_MEMORY_BYTES, Interpreter
 
 RELATIVE_BOUND = 1e-4
 MAGNITUDE_FLOOR = 1e-3
@@ -125,13 +125,15 @@ class LayerReport:
 
 def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
                    source: str | os.PathLike | None = None,
-                   input_shapes: InputShapes | None = None) -> LayerReport:
+                   input_shapes: InputShapes | None = None,
+                   max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES) -> LayerReport:
     """Converts ``model`` twice (as is, to learn which ops the runtime fuses; then keeping every other
     float node output), runs both engines on ``feeds`` and compares each kept tensor.
 
     ``source``: convert this file instead, the same network in another format (a Paddle inference
     folder whose ONNX export is ``model``); the tensors both name alike are compared.
     ``input_shapes``: fixed input dims for the conversion, as ``lite convert --input-shape``.
+    ``max_memory_bytes``: the runtime's bound for both runs.
     """
     every_value = float_node_outputs(model)
     candidates = every_value
@@ -142,13 +144,13 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
     plain_data = convert(converted, input_shapes=input_shapes)
     plain = reader.read_model(plain_data)
     tensor_names = {tensor.index: tensor.name for tensor in plain.tensors}
-    with Interpreter(model_content=plain_data, threads=1) as interpreter:
+    with Interpreter(model_content=plain_data, threads=1, max_memory_bytes=max_memory_bytes) as interpreter:
         interpreter.run(dict(feeds))
         fused = _fused_into_next(interpreter)
     inside_pairs = {tensor_names[o] for index in fused for o in plain.operators[index].outputs}
     kept = [name for name in candidates if name not in inside_pairs]
     with Interpreter(model_content=convert(converted, input_shapes=input_shapes, keep_tensors=kept),
-                     threads=1) as interpreter:
+                     threads=1, max_memory_bytes=max_memory_bytes) as interpreter:
         ours = interpreter.run(dict(feeds))
         fused_with_kept = len(_fused_into_next(interpreter))
     if fused_with_kept != len(fused):

@@ -39,6 +39,7 @@ def onnxruntime_outputs(model: str | os.PathLike | onnx.ModelProto, feeds: Mappi
     except ImportError:
         raise OracleUnavailable("onnxruntime (the oracle) is missing: pip install onnxruntime") from None
     options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3  # its optimizer's warnings are about its own passes, not the model
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     if not optimized:
