@@ -169,3 +169,44 @@ def test_a_difference_carried_through_the_tflite_graph_is_told_from_where_it_sta
                         "order (where it starts):")
     assert lines[first + 1].startswith("    'm2' written by MUL: "), lines
     assert lines[-1] == "DIFFERS: intermediate tensors beyond the bound"
+
+
+def qdq_cnn(tmp_path: Path) -> Path:
+    """small_cnn quantized by onnxruntime's own quantize_static (QDQ, int8, 8 calibration batches)."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    float_model = onnx.load(small_cnn(tmp_path / "cnn.onnx"))
+    float_model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1
+    onnx.save(float_model, tmp_path / "cnn1.onnx")
+
+    class Batches(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.seeds = iter(range(8))
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            seed = next(self.seeds, None)
+            rng = np.random.default_rng(seed)
+            return None if seed is None else {"x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)}
+
+    quantize_static(tmp_path / "cnn1.onnx", tmp_path / "qdq.onnx", Batches(),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
+                    weight_type=QuantType.QInt8)
+    return tmp_path / "qdq.onnx"
+
+
+def test_a_qdq_model_is_held_to_quantization_steps(tmp_path: Path, fault: set[str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """In the int8 .lite a tensor X that a QuantizeLinear -> DequantizeLinear pair reads *is* that pair's
+    value (the quantizer's ReLU folded into the range clamps X at 0), so X is compared with it, within
+    one quantization step. Before, conv1's output was compared with onnxruntime's unclamped X: 18.8 off."""
+    model = qdq_cnn(tmp_path)
+    assert main(["check", str(model), "--layers"]) == 0
+    out = capsys.readouterr().out
+    assert "a quantized (QDQ) model" in out and "every compared tensor is within its bound" in out, out
+    fault.add("r1")
+    assert main(["check", str(model), "--layers"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    expected = "    'r1' written by Conv 'conv1': max |diff| 0.5 > "
+    (first,) = [line for line in lines if line.startswith(expected)]
+    step = float(first.split("> bound ")[1].split()[0])
+    assert 0.01 < step < 0.5, first  # the bound is r1's quantization step, not fp32's 1e-4 * scale

@@ -84,6 +84,18 @@ def _load_onnx(path: Path) -> onnx.ModelProto:
         raise UserError(f"{path} is not a readable ONNX model: {error}") from None
 
 
+def _dequantized_steps(model: onnx.ModelProto) -> dict[str, float]:
+    """The outputs of the model's DequantizeLinear nodes with a scalar scale: their quantization step."""
+    constants = {tensor.name: tensor for tensor in model.graph.initializer}
+    steps = {}
+    for node in model.graph.node:
+        if node.op_type == "DequantizeLinear" and len(node.input) > 1 and node.input[1] in constants:
+            scale = onnx.numpy_helper.to_array(constants[node.input[1]])
+            if scale.size == 1:
+                steps[node.output[0]] = float(scale.reshape(-1)[0])
+    return steps
+
+
 def _oracle(model: onnx.ModelProto, feeds: dict[str, np.ndarray],
             optimized: bool) -> dict[str, np.ndarray]:
     try:
@@ -174,10 +186,11 @@ def _check_onnx(path: Path, args: argparse.Namespace) -> int:
     import onnxruntime
 
     _print_header(path, f"onnxruntime {onnxruntime.__version__}", feeds, args)
+    steps = _dequantized_steps(model)
     if any(node.op_type in QUANTIZED_OPS for node in model.graph.node):
-        print("  note: a quantized (QDQ) model: the bounds are fp32's, and int8 arithmetic may round a "
-              "value one quantization step away from onnxruntime's")
-    compared = [compare_output(name, ours.get(name), expected, literal[name])
+        print("  note: a quantized (QDQ) model: an int8 value is held to one quantization step of "
+              "onnxruntime's QuantizeLinear -> DequantizeLinear value")
+    compared = [compare_output(name, ours.get(name), expected, literal[name], steps.get(name, 0.0))
                 for name, expected in reference.items()]
     outputs_ok = _print_outputs(compared, "max |ours - onnxruntime| against max(1e-4 * max(1, max|ref|), 2 * "
                                           "spread), spread = onnxruntime optimized vs unoptimized")

@@ -71,6 +71,23 @@ def _fused_into_next(interpreter: Interpreter) -> list[int]:
     return [row["index"] for row in interpreter.profile() if row["computed_by"] not in (row["index"], -1)]
 
 
+def quantized_views(model: onnx.ModelProto) -> dict[str, tuple[str, float]]:
+    """In a QDQ model, each float tensor X that a QuantizeLinear -> DequantizeLinear pair reads (with a
+    scalar scale): X -> (the DequantizeLinear's output, the scale). The int8 .lite holds X quantized,
+    so what it gives for X is that pair's output, within one quantization step of onnxruntime's
+    (a tie may round the other way; a ReLU folded into the quantization range clamps as it does)."""
+    constants = {tensor.name: onnx.numpy_helper.to_array(tensor) for tensor in model.graph.initializer}
+    dequantized = {node.input[0]: node for node in model.graph.node if node.op_type == "DequantizeLinear"}
+    views = {}
+    for node in model.graph.node:
+        if node.op_type != "QuantizeLinear" or node.output[0] not in dequantized:
+            continue
+        scale = constants.get(node.input[1])
+        if scale is not None and scale.size == 1:
+            views[node.input[0]] = (dequantized[node.output[0]].output[0], float(scale.reshape(-1)[0]))
+    return views
+
+
 def _max_abs(array: np.ndarray) -> float:
     return float(np.max(np.abs(array), initial=0.0))
 
@@ -158,20 +175,23 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
 
     names = [name for name in candidates if name in ours]
     reference = onnxruntime_values(model, feeds, every_value)
-    literal = onnxruntime_values(model, feeds, names, optimized=False)
+    literal = onnxruntime_values(model, feeds, names + [view for view, _ in quantized_views(model).values()],
+                                 optimized=False)
     values = {**feeds, **reference}
     writer = {output: node for node in model.graph.node for output in node.output}
     compared, not_finite = [], []
+    views = quantized_views(model)
     for name in names:
-        actual, expected = np.asarray(ours[name]), reference[name]
+        target, step = views.get(name, (name, 0.0))
+        actual, expected = np.asarray(ours[name]), reference[target]
         node = writer[name]
         if not np.isfinite(expected).all():
             not_finite.append(name)
             continue
         operands = [_max_abs(values[i]) for i in node.input if i in values]
         scale = max(_max_abs(expected), *operands, MAGNITUDE_FLOOR)
-        spread = max_abs_difference(literal[name], expected)
-        bound = max(RELATIVE_BOUND * scale, SPREAD_FACTOR * spread)
+        spread = max_abs_difference(literal[target], expected) if target in literal else 0.0
+        bound = max(RELATIVE_BOUND * scale, SPREAD_FACTOR * spread, step)
         problem = ""
         if actual.shape != expected.shape:
             error, problem = float("inf"), f"shape {list(actual.shape)}, onnxruntime's {list(expected.shape)}"

@@ -71,14 +71,15 @@ class OutputComparison:
 
 
 def compare_output(name: str, actual: np.ndarray | None, expected: np.ndarray,
-                   literal: np.ndarray) -> OutputComparison:
+                   literal: np.ndarray, step: float = 0.0) -> OutputComparison:
     """Our value of output ``name`` (None: missing) against onnxruntime's optimized (``expected``) and
     unoptimized (``literal``) values. Integer and bool outputs must be equal; float ones are compared
-    where onnxruntime's are finite."""
+    where onnxruntime's are finite. ``step``: the quantization step of an output a QDQ model
+    dequantizes (one step is allowed on top of the rule)."""
     floating = expected.dtype.kind == "f"
     spread = max_abs_difference(literal, expected) if floating else 0.0
     magnitude = float(np.abs(expected.astype(np.float64)).max(initial=0.0))
-    bound = max(TOLERANCE * max(1.0, magnitude), SPREAD_FACTOR * spread) if floating else 0.0
+    bound = max(TOLERANCE * max(1.0, magnitude), SPREAD_FACTOR * spread, step) if floating else 0.0
     if actual is None:
         return OutputComparison(name, float("inf"), spread, bound, "missing from our outputs")
     if actual.shape != expected.shape:
