@@ -210,3 +210,17 @@ def test_a_qdq_model_is_held_to_quantization_steps(tmp_path: Path, fault: set[st
     (first,) = [line for line in lines if line.startswith(expected)]
     step = float(first.split("> bound ")[1].split()[0])
     assert 0.01 < step < 0.5, first  # the bound is r1's quantization step, not fp32's 1e-4 * scale
+
+
+def test_sequence_outputs_are_compared_tensor_by_tensor(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """SplitToSequence's output is a list of tensors on both sides: compared as their concatenation."""
+    graph = helper.make_graph(
+        [helper.make_node("SplitToSequence", ["x"], ["s"], axis=0), helper.make_node("Relu", ["x"], ["y"])],
+        "sequence", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3])],
+        [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), tmp_path / "seq.onnx")
+    assert main(["check", str(tmp_path / "seq.onnx")]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("  s ")]
+    assert rows and rows[0][1] == "0" and rows[0][-1] == "ok", rows

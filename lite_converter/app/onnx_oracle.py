@@ -76,6 +76,11 @@ def compare_output(name: str, actual: np.ndarray | None, expected: np.ndarray,
     unoptimized (``literal``) values. Integer and bool outputs must be equal; float ones are compared
     where onnxruntime's are finite. ``step``: the quantization step of an output a QDQ model
     dequantizes (one step is allowed on top of the rule)."""
+    if expected is None:  # an empty ONNX optional
+        return OutputComparison(name, 0.0 if actual is None else float("inf"), 0.0, 0.0,
+                                "" if actual is None else "a value where onnxruntime's optional is empty")
+    if isinstance(expected, list):  # an ONNX sequence: its tensors in turn, as one
+        return _compare_sequence(name, actual, expected, literal, step)
     floating = expected.dtype.kind == "f"
     spread = max_abs_difference(literal, expected) if floating else 0.0
     magnitude = float(np.abs(expected.astype(np.float64)).max(initial=0.0))
@@ -89,3 +94,24 @@ def compare_output(name: str, actual: np.ndarray | None, expected: np.ndarray,
     if actual.dtype.kind == "f" and not np.isfinite(actual[finite]).all():
         return OutputComparison(name, float("inf"), spread, bound, NOT_FINITE)
     return OutputComparison(name, max_abs_difference(actual[finite], expected[finite]), spread, bound)
+
+
+def _compare_sequence(name: str, actual: object, expected: list, literal: list,
+                      step: float) -> OutputComparison:
+    """A sequence output compared as the concatenation of its tensors, once their count and shapes
+    agree."""
+    if not isinstance(actual, list) or len(actual) != len(expected):
+        count = len(actual) if isinstance(actual, list) else "no sequence"
+        problem = f"{count} tensors, onnxruntime's {len(expected)}"
+        return OutputComparison(name, float("inf"), 0.0, 0.0, problem)
+    shapes = [np.shape(a) for a in actual]
+    if shapes != [np.shape(e) for e in expected]:
+        problem = f"tensor shapes {shapes} differ from onnxruntime's"
+        return OutputComparison(name, float("inf"), 0.0, 0.0, problem)
+    if not expected:
+        return OutputComparison(name, 0.0, 0.0, 0.0)
+
+    def joined(values: list) -> np.ndarray:
+        return np.concatenate([np.asarray(v).reshape(-1) for v in values])
+
+    return compare_output(name, joined(actual), joined(expected), joined(literal), step)
