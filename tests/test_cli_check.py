@@ -224,3 +224,28 @@ def test_sequence_outputs_are_compared_tensor_by_tensor(tmp_path: Path,
     assert main(["check", str(tmp_path / "seq.onnx")]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("  s ")]
     assert rows and rows[0][1] == "0" and rows[0][-1] == "ok", rows
+
+
+def test_pinned_inputs_are_fed_to_onnxruntime(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An If on an int64 input (silero-vad's sample-rate switch): --input-value pins it at conversion
+    (the If folds to its branch) and onnxruntime gets the same value; the other value takes the other
+    branch on both sides."""
+    def branch(op: str) -> onnx.GraphProto:
+        return helper.make_graph([helper.make_node(op, ["x"], ["b"])], op,
+                                 [], [helper.make_tensor_value_info("b", TensorProto.FLOAT, [2, 3])])
+
+    graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["rate"], value=numpy_helper.from_array(np.array(16000, np.int64))),
+         helper.make_node("Equal", ["sr", "rate"], ["is_16k"]),
+         helper.make_node("If", ["is_16k"], ["y"], then_branch=branch("Relu"), else_branch=branch("Neg"))],
+        "switch", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+                   helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    path = tmp_path / "switch.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    for rate in ("16000", "8000"):
+        assert main(["check", str(path), "--input-value", f"sr={rate}"]) == 0
+        out = capsys.readouterr().out
+        assert "input sr" not in out and out.splitlines()[-1].startswith("ok:"), out
+    assert_user_error(lite("check", str(small_tflite(tmp_path / "cnn.tflite")), "--input-value", "sr=1"),
+                      "check", "--input-value pins ONNX inputs")

@@ -1,10 +1,10 @@
 """`lite check --layers` over the corpus: every model's outputs *and every intermediate tensor* against
-its reference (onnxruntime for .onnx, LiteRT's builtin kernels for .tflite), on the corpus inputs.
+its reference (onnxruntime for .onnx, LiteRT's builtin kernels for .tflite), on the corpus inputs
+(those the corpus pins, silero-vad's sample rate, pinned with --input-value).
 
 The corpus run (run.py) holds each model's outputs to a bound; this holds every tensor that survives
 the conversion to its own bound (lite_converter/app/layer_check.py, litert_oracle.py), so a fault
-that the outputs hide, or a wrong tensor the outputs never read, shows. Models whose inputs the
-corpus pins at conversion (silero-vad's sample rate) are left out: `lite check` has no --input-value.
+that the outputs hide, or a wrong tensor the outputs never read, shows.
 
     python -m benchmarks.model_zoo.check_layers [--only KEY,...]
 """
@@ -42,11 +42,14 @@ def input_names(path: Path) -> list[str]:
 def check(entry: ZooEntry, path: Path, workdir: Path) -> tuple[int, list[str]]:
     """`lite check MODEL --layers` on the corpus inputs: (exit status, its output lines)."""
     feeds = [make_input(spec) for spec in entry.inputs]
+    pinned = dict(entry.input_values)
     names = input_names(path)
     inputs = workdir / f"{entry.key}.npz"
-    np.savez(inputs, **dict(zip(names, feeds, strict=True)))
-    shapes = [arg for name, feed in zip(names, feeds, strict=True)
+    fed = {name: feed for name, feed in zip(names, feeds, strict=True) if name not in pinned}
+    np.savez(inputs, **fed)
+    shapes = [arg for name, feed in fed.items()
               for arg in ("--input-shape", f"{name}={','.join(map(str, feed.shape))}")]
+    shapes += [arg for name, value in pinned.items() for arg in ("--input-value", f"{name}={value}")]
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         status = lite_main(["check", str(path), "--inputs", str(inputs), "--layers", *shapes])
@@ -75,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="", help="comma-separated corpus keys (default: all)")
     args = parser.parse_args(argv)
-    keys = [k for k in args.only.split(",") if k] or [e.key for e in CORPUS if not e.input_values]
+    keys = [k for k in args.only.split(",") if k] or [e.key for e in CORPUS]
     unknown = [k for k in keys if k not in BY_KEY]
     if unknown:
         parser.error(f"unknown keys {unknown}")

@@ -25,6 +25,8 @@ from lite_converter.app.cli_common import (
     UserError,
     input_shape_arg,
     input_shapes,
+    input_value_arg,
+    input_values,
     memory_size_arg,
 )
 from lite_converter.app.layer_check import LayerReport, TensorComparison, compare_layers
@@ -65,6 +67,9 @@ def add_check_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     check.add_argument("--inputs", help=".npz with one array per model input (random data when omitted)")
     check.add_argument("--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS",
                        help=f"{shape_help}; also fixes the conversion's input dims")
+    check.add_argument("--input-value", action="append", type=input_value_arg, metavar="NAME=VALUE",
+                       help="pin an ONNX input to a constant at conversion, as lite convert does (e.g. "
+                            "sr=16000; repeatable): onnxruntime is fed the same value")
     check.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     check.add_argument("--layers", action="store_true",
                        help="compare every intermediate tensor even when the outputs agree (always done when "
@@ -82,6 +87,14 @@ def _load_onnx(path: Path) -> onnx.ModelProto:
         return onnx.load(str(path))
     except (DecodeError, ValueError, OSError) as error:
         raise UserError(f"{path} is not a readable ONNX model: {error}") from None
+
+
+def _pinned(model: onnx.ModelProto, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The --input-value arrays in the dtypes the model declares for those inputs (onnxruntime takes
+    no other); the converter checks the names and values itself."""
+    declared = {value.name: value.type.tensor_type.elem_type for value in model.graph.input}
+    return {name: value.astype(onnx.helper.tensor_dtype_to_np_dtype(declared[name]))
+            if declared.get(name) else value for name, value in values.items()}
 
 
 def _dequantized_steps(model: onnx.ModelProto) -> dict[str, float]:
@@ -177,12 +190,13 @@ def _verdict(outputs_ok: bool, layers_ok: bool, failed_outputs: int) -> int:
 def _check_onnx(path: Path, args: argparse.Namespace) -> int:
     model = _load_onnx(path)
     shapes = input_shapes(args.input_shape) or None
-    data = convert(model, input_shapes=shapes)
+    pinned = _pinned(model, input_values(args.input_value))
+    data = convert(model, input_shapes=shapes, input_values=pinned or None)
     feeds = model_feeds(read_model(data), args.input_shape, args.inputs, args.seed)
     with Interpreter(model_content=data, threads=1, max_memory_bytes=_memory(args)) as interpreter:
         ours = interpreter.run(feeds)
-    reference = _oracle(model, feeds, optimized=True)
-    literal = _oracle(model, feeds, optimized=False)
+    reference = _oracle(model, {**feeds, **pinned}, optimized=True)
+    literal = _oracle(model, {**feeds, **pinned}, optimized=False)
     import onnxruntime
 
     _print_header(path, f"onnxruntime {onnxruntime.__version__}", feeds, args)
@@ -196,7 +210,8 @@ def _check_onnx(path: Path, args: argparse.Namespace) -> int:
                                           "spread), spread = onnxruntime optimized vs unoptimized")
     layers_ok = True
     if args.layers or not outputs_ok:
-        report = compare_layers(model, feeds, input_shapes=shapes, max_memory_bytes=_memory(args))
+        report = compare_layers(model, feeds, input_shapes=shapes, max_memory_bytes=_memory(args),
+                                input_values=pinned)
         _print_layers(report)
         layers_ok = all(c.name in reference for c in report.failures())  # outputs are judged above
     return _verdict(outputs_ok, layers_ok, sum(not c.ok for c in compared))
@@ -213,6 +228,8 @@ def _litert(data: bytes, feeds: dict[str, np.ndarray], builtin: bool,
 
 
 def _check_tflite(path: Path, args: argparse.Namespace) -> int:
+    if args.input_value:
+        raise UserError("--input-value pins ONNX inputs; a .tflite model's inputs are fed as they are")
     source = path.read_bytes()
     shapes = input_shapes(args.input_shape) or None
     data = convert(source, input_shapes=shapes)

@@ -143,7 +143,8 @@ class LayerReport:
 def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
                    source: str | os.PathLike | None = None,
                    input_shapes: InputShapes | None = None,
-                   max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES) -> LayerReport:
+                   max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
+                   input_values: Mapping[str, np.ndarray] | None = None) -> LayerReport:
     """Converts ``model`` twice (as is, to learn which ops the runtime fuses; then keeping every other
     float node output), runs both engines on ``feeds`` and compares each kept tensor.
 
@@ -151,6 +152,8 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
     folder whose ONNX export is ``model``); the tensors both name alike are compared.
     ``input_shapes``: fixed input dims for the conversion, as ``lite convert --input-shape``.
     ``max_memory_bytes``: the runtime's bound for both runs.
+    ``input_values``: ONNX inputs pinned at conversion (``lite convert --input-value``), in the
+    model's input dtypes: they are fed to onnxruntime only.
     """
     every_value = float_node_outputs(model)
     candidates = every_value
@@ -158,7 +161,8 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
     if source is not None:
         known = load_model(source).graph.tensors
         candidates = [name for name in every_value if name in known]
-    plain_data = convert(converted, input_shapes=input_shapes)
+    pinned = dict(input_values or {})
+    plain_data = convert(converted, input_shapes=input_shapes, input_values=pinned or None)
     plain = reader.read_model(plain_data)
     tensor_names = {tensor.index: tensor.name for tensor in plain.tensors}
     with Interpreter(model_content=plain_data, threads=1, max_memory_bytes=max_memory_bytes) as interpreter:
@@ -166,14 +170,15 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
         fused = _fused_into_next(interpreter)
     inside_pairs = {tensor_names[o] for index in fused for o in plain.operators[index].outputs}
     kept = [name for name in candidates if name not in inside_pairs]
-    with Interpreter(model_content=convert(converted, input_shapes=input_shapes, keep_tensors=kept),
-                     threads=1, max_memory_bytes=max_memory_bytes) as interpreter:
+    kept_data = convert(converted, input_shapes=input_shapes, keep_tensors=kept, input_values=pinned or None)
+    with Interpreter(model_content=kept_data, threads=1, max_memory_bytes=max_memory_bytes) as interpreter:
         ours = interpreter.run(dict(feeds))
         fused_with_kept = len(_fused_into_next(interpreter))
     if fused_with_kept != len(fused):
         raise RuntimeError("keeping tensors changed which ops the runtime fuses")
 
     names = [name for name in candidates if name in ours]
+    feeds = {**feeds, **pinned}
     reference = onnxruntime_values(model, feeds, every_value)
     literal = onnxruntime_values(model, feeds, names + [view for view, _ in quantized_views(model).values()],
                                  optimized=False)
