@@ -105,10 +105,11 @@ def test_a_fault_the_outputs_hide_is_found_with_layers(tmp_path: Path, fault: se
     assert out.splitlines()[-1] == "DIFFERS: intermediate tensors beyond the bound"
 
 
-def test_only_onnx_models_are_checked(tmp_path: Path) -> None:
+def test_a_lite_file_or_a_broken_model_is_refused(tmp_path: Path) -> None:
     model = small_cnn(tmp_path / "cnn.onnx")
     assert lite("convert", str(model), "--input-shape", "x=1,3,16,16").returncode == 0
-    assert_user_error(lite("check", str(tmp_path / "cnn.lite")), "check", "takes an .onnx model", "not .lite")
+    assert_user_error(lite("check", str(tmp_path / "cnn.lite")), "check", "takes the source model",
+                      "not a .lite file")
     (tmp_path / "broken.onnx").write_bytes(b"\x08\x07not a model")
     assert_user_error(lite("check", str(tmp_path / "broken.onnx")), "check", "broken.onnx")
     assert_user_error(lite("check", str(model)), "check", "dynamic shape", "--input-shape x=")
@@ -249,3 +250,23 @@ def test_pinned_inputs_are_fed_to_onnxruntime(tmp_path: Path, capsys: pytest.Cap
         assert "input sr" not in out and out.splitlines()[-1].startswith("ok:"), out
     assert_user_error(lite("check", str(small_tflite(tmp_path / "cnn.tflite")), "--input-value", "sr=1"),
                       "check", "--input-value pins ONNX inputs")
+
+
+@pytest.mark.parametrize("fmt", ["legacy", "pir"])
+def test_paddle_models_are_checked_against_paddle_inference(fmt: str, fault: set[str],
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The PP-LCNet-style net of tests/paddle_nets.py as Paddle exported it (ProgramDesc and PIR), on its
+    own inputs: Paddle inference runs in a subprocess; our output 0.5 off is a difference."""
+    from tests.paddle_fixtures import export_fixtures
+
+    model = export_fixtures() / fmt / "net_pp_lcnet"
+    args = ["check", str(model), "--inputs", str(model / "inputs.npz")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "against Paddle inference (the program as saved)" in out and out.splitlines()[-1].startswith("ok:")
+    (row,) = [line.split() for line in out.splitlines() if line.startswith("  ") and line.endswith(" ok")]
+    fault.add(row[0])
+    assert main(args) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2].startswith("layers: not compared for a Paddle model"), lines
+    assert lines[-1] == "DIFFERS: 1 output(s) beyond the bound"

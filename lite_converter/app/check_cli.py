@@ -41,13 +41,14 @@ from lite_converter.app.litert_oracle import (
     output_scale,
 )
 from lite_converter.app.model_feeds import existing_file, model_feeds
-from lite_converter.app.model_input import FORMAT_NAMES, model_format
+from lite_converter.app.model_input import model_format
 from lite_converter.app.onnx_oracle import (
     OracleUnavailable,
     OutputComparison,
     compare_output,
     onnxruntime_outputs,
 )
+from lite_converter.app.paddle_oracle import paddle_outputs
 from lite_converter.convert import convert, load_model
 from lite_converter.reader import read_model
 from runtime_arm import DEFAULT_MAX_MEMORY_BYTES, Interpreter
@@ -62,8 +63,9 @@ def add_check_command(commands: Any, shape_help: str) -> None:  # noqa: ANN401 -
     check = commands.add_parser(
         "check", help="convert an ONNX or .tflite model in memory and compare its outputs (and, on a "
                       "difference, every layer) with onnxruntime's or LiteRT's")
-    check.add_argument("model", help="the .onnx file (checked against onnxruntime) or .tflite file "
-                                     "(against LiteRT's builtin kernels)")
+    check.add_argument("model", help="the .onnx file (checked against onnxruntime), .tflite file (against "
+                                     "LiteRT's builtin kernels) or Paddle model folder (against Paddle "
+                                     "inference, when paddlepaddle is installed)")
     check.add_argument("--inputs", help=".npz with one array per model input (random data when omitted)")
     check.add_argument("--input-shape", action="append", type=input_shape_arg, metavar="NAME=DIMS",
                        help=f"{shape_help}; also fixes the conversion's input dims")
@@ -154,9 +156,11 @@ def _print_layers(report: LayerReport) -> None:
 def command_check(args: argparse.Namespace) -> int:
     path = Path(args.model)
     kind = model_format(path)
-    if kind not in ("onnx", "tflite"):
-        raise UserError(f"lite check takes an .onnx model (checked against onnxruntime) or a .tflite one "
-                        f"(against LiteRT), not {FORMAT_NAMES[kind]} ({path})")
+    if kind == "lite":
+        raise UserError(f"lite check takes the source model (.onnx: against onnxruntime, .tflite: against "
+                        f"LiteRT, a Paddle model: against Paddle inference), not a .lite file ({path})")
+    if kind == "paddle":
+        return _check_paddle(path, args)
     existing_file(args.model)
     return _check_onnx(path, args) if kind == "onnx" else _check_tflite(path, args)
 
@@ -263,6 +267,30 @@ def _check_tflite(path: Path, args: argparse.Namespace) -> int:
         starts = _print_tflite_layers(layers, len(run.tensors))
         layers_ok = all(c.name in reference.outputs for c in starts)
     return _verdict(outputs_ok, layers_ok, sum(not c.ok for c in compared))
+
+
+def _check_paddle(path: Path, args: argparse.Namespace) -> int:
+    if args.input_value:
+        raise UserError("--input-value pins ONNX inputs; a Paddle model's inputs are fed as they are")
+    shapes = input_shapes(args.input_shape) or None
+    data = convert(path, input_shapes=shapes)
+    feeds = model_feeds(read_model(data), args.input_shape, args.inputs, args.seed)
+    with Interpreter(model_content=data, threads=1, max_memory_bytes=_memory(args)) as interpreter:
+        ours = interpreter.run(feeds)
+    try:
+        reference = paddle_outputs(path, feeds, optimized=False)
+        optimized = paddle_outputs(path, feeds, optimized=True)
+    except OracleUnavailable as error:
+        raise UserError(str(error)) from None
+    _print_header(path, "Paddle inference (the program as saved)", feeds, args)
+    compared = [compare_output(name, ours.get(name), expected, optimized[name])
+                for name, expected in reference.items()]
+    outputs_ok = _print_outputs(compared, "max |ours - Paddle| against max(1e-4 * max(1, max|ref|), 2 * "
+                                          "spread), spread = Paddle with vs without its analysis passes")
+    if args.layers or not outputs_ok:
+        print("layers: not compared for a Paddle model (Paddle inference gives its outputs only); "
+              "paddle2onnx's export of it, checked with lite check, compares every tensor it names alike")
+    return _verdict(outputs_ok, True, sum(not c.ok for c in compared))
 
 
 def _print_tflite_layers(layers: list[LiteRtComparison], written: int) -> list[LiteRtComparison]:
