@@ -270,3 +270,27 @@ def test_paddle_models_are_checked_against_paddle_inference(fmt: str, fault: set
     lines = capsys.readouterr().out.splitlines()
     assert lines[-2].startswith("layers: not compared for a Paddle model"), lines
     assert lines[-1] == "DIFFERS: 1 output(s) beyond the bound"
+
+
+def test_mediapipe_custom_transpose_conv_runs_on_litert_as_its_builtin(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """LiteRT's package lacks MediaPipe's Convolution2DTransposeBias: lite check runs its rewrite into
+    the builtin TRANSPOSE_CONV + bias on LiteRT's side (litert_custom_ops.py), while our converter imports
+    the custom op itself: two independent readings of MediaPipe's definition, layer by layer."""
+    from tests.tflite_builder import TfliteModel
+
+    rng = np.random.default_rng(15)
+    model = TfliteModel()
+    x = model.tensor("x", [1, 5, 6, 3])
+    y, z = model.tensor("y", [1, 10, 12, 4]), model.tensor("z", [1, 10, 12, 4])
+    weights = model.constant("w", rng.standard_normal((4, 4, 4, 3)).astype(np.float32))
+    bias = model.constant("b", rng.standard_normal(4).astype(np.float32))
+    params = np.array([1, 2, 2], "<i4").tobytes()  # TfLiteTransposeConvParams: SAME, stride 2 x 2
+    model.op("CUSTOM", [x, weights, bias], [y], custom="Convolution2DTransposeBias", custom_options=params)
+    model.op("RELU", [y], [z])
+    path = tmp_path / "custom.tflite"
+    path.write_bytes(model.finish([x], [z]))
+    assert main(["check", str(path), "--layers"]) == 0
+    out = capsys.readouterr().out
+    assert "Convolution2DTransposeBias runs on LiteRT's side as its builtin TRANSPOSE_CONV" in out
+    assert "layers: 2 of the 2 op output tensors compared" in out, out

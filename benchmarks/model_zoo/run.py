@@ -32,7 +32,7 @@ import numpy as np
 from benchmarks.model_zoo.corpus import BY_KEY, CORPUS, STREAM_CALLS, ZooEntry
 from benchmarks.model_zoo.fetch import fetch
 from benchmarks.model_zoo.inputs import make_input
-from benchmarks.model_zoo.litert_custom import has_custom_transpose_conv, with_builtin_transpose_conv
+from lite_converter.app.litert_custom_ops import has_custom_transpose_conv, with_builtin_transpose_conv
 from lite_converter.convert import convert
 from lite_converter.ir import ConversionError
 from runtime_arm import Interpreter

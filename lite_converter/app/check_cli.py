@@ -30,6 +30,7 @@ from lite_converter.app.cli_common import (
     memory_size_arg,
 )
 from lite_converter.app.layer_check import LayerReport, TensorComparison, compare_layers
+from lite_converter.app.litert_custom_ops import has_custom_transpose_conv
 from lite_converter.app.litert_oracle import (
     JUMP,
     LiteRtComparison,
@@ -245,6 +246,9 @@ def _check_tflite(path: Path, args: argparse.Namespace) -> int:
     from ai_edge_litert import __version__ as litert_version
 
     _print_header(path, f"LiteRT {litert_version} (builtin kernels)", feeds, args)
+    if has_custom_transpose_conv(source):
+        print("  note: MediaPipe's custom Convolution2DTransposeBias runs on LiteRT's side as its builtin "
+              "TRANSPOSE_CONV with the bias (LiteRT's package lacks the custom op)")
     compared = [compare_tensor(name, ours.get(name), expected, fast.outputs.get(name),
                                name in reference.quantized, output_scale(expected))
                 for name, expected in reference.outputs.items()]

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from lite_converter.app.litert_custom_ops import has_custom_transpose_conv, with_builtin_transpose_conv
 from lite_converter.app.onnx_oracle import (
     NOT_FINITE,
     SPREAD_FACTOR,
@@ -73,6 +74,8 @@ def litert_run(data: bytes, feeds: Mapping[str, np.ndarray], builtin: bool = Tru
                every_tensor: bool = False) -> LiteRtRun:
     """LiteRT on ``feeds`` (resizing inputs to their shapes): builtin kernels only, or with its default
     XNNPACK delegate; with ``every_tensor``, each op's output tensors too."""
+    if has_custom_transpose_conv(data):  # MediaPipe's op, which LiteRT's package lacks: as builtins
+        data = with_builtin_transpose_conv(data)
     interpreter = _interpreter(data, builtin, every_tensor)
     for detail in interpreter.get_input_details():
         value = np.asarray(feeds[detail["name"]])

@@ -6,6 +6,7 @@ bias (inputs x, weights [O, KH, KW, I], bias; options the raw TfLiteTransposeCon
 int32 padding 1 SAME / 2 VALID, int32 stride_w, int32 stride_h; output shape that of its output
 tensor). Rewriting each such node into the builtin TRANSPOSE_CONV (version 3: bias as 4th input) gives
 a file LiteRT runs with its own kernels, an oracle independent of our import of the custom op.
+`lite check` (litert_oracle.py) and the corpus run (benchmarks/model_zoo/run.py) use it.
 """
 
 from __future__ import annotations
