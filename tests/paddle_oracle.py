@@ -40,21 +40,13 @@ def program_file(model_dir: Path) -> Path:
 def run_inference(
     model_dir: Path, inputs: dict[str, np.ndarray], optimized: bool = False
 ) -> dict[str, np.ndarray]:
-    """Paddle inference's outputs, by output name."""
-    import paddle.inference as paddle_infer
+    """Paddle inference's outputs, by output name (lite_converter/app/paddle_oracle.py, which `lite check`
+    runs too)."""
+    from lite_converter.app.paddle_oracle import paddle_inference
 
     params = model_dir / "inference.pdiparams"
-    config = paddle_infer.Config(str(program_file(model_dir)), str(params) if params.is_file() else "")
-    config.disable_gpu()
-    config.disable_mkldnn()
-    config.switch_ir_optim(optimized)
-    config.set_cpu_math_library_num_threads(1)
-    config.disable_glog_info()
-    predictor = paddle_infer.create_predictor(config)
-    for name in predictor.get_input_names():
-        predictor.get_input_handle(name).copy_from_cpu(np.ascontiguousarray(inputs[name]))
-    predictor.run()
-    return {name: predictor.get_output_handle(name).copy_to_cpu() for name in predictor.get_output_names()}
+    return paddle_inference(str(program_file(model_dir)), str(params) if params.is_file() else "", inputs,
+                            optimized)
 
 
 def _infer(jobs_path: str) -> None:

@@ -18,12 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from lite_converter.app.onnx_oracle import OracleUnavailable
-from lite_converter.frontends.paddle import find_model_files
-
 
 def paddle_outputs(model: Path, feeds: Mapping[str, np.ndarray], optimized: bool) -> dict[str, np.ndarray]:
     """Paddle inference's outputs by name for ``model`` (a folder or a program file)."""
+    # Imported here: the child processes import this module next to paddle, whose protobuf classes
+    # must not meet the converter's.
+    from lite_converter.app.onnx_oracle import OracleUnavailable
+    from lite_converter.frontends.paddle import find_model_files
+
     if importlib.util.find_spec("paddle") is None:
         raise OracleUnavailable("Paddle (the oracle) is missing: pip install paddlepaddle")
     files = find_model_files(model)
@@ -41,22 +43,29 @@ def paddle_outputs(model: Path, feeds: Mapping[str, np.ndarray], optimized: bool
             return {name: loaded[name] for name in loaded.files}
 
 
-def _run(program: str, params: str, inputs: str, outputs: str, optimized: str) -> None:
+def paddle_inference(program: str, params: str, feeds: Mapping[str, np.ndarray],
+                     optimized: bool) -> dict[str, np.ndarray]:
+    """Paddle inference's outputs by name, in this process (it imports paddle: call it from a child
+    process, as paddle_outputs and tests/paddle_oracle.py do)."""
     import paddle.inference as paddle_infer
 
     config = paddle_infer.Config(program, params)
     config.disable_gpu()
     config.disable_mkldnn()
-    config.switch_ir_optim(optimized == "1")
+    config.switch_ir_optim(optimized)
     config.set_cpu_math_library_num_threads(1)
     config.disable_glog_info()
     predictor = paddle_infer.create_predictor(config)
-    with np.load(inputs, allow_pickle=False) as feeds:
-        for name in predictor.get_input_names():
-            predictor.get_input_handle(name).copy_from_cpu(np.ascontiguousarray(feeds[name]))
+    for name in predictor.get_input_names():
+        predictor.get_input_handle(name).copy_from_cpu(np.ascontiguousarray(feeds[name]))
     predictor.run()
-    np.savez(outputs, **{name: predictor.get_output_handle(name).copy_to_cpu()
-                         for name in predictor.get_output_names()})
+    return {name: predictor.get_output_handle(name).copy_to_cpu() for name in predictor.get_output_names()}
+
+
+def _run(program: str, params: str, inputs: str, outputs: str, optimized: str) -> None:
+    with np.load(inputs, allow_pickle=False) as loaded:
+        feeds = {name: loaded[name] for name in loaded.files}
+    np.savez(outputs, **paddle_inference(program, params, feeds, optimized == "1"))
 
 
 if __name__ == "__main__":
