@@ -29,7 +29,7 @@ from lite_converter.app.cli_common import (
     input_values,
     memory_size_arg,
 )
-from lite_converter.app.layer_check import LayerReport, TensorComparison, compare_layers
+from lite_converter.app.layer_check import LayerReport, TensorComparison, compare_layers, dequantize_steps
 from lite_converter.app.litert_custom_ops import has_custom_transpose_conv
 from lite_converter.app.litert_oracle import (
     JUMP,
@@ -98,18 +98,6 @@ def _pinned(model: onnx.ModelProto, values: dict[str, np.ndarray]) -> dict[str, 
     declared = {value.name: value.type.tensor_type.elem_type for value in model.graph.input}
     return {name: value.astype(onnx.helper.tensor_dtype_to_np_dtype(declared[name]))
             if declared.get(name) else value for name, value in values.items()}
-
-
-def _dequantized_steps(model: onnx.ModelProto) -> dict[str, float]:
-    """The outputs of the model's DequantizeLinear nodes with a scalar scale: their quantization step."""
-    constants = {tensor.name: tensor for tensor in model.graph.initializer}
-    steps = {}
-    for node in model.graph.node:
-        if node.op_type == "DequantizeLinear" and len(node.input) > 1 and node.input[1] in constants:
-            scale = onnx.numpy_helper.to_array(constants[node.input[1]])
-            if scale.size == 1:
-                steps[node.output[0]] = float(scale.reshape(-1)[0])
-    return steps
 
 
 def _oracle(model: onnx.ModelProto, feeds: dict[str, np.ndarray],
@@ -205,7 +193,7 @@ def _check_onnx(path: Path, args: argparse.Namespace) -> int:
     import onnxruntime
 
     _print_header(path, f"onnxruntime {onnxruntime.__version__}", feeds, args)
-    steps = _dequantized_steps(model)
+    steps = dequantize_steps(model)
     if any(node.op_type in QUANTIZED_OPS for node in model.graph.node):
         print("  note: a quantized (QDQ) model: an int8 value is held to one quantization step of "
               "onnxruntime's QuantizeLinear -> DequantizeLinear value")

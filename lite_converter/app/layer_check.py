@@ -71,20 +71,32 @@ def _fused_into_next(interpreter: Interpreter) -> list[int]:
     return [row["index"] for row in interpreter.profile() if row["computed_by"] not in (row["index"], -1)]
 
 
+def dequantize_steps(model: onnx.ModelProto) -> dict[str, float]:
+    """The output of each DequantizeLinear with a scalar scale initializer -> that scale: the
+    quantization step of the value it gives (only those scales are read, not the weights)."""
+    constants = {tensor.name: tensor for tensor in model.graph.initializer}
+    steps = {}
+    for node in model.graph.node:
+        if node.op_type == "DequantizeLinear" and len(node.input) > 1 and node.input[1] in constants:
+            scale = onnx.numpy_helper.to_array(constants[node.input[1]])
+            if scale.size == 1:
+                steps[node.output[0]] = float(scale.reshape(-1)[0])
+    return steps
+
+
 def quantized_views(model: onnx.ModelProto) -> dict[str, tuple[str, float]]:
     """In a QDQ model, each float tensor X that a QuantizeLinear -> DequantizeLinear pair reads (with a
     scalar scale): X -> (the DequantizeLinear's output, the scale). The int8 .lite holds X quantized,
     so what it gives for X is that pair's output, within one quantization step of onnxruntime's
     (a tie may round the other way; a ReLU folded into the quantization range clamps as it does)."""
-    constants = {tensor.name: onnx.numpy_helper.to_array(tensor) for tensor in model.graph.initializer}
-    dequantized = {node.input[0]: node for node in model.graph.node if node.op_type == "DequantizeLinear"}
+    steps = dequantize_steps(model)
+    dequantized = {node.input[0]: node.output[0]
+                   for node in model.graph.node if node.op_type == "DequantizeLinear"}
     views = {}
     for node in model.graph.node:
-        if node.op_type != "QuantizeLinear" or node.output[0] not in dequantized:
-            continue
-        scale = constants.get(node.input[1])
-        if scale is not None and scale.size == 1:
-            views[node.input[0]] = (dequantized[node.output[0]].output[0], float(scale.reshape(-1)[0]))
+        view = dequantized.get(node.output[0]) if node.op_type == "QuantizeLinear" else None
+        if view in steps:
+            views[node.input[0]] = (view, steps[view])
     return views
 
 
@@ -180,12 +192,11 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
     names = [name for name in candidates if name in ours]
     feeds = {**feeds, **pinned}
     reference = onnxruntime_values(model, feeds, every_value)
-    literal = onnxruntime_values(model, feeds, names + [view for view, _ in quantized_views(model).values()],
-                                 optimized=False)
+    views = quantized_views(model)
+    literal = onnxruntime_values(model, feeds, names + [view for view, _ in views.values()], optimized=False)
     values = {**feeds, **reference}
     writer = {output: node for node in model.graph.node for output in node.output}
     compared, not_finite = [], []
-    views = quantized_views(model)
     for name in names:
         target, step = views.get(name, (name, 0.0))
         actual, expected = np.asarray(ours[name]), reference[target]

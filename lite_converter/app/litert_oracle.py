@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from lite_converter.app.layer_check import MAGNITUDE_FLOOR
 from lite_converter.app.litert_custom_ops import has_custom_transpose_conv, with_builtin_transpose_conv
 from lite_converter.app.onnx_oracle import (
     NOT_FINITE,
@@ -34,7 +35,6 @@ from lite_converter.app.onnx_oracle import (
     max_abs_difference,
 )
 
-MAGNITUDE_FLOOR = 1e-3
 JUMP = 10.0
 
 
