@@ -42,7 +42,7 @@ from lite_converter.app.litert_oracle import (
     output_scale,
 )
 from lite_converter.app.model_feeds import existing_file, model_feeds
-from lite_converter.app.model_input import model_format
+from lite_converter.app.model_input import FORMAT_NAMES, model_format
 from lite_converter.app.onnx_oracle import (
     OracleUnavailable,
     OutputComparison,
@@ -50,7 +50,7 @@ from lite_converter.app.onnx_oracle import (
     onnxruntime_outputs,
 )
 from lite_converter.app.paddle_oracle import paddle_outputs
-from lite_converter.convert import convert, load_model
+from lite_converter.convert import ModelSource, convert, load_model
 from lite_converter.reader import read_model
 from runtime_arm import DEFAULT_MAX_MEMORY_BYTES, Interpreter
 
@@ -148,10 +148,25 @@ def command_check(args: argparse.Namespace) -> int:
     if kind == "lite":
         raise UserError(f"lite check takes the source model (.onnx: against onnxruntime, .tflite: against "
                         f"LiteRT, a Paddle model: against Paddle inference), not a .lite file ({path})")
+    if args.input_value and kind != "onnx":
+        raise UserError(f"--input-value pins ONNX inputs; a {FORMAT_NAMES[kind]} model's inputs are fed as "
+                        "they are")
     if kind == "paddle":
         return _check_paddle(path, args)
     existing_file(args.model)
     return _check_onnx(path, args) if kind == "onnx" else _check_tflite(path, args)
+
+
+Arrays = dict[str, np.ndarray]
+
+
+def _run_ours(source: ModelSource, args: argparse.Namespace,
+              pinned: Arrays | None = None) -> tuple[Arrays, Arrays]:
+    """Converts ``source`` in memory and runs it once: (the inputs fed, our outputs)."""
+    data = convert(source, input_shapes=input_shapes(args.input_shape) or None, input_values=pinned or None)
+    feeds = model_feeds(read_model(data), args.input_shape, args.inputs, args.seed)
+    with Interpreter(model_content=data, threads=1, max_memory_bytes=_memory(args)) as interpreter:
+        return feeds, interpreter.run(feeds)
 
 
 def _print_header(path: Path, oracle: str, feeds: dict[str, np.ndarray], args: argparse.Namespace) -> None:
@@ -182,12 +197,8 @@ def _verdict(outputs_ok: bool, layers_ok: bool, failed_outputs: int) -> int:
 
 def _check_onnx(path: Path, args: argparse.Namespace) -> int:
     model = _load_onnx(path)
-    shapes = input_shapes(args.input_shape) or None
     pinned = _pinned(model, input_values(args.input_value))
-    data = convert(model, input_shapes=shapes, input_values=pinned or None)
-    feeds = model_feeds(read_model(data), args.input_shape, args.inputs, args.seed)
-    with Interpreter(model_content=data, threads=1, max_memory_bytes=_memory(args)) as interpreter:
-        ours = interpreter.run(feeds)
+    feeds, ours = _run_ours(model, args, pinned)
     reference = _oracle(model, {**feeds, **pinned}, optimized=True)
     literal = _oracle(model, {**feeds, **pinned}, optimized=False)
     import onnxruntime
@@ -203,8 +214,8 @@ def _check_onnx(path: Path, args: argparse.Namespace) -> int:
                                           "spread), spread = onnxruntime optimized vs unoptimized")
     layers_ok = True
     if args.layers or not outputs_ok:
-        report = compare_layers(model, feeds, input_shapes=shapes, max_memory_bytes=_memory(args),
-                                input_values=pinned)
+        report = compare_layers(model, feeds, input_shapes=input_shapes(args.input_shape) or None,
+                                max_memory_bytes=_memory(args), input_values=pinned)
         _print_layers(report)
         layers_ok = all(c.name in reference for c in report.failures())  # outputs are judged above
     return _verdict(outputs_ok, layers_ok, sum(not c.ok for c in compared))
@@ -221,14 +232,9 @@ def _litert(data: bytes, feeds: dict[str, np.ndarray], builtin: bool,
 
 
 def _check_tflite(path: Path, args: argparse.Namespace) -> int:
-    if args.input_value:
-        raise UserError("--input-value pins ONNX inputs; a .tflite model's inputs are fed as they are")
     source = path.read_bytes()
     shapes = input_shapes(args.input_shape) or None
-    data = convert(source, input_shapes=shapes)
-    feeds = model_feeds(read_model(data), args.input_shape, args.inputs, args.seed)
-    with Interpreter(model_content=data, threads=1, max_memory_bytes=_memory(args)) as interpreter:
-        ours = interpreter.run(feeds)
+    feeds, ours = _run_ours(source, args)
     reference = _litert(source, feeds, builtin=True)
     fast = _litert(source, feeds, builtin=False)
     from ai_edge_litert import __version__ as litert_version
@@ -262,13 +268,7 @@ def _check_tflite(path: Path, args: argparse.Namespace) -> int:
 
 
 def _check_paddle(path: Path, args: argparse.Namespace) -> int:
-    if args.input_value:
-        raise UserError("--input-value pins ONNX inputs; a Paddle model's inputs are fed as they are")
-    shapes = input_shapes(args.input_shape) or None
-    data = convert(path, input_shapes=shapes)
-    feeds = model_feeds(read_model(data), args.input_shape, args.inputs, args.seed)
-    with Interpreter(model_content=data, threads=1, max_memory_bytes=_memory(args)) as interpreter:
-        ours = interpreter.run(feeds)
+    feeds, ours = _run_ours(path, args)
     try:
         reference = paddle_outputs(path, feeds, optimized=False)
         optimized = paddle_outputs(path, feeds, optimized=True)
