@@ -29,7 +29,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from lite_converter import reader
-from lite_converter.app.onnx_oracle import NOT_FINITE, SPREAD_FACTOR, max_abs_difference, onnxruntime_outputs
+from lite_converter.app.onnx_oracle import SPREAD_FACTOR, difference, max_abs_difference, onnxruntime_outputs
 from lite_converter.convert import InputShapes, ModelSource, convert, load_model
 from runtime_arm import DEFAULT_MAX_MEMORY_BYTES, Interpreter
 
@@ -208,13 +208,7 @@ def compare_layers(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
         scale = max(_max_abs(expected), *operands, MAGNITUDE_FLOOR)
         spread = max_abs_difference(literal[target], expected) if target in literal else 0.0
         bound = max(RELATIVE_BOUND * scale, SPREAD_FACTOR * spread, step)
-        problem = ""
-        if actual.shape != expected.shape:
-            error, problem = float("inf"), f"shape {list(actual.shape)}, onnxruntime's {list(expected.shape)}"
-        elif not np.isfinite(actual).all():
-            error, problem = float("inf"), NOT_FINITE
-        else:
-            error = max_abs_difference(actual, expected)
+        error, problem = difference(actual, expected, "onnxruntime")
         compared.append(TensorComparison(name, error, scale, spread, bound, node.name, node.op_type, problem))
 
     compared_names = {c.name for c in compared}

@@ -28,10 +28,10 @@ import numpy as np
 from lite_converter.app.layer_check import MAGNITUDE_FLOOR
 from lite_converter.app.litert_custom_ops import has_custom_transpose_conv, with_builtin_transpose_conv
 from lite_converter.app.onnx_oracle import (
-    NOT_FINITE,
     SPREAD_FACTOR,
     TOLERANCE,
     OracleUnavailable,
+    difference,
     max_abs_difference,
 )
 
@@ -137,18 +137,8 @@ def compare_tensor(name: str, actual: np.ndarray | None, expected: np.ndarray, f
         bound = max(TOLERANCE * scale, SPREAD_FACTOR * spread)
     else:
         bound = max(1.0, SPREAD_FACTOR * spread) if quantized else 0.0
-    result = LiteRtComparison(name, 0.0, bound, spread, op, scale if floating else 1.0, quantized=quantized)
-    if actual is None:
-        result.error, result.problem = float("inf"), "missing from our outputs"
-    elif actual.shape != expected.shape:
-        shapes = f"shape {list(actual.shape)}, LiteRT's {list(expected.shape)}"
-        result.error, result.problem = float("inf"), shapes
-    elif floating and not np.isfinite(actual[np.isfinite(expected)]).all():
-        result.error, result.problem = float("inf"), NOT_FINITE
-    else:
-        finite = np.isfinite(expected) if floating else np.ones(expected.shape, bool)
-        result.error = max_abs_difference(actual[finite], expected[finite])
-    return result
+    error, problem = difference(actual, expected, "LiteRT")
+    return LiteRtComparison(name, error, bound, spread, op, scale if floating else 1.0, problem, quantized)
 
 
 def output_scale(expected: np.ndarray) -> float:

@@ -85,15 +85,22 @@ def compare_output(name: str, actual: np.ndarray | None, expected: np.ndarray,
     spread = max_abs_difference(literal, expected) if floating else 0.0
     magnitude = float(np.abs(expected.astype(np.float64)).max(initial=0.0))
     bound = max(TOLERANCE * max(1.0, magnitude), SPREAD_FACTOR * spread, step) if floating else 0.0
+    error, problem = difference(actual, expected, "onnxruntime")
+    return OutputComparison(name, error, spread, bound, problem)
+
+
+def difference(actual: np.ndarray | None, expected: np.ndarray, oracle: str) -> tuple[float, str]:
+    """(max |actual - expected| where ``expected`` is finite, "") or (inf, why they cannot be compared:
+    ours missing, another shape, non-finite where the oracle's value is finite)."""
     if actual is None:
-        return OutputComparison(name, float("inf"), spread, bound, "missing from our outputs")
+        return float("inf"), "missing from our outputs"
+    actual = np.asarray(actual)
     if actual.shape != expected.shape:
-        shapes = f"shape {list(actual.shape)}, onnxruntime's {list(expected.shape)}"
-        return OutputComparison(name, float("inf"), spread, bound, shapes)
-    finite = np.isfinite(expected) if floating else np.ones(expected.shape, bool)
+        return float("inf"), f"shape {list(actual.shape)}, {oracle}'s {list(expected.shape)}"
+    finite = np.isfinite(expected) if expected.dtype.kind == "f" else np.ones(expected.shape, bool)
     if actual.dtype.kind == "f" and not np.isfinite(actual[finite]).all():
-        return OutputComparison(name, float("inf"), spread, bound, NOT_FINITE)
-    return OutputComparison(name, max_abs_difference(actual[finite], expected[finite]), spread, bound)
+        return float("inf"), NOT_FINITE
+    return max_abs_difference(actual[finite], expected[finite]), ""
 
 
 def _compare_sequence(name: str, actual: object, expected: list, literal: list,
