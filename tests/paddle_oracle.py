@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lite_converter.app.paddle_inference import paddle_inference
+
 
 def paddle_available() -> bool:
     """True when paddlepaddle is installed in this Python (checked without importing it)."""
@@ -40,10 +42,8 @@ def program_file(model_dir: Path) -> Path:
 def run_inference(
     model_dir: Path, inputs: dict[str, np.ndarray], optimized: bool = False
 ) -> dict[str, np.ndarray]:
-    """Paddle inference's outputs, by output name (lite_converter/app/paddle_oracle.py, which `lite check`
-    runs too)."""
-    from lite_converter.app.paddle_oracle import paddle_inference
-
+    """Paddle inference's outputs, by output name (lite_converter/app/paddle_inference.py, which
+    `lite check` runs too)."""
     params = model_dir / "inference.pdiparams"
     return paddle_inference(str(program_file(model_dir)), str(params) if params.is_file() else "", inputs,
                             optimized)
